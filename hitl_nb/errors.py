@@ -1,0 +1,289 @@
+"""The exceptions of hitl-nb: one tree, and one table between it and the wire.
+
+::
+
+    HitlError
+    ├── MalformedPrompt          an envelope failed its check (carries the findings)
+    ├── MalformedResponse        a hitl_response_for object failed its check
+    ├── SchemaRejected           a response_schema cannot be used (too large, too deep,
+    │                            not a valid schema, remote $ref)
+    ├── TransportError           the agent could not be reached or talked nonsense
+    │   ├── AgentUnreachable     connect failure, connection dropped
+    │   ├── AgentTimeout         connect/read timeout, a stream that went silent
+    │   └── ProtocolViolation    bad JSON, bad SSE, wrong content type, event too large
+    └── A2AError                 the agent answered with an error (code, HTTP status)
+        ├── JSONParseError                   -32700  400
+        ├── InvalidRequest                   -32600  400
+        ├── MethodNotFound                   -32601  404
+        ├── InvalidParams                    -32602  400
+        ├── InternalError                    -32603  500
+        ├── TaskNotFound                     -32001  404
+        ├── TaskNotCancelable                -32002  400
+        ├── PushNotificationNotSupported     -32003  400
+        ├── UnsupportedOperation             -32004  400
+        ├── ContentTypeNotSupported          -32005  400
+        ├── InvalidAgentResponse             -32006  500
+        ├── ExtendedAgentCardNotConfigured   -32007  400
+        ├── ExtensionSupportRequired         -32008  400
+        ├── VersionNotSupported              -32009  400
+        ├── PromptConflict                   -32010  409  hitl_already_answered_or_unknown
+        └── ResponseInvalid                  -32011  422  hitl_response_invalid
+
+The codes and statuses of the A2A errors are those of A2A 1.0 §5.4; the last two are
+hitl-prompt/v1's own (§Acceptance and rejection). :func:`error_for_code` and
+:func:`error_for_status` are the only places that turn a wire answer into a class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+
+class HitlError(Exception):
+    """Root of every error hitl-nb raises on purpose."""
+
+
+class MalformedPrompt(HitlError):
+    """A prompt envelope failed its check; ``findings`` says which member and why."""
+
+    def __init__(self, message: str, findings: Sequence[Any] = ()) -> None:
+        super().__init__(message)
+        self.findings = list(findings)
+
+
+class MalformedResponse(HitlError):
+    """A ``hitl_response_for`` object failed its check; ``findings`` says why."""
+
+    def __init__(self, message: str, findings: Sequence[Any] = ()) -> None:
+        super().__init__(message)
+        self.findings = list(findings)
+
+
+class SchemaRejected(HitlError):
+    """A response_schema cannot be used for validation (spec S-2 bounds, bad schema)."""
+
+
+class TransportError(HitlError):
+    """The agent could not be reached, or what came back was not the protocol."""
+
+
+class AgentUnreachable(TransportError):
+    """Connecting failed, or the connection dropped before an answer arrived."""
+
+
+class AgentTimeout(TransportError):
+    """The agent did not answer (or a stream stayed silent) within the time allowed."""
+
+
+class ProtocolViolation(TransportError):
+    """The agent answered with something that is not A2A: bad JSON, SSE, size, type."""
+
+
+class A2AError(HitlError):
+    """An error the agent answered with.
+
+    ``code`` is the JSON-RPC code, ``http_status`` the HTTP+JSON status, ``data`` the
+    JSON-RPC ``error.data`` (1.0: a list of detail objects; 0.3: an object) or the REST
+    ``details`` list, exactly as received.
+    """
+
+    code: ClassVar[int] = -32603
+    http_status: ClassVar[int] = 500
+    reason: ClassVar[str] = "INTERNAL"
+    default_message: ClassVar[str] = "A2A error"
+
+    def __init__(self, message: str | None = None, *, data: Any = None) -> None:
+        self.message = message or self.default_message
+        self.data = data
+        super().__init__(self.message)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r}, code={self.code})"
+
+
+class JSONParseError(A2AError):
+    """The agent could not parse the request as JSON."""
+
+    code, http_status, reason = -32700, 400, "PARSE_ERROR"
+    default_message = "Invalid JSON payload"
+
+
+class InvalidRequest(A2AError):
+    """The request was not a valid JSON-RPC request."""
+
+    code, http_status, reason = -32600, 400, "INVALID_REQUEST"
+    default_message = "Request payload validation error"
+
+
+class MethodNotFound(A2AError):
+    """The method (or REST route) does not exist."""
+
+    code, http_status, reason = -32601, 404, "METHOD_NOT_FOUND"
+    default_message = "Method not found"
+
+
+class InvalidParams(A2AError):
+    """The method's parameters were wrong."""
+
+    code, http_status, reason = -32602, 400, "INVALID_PARAMS"
+    default_message = "Invalid parameters"
+
+
+class InternalError(A2AError):
+    """The agent failed internally."""
+
+    code, http_status, reason = -32603, 500, "INTERNAL"
+    default_message = "Internal error"
+
+
+class TaskNotFound(A2AError):
+    """No task with that id (A2A §5.4)."""
+
+    code, http_status, reason = -32001, 404, "TASK_NOT_FOUND"
+    default_message = "Task not found"
+
+
+class TaskNotCancelable(A2AError):
+    """The task is terminal and cannot be canceled."""
+
+    code, http_status, reason = -32002, 400, "TASK_NOT_CANCELABLE"
+    default_message = "Task cannot be canceled"
+
+
+class PushNotificationNotSupported(A2AError):
+    """The agent does not do push notifications."""
+
+    code, http_status, reason = -32003, 400, "PUSH_NOTIFICATION_NOT_SUPPORTED"
+    default_message = "Push notifications are not supported"
+
+
+class UnsupportedOperation(A2AError):
+    """The operation is not supported (e.g. a message to a terminal task)."""
+
+    code, http_status, reason = -32004, 400, "UNSUPPORTED_OPERATION"
+    default_message = "This operation is not supported"
+
+
+class ContentTypeNotSupported(A2AError):
+    """A media type in the request is not supported."""
+
+    code, http_status, reason = -32005, 400, "CONTENT_TYPE_NOT_SUPPORTED"
+    default_message = "Incompatible content types"
+
+
+class InvalidAgentResponse(A2AError):
+    """The agent produced a response that does not conform to A2A."""
+
+    code, http_status, reason = -32006, 500, "INVALID_AGENT_RESPONSE"
+    default_message = "Invalid agent response"
+
+
+class ExtendedAgentCardNotConfigured(A2AError):
+    """The agent declared an extended card but has none."""
+
+    code, http_status, reason = -32007, 400, "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
+    default_message = "Extended agent card is not configured"
+
+
+class ExtensionSupportRequired(A2AError):
+    """The agent requires an extension the request did not activate."""
+
+    code, http_status, reason = -32008, 400, "EXTENSION_SUPPORT_REQUIRED"
+    default_message = "A required extension was not activated"
+
+
+class VersionNotSupported(A2AError):
+    """The agent does not speak the requested A2A version."""
+
+    code, http_status, reason = -32009, 400, "VERSION_NOT_SUPPORTED"
+    default_message = "A2A version not supported"
+
+
+class PromptConflict(A2AError):
+    """hitl-prompt/v1: the prompt_id is unknown or already answered (409 / -32010)."""
+
+    code, http_status, reason = -32010, 409, "HITL_ALREADY_ANSWERED_OR_UNKNOWN"
+    default_message = "hitl_already_answered_or_unknown"
+
+
+class ResponseInvalid(A2AError):
+    """hitl-prompt/v1: the payload does not validate (422 / -32011).
+
+    ``validation_errors`` holds the spec's ``{path, keyword, message}`` entries, whether
+    the agent sent them or the local validator found them before anything was sent.
+    """
+
+    code, http_status, reason = -32011, 422, "HITL_RESPONSE_INVALID"
+    default_message = "hitl_response_invalid"
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        data: Any = None,
+        validation_errors: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        super().__init__(message, data=data)
+        self.validation_errors: list[dict[str, Any]] = [dict(e) for e in validation_errors]
+
+    def __str__(self) -> str:
+        if not self.validation_errors:
+            return self.message
+        lines = [self.message]
+        lines += [f"  {e.get('path') or '/'}: {e.get('message', '')}" for e in self.validation_errors]
+        return "\n".join(lines)
+
+
+#: Every A2A error class, in the order of the tree above.
+A2A_ERRORS: tuple[type[A2AError], ...] = (
+    JSONParseError,
+    InvalidRequest,
+    MethodNotFound,
+    InvalidParams,
+    InternalError,
+    TaskNotFound,
+    TaskNotCancelable,
+    PushNotificationNotSupported,
+    UnsupportedOperation,
+    ContentTypeNotSupported,
+    InvalidAgentResponse,
+    ExtendedAgentCardNotConfigured,
+    ExtensionSupportRequired,
+    VersionNotSupported,
+    PromptConflict,
+    ResponseInvalid,
+)
+
+_BY_CODE: dict[int, type[A2AError]] = {cls.code: cls for cls in A2A_ERRORS}
+_BY_REASON: dict[str, type[A2AError]] = {cls.reason: cls for cls in A2A_ERRORS}
+# Statuses shared by several classes map to the most general one; the ErrorInfo
+# reason (REST details) picks the exact class when present.
+_BY_STATUS: dict[int, type[A2AError]] = {
+    400: InvalidRequest,
+    404: TaskNotFound,
+    409: PromptConflict,
+    422: ResponseInvalid,
+    500: InternalError,
+}
+
+
+def error_for_code(code: int) -> type[A2AError]:
+    """The class for a JSON-RPC error code; unknown codes give :class:`A2AError`."""
+    return _BY_CODE.get(code, A2AError)
+
+
+def error_for_reason(reason: str) -> type[A2AError] | None:
+    """The class for a ``google.rpc.ErrorInfo`` reason such as ``TASK_NOT_FOUND``."""
+    return _BY_REASON.get(reason.upper())
+
+
+def error_for_status(status: int, reason: str | None = None) -> type[A2AError]:
+    """The class for an HTTP+JSON error: the ErrorInfo ``reason`` wins over the status."""
+    if reason:
+        by_reason = error_for_reason(reason)
+        if by_reason is not None:
+            return by_reason
+    if status in _BY_STATUS:
+        return _BY_STATUS[status]
+    return InternalError if status >= 500 else A2AError
