@@ -7,6 +7,8 @@
     ├── MalformedResponse        a hitl_response_for object failed its check
     ├── SchemaRejected           a response_schema cannot be used (too large, too deep,
     │                            not a valid schema, remote $ref)
+    ├── BadJSON                  input is not acceptable JSON (syntax, duplicate keys,
+    │                            NaN, too deep, too large)
     ├── TransportError           the agent could not be reached or talked nonsense
     │   ├── AgentUnreachable     connect failure, connection dropped
     │   ├── AgentTimeout         connect/read timeout, a stream that went silent
@@ -62,6 +64,10 @@ class MalformedResponse(HitlError):
 
 class SchemaRejected(HitlError):
     """A response_schema cannot be used for validation (spec S-2 bounds, bad schema)."""
+
+
+class BadJSON(HitlError):
+    """Input is not acceptable JSON: bad syntax, duplicate keys, NaN, too deep or large."""
 
 
 class TransportError(HitlError):
