@@ -237,7 +237,9 @@ class ResponseInvalid(A2AError):
         if not self.validation_errors:
             return self.message
         lines = [self.message]
-        lines += [f"  {e.get('path') or '/'}: {e.get('message', '')}" for e in self.validation_errors]
+        lines += [
+            f"  {e.get('path') or '/'}: {e.get('message', '')}" for e in self.validation_errors
+        ]
         return "\n".join(lines)
 
 
