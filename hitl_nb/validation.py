@@ -203,6 +203,21 @@ def _additional_properties(validator: Any, ap: Any, instance: Any, schema: Any) 
             yield ValidationError(f"additional property {extra!r} is not permitted", path=(extra,))
 
 
+def _descend(validator: Any, value: Any, subschema: Any, key: str) -> Iterator[Any]:
+    # jsonschema yields the error of a `false` subschema without its path; add it.
+    if subschema is False:
+        yield ValidationError("no value is allowed here", path=(key,), validator_value=False)
+    else:
+        yield from validator.descend(value, subschema, path=key, schema_path=key)
+
+
+def _properties(validator: Any, properties: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if validator.is_type(instance, "object"):
+        for name, subschema in properties.items():
+            if name in instance:
+                yield from _descend(validator, instance[name], subschema, name)
+
+
 def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[Any]:
     if validator.is_type(instance, "string") and not _search(pattern, instance):
         yield ValidationError(f"must match the pattern {pattern!r}")
@@ -213,32 +228,32 @@ def _pattern_properties(validator: Any, pp: Any, instance: Any, schema: Any) -> 
         for pattern, subschema in pp.items():
             for key, value in instance.items():
                 if _search(pattern, key):
-                    yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+                    yield from _descend(validator, value, subschema, key)
 
 
-def _canonical(value: Any) -> str:
-    """Key for JSON equality: 1 and 1.0 are equal, true and 1 are not."""
-
-    def norm(v: Any) -> Any:
-        if isinstance(v, float) and v.is_integer():
-            return int(v)
-        if isinstance(v, dict):
-            return {k: norm(x) for k, x in v.items()}
-        if isinstance(v, list):
-            return [norm(x) for x in v]
-        return v
-
-    return dumps_compact(norm(value))
+def _freeze(value: Any) -> Any:
+    """Hashable key with JSON equality: 1 and 1.0 are equal, true and 1 are not."""
+    if isinstance(value, bool) or value is None:
+        return (0, value)
+    if isinstance(value, (int, float)):
+        return (1, int(value) if isinstance(value, float) and value.is_integer() else value)
+    if isinstance(value, str):
+        return (2, value)
+    if isinstance(value, list):
+        return (3, tuple(_freeze(v) for v in value))
+    if isinstance(value, dict):
+        return (4, frozenset((k, _freeze(v)) for k, v in value.items()))
+    return (5, repr(value))
 
 
 def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[Any]:
     if not unique or not validator.is_type(instance, "array"):
         return
-    seen: dict[str, int] = {}
+    seen: dict[Any, int] = {}
     for index, item in enumerate(instance):
         if index % 256 == 0:
             _tick()
-        key = _canonical(item)
+        key = _freeze(item)
         if key in seen:
             yield ValidationError(f"duplicate of item {seen[key]}", path=(index,))
         else:
@@ -246,6 +261,7 @@ def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> It
 
 
 _OWN_KEYWORDS = {
+    "properties": _properties,
     "required": _required,
     "dependentRequired": _dependent_required,
     "additionalProperties": _additional_properties,
@@ -305,9 +321,9 @@ def _short(value: Any, limit: int = 60) -> str:
 
 def _message(error: ValidationError) -> str:
     kw, want, got = error.validator, error.validator_value, error.instance
-    if kw in _OWN_KEYWORDS:
+    if kw in _OWN_KEYWORDS and kw != "properties":
         return error.message
-    if kw is None:  # the schema `false`
+    if kw is None or (kw == "properties" and want is False):  # the schema `false`
         return "no value is allowed here"
     if kw == "type":
         expected = " or ".join(want) if isinstance(want, list) else str(want)
@@ -353,7 +369,10 @@ def _message(error: ValidationError) -> str:
 
 
 def _issue(error: ValidationError) -> ValidationIssue:
-    keyword = "false" if error.validator is None else str(error.validator)
+    false_schema = error.validator is None or (
+        error.validator == "properties" and error.validator_value is False
+    )
+    keyword = "false" if false_schema else str(error.validator)
     if keyword in ("anyOf", "oneOf") and error.context:
         # Prefer the alternative that got furthest: its error names the field at fault.
         deeper = best_match(error.context)

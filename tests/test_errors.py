@@ -1,0 +1,70 @@
+import pytest
+
+from hitl_nb import errors
+from hitl_nb.errors import (
+    A2A_ERRORS,
+    A2AError,
+    HitlError,
+    PromptConflict,
+    ResponseInvalid,
+    TaskNotFound,
+    error_for_code,
+    error_for_reason,
+    error_for_status,
+)
+
+# Every code of A2A 1.0 §5.4 plus JSON-RPC's own, and hitl-prompt/v1's two, with the
+# HTTP status each maps to. A code missing from errors.py fails here.
+SPEC_CODES = {
+    -32700: 400, -32600: 400, -32601: 404, -32602: 400, -32603: 500,
+    -32001: 404, -32002: 400, -32003: 400, -32004: 400, -32005: 400,
+    -32006: 500, -32007: 400, -32008: 400, -32009: 400,
+    -32010: 409, -32011: 422,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("code", "status"), sorted(SPEC_CODES.items()))
+def test_every_spec_code_is_mapped(code, status):
+    cls = error_for_code(code)
+    assert cls is not A2AError, f"code {code} is not mapped"
+    assert cls.code == code
+    assert cls.http_status == status
+    assert error_for_reason(cls.reason) is cls
+    assert error_for_status(status, cls.reason) is cls
+
+
+def test_table_has_no_strays():
+    assert {cls.code for cls in A2A_ERRORS} == set(SPEC_CODES)
+    assert len({cls.reason for cls in A2A_ERRORS}) == len(A2A_ERRORS)
+
+
+def test_every_exception_in_the_module_is_in_the_tree_and_the_docstring():
+    doc = errors.__doc__ or ""
+    for name in dir(errors):
+        obj = getattr(errors, name)
+        if isinstance(obj, type) and issubclass(obj, Exception):
+            assert issubclass(obj, HitlError), name
+            assert name in doc, f"{name} is missing from the tree in errors.py's docstring"
+            if issubclass(obj, A2AError) and obj is not A2AError:
+                assert obj in A2A_ERRORS, name
+
+
+def test_hitl_codes_carry_the_spec_messages():
+    assert PromptConflict.default_message == "hitl_already_answered_or_unknown"
+    assert ResponseInvalid.default_message == "hitl_response_invalid"
+
+
+def test_unknown_code_and_status_fall_back():
+    assert error_for_code(-1) is A2AError
+    assert error_for_status(418) is A2AError
+    assert error_for_status(503) is errors.InternalError
+    assert error_for_status(404) is TaskNotFound
+    assert error_for_status(400, "not-a-reason") is errors.InvalidRequest
+
+
+def test_response_invalid_keeps_and_shows_validation_errors():
+    exc = ResponseInvalid(validation_errors=[{"path": "/approved", "keyword": "type",
+                                              "message": "expected boolean, got string"}])
+    assert exc.validation_errors[0]["path"] == "/approved"
+    assert "/approved: expected boolean" in str(exc)
+    assert exc.code == -32011 and exc.http_status == 422

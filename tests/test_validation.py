@@ -1,0 +1,332 @@
+import copy
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hitl_nb.errors import SchemaRejected
+from hitl_nb.validation import (
+    FORMAT_CHECKER,
+    MAX_FORMAT_LENGTH,
+    CompiledSchema,
+    ValidationIssue,
+    compile_schema,
+    json_pointer,
+    validate_payload,
+)
+
+APPROVAL = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["approved"],
+    "properties": {
+        "approved": {"type": "boolean"},
+        "comment": {"type": "string", "maxLength": 1024},
+    },
+}
+
+
+def issues(schema, payload):
+    return [i.to_json() for i in validate_payload(schema, payload)]
+
+
+def test_the_spec_example_422():
+    # The invalid answer of the spec's example: wrong type and an unknown member.
+    got = issues(APPROVAL, {"approved": "yes please", "extra_unknown_field": 42})
+    assert {"path": "/approved", "keyword": "type",
+            "message": "expected boolean, got string"} in got  # fmt: skip
+    assert {"path": "/extra_unknown_field", "keyword": "additionalProperties",
+            "message": "additional property 'extra_unknown_field' is not permitted"} in got  # fmt: skip
+    assert len(got) == 2
+
+
+def test_valid_payload_has_no_issues():
+    assert issues(APPROVAL, {"approved": True, "comment": "ship it"}) == []
+
+
+def test_required_names_the_missing_member():
+    assert issues(APPROVAL, {}) == [
+        {"path": "/approved", "keyword": "required",
+         "message": "required property 'approved' is missing"}  # fmt: skip
+    ]
+
+
+def test_nested_paths_and_escaping():
+    schema = {
+        "type": "object",
+        "properties": {
+            "a/b": {"type": "object", "required": ["x~y"]},
+            "list": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+        },
+    }
+    got = issues(schema, {"a/b": {}, "list": [1, -1]})
+    assert {i["path"] for i in got} == {"/a~1b/x~0y", "/list/1"}
+    assert json_pointer([]) == ""
+
+
+@pytest.mark.parametrize(
+    ("schema", "value", "keyword", "message"),
+    [
+        ({"enum": ["a", "b"]}, "c", "enum", 'must be one of "a", "b"'),
+        ({"const": 3}, 4, "const", "must be 3"),
+        ({"minLength": 2}, "a", "minLength", "must be at least 2 characters"),
+        ({"maximum": 5}, 6, "maximum", "must be at most 5"),
+        ({"exclusiveMinimum": 0}, 0, "exclusiveMinimum", "must be greater than 0"),
+        ({"multipleOf": 5}, 7, "multipleOf", "must be a multiple of 5"),
+        ({"minItems": 1}, [], "minItems", "must have at least 1 items"),
+        ({"pattern": "^[a-z]+$"}, "A1", "pattern", "must match the pattern '^[a-z]+$'"),
+        ({"format": "email"}, "no-at-sign", "format", "is not a valid email"),
+        ({"oneOf": [{"type": "string"}, {"type": "integer"}]}, [], "oneOf",
+         "must match exactly one of the allowed forms"),
+        (False, 1, "false", "no value is allowed here"),
+    ],
+)
+def test_messages_are_short_and_human(schema, value, keyword, message):
+    got = issues({"type": "object", "properties": {"v": schema}}, {"v": value})
+    assert got == [{"path": "/v", "keyword": keyword, "message": message}]
+
+
+def test_dependent_required_names_the_member():
+    schema = {"type": "object", "dependentRequired": {"card": ["cvv"]}}
+    assert issues(schema, {"card": "x"})[0]["path"] == "/cvv"
+
+
+def test_unique_items_flags_the_duplicate_and_follows_json_equality():
+    schema = {"type": "object", "properties": {"a": {"uniqueItems": True}}}
+    assert issues(schema, {"a": [1, True, "1", 1.0]}) == [
+        {"path": "/a/3", "keyword": "uniqueItems", "message": "duplicate of item 0"}
+    ]
+    assert issues(schema, {"a": [{"x": 1}, {"x": 2}]}) == []
+
+
+@pytest.mark.parametrize(
+    ("fmt", "good", "bad"),
+    [
+        ("date", "2026-05-09", "2026-13-01"),
+        ("date-time", "2026-05-09T17:42:11Z", "2026-05-09 17:42"),
+        ("time", "17:42:11+02:00", "25:00:00Z"),
+        ("email", "release-manager@example.com", "release-manager"),
+        ("uri", "https://example.com/a?b=c", "not a uri"),
+        ("uuid", "f7d4b1c0-9b25-4e8c-a4ce-3d6a51e8a772", "f7d4b1c0"),
+    ],
+)
+def test_formats_are_checked(fmt, good, bad):
+    schema = {"type": "object", "properties": {"v": {"type": "string", "format": fmt}}}
+    assert issues(schema, {"v": good}) == []
+    assert issues(schema, {"v": bad})[0]["keyword"] == "format"
+    assert FORMAT_CHECKER.conforms(good, fmt)
+    assert not FORMAT_CHECKER.conforms(bad, fmt)
+
+
+def test_overlong_strings_fail_formats_without_work():
+    assert not FORMAT_CHECKER.conforms("a" * (MAX_FORMAT_LENGTH + 1) + "@example.com", "email")
+
+
+def test_local_refs_and_recursion_work():
+    schema = {
+        "type": "object",
+        "$defs": {"node": {"type": "object", "properties": {
+            "children": {"type": "array", "items": {"$ref": "#/$defs/node"}},
+            "n": {"type": "integer"}}}},
+        "properties": {"root": {"$ref": "#/$defs/node"}},
+    }  # fmt: skip
+    bad = {"root": {"children": [{"children": [{"n": "x"}]}]}}
+    assert issues(schema, bad)[0]["path"] == "/root/children/0/children/0/n"
+
+
+def test_embedded_id_ref_is_local():
+    schema = {
+        "$id": "https://example.com/root.json",
+        "type": "object",
+        "$defs": {"d": {"$id": "https://example.com/d.json", "type": "integer"}},
+        "properties": {"v": {"$ref": "https://example.com/d.json"}, "w": {"$ref": "d.json"}},
+    }
+    assert issues(schema, {"v": 1, "w": 2}) == []
+    assert issues(schema, {"v": "x"})[0]["path"] == "/v"
+
+
+# --- hostile input: a clear error, in bounded time -------------------------------------
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - t0
+
+
+def test_catastrophic_pattern_is_linear():
+    schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}}
+    got, seconds = timed(lambda: issues(schema, {"s": "a" * 5000 + "!"}))
+    assert got[0]["keyword"] == "pattern"
+    assert seconds < 2  # generous: the point is that it returns at all
+
+
+def test_pattern_re2_cannot_run_falls_back_with_a_timeout():
+    # Look-ahead is outside RE2; the fallback engine is stopped by the budget.
+    schema = {"type": "object", "properties": {"s": {"pattern": "^(?=a)(a+)+$"}}}
+    got, seconds = timed(lambda: validate_payload(schema, {"s": "a" * 30000 + "!"}, budget=0.1))
+    assert got == [ValidationIssue("", "timeout", "validation stopped after 100 ms")]
+    assert seconds < 2
+    assert issues(schema, {"s": "aaa"}) == []
+
+
+def test_pattern_properties_use_the_linear_engine():
+    schema = {"type": "object", "patternProperties": {"^(a+)+$": {"type": "integer"}},
+              "additionalProperties": False}  # fmt: skip
+    got, seconds = timed(lambda: issues(schema, {"a" * 5000 + "!": 1}))
+    assert got[0]["keyword"] == "additionalProperties"
+    assert seconds < 2
+
+
+def test_time_budget_stops_a_slow_validation():
+    # A valid payload whose every item runs many keywords: seconds of work unbounded.
+    item = {"allOf": [{"type": "integer", "minimum": -n} for n in range(40)]}
+    schema = {"type": "object", "properties": {"a": {"type": "array", "items": item}}}
+    got, seconds = timed(lambda: validate_payload(schema, {"a": [1] * 50_000}, budget=0.05))
+    assert got == [ValidationIssue("", "timeout", "validation stopped after 50 ms")]
+    assert seconds < 1
+
+
+def test_unique_items_on_a_huge_array_is_linear():
+    schema = {"type": "object", "properties": {"a": {"uniqueItems": True}}}
+    got, seconds = timed(lambda: issues(schema, {"a": [[i, str(i)] for i in range(50_000)]}))
+    assert got == []
+    assert seconds < 2
+
+
+def test_oversize_schema_is_refused():
+    schema = {"type": "object", "description": "x" * (65 * 1024)}
+    with pytest.raises(SchemaRejected, match="over the 65536-byte limit"):
+        compile_schema(schema)
+
+
+def test_deeply_nested_schema_is_refused():
+    schema: dict = {"type": "object"}
+    for _ in range(33):
+        schema = {"type": "object", "properties": {"x": schema}}
+    with pytest.raises(SchemaRejected, match="deeper than 32"):
+        compile_schema(schema)
+
+
+def test_deeply_nested_payload_is_an_issue():
+    payload: dict = {}
+    for _ in range(33):
+        payload = {"x": payload}
+    assert issues({"type": "object"}, payload)[0]["keyword"] == "depth"
+
+
+@pytest.mark.parametrize(
+    "ref",
+    ["https://evil.example/schema.json", "other.json#/x", "//evil.example/x"],
+)
+def test_remote_ref_is_refused_before_anything_is_fetched(ref):
+    with pytest.raises(SchemaRejected, match="remote \\$ref"):
+        compile_schema({"type": "object", "properties": {"a": {"$ref": ref}}})
+
+
+@pytest.mark.parametrize(
+    ("schema", "words"),
+    [
+        ({"type": "object", "properties": {"a": {"type": "nope"}}}, "not a valid JSON Schema"),
+        ({"type": "object", "$schema": "https://example.com/dialect"}, "unknown \\$schema"),
+        ({"type": "object", "properties": {"a": {"pattern": "(unclosed"}}}, "regular expression"),
+        ({"type": "object", "const": float("nan")}, "not JSON"),
+        ([], "must be a JSON object"),
+    ],
+)
+def test_unusable_schemas_are_refused_clearly(schema, words):
+    with pytest.raises(SchemaRejected, match=words):
+        compile_schema(schema)
+
+
+@pytest.mark.parametrize(
+    ("payload", "keyword"),
+    [
+        ({"approved": float("nan")}, "json"),
+        ({"approved": True, "comment": object()}, "json"),
+        ({"approved": True, "comment": "x" * (10 * 1024 * 1024)}, "size"),
+    ],
+)
+def test_non_json_and_huge_payloads_are_issues(payload, keyword):
+    got, seconds = timed(lambda: validate_payload(APPROVAL, payload))
+    assert got[0].keyword == keyword
+    assert seconds < 2
+
+
+def test_issue_count_is_capped():
+    schema = {"type": "object", "additionalProperties": False}
+    assert len(validate_payload(schema, {str(i): i for i in range(1000)})) == 100
+
+
+def test_compiled_schemas_are_cached_and_own_their_copy():
+    schema = copy.deepcopy(APPROVAL)
+    first = compile_schema(schema)
+    assert compile_schema(copy.deepcopy(APPROVAL)) is first
+    schema["properties"]["approved"]["type"] = "string"  # the caller mutates its dict
+    assert first.schema["properties"]["approved"]["type"] == "boolean"
+    assert isinstance(first, CompiledSchema)
+    assert first.is_valid({"approved": False})
+    assert validate_payload(first, {"approved": 1})[0].keyword == "type"
+
+
+def test_issue_json_round_trip_and_tolerant_reading():
+    issue = ValidationIssue("/a", "type", "expected boolean, got string")
+    assert ValidationIssue.from_json(issue.to_json()) == issue
+    assert ValidationIssue.from_json({"path": ["a", 0], "message": "m"}).path == "/a/0"
+    assert ValidationIssue.from_json("weird").message == "weird"
+
+
+# --- properties -----------------------------------------------------------------------
+
+leaf_schemas = st.sampled_from(
+    [
+        ({"type": "string"}, st.text(max_size=20)),
+        ({"type": "integer", "minimum": -5, "maximum": 5}, st.integers(-5, 5)),
+        ({"type": "boolean"}, st.booleans()),
+        ({"type": "number"}, st.floats(allow_nan=False, allow_infinity=False)),
+        ({"enum": ["a", "b", 3]}, st.sampled_from(["a", "b", 3])),
+        ({"type": "array", "items": {"type": "integer"}}, st.lists(st.integers(), max_size=5)),
+    ]
+)
+
+
+@st.composite
+def schema_and_valid_payload(draw):
+    names = draw(st.lists(st.text(min_size=1, max_size=8), min_size=1, max_size=6, unique=True))
+    props, payload, required = {}, {}, []
+    for name in names:
+        sub, values = draw(leaf_schemas)
+        props[name] = sub
+        if draw(st.booleans()):
+            payload[name] = draw(values)
+            if draw(st.booleans()):
+                required.append(name)
+    schema = {"type": "object", "properties": props, "required": required,
+              "additionalProperties": False}  # fmt: skip
+    return schema, payload
+
+
+@settings(max_examples=150, deadline=None)
+@given(schema_and_valid_payload())
+def test_generated_valid_payloads_pass(pair):
+    schema, payload = pair
+    assert validate_payload(schema, payload) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(schema_and_valid_payload(), st.text(min_size=1, max_size=8))
+def test_a_removed_required_member_or_an_extra_one_is_named(pair, extra):
+    schema, payload = pair
+    if schema["required"]:
+        gone = schema["required"][0]
+        del payload[gone]
+        assert {"path": json_pointer([gone]), "keyword": "required",
+                "message": f"required property {gone!r} is missing"} in issues(schema, payload)  # fmt: skip
+        payload = {}
+    if extra not in schema["properties"]:
+        payload[extra] = 1
+        got = issues(schema, payload)
+        assert {"path": json_pointer([extra]), "keyword": "additionalProperties",
+                "message": f"additional property {extra!r} is not permitted"} in got  # fmt: skip
