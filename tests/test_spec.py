@@ -288,7 +288,10 @@ valid_envelopes = st.fixed_dictionaries(
         "prompt": st.text(min_size=1, max_size=300),
         "response_schema": simple_schema,
     },
-    optional={"deadline": deadline, "allowed_responders": st.lists(responder, min_size=1, max_size=4)},
+    optional={
+        "deadline": deadline,
+        "allowed_responders": st.lists(responder, min_size=1, max_size=4),
+    },
 )  # fmt: skip
 
 
