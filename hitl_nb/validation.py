@@ -279,11 +279,25 @@ def _timed(func: Any) -> Any:
     return keyword
 
 
+# Keywords that apply subschemas (or loop over members): the budget is checked each time
+# one runs. Leaf keywords (type, maximum, maxLength, ...) do constant or linear work on
+# one value between two checks, so they run unwrapped.
+_DESCENDING = frozenset(
+    {
+        "$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "not", "if", "properties",
+        "patternProperties", "additionalProperties", "dependentSchemas", "propertyNames",
+        "items", "prefixItems", "contains", "unevaluatedItems", "unevaluatedProperties",
+        "additionalItems", "dependencies", "extends", "type",
+    }
+)  # fmt: skip
+
+
 @functools.lru_cache(maxsize=8)
 def _bounded_class(base: type) -> Any:
     keywords = dict(base.VALIDATORS)  # type: ignore[attr-defined]
     keywords.update({k: f for k, f in _OWN_KEYWORDS.items() if k in keywords})
-    return extend(base, {k: _timed(f) for k, f in keywords.items()})  # type: ignore[no-untyped-call]
+    wrapped = {k: _timed(f) if k in _DESCENDING else f for k, f in keywords.items()}
+    return extend(base, wrapped)  # type: ignore[no-untyped-call]
 
 
 _UNKNOWN: Any = object()
@@ -438,12 +452,12 @@ class CompiledSchema:
 
     def validate(self, payload: Any, *, budget: float = TIME_BUDGET) -> list[ValidationIssue]:
         """Every issue with ``payload`` (at most :data:`MAX_ISSUES`); ``[]`` when valid."""
-        bound = _payload_bounds(payload)
-        if bound is not None:
-            return [bound]
         issues: list[ValidationIssue] = []
         _budget.deadline = time.perf_counter() + budget
         try:
+            bound = _payload_bounds(payload)
+            if bound is not None:
+                return [bound]
             for error in self._validator.iter_errors(payload):
                 issues.append(_issue(error))
                 if len(issues) >= MAX_ISSUES:
@@ -467,7 +481,8 @@ def _payload_bounds(payload: Any) -> ValidationIssue | None:
     if json_depth(payload, MAX_DEPTH) > MAX_DEPTH:
         return ValidationIssue("", "depth", f"payload is nested deeper than {MAX_DEPTH} levels")
     try:
-        text = dumps_compact(payload)
+        # Unsorted: only the size and JSON-ness matter here.
+        text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         return ValidationIssue("", "json", f"payload is not JSON: {exc}")
     size = len(text.encode("utf-8"))
