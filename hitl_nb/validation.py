@@ -25,22 +25,19 @@ from __future__ import annotations
 
 import functools
 import json
-import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
-import re2
-import regex
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError
 from jsonschema.exceptions import SchemaError, best_match
-from jsonschema.validators import extend, validator_for
-from referencing import Registry
-from referencing.exceptions import NoSuchResource
+from jsonschema.validators import validator_for
 
 from ._json import dumps_compact, json_depth
+from ._keywords import REGISTRY, BudgetExceeded, bounded_class, clock, compile_pattern
+from ._messages import json_type, message_for
 from .errors import SchemaRejected
 
 #: S-2: the largest response_schema accepted, in bytes of compact UTF-8 JSON.
@@ -112,274 +109,7 @@ def _bounded_format_checker() -> FormatChecker:
 FORMAT_CHECKER = _bounded_format_checker()
 
 
-# --- the time budget -------------------------------------------------------------------
-
-
-class _BudgetExceeded(Exception):
-    pass
-
-
-_budget = threading.local()
-
-
-def _tick() -> None:
-    deadline = getattr(_budget, "deadline", None)
-    if deadline is not None and time.perf_counter() > deadline:
-        raise _BudgetExceeded
-
-
-# --- regular expressions ---------------------------------------------------------------
-
-_RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.log_errors = False
-
-
-@functools.lru_cache(maxsize=1024)
-def _compile_pattern(pattern: str) -> Any:
-    """RE2 when it can; otherwise the ``regex`` engine (searched with a timeout)."""
-    try:
-        return re2.compile(pattern, _RE2_OPTIONS)
-    except re2.error:
-        pass
-    try:
-        return regex.compile(pattern, regex.V0)
-    except regex.error as exc:
-        raise SchemaRejected(f"invalid regular expression {pattern!r}: {exc}") from None
-
-
-def _search(pattern: str, text: str) -> bool:
-    compiled = _compile_pattern(pattern)
-    if isinstance(compiled, regex.Pattern):
-        deadline = getattr(_budget, "deadline", None)
-        timeout = max(deadline - time.perf_counter(), 0.001) if deadline else TIME_BUDGET
-        try:
-            return compiled.search(text, timeout=timeout) is not None
-        except TimeoutError:
-            raise _BudgetExceeded from None
-    return compiled.search(text) is not None
-
-
-# --- keywords replaced so errors name the member and nothing runs unbounded ----------
-
-
-def _required(validator: Any, required: Any, instance: Any, schema: Any) -> Iterator[Any]:
-    if validator.is_type(instance, "object"):
-        for name in required:
-            if name not in instance:
-                yield ValidationError(f"required property {name!r} is missing", path=(name,))
-
-
-def _dependent_required(validator: Any, dep: Any, instance: Any, schema: Any) -> Iterator[Any]:
-    if validator.is_type(instance, "object"):
-        for prop, needed in dep.items():
-            if prop in instance:
-                for name in needed:
-                    if name not in instance:
-                        yield ValidationError(
-                            f"required property {name!r} is missing (needed with {prop!r})",
-                            path=(name,),
-                        )
-
-
-def _extras(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> list[str]:
-    properties = schema.get("properties", {})
-    patterns = list(schema.get("patternProperties", {}))
-    return [
-        key
-        for key in instance
-        if key not in properties and not any(_search(p, key) for p in patterns)
-    ]
-
-
-def _additional_properties(validator: Any, ap: Any, instance: Any, schema: Any) -> Iterator[Any]:
-    if not validator.is_type(instance, "object"):
-        return
-    extras = _extras(instance, schema)
-    if validator.is_type(ap, "object"):
-        for extra in extras:
-            yield from validator.descend(instance[extra], ap, path=extra)
-    elif ap is False:
-        for extra in extras:
-            yield ValidationError(f"additional property {extra!r} is not permitted", path=(extra,))
-
-
-def _descend(validator: Any, value: Any, subschema: Any, key: str) -> Iterator[Any]:
-    # jsonschema yields the error of a `false` subschema without its path; add it.
-    if subschema is False:
-        yield ValidationError("no value is allowed here", path=(key,), validator_value=False)
-    else:
-        yield from validator.descend(value, subschema, path=key, schema_path=key)
-
-
-def _properties(validator: Any, properties: Any, instance: Any, schema: Any) -> Iterator[Any]:
-    if validator.is_type(instance, "object"):
-        for name, subschema in properties.items():
-            if name in instance:
-                yield from _descend(validator, instance[name], subschema, name)
-
-
-def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[Any]:
-    if validator.is_type(instance, "string") and not _search(pattern, instance):
-        yield ValidationError(f"must match the pattern {pattern!r}")
-
-
-def _pattern_properties(validator: Any, pp: Any, instance: Any, schema: Any) -> Iterator[Any]:
-    if validator.is_type(instance, "object"):
-        for pattern, subschema in pp.items():
-            for key, value in instance.items():
-                if _search(pattern, key):
-                    yield from _descend(validator, value, subschema, key)
-
-
-def _freeze(value: Any) -> Any:
-    """Hashable key with JSON equality: 1 and 1.0 are equal, true and 1 are not."""
-    if isinstance(value, bool) or value is None:
-        return (0, value)
-    if isinstance(value, (int, float)):
-        return (1, int(value) if isinstance(value, float) and value.is_integer() else value)
-    if isinstance(value, str):
-        return (2, value)
-    if isinstance(value, list):
-        return (3, tuple(_freeze(v) for v in value))
-    if isinstance(value, dict):
-        return (4, frozenset((k, _freeze(v)) for k, v in value.items()))
-    return (5, repr(value))
-
-
-def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[Any]:
-    if not unique or not validator.is_type(instance, "array"):
-        return
-    seen: dict[Any, int] = {}
-    for index, item in enumerate(instance):
-        if index % 256 == 0:
-            _tick()
-        key = _freeze(item)
-        if key in seen:
-            yield ValidationError(f"duplicate of item {seen[key]}", path=(index,))
-        else:
-            seen[key] = index
-
-
-_OWN_KEYWORDS = {
-    "properties": _properties,
-    "required": _required,
-    "dependentRequired": _dependent_required,
-    "additionalProperties": _additional_properties,
-    "pattern": _pattern,
-    "patternProperties": _pattern_properties,
-    "uniqueItems": _unique_items,
-}
-
-
-def _timed(func: Any) -> Any:
-    def keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
-        _tick()
-        return func(validator, value, instance, schema)
-
-    return keyword
-
-
-# Keywords that apply subschemas (or loop over members): the budget is checked each time
-# one runs. Leaf keywords (type, maximum, maxLength, ...) do constant or linear work on
-# one value between two checks, so they run unwrapped.
-_DESCENDING = frozenset(
-    {
-        "$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "not", "if", "properties",
-        "patternProperties", "additionalProperties", "dependentSchemas", "propertyNames",
-        "items", "prefixItems", "contains", "unevaluatedItems", "unevaluatedProperties",
-        "additionalItems", "dependencies", "extends", "type",
-    }
-)  # fmt: skip
-
-
-@functools.lru_cache(maxsize=8)
-def _bounded_class(base: type) -> Any:
-    keywords = dict(base.VALIDATORS)  # type: ignore[attr-defined]
-    keywords.update({k: f for k, f in _OWN_KEYWORDS.items() if k in keywords})
-    wrapped = {k: _timed(f) if k in _DESCENDING else f for k, f in keywords.items()}
-    return extend(base, wrapped)  # type: ignore[no-untyped-call]
-
-
 _UNKNOWN: Any = object()
-
-
-def _no_retrieval(uri: str) -> Any:
-    # Never fetch: a schema comes from an untrusted agent (S-2, STYLE: local $ref only).
-    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
-
-
-_REGISTRY: Registry[Any] = Registry(retrieve=_no_retrieval)  # type: ignore[call-arg]
-
-
-# --- messages ---------------------------------------------------------------------------
-
-_JSON_TYPES = {
-    bool: "boolean",
-    int: "integer",
-    float: "number",
-    str: "string",
-    list: "array",
-    dict: "object",
-    type(None): "null",
-}
-
-
-def _json_type(value: Any) -> str:
-    return _JSON_TYPES.get(type(value), type(value).__name__)
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text: str = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _message(error: ValidationError) -> str:
-    kw, want, got = error.validator, error.validator_value, error.instance
-    if kw in _OWN_KEYWORDS and kw != "properties":
-        return error.message
-    if kw is None or (kw == "properties" and want is False):  # the schema `false`
-        return "no value is allowed here"
-    if kw == "type":
-        expected = " or ".join(want) if isinstance(want, list) else str(want)
-        return f"expected {expected}, got {_json_type(got)}"
-    if kw == "enum":
-        options = want if isinstance(want, list) else []
-        return "must be one of " + ", ".join(_short(v, 30) for v in options[:10])
-    if kw == "const":
-        return f"must be {_short(want)}"
-    if kw == "minLength":
-        return f"must be at least {want} characters"
-    if kw == "maxLength":
-        return f"must be at most {want} characters"
-    if kw == "minimum":
-        return f"must be at least {want}"
-    if kw == "maximum":
-        return f"must be at most {want}"
-    if kw == "exclusiveMinimum":
-        return f"must be greater than {want}"
-    if kw == "exclusiveMaximum":
-        return f"must be less than {want}"
-    if kw == "multipleOf":
-        return f"must be a multiple of {want}"
-    if kw == "format":
-        return f"is not a valid {want}"
-    if kw == "minItems":
-        return f"must have at least {want} items"
-    if kw == "maxItems":
-        return f"must have at most {want} items"
-    if kw == "minProperties":
-        return f"must have at least {want} properties"
-    if kw == "maxProperties":
-        return f"must have at most {want} properties"
-    if kw == "anyOf":
-        return "does not match any of the allowed forms"
-    if kw == "oneOf":
-        return "must match exactly one of the allowed forms"
-    if kw == "not":
-        return "is not allowed"
-    if kw == "contains":
-        return "has no item of the required kind"
-    return error.message
 
 
 def _issue(error: ValidationError) -> ValidationIssue:
@@ -392,7 +122,7 @@ def _issue(error: ValidationError) -> ValidationIssue:
         deeper = best_match(error.context)
         if deeper is not None and len(deeper.absolute_path) > len(error.absolute_path):
             return _issue(deeper)
-    return ValidationIssue(json_pointer(error.absolute_path), keyword, _message(error))
+    return ValidationIssue(json_pointer(error.absolute_path), keyword, message_for(error))
 
 
 # --- compiling a schema -----------------------------------------------------------------
@@ -446,14 +176,14 @@ class CompiledSchema:
         self.schema: dict[str, Any] = json.loads(canonical)
         self.size = len(canonical.encode("utf-8"))
         cls = validator_for(self.schema, default=Draft202012Validator)
-        self._validator = _bounded_class(cls)(
-            self.schema, registry=_REGISTRY, format_checker=FORMAT_CHECKER
+        self._validator = bounded_class(cls)(
+            self.schema, registry=REGISTRY, format_checker=FORMAT_CHECKER
         )
 
     def validate(self, payload: Any, *, budget: float = TIME_BUDGET) -> list[ValidationIssue]:
         """Every issue with ``payload`` (at most :data:`MAX_ISSUES`); ``[]`` when valid."""
         issues: list[ValidationIssue] = []
-        _budget.deadline = time.perf_counter() + budget
+        clock.deadline = time.perf_counter() + budget
         try:
             bound = _payload_bounds(payload)
             if bound is not None:
@@ -462,14 +192,14 @@ class CompiledSchema:
                 issues.append(_issue(error))
                 if len(issues) >= MAX_ISSUES:
                     break
-        except _BudgetExceeded:
+        except BudgetExceeded:
             issues.append(
                 ValidationIssue("", "timeout", f"validation stopped after {budget * 1000:.0f} ms")
             )
         except RecursionError:
             issues.append(ValidationIssue("", "depth", "schema references recurse too deeply"))
         finally:
-            _budget.deadline = None
+            clock.deadline = None
         return issues
 
     def is_valid(self, payload: Any) -> bool:
@@ -495,7 +225,7 @@ def _payload_bounds(payload: Any) -> ValidationIssue | None:
 
 def _canonical_schema(schema: Any) -> str:
     if not isinstance(schema, Mapping):
-        raise SchemaRejected(f"response_schema must be a JSON object, got {_json_type(schema)}")
+        raise SchemaRejected(f"response_schema must be a JSON object, got {json_type(schema)}")
     if json_depth(schema, 4 * MAX_DEPTH) > 4 * MAX_DEPTH:
         raise SchemaRejected(f"response_schema nests deeper than {4 * MAX_DEPTH} JSON levels")
     try:
@@ -537,7 +267,7 @@ def _compile(canonical: str) -> CompiledSchema:
         if target not in seen["ids"] and target != root:
             raise SchemaRejected(f"remote $ref {ref!r} is not allowed: only local references")
     for pattern in seen["patterns"]:
-        _compile_pattern(pattern)
+        compile_pattern(pattern)
     cls = validator_for(schema, default=Draft202012Validator)
     try:
         cls.check_schema(schema)

@@ -151,6 +151,11 @@ def test_embedded_id_ref_is_local():
 # --- hostile input: a clear error, in bounded time -------------------------------------
 
 
+# The time bounds below only guard against a hang (an unbounded engine would never
+# return); they are deliberately loose, as the machines running tests are shared.
+HANG = 30
+
+
 def timed(fn):
     t0 = time.perf_counter()
     result = fn()
@@ -161,7 +166,7 @@ def test_catastrophic_pattern_is_linear():
     schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}}
     got, seconds = timed(lambda: issues(schema, {"s": "a" * 5000 + "!"}))
     assert got[0]["keyword"] == "pattern"
-    assert seconds < 2  # generous: the point is that it returns at all
+    assert seconds < HANG
 
 
 def test_pattern_re2_cannot_run_falls_back_with_a_timeout():
@@ -169,7 +174,7 @@ def test_pattern_re2_cannot_run_falls_back_with_a_timeout():
     schema = {"type": "object", "properties": {"s": {"pattern": "^(?=a)(a+)+$"}}}
     got, seconds = timed(lambda: validate_payload(schema, {"s": "a" * 30000 + "!"}, budget=0.1))
     assert got == [ValidationIssue("", "timeout", "validation stopped after 100 ms")]
-    assert seconds < 2
+    assert seconds < HANG
     assert issues(schema, {"s": "aaa"}) == []
 
 
@@ -178,7 +183,7 @@ def test_pattern_properties_use_the_linear_engine():
               "additionalProperties": False}  # fmt: skip
     got, seconds = timed(lambda: issues(schema, {"a" * 5000 + "!": 1}))
     assert got[0]["keyword"] == "additionalProperties"
-    assert seconds < 2
+    assert seconds < HANG
 
 
 def test_time_budget_stops_a_slow_validation():
@@ -187,14 +192,15 @@ def test_time_budget_stops_a_slow_validation():
     schema = {"type": "object", "properties": {"a": {"type": "array", "items": item}}}
     got, seconds = timed(lambda: validate_payload(schema, {"a": [1] * 50_000}, budget=0.05))
     assert got == [ValidationIssue("", "timeout", "validation stopped after 50 ms")]
-    assert seconds < 1
+    assert seconds < HANG
 
 
 def test_unique_items_on_a_huge_array_is_linear():
     schema = {"type": "object", "properties": {"a": {"uniqueItems": True}}}
-    got, seconds = timed(lambda: issues(schema, {"a": [[i, str(i)] for i in range(50_000)]}))
+    pairs = {"a": [[i, str(i)] for i in range(50_000)]}
+    got, seconds = timed(lambda: [i.to_json() for i in validate_payload(schema, pairs, budget=HANG)])
     assert got == []
-    assert seconds < 2
+    assert seconds < HANG
 
 
 def test_oversize_schema_is_refused():
@@ -253,7 +259,7 @@ def test_unusable_schemas_are_refused_clearly(schema, words):
 def test_non_json_and_huge_payloads_are_issues(payload, keyword):
     got, seconds = timed(lambda: validate_payload(APPROVAL, payload))
     assert got[0].keyword == keyword
-    assert seconds < 2
+    assert seconds < HANG
 
 
 def test_issue_count_is_capped():

@@ -1,0 +1,223 @@
+"""The jsonschema keywords hitl-nb runs differently, and the time budget behind them.
+
+- ``required``, ``dependentRequired``, ``additionalProperties`` (false) and ``properties``
+  (false subschemas) report the member at fault in the error's path, not its parent;
+- ``pattern`` and ``patternProperties`` run on RE2 (linear time); a pattern RE2 cannot
+  compile runs on the ``regex`` engine with a timeout;
+- ``uniqueItems`` hashes values instead of comparing every pair;
+- every keyword that applies subschemas checks the time budget first (S-2).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import re2
+import regex
+from jsonschema import ValidationError
+from jsonschema.validators import extend
+from referencing import Registry
+from referencing.exceptions import NoSuchResource
+
+from .errors import SchemaRejected
+
+#: The time budget used when none is set (seconds).
+DEFAULT_BUDGET = 0.25
+
+
+class BudgetExceeded(Exception):
+    """Raised inside a validation when its time budget is spent."""
+
+
+#: Per-thread deadline of the validation running on that thread (None: unbounded).
+clock = threading.local()
+
+
+def _tick() -> None:
+    deadline = getattr(clock, "deadline", None)
+    if deadline is not None and time.perf_counter() > deadline:
+        raise BudgetExceeded
+
+
+# --- regular expressions ---------------------------------------------------------------
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
+
+
+@functools.lru_cache(maxsize=1024)
+def compile_pattern(pattern: str) -> Any:
+    """RE2 when it can; otherwise the ``regex`` engine (searched with a timeout)."""
+    try:
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error:
+        pass
+    try:
+        return regex.compile(pattern, regex.V0)
+    except regex.error as exc:
+        raise SchemaRejected(f"invalid regular expression {pattern!r}: {exc}") from None
+
+
+def _search(pattern: str, text: str) -> bool:
+    compiled = compile_pattern(pattern)
+    if isinstance(compiled, regex.Pattern):
+        deadline = getattr(clock, "deadline", None)
+        timeout = max(deadline - time.perf_counter(), 0.001) if deadline else DEFAULT_BUDGET
+        try:
+            return compiled.search(text, timeout=timeout) is not None
+        except TimeoutError:
+            raise BudgetExceeded from None
+    return compiled.search(text) is not None
+
+
+# --- keywords replaced so errors name the member and nothing runs unbounded ----------
+
+
+def _required(validator: Any, required: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if validator.is_type(instance, "object"):
+        for name in required:
+            if name not in instance:
+                yield ValidationError(f"required property {name!r} is missing", path=(name,))
+
+
+def _dependent_required(validator: Any, dep: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if validator.is_type(instance, "object"):
+        for prop, needed in dep.items():
+            if prop in instance:
+                for name in needed:
+                    if name not in instance:
+                        yield ValidationError(
+                            f"required property {name!r} is missing (needed with {prop!r})",
+                            path=(name,),
+                        )
+
+
+def _extras(instance: Mapping[str, Any], schema: Mapping[str, Any]) -> list[str]:
+    properties = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    return [
+        key
+        for key in instance
+        if key not in properties and not any(_search(p, key) for p in patterns)
+    ]
+
+
+def _additional_properties(validator: Any, ap: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    extras = _extras(instance, schema)
+    if validator.is_type(ap, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], ap, path=extra)
+    elif ap is False:
+        for extra in extras:
+            yield ValidationError(f"additional property {extra!r} is not permitted", path=(extra,))
+
+
+def _descend(validator: Any, value: Any, subschema: Any, key: str) -> Iterator[Any]:
+    # jsonschema yields the error of a `false` subschema without its path; add it.
+    if subschema is False:
+        yield ValidationError("no value is allowed here", path=(key,), validator_value=False)
+    else:
+        yield from validator.descend(value, subschema, path=key, schema_path=key)
+
+
+def _properties(validator: Any, properties: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if validator.is_type(instance, "object"):
+        for name, subschema in properties.items():
+            if name in instance:
+                yield from _descend(validator, instance[name], subschema, name)
+
+
+def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if validator.is_type(instance, "string") and not _search(pattern, instance):
+        yield ValidationError(f"must match the pattern {pattern!r}")
+
+
+def _pattern_properties(validator: Any, pp: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if validator.is_type(instance, "object"):
+        for pattern, subschema in pp.items():
+            for key, value in instance.items():
+                if _search(pattern, key):
+                    yield from _descend(validator, value, subschema, key)
+
+
+def _freeze(value: Any) -> Any:
+    """Hashable key with JSON equality: 1 and 1.0 are equal, true and 1 are not."""
+    if isinstance(value, bool) or value is None:
+        return (0, value)
+    if isinstance(value, (int, float)):
+        return (1, int(value) if isinstance(value, float) and value.is_integer() else value)
+    if isinstance(value, str):
+        return (2, value)
+    if isinstance(value, list):
+        return (3, tuple(_freeze(v) for v in value))
+    if isinstance(value, dict):
+        return (4, frozenset((k, _freeze(v)) for k, v in value.items()))
+    return (5, repr(value))
+
+
+def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not unique or not validator.is_type(instance, "array"):
+        return
+    seen: dict[Any, int] = {}
+    for index, item in enumerate(instance):
+        if index % 256 == 0:
+            _tick()
+        key = _freeze(item)
+        if key in seen:
+            yield ValidationError(f"duplicate of item {seen[key]}", path=(index,))
+        else:
+            seen[key] = index
+
+
+OWN_KEYWORDS = {
+    "properties": _properties,
+    "required": _required,
+    "dependentRequired": _dependent_required,
+    "additionalProperties": _additional_properties,
+    "pattern": _pattern,
+    "patternProperties": _pattern_properties,
+    "uniqueItems": _unique_items,
+}
+
+
+def _timed(func: Any) -> Any:
+    def keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+        _tick()
+        return func(validator, value, instance, schema)
+
+    return keyword
+
+
+# Keywords that apply subschemas (or loop over members): the budget is checked each time
+# one runs. Leaf keywords (type, maximum, maxLength, ...) do constant or linear work on
+# one value between two checks, so they run unwrapped.
+_DESCENDING = frozenset(
+    {
+        "$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "not", "if", "properties",
+        "patternProperties", "additionalProperties", "dependentSchemas", "propertyNames",
+        "items", "prefixItems", "contains", "unevaluatedItems", "unevaluatedProperties",
+        "additionalItems", "dependencies", "extends", "type",
+    }
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=8)
+def bounded_class(base: type) -> Any:
+    keywords = dict(base.VALIDATORS)  # type: ignore[attr-defined]
+    keywords.update({k: f for k, f in OWN_KEYWORDS.items() if k in keywords})
+    wrapped = {k: _timed(f) if k in _DESCENDING else f for k, f in keywords.items()}
+    return extend(base, wrapped)  # type: ignore[no-untyped-call]
+
+
+def _no_retrieval(uri: str) -> Any:
+    # Never fetch: a schema comes from an untrusted agent (S-2, STYLE: local $ref only).
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
+
+
+REGISTRY: Registry[Any] = Registry(retrieve=_no_retrieval)  # type: ignore[call-arg]
