@@ -198,7 +198,7 @@ def test_time_budget_stops_a_slow_validation():
 def test_unique_items_on_a_huge_array_is_linear():
     schema = {"type": "object", "properties": {"a": {"uniqueItems": True}}}
     pairs = {"a": [[i, str(i)] for i in range(50_000)]}
-    got, seconds = timed(lambda: [i.to_json() for i in validate_payload(schema, pairs, budget=HANG)])
+    got, seconds = timed(lambda: validate_payload(schema, pairs, budget=HANG))
     assert got == []
     assert seconds < HANG
 
