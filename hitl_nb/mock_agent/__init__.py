@@ -1,0 +1,40 @@
+"""The bundled A2A agent that speaks hitl-prompt/v1: scripted, complete, and breakable.
+
+>>> from hitl_nb.mock_agent import MockAgent          # doctest: +SKIP
+>>> with MockAgent() as agent:                        # doctest: +SKIP
+...     agent.url                                     # JSON-RPC + HTTP+JSON, A2A 1.0 and 0.3
+
+See :mod:`~hitl_nb.mock_agent.scenarios` for the scripts (and how to add yours) and
+:mod:`~hitl_nb.mock_agent.faults` for the fault modes.
+"""
+
+from __future__ import annotations
+
+from hitl_nb.mock_agent.core import TIMEOUT_KEY
+from hitl_nb.mock_agent.faults import FAULT_NAMES, Faults
+from hitl_nb.mock_agent.run import MockAgent, mock_agent_handlers
+from hitl_nb.mock_agent.scenarios import (
+    BUILTIN_SCENARIOS,
+    DEFAULT_SCENARIO,
+    Outcome,
+    Scenario,
+    ScenarioRegistry,
+    Step,
+)
+from hitl_nb.mock_agent.store import MemoryStore, SQLiteStore
+
+__all__ = [
+    "BUILTIN_SCENARIOS",
+    "DEFAULT_SCENARIO",
+    "FAULT_NAMES",
+    "TIMEOUT_KEY",
+    "Faults",
+    "MemoryStore",
+    "MockAgent",
+    "Outcome",
+    "SQLiteStore",
+    "Scenario",
+    "ScenarioRegistry",
+    "Step",
+    "mock_agent_handlers",
+]

@@ -1,0 +1,598 @@
+"""The mock agent's brain: tasks, prompts, exactly-once acceptance, independent of HTTP.
+
+Everything here runs on the agent's event loop thread and never awaits between reading
+and changing state, so two answers racing for one prompt are decided one after the
+other: the first valid one is accepted, every later one gets 409 (§Acceptance and
+rejection). Each change is written through the store in one transaction before the
+reply goes out.
+
+The core always builds the full envelope; :func:`~hitl_nb.mock_agent.views.for_client`
+strips it for clients that did not activate the extension (§Activation).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from hitl_nb.a2a import codec_v1
+from hitl_nb.a2a.model import (
+    Artifact,
+    Message,
+    Part,
+    Role,
+    StreamEvent,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+)
+from hitl_nb.errors import (
+    InvalidParams,
+    MalformedResponse,
+    PromptConflict,
+    ResponseInvalid,
+    TaskNotCancelable,
+    TaskNotFound,
+    UnsupportedOperation,
+)
+from hitl_nb.mock_agent.faults import Faults
+from hitl_nb.mock_agent.outbox import Outbox
+from hitl_nb.mock_agent.scenarios import DEFAULT_SCENARIO, Outcome, ScenarioRegistry, Step
+from hitl_nb.mock_agent.store import Store
+from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY, ResponseEnvelope, check_prompt
+from hitl_nb.validation import compile_schema, validate_payload
+
+__all__ = [
+    "OMIT_ERRORS",
+    "TIMEOUT_KEY",
+    "AgentCore",
+    "OpenPrompt",
+    "TaskRecord",
+    "ends_stream",
+    "follow",
+]
+
+log = logging.getLogger("hitl_nb.mock_agent")
+
+#: Status-update metadata key of the deadline signal (spec S-4; the extension leaves
+#: the event to the transport): ``{"promptId", "deadline", "policy"}``.
+TIMEOUT_KEY = "hitlTimeout"
+_OVERSIZE_PAD = 70_000
+#: Set in a ResponseInvalid's ``data`` when the 422-without-errors fault drops the list.
+OMIT_ERRORS = "omit_validation_errors"
+
+
+def now_iso() -> str:
+    """The current UTC time as RFC 3339 with milliseconds and ``Z``."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class OpenPrompt:
+    """The prompt a task waits on: its envelope JSON and deadline bookkeeping."""
+
+    prompt_id: str
+    envelope: dict[str, Any]
+    on_deadline: str = "keep-open"
+    timed_out: bool = False
+
+    @property
+    def deadline_at(self) -> datetime | None:
+        """The deadline as an aware datetime, or None."""
+        text = self.envelope.get("deadline")
+        return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
+
+
+@dataclass
+class TaskRecord:
+    """A task plus what the script needs: scenario, steps, answers, open prompt, outbox."""
+
+    task: Task
+    scenario: str
+    options: dict[str, Any]
+    steps: list[Step]
+    step_index: int = 0
+    answers: list[dict[str, Any]] = field(default_factory=list)
+    prompt: OpenPrompt | None = None
+    last_answered: str | None = None
+    outbox: Outbox = field(default_factory=Outbox)
+    pending: int = 0
+    waiters: list[asyncio.Future[None]] = field(default_factory=list)
+    committed: int = 0
+    prompt_rows: list[tuple[str, str, str]] = field(default_factory=list)
+    timer: asyncio.TimerHandle | None = None
+
+    @property
+    def id(self) -> str:
+        """The task id."""
+        return self.task.id
+
+
+class AgentCore:
+    """Tasks and prompts of one mock agent. Use only from the agent's event loop."""
+
+    def __init__(
+        self,
+        *,
+        scenarios: ScenarioRegistry,
+        store: Store,
+        faults: Faults | None = None,
+        deadline_seconds: float = 30.0,
+        on_deadline: str = "keep-open",
+    ) -> None:
+        self.scenarios = scenarios
+        self.store = store
+        self.faults = faults or Faults()
+        self.defaults = {
+            "deadline": {"deadline_seconds": deadline_seconds, "on_deadline": on_deadline}
+        }
+        self.tasks: dict[str, TaskRecord] = {}
+        self.issued: set[str] = set()
+        self._reused_id: str | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._load()
+
+    # -- start-up and shutdown ------------------------------------------------------------
+
+    def _load(self) -> None:
+        state = self.store.load()
+        self.issued.update(state.prompts)
+        for blob in state.tasks:
+            events = [
+                (seq, codec_v1.decode_stream_response(body))
+                for seq, body in state.events.get(blob["id"], [])
+            ]
+            rec = self._record_from_json(blob, Outbox(events))
+            rec.committed = rec.outbox.last_id
+            self.tasks[rec.id] = rec
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Bind to the loop that serves requests and arm the deadlines of open prompts."""
+        if self._loop is loop:
+            return
+        self._loop = loop
+        for rec in self.tasks.values():
+            if rec.prompt is not None and not rec.prompt.timed_out:
+                self._arm_deadline(rec)
+
+    def close(self) -> None:
+        """End every subscription and timer, and close the store."""
+        for rec in self.tasks.values():
+            rec.outbox.close()
+            if rec.timer is not None:
+                rec.timer.cancel()
+            for fut in rec.waiters:
+                if not fut.done():
+                    fut.set_result(None)
+        self.store.close()
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The serving loop (bound on first use)."""
+        if self._loop is None:
+            self.attach(asyncio.get_running_loop())
+        assert self._loop is not None
+        return self._loop
+
+    # -- requests -------------------------------------------------------------------------
+
+    def get(self, task_id: str) -> TaskRecord:
+        """The task record, or raise TaskNotFound (-32001)."""
+        rec = self.tasks.get(task_id)
+        if rec is None:
+            raise TaskNotFound(f"task {task_id!r} not found")
+        return rec
+
+    def send(self, message: Message) -> tuple[TaskRecord, int]:
+        """Handle a client message; returns the task and the outbox id before the change.
+
+        Raises the A2A error the binding should answer with; on error nothing changed.
+        """
+        if message.role is not Role.USER:
+            raise InvalidParams("/message/role: a client message must have role user")
+        if not message.parts:
+            raise InvalidParams("/message/parts: a message needs at least one part")
+        raw = (message.metadata or {}).get(RESPONSE_KEY)
+        if message.task_id is None:
+            if raw is not None:
+                raise InvalidParams(
+                    f"/message/taskId: a message carrying {RESPONSE_KEY} must name the task "
+                    "that emitted the prompt (§Response Envelope)"
+                )
+            return self._new_task(message)
+        rec = self.get(message.task_id)
+        if raw is not None:
+            try:
+                response = ResponseEnvelope.from_json(raw)
+            except MalformedResponse as exc:
+                raise InvalidParams(f"/message/metadata/{RESPONSE_KEY}: {exc}") from None
+            return self._answer(rec, message, response.prompt_id, response.payload)
+        state = rec.task.status.state
+        if state.is_terminal:
+            raise UnsupportedOperation(f"task {rec.id} is {state.value}: it takes no more messages")
+        if rec.prompt is None:
+            raise UnsupportedOperation(f"task {rec.id} is not waiting for input")
+        data = next((p.data for p in message.parts if isinstance(p.data, dict)), None)
+        if data is None:
+            raise InvalidParams(
+                f"task {rec.id} waits for an answer to prompt {rec.prompt.prompt_id}: send "
+                f"metadata.{RESPONSE_KEY} (extension {EXTENSION_URI}) or a data part "
+                "holding an object that matches the prompt's response_schema"
+            )
+        return self._answer(rec, message, rec.prompt.prompt_id, data)
+
+    def cancel(self, task_id: str) -> TaskRecord:
+        """Cancel a task (TaskNotCancelable when it is terminal); its prompt closes."""
+        rec = self.get(task_id)
+        if rec.task.status.state.is_terminal:
+            raise TaskNotCancelable(f"task {task_id} is {rec.task.status.state.value}")
+        self._close_prompt(rec, "closed")
+        self._emit_status(rec, TaskState.CANCELED, "Canceled at the client's request.")
+        self._commit(rec)
+        return rec
+
+    def list_tasks(
+        self, *, context_id: str | None = None, state: TaskState | None = None
+    ) -> list[TaskRecord]:
+        """Tasks, newest first, filtered by context and state."""
+        return [
+            rec
+            for rec in reversed(self.tasks.values())
+            if (context_id is None or rec.task.context_id == context_id)
+            and (state is None or rec.task.status.state is state)
+        ]
+
+    async def settled(self, rec: TaskRecord) -> None:
+        """Wait until no delayed transition of the task is pending."""
+        while rec.pending:
+            fut: asyncio.Future[None] = self.loop.create_future()
+            rec.waiters.append(fut)
+            await fut
+
+    # -- the script -----------------------------------------------------------------------
+
+    def _new_task(self, message: Message) -> tuple[TaskRecord, int]:
+        name, options = self._pick_scenario(message)
+        scenario = self.scenarios.get(name)
+        assert scenario is not None
+        merged = {**self.defaults.get(name, {}), **options}
+        try:
+            steps = scenario.steps_for(merged)
+        except ValueError as exc:
+            raise InvalidParams(f"scenario {name!r}: {exc}") from None
+        task_id, context_id = str(uuid.uuid4()), message.context_id or str(uuid.uuid4())
+        first = copy.copy(message)
+        first.task_id, first.context_id = task_id, context_id
+        task = Task(
+            task_id,
+            context_id,
+            TaskStatus(TaskState.SUBMITTED, timestamp=now_iso()),
+            history=[first],
+            metadata={"scenario": name},
+        )
+        rec = TaskRecord(task, name, options, steps)
+        self.tasks[task_id] = rec
+        rec.outbox.append(copy.deepcopy(task))
+        self._emit_status(rec, TaskState.WORKING, None)
+        self._advance(rec)
+        self._commit(rec)
+        return rec, 0
+
+    def _pick_scenario(self, message: Message) -> tuple[str, dict[str, Any]]:
+        for i, part in enumerate(message.parts):
+            if isinstance(part.data, dict) and "scenario" in part.data:
+                name = part.data["scenario"]
+                if not isinstance(name, str) or self.scenarios.get(name) is None:
+                    raise InvalidParams(
+                        f"/message/parts/{i}/data/scenario: unknown scenario {name!r}; "
+                        f"known: {', '.join(self.scenarios.names())}"
+                    )
+                return name, {k: v for k, v in part.data.items() if k != "scenario"}
+        for part in message.parts:
+            if part.text is not None and self.scenarios.get(part.text.strip()) is not None:
+                return part.text.strip(), {}
+        return DEFAULT_SCENARIO, {}
+
+    def _answer(
+        self, rec: TaskRecord, message: Message, prompt_id: str, payload: dict[str, Any]
+    ) -> tuple[TaskRecord, int]:
+        # Every check comes before any change (§Acceptance and rejection).
+        open_ = rec.prompt
+        if open_ is None or open_.prompt_id != prompt_id:
+            if self.faults.accept_duplicates and prompt_id == rec.last_answered:
+                return rec, rec.outbox.last_id
+            raise PromptConflict(
+                f"prompt_id {prompt_id} is unknown or already answered for task {rec.id}",
+                data={"extension": EXTENSION_URI, "prompt_id": prompt_id, "task_id": rec.id},
+            )
+        issues = validate_payload(open_.envelope["response_schema"], payload)
+        if issues:
+            data: dict[str, Any] = {
+                "extension": EXTENSION_URI,
+                "prompt_id": prompt_id,
+                "task_id": rec.id,
+            }
+            # Sorted by member, so the same bad payload always gives the same answer.
+            errors = [i.to_json() for i in sorted(issues, key=lambda i: (i.path, i.keyword))]
+            if self.faults.errors_422_without_list:
+                data[OMIT_ERRORS] = True
+                errors = []
+            raise ResponseInvalid(
+                f"payload does not match the response_schema of prompt {prompt_id}",
+                data=data,
+                validation_errors=errors,
+            )
+        start = rec.outbox.last_id
+        self._close_prompt(rec, "answered")
+        rec.last_answered = prompt_id
+        rec.answers.append(payload)
+        rec.step_index += 1
+        stored = copy.copy(message)
+        stored.context_id = rec.task.context_id
+        rec.task.history.append(stored)
+        if self.faults.never_resume:
+            pass
+        elif self.faults.slow_resume_ms:
+            rec.pending += 1
+            self.loop.call_later(self.faults.slow_resume_ms / 1000, self._resume, rec, True)
+        else:
+            self._resume(rec, False)
+        self._commit(rec)
+        return rec, start
+
+    def _resume(self, rec: TaskRecord, delayed: bool) -> None:
+        if delayed:
+            rec.pending -= 1
+        if not rec.task.status.state.is_terminal:
+            # §Acceptance and rejection / AC-4: out of INPUT_REQUIRED at once.
+            self._emit_status(rec, TaskState.WORKING, None)
+            self._advance(rec)
+        if delayed:
+            self._commit(rec)
+        if not rec.pending:
+            for fut in rec.waiters:
+                if not fut.done():
+                    fut.set_result(None)
+            rec.waiters.clear()
+
+    def _advance(self, rec: TaskRecord) -> None:
+        if rec.step_index < len(rec.steps):
+            self._open_prompt(rec, rec.steps[rec.step_index])
+            return
+        scenario = self.scenarios.get(rec.scenario)
+        try:
+            outcome = scenario.finish(rec.answers) if scenario else Outcome()
+        except Exception as exc:  # a user's finish() failing fails the task, not the agent
+            log.exception("scenario %s: finish() failed", rec.scenario)
+            outcome = Outcome(TaskState.FAILED, f"The scenario failed: {exc}")
+        for i, data in enumerate(outcome.artifacts):
+            artifact = Artifact(str(uuid.uuid4()), [Part(data=dict(data))], name=f"result-{i + 1}")
+            rec.task.artifacts.append(artifact)
+            rec.outbox.append(
+                TaskArtifactUpdateEvent(rec.id, rec.task.context_id, artifact, last_chunk=True)
+            )
+        self._emit_status(rec, outcome.state, outcome.text)
+
+    def _mint_prompt_id(self) -> str:
+        if self.faults.reuse_prompt_ids:
+            if self._reused_id is None:
+                self._reused_id = next(iter(sorted(self.issued)), None) or str(uuid.uuid4())
+            return self._reused_id
+        while True:  # S-5: unique within the agent's lifetime, across restarts when durable
+            pid = str(uuid.uuid4())
+            if pid not in self.issued:
+                return pid
+
+    def _open_prompt(self, rec: TaskRecord, step: Step) -> None:
+        pid = self._mint_prompt_id()
+        envelope: dict[str, Any] = {
+            "prompt_id": pid,
+            "prompt": step.prompt,
+            "response_schema": copy.deepcopy(dict(step.response_schema)),
+        }
+        if step.deadline_seconds is not None:
+            at = datetime.now(timezone.utc) + timedelta(seconds=step.deadline_seconds)
+            envelope["deadline"] = at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        if step.allowed_responders is not None:
+            envelope["allowed_responders"] = list(step.allowed_responders)
+        if self.faults.oversize_schema:
+            envelope["response_schema"]["description"] = "x" * _OVERSIZE_PAD
+        else:
+            # §Prompt Envelope: every envelope this agent emits passes the strict check.
+            errors = [f for f in check_prompt(envelope, mode="strict") if f.severity == "error"]
+            if not errors:
+                try:
+                    compile_schema(envelope["response_schema"])
+                except Exception as exc:
+                    errors = [exc]  # type: ignore[list-item]
+            if errors:
+                log.error("scenario %s emitted a bad envelope: %s", rec.scenario, errors)
+                self._emit_status(
+                    rec, TaskState.FAILED, "The scenario's prompt is not valid: " + str(errors[0])
+                )
+                return
+        self.issued.add(pid)
+        rec.prompt = OpenPrompt(pid, envelope, step.on_deadline)
+        rec.prompt_rows.append((pid, rec.id, "open"))
+        text = f"{step.prompt}\n(Answer with a data part holding a JSON object.)"
+        msg = Message(
+            str(uuid.uuid4()),
+            Role.AGENT,
+            [Part(text=text)],
+            task_id=rec.id,
+            context_id=rec.task.context_id,
+            metadata={EXTENSION_URI: envelope},
+            extensions=[EXTENSION_URI],
+        )
+        self._emit_status(rec, TaskState.INPUT_REQUIRED, msg)
+        self._arm_deadline(rec)
+
+    def _close_prompt(self, rec: TaskRecord, status: str) -> None:
+        if rec.prompt is not None:
+            rec.prompt_rows.append((rec.prompt.prompt_id, rec.id, status))
+            rec.prompt = None
+        if rec.timer is not None:
+            rec.timer.cancel()
+            rec.timer = None
+
+    def _arm_deadline(self, rec: TaskRecord) -> None:
+        if self._loop is None or rec.prompt is None or rec.prompt.deadline_at is None:
+            return
+        delay = (rec.prompt.deadline_at - datetime.now(timezone.utc)).total_seconds()
+        rec.timer = self._loop.call_later(
+            max(delay, 0.0), self._deadline_passed, rec, rec.prompt.prompt_id
+        )
+
+    def _deadline_passed(self, rec: TaskRecord, prompt_id: str) -> None:
+        rec.timer = None
+        p = rec.prompt
+        if p is None or p.prompt_id != prompt_id or p.timed_out:
+            return
+        signal = {
+            TIMEOUT_KEY: {
+                "promptId": prompt_id,
+                "deadline": p.envelope.get("deadline"),
+                "policy": p.on_deadline,
+            }
+        }
+        if p.on_deadline == "fail":
+            self._close_prompt(rec, "closed")
+            self._emit_status(
+                rec, TaskState.FAILED, f"The deadline of prompt {prompt_id} passed.", signal
+            )
+        else:
+            # S-4: the prompt stays open; the signal rides on an unchanged status.
+            p.timed_out = True
+            status = copy.copy(rec.task.status)
+            rec.outbox.append(TaskStatusUpdateEvent(rec.id, rec.task.context_id, status, signal))
+        self._commit(rec)
+
+    def _emit_status(
+        self,
+        rec: TaskRecord,
+        state: TaskState,
+        message: Message | str | None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        if isinstance(message, str):
+            message = Message(
+                str(uuid.uuid4()),
+                Role.AGENT,
+                [Part(text=message)],
+                task_id=rec.id,
+                context_id=rec.task.context_id,
+            )
+        if message is not None:
+            rec.task.history.append(message)
+        rec.task.status = TaskStatus(state, message, now_iso())
+        event = TaskStatusUpdateEvent(
+            rec.id, rec.task.context_id, copy.copy(rec.task.status), metadata
+        )
+        rec.outbox.append(event)
+
+    # -- persistence ----------------------------------------------------------------------
+
+    def _commit(self, rec: TaskRecord) -> None:
+        if self.store.durable:
+            events = [
+                (seq, codec_v1.encode_stream_response(ev))
+                for seq, ev in rec.outbox.after(rec.committed)
+            ]
+            self.store.commit(self._record_to_json(rec), events, rec.prompt_rows)
+        rec.committed = rec.outbox.last_id
+        rec.prompt_rows.clear()
+
+    def _record_to_json(self, rec: TaskRecord) -> dict[str, Any]:
+        p = rec.prompt
+        return {
+            "id": rec.id,
+            "task": codec_v1.encode_task(rec.task),
+            "scenario": rec.scenario,
+            "options": rec.options,
+            "step_index": rec.step_index,
+            "answers": rec.answers,
+            "last_answered": rec.last_answered,
+            "prompt": None
+            if p is None
+            else {
+                "prompt_id": p.prompt_id,
+                "envelope": p.envelope,
+                "on_deadline": p.on_deadline,
+                "timed_out": p.timed_out,
+            },
+        }
+
+    def _record_from_json(self, blob: Mapping[str, Any], outbox: Outbox) -> TaskRecord:
+        name = blob["scenario"]
+        scenario = self.scenarios.get(name)
+        options = dict(blob.get("options") or {})
+        steps: list[Step] = []
+        if scenario is not None:
+            steps = scenario.steps_for({**self.defaults.get(name, {}), **options})
+        else:
+            log.warning("task %s: scenario %r is not registered here", blob["id"], name)
+        p = blob.get("prompt")
+        return TaskRecord(
+            task=codec_v1.decode_task(blob["task"]),
+            scenario=name,
+            options=options,
+            steps=steps,
+            step_index=int(blob["step_index"]),
+            answers=list(blob.get("answers") or []),
+            prompt=None
+            if p is None
+            else OpenPrompt(p["prompt_id"], p["envelope"], p["on_deadline"], p["timed_out"]),
+            last_answered=blob.get("last_answered"),
+            outbox=outbox,
+        )
+
+
+def ends_stream(event: StreamEvent) -> bool:
+    """True for the event after which a stream closes: a terminal or interrupted status."""
+    if isinstance(event, (Task, TaskStatusUpdateEvent)):
+        state = event.status.state
+        return state.is_terminal or state.is_interrupted
+    return isinstance(event, Message)
+
+
+async def follow(
+    rec: TaskRecord, after: int, *, ping_interval: float = 15.0
+) -> AsyncIterator[tuple[int, StreamEvent] | None]:
+    """The task's events after id ``after``, then live ones, until one ends the stream.
+
+    Yields ``(id, event)``, or ``None`` when nothing happened for ``ping_interval``
+    seconds (time for a keep-alive). The backlog is read and the listener registered in
+    one step on the loop, so no event is missed or repeated (§Outbox / Replay).
+    """
+    queue = rec.outbox.listen()
+    try:
+        last = after
+        for seq, event in rec.outbox.after(after):
+            yield seq, event
+            last = seq
+            if ends_stream(event):
+                return
+        while True:
+            try:
+                seq, item = await asyncio.wait_for(queue.get(), ping_interval)
+            except asyncio.TimeoutError:
+                yield None
+                continue
+            if item is None:  # the agent is stopping
+                return
+            if seq <= last:
+                continue
+            yield seq, item
+            last = seq
+            if ends_stream(item):
+                return
+    finally:
+        rec.outbox.unlisten(queue)

@@ -1,0 +1,562 @@
+"""Tornado handlers of the mock agent: agent card, HTTP+JSON (REST) and shared plumbing.
+
+Routes, relative to a prefix (``""`` standalone, anything when mounted)::
+
+    GET  /.well-known/agent-card.json     the agent card (A2A §8)
+    POST /                                JSON-RPC 1.0 and 0.3   (see jsonrpc.py)
+    POST /message:send                    HTTP+JSON (A2A §11)
+    POST /message:stream
+    GET  /tasks/{id}       GET /tasks
+    POST /tasks/{id}:cancel
+    POST /tasks/{id}:subscribe            (GET too)
+    *    /tasks/{id}/pushNotificationConfigs...   PushNotificationNotSupported
+    GET  /extendedAgentCard                       ExtendedAgentCardNotConfigured
+
+Errors on the HTTP+JSON binding are ``google.rpc.Status`` bodies with an ErrorInfo.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import tornado.web
+from tornado.iostream import StreamClosedError
+
+from hitl_nb._json import parse_json
+from hitl_nb.a2a import codec_v1
+from hitl_nb.a2a.model import (
+    AgentCapabilities,
+    AgentCard,
+    AgentExtension,
+    AgentInterface,
+    AgentSkill,
+    StreamEvent,
+    TaskState,
+    WireDecodeError,
+)
+from hitl_nb.a2a.sse import encode_comment, encode_event
+from hitl_nb.errors import (
+    A2AError,
+    BadJSON,
+    ContentTypeNotSupported,
+    ExtendedAgentCardNotConfigured,
+    InvalidParams,
+    InvalidRequest,
+    JSONParseError,
+    MethodNotFound,
+    PushNotificationNotSupported,
+    ResponseInvalid,
+    UnsupportedOperation,
+    VersionNotSupported,
+)
+from hitl_nb.mock_agent.core import OMIT_ERRORS, AgentCore, TaskRecord, follow
+from hitl_nb.mock_agent.faults import Faults
+from hitl_nb.mock_agent.views import event_view, task_view
+from hitl_nb.spec import (
+    EXTENSION_URI,
+    HEADER_EXTENSIONS,
+    HEADER_EXTENSIONS_V03,
+    HEADER_VERSION,
+    agent_card_extension,
+)
+
+__all__ = ["AgentService", "make_handlers", "VALIDATION_DETAIL_TYPE"]
+
+ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
+#: ``@type`` of the error detail that carries ``validation_errors`` (422 / -32011).
+VALIDATION_DETAIL_TYPE = "type.googleapis.com/hitl_prompt.v1.ValidationErrors"
+A2A_DOMAIN = "a2a-protocol.org"
+JSON_TYPES = ("application/json", "application/a2a+json")
+MAX_BODY_BYTES = 1024 * 1024
+MAX_BODY_DEPTH = 64
+
+_GRPC_STATUS = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 409: "ABORTED", 413: "INVALID_ARGUMENT",
+                415: "INVALID_ARGUMENT", 422: "INVALID_ARGUMENT", 500: "INTERNAL"}  # fmt: skip
+_PRECONDITION = ("TASK_NOT_CANCELABLE", "PUSH_NOTIFICATION_NOT_SUPPORTED", "UNSUPPORTED_OPERATION",
+                 "EXTENDED_AGENT_CARD_NOT_CONFIGURED", "VERSION_NOT_SUPPORTED")  # fmt: skip
+
+
+class PayloadTooLarge(InvalidRequest):
+    """The request body is over the size cap (HTTP 413 on the HTTP+JSON binding)."""
+
+    http_status = 413
+
+
+class WrongContentType(ContentTypeNotSupported):
+    """The request's Content-Type is not JSON (HTTP 415 on the HTTP+JSON binding)."""
+
+    http_status = 415
+
+
+def error_details(exc: A2AError) -> list[dict[str, Any]]:
+    """The 1.0 ``error.data`` / REST ``details`` list: an ErrorInfo, then hitl details."""
+    meta: dict[str, str] = {}
+    data = exc.data if isinstance(exc.data, dict) else {}
+    for key, wire in (("extension", "extension"), ("prompt_id", "promptId"), ("task_id", "taskId")):
+        if isinstance(data.get(key), str):
+            meta[wire] = data[key]
+    details: list[dict[str, Any]] = [
+        {"@type": ERROR_INFO_TYPE, "reason": exc.reason, "domain": A2A_DOMAIN, "metadata": meta}
+    ]
+    if isinstance(exc, ResponseInvalid) and not data.get(OMIT_ERRORS):
+        details.append(
+            {
+                "@type": VALIDATION_DETAIL_TYPE,
+                "extension": EXTENSION_URI,
+                "prompt_id": data.get("prompt_id"),
+                "validation_errors": exc.validation_errors,
+            }
+        )
+    return details
+
+
+def error_data_v03(exc: A2AError) -> dict[str, Any] | None:
+    """The 0.3 ``error.data`` object (the reference example's shape for hitl errors)."""
+    if not isinstance(exc.data, dict) or "extension" not in exc.data:
+        return None
+    out: dict[str, Any] = {"extension": EXTENSION_URI, "prompt_id": exc.data.get("prompt_id")}
+    if isinstance(exc, ResponseInvalid) and not exc.data.get(OMIT_ERRORS):
+        out["validation_errors"] = exc.validation_errors
+    return out
+
+
+def rest_error_body(exc: A2AError) -> dict[str, Any]:
+    """A ``google.rpc.Status`` body for ``exc``."""
+    status = "FAILED_PRECONDITION" if exc.reason in _PRECONDITION else None
+    return {
+        "error": {
+            "code": exc.http_status,
+            "status": status or _GRPC_STATUS.get(exc.http_status, "UNKNOWN"),
+            "message": exc.message,
+            "details": error_details(exc),
+        }
+    }
+
+
+@dataclass
+class AgentService:
+    """What the handlers share: the core, the faults, the card's text, the limits."""
+
+    core: AgentCore
+    faults: Faults
+    name: str = "hitl-nb mock agent"
+    description: str = "A scripted A2A agent that asks structured questions (hitl-prompt/v1)."
+    version: str = "0.1.0"
+    prefix: str = ""
+    max_body: int = MAX_BODY_BYTES
+    ping_interval: float = 15.0
+
+    def card(self, base_url: str) -> AgentCard:
+        """The agent card for clients that reach the agent at ``base_url``."""
+        ext = agent_card_extension()
+        skills = [
+            AgentSkill(
+                s.name,
+                s.name,
+                f'{s.description} Start it with a data part {{"scenario": "{s.name}"}} '
+                f'or the text "{s.name}" in the first message (default: approval).',
+                tags=["hitl-prompt", "scenario"],
+                examples=[s.name],
+            )
+            for s in self.core.scenarios
+        ]
+        return AgentCard(
+            name=self.name,
+            description=self.description,
+            version=self.version,
+            supported_interfaces=[
+                AgentInterface(base_url + "/", "JSONRPC", "1.0"),
+                AgentInterface(base_url, "HTTP+JSON", "1.0"),
+            ],
+            capabilities=AgentCapabilities(
+                streaming=True,
+                push_notifications=False,
+                extensions=[
+                    AgentExtension(ext["uri"], ext["description"], ext["required"], ext["params"])
+                ],
+            ),
+            skills=skills,
+            default_input_modes=["text/plain", "application/json"],
+            default_output_modes=["text/plain", "application/json"],
+        )
+
+
+class BaseHandler(tornado.web.RequestHandler):
+    """Plumbing shared by both bindings: activation, echo, body reading, SSE."""
+
+    service: AgentService
+
+    def initialize(self, service: AgentService) -> None:
+        self.service = service
+        self._streaming = False
+
+    @property
+    def core(self) -> AgentCore:
+        """The agent core."""
+        return self.service.core
+
+    def activated(self) -> bool:
+        """Did the request activate hitl-prompt/v1 (§Activation)?"""
+        values: list[str] = []
+        for name in (HEADER_EXTENSIONS, HEADER_EXTENSIONS_V03):
+            values += self.request.headers.get_list(name)
+        return any(v.strip() == EXTENSION_URI for value in values for v in value.split(","))
+
+    def echo_extensions(self, version: str) -> None:
+        """§Activation / HTTP header echo: name the URI in the response when activated."""
+        if self.activated() and not self.service.faults.no_echo:
+            self.set_header(HEADER_EXTENSIONS, EXTENSION_URI)
+            if version == "0.3":
+                self.set_header(HEADER_EXTENSIONS_V03, EXTENSION_URI)
+
+    def requested_version(self) -> str | None:
+        """The ``A2A-Version`` header (or query parameter), or None when absent."""
+        value = self.request.headers.get(HEADER_VERSION) or self.get_query_argument(
+            HEADER_VERSION, None
+        )
+        return value.strip() if value else None
+
+    def read_body(self) -> Any:
+        """The request body as strict JSON, within the size cap."""
+        body = self.request.body
+        if len(body) > self.service.max_body:
+            raise PayloadTooLarge(
+                f"request body of {len(body)} bytes is over the limit of "
+                f"{self.service.max_body} bytes"
+            )
+        ctype = self.request.headers.get("Content-Type", "")
+        media = ctype.split(";")[0].strip().lower()
+        if media and media not in JSON_TYPES and not media.endswith("+json"):
+            raise WrongContentType(
+                f"Content-Type {media!r} is not supported; send application/json "
+                "or application/a2a+json"
+            )
+        try:
+            return parse_json(body, max_bytes=self.service.max_body, max_depth=MAX_BODY_DEPTH)
+        except BadJSON as exc:
+            raise JSONParseError(f"request body: {exc}") from None
+
+    def start_sse(self) -> None:
+        """Send the headers of a ``text/event-stream`` response."""
+        self._streaming = True
+        self.set_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.set_header("Cache-Control", "no-cache")
+        self.set_header("X-Accel-Buffering", "no")
+
+    async def pump(
+        self,
+        rec: TaskRecord,
+        after: int,
+        wrap: Callable[[StreamEvent], dict[str, Any]],
+        *,
+        first: tuple[int, StreamEvent] | None = None,
+    ) -> None:
+        """Stream the task's events (``first``, then those after ``after``) as SSE."""
+        activated = self.activated()
+        faults = self.service.faults
+
+        async def source() -> AsyncGenerator[tuple[int, StreamEvent] | None, None]:
+            if first is not None:
+                yield first
+            async for item in follow(rec, after, ping_interval=self.service.ping_interval):
+                yield item
+
+        gen = source()
+        try:
+            async for item in gen:
+                if item is None:
+                    self.write(encode_comment("ping"))
+                else:
+                    seq, event = item
+                    shown = event_view(event, activated=activated, faults=faults)
+                    data = json.dumps(wrap(shown), separators=(",", ":"))
+                    self.write(encode_event(data, id=str(seq)))
+                await self.flush()
+        except StreamClosedError:
+            pass
+        finally:
+            await gen.aclose()
+
+    def last_event_id(self) -> int | None:
+        """The ``Last-Event-ID`` header as an outbox id (InvalidParams when malformed)."""
+        raw = self.request.headers.get("Last-Event-ID")
+        if raw is None or not raw.strip():
+            return None
+        if not raw.strip().isdigit():
+            raise InvalidParams(f"Last-Event-ID must be an event id from this agent, got {raw!r}")
+        return int(raw.strip())
+
+    def subscription(self, rec: TaskRecord) -> tuple[int, tuple[int, StreamEvent] | None]:
+        """Where a subscription starts: ``(after, first event)``.
+
+        Without Last-Event-ID: the Task snapshot first (A2A §3.1.6), then live events.
+        With it: exactly the events after that id (no snapshot), then live ones.
+        """
+        last = self.last_event_id()
+        if last is not None and not self.service.faults.no_replay:
+            if rec.task.status.state.is_terminal and last >= rec.outbox.last_id:
+                raise UnsupportedOperation(f"task {rec.id} is terminal; nothing to replay")
+            return min(last, rec.outbox.last_id), None
+        if rec.task.status.state.is_terminal:
+            raise UnsupportedOperation(
+                f"task {rec.id} is {rec.task.status.state.value}: it cannot be subscribed to"
+            )
+        snap = task_view(
+            rec.task, activated=self.activated(), faults=self.service.faults, snapshot=True
+        )
+        return rec.outbox.last_id, (rec.outbox.last_id, snap)
+
+
+# -- HTTP+JSON --------------------------------------------------------------------------
+
+
+class RestHandler(BaseHandler):
+    """Base of the HTTP+JSON routes: 1.0 only; errors as google.rpc.Status bodies."""
+
+    def prepare(self) -> None:
+        self.echo_extensions("1.0")
+        version = self.requested_version()
+        # A missing version is served as 1.0 here: these routes exist only in 1.0.
+        if version is not None and version not in ("1.0", "1"):
+            raise VersionNotSupported(f"A2A version {version!r} is not supported; use 1.0")
+
+    def send_error_body(self, exc: A2AError) -> None:
+        """Answer with ``exc`` as a Status body (or end the stream if one started)."""
+        if self._streaming:
+            self.finish()
+            return
+        self.set_status(exc.http_status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(rest_error_body(exc)))
+
+    def _handle_request_exception(self, e: BaseException) -> None:
+        if isinstance(e, A2AError):
+            self.send_error_body(e)
+            return
+        if isinstance(e, tornado.web.HTTPError) and e.status_code == 405:
+            self.send_error_body(
+                _MethodNotAllowed(f"{self.request.method} is not allowed on {self.request.path}")
+            )
+            return
+        super()._handle_request_exception(e)
+
+    def write_json(self, obj: Any) -> None:
+        """Answer 200 with a JSON body."""
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(obj, separators=(",", ":")))
+
+    def view(self, rec: TaskRecord, history_length: int | None = None) -> dict[str, Any]:
+        """The task as this client may see it, as 1.0 JSON."""
+        task = task_view(
+            rec.task,
+            activated=self.activated(),
+            faults=self.service.faults,
+            history_length=history_length,
+        )
+        return codec_v1.encode_task(task)
+
+    def int_arg(self, name: str, low: int, high: int) -> int | None:
+        """An optional integer query parameter within ``[low, high]``."""
+        raw = self.get_query_argument(name, None)
+        if raw is None:
+            return None
+        if not raw.isdigit() or not low <= int(raw) <= high:
+            raise InvalidParams(f"query parameter {name} must be an integer in [{low}, {high}]")
+        return int(raw)
+
+
+class _MethodNotAllowed(MethodNotFound):
+    http_status = 405
+
+
+def decode_send_params(body: Any, pointer: str, codec: Any) -> tuple[Any, dict[str, Any]]:
+    """The message and configuration of a send request (InvalidParams naming the member)."""
+    if not isinstance(body, dict):
+        raise InvalidParams(f"{pointer or '/'}: expected an object")
+    if "message" not in body:
+        raise InvalidParams(f"{pointer}/message: required member is missing")
+    try:
+        message = codec.decode_message(body["message"], f"{pointer}/message")
+    except WireDecodeError as exc:
+        raise InvalidParams(str(exc)) from None
+    config = body.get("configuration") or {}
+    if not isinstance(config, dict):
+        raise InvalidParams(f"{pointer}/configuration: expected an object")
+    for key in ("returnImmediately", "blocking"):
+        if key in config and not isinstance(config[key], bool):
+            raise InvalidParams(f"{pointer}/configuration/{key}: expected a boolean")
+    hl = config.get("historyLength")
+    if hl is not None and (isinstance(hl, bool) or not isinstance(hl, int) or hl < 0):
+        raise InvalidParams(f"{pointer}/configuration/historyLength: expected an integer >= 0")
+    return message, config
+
+
+class MessageSendHandler(RestHandler):
+    """``POST /message:send``."""
+
+    async def post(self) -> None:
+        message, config = decode_send_params(self.read_body(), "", codec_v1)
+        rec, _ = self.core.send(message)
+        if not config.get("returnImmediately"):
+            await self.core.settled(rec)
+        self.write_json({"task": self.view(rec, config.get("historyLength"))})
+
+
+class MessageStreamHandler(RestHandler):
+    """``POST /message:stream``: SSE of bare StreamResponse objects."""
+
+    async def post(self) -> None:
+        message, _ = decode_send_params(self.read_body(), "", codec_v1)
+        rec, start = self.core.send(message)
+        self.start_sse()
+        await self.pump(rec, start, codec_v1.encode_stream_response)
+
+
+class TaskHandler(RestHandler):
+    """``GET /tasks/{id}``."""
+
+    def get(self, task_id: str) -> None:
+        rec = self.core.get(task_id)
+        self.write_json(self.view(rec, self.int_arg("historyLength", 0, 1_000_000)))
+
+
+class TasksHandler(RestHandler):
+    """``GET /tasks``: ListTasks with contextId, status, pageSize, pageToken filters."""
+
+    def get(self) -> None:
+        state_arg = self.get_query_argument("status", None)
+        include = self.get_query_argument("includeArtifacts", "false").lower()
+        if include not in ("true", "false"):
+            raise InvalidParams("query parameter includeArtifacts must be true or false")
+        self.write_json(
+            list_tasks(
+                self,
+                context_id=self.get_query_argument("contextId", None),
+                state=state_arg,
+                page_size=self.int_arg("pageSize", 1, 100),
+                page_token=self.get_query_argument("pageToken", None),
+                history_length=self.int_arg("historyLength", 0, 1_000_000),
+                include_artifacts=include == "true",
+            )
+        )
+
+
+def list_tasks(
+    handler: BaseHandler,
+    *,
+    context_id: str | None,
+    state: str | None,
+    page_size: int | None,
+    page_token: str | None,
+    history_length: int | None,
+    include_artifacts: bool,
+) -> dict[str, Any]:
+    """A ListTasks result (1.0 JSON) shared by both bindings."""
+    wanted: TaskState | None = None
+    if state:
+        try:
+            wanted = codec_v1.state_from_wire(state, "/status")
+        except WireDecodeError as exc:
+            raise InvalidParams(str(exc)) from None
+    if page_token and not page_token.isdigit():
+        raise InvalidParams("pageToken is not a token this agent issued")
+    recs = handler.core.list_tasks(context_id=context_id, state=wanted)
+    size = page_size or 50
+    start = int(page_token) if page_token else 0
+    page = recs[start : start + size]
+    tasks = [
+        codec_v1.encode_task(
+            task_view(
+                r.task,
+                activated=handler.activated(),
+                faults=handler.service.faults,
+                history_length=history_length,
+                include_artifacts=include_artifacts,
+            )
+        )
+        for r in page
+    ]
+    more = start + size < len(recs)
+    return {
+        "tasks": tasks,
+        "nextPageToken": str(start + size) if more else "",
+        "pageSize": size,
+        "totalSize": len(recs),
+    }
+
+
+class TaskActionHandler(RestHandler):
+    """``POST /tasks/{id}:cancel`` and ``POST|GET /tasks/{id}:subscribe``."""
+
+    async def post(self, task_id: str, action: str) -> None:
+        if action == "cancel":
+            rec = self.core.cancel(task_id)
+            self.write_json(self.view(rec))
+            return
+        rec = self.core.get(task_id)
+        after, first = self.subscription(rec)
+        self.start_sse()
+        await self.pump(rec, after, codec_v1.encode_stream_response, first=first)
+
+    async def get(self, task_id: str, action: str) -> None:
+        if action != "subscribe":
+            raise _MethodNotAllowed(f"GET is not allowed on :{action}; use POST")
+        await self.post(task_id, action)
+
+
+class PushConfigHandler(RestHandler):
+    """Every push-notification route: this agent does not do push notifications."""
+
+    def _refuse(self, *args: str) -> None:
+        raise PushNotificationNotSupported("this agent does not support push notifications")
+
+    get = post = delete = put = _refuse
+
+
+class ExtendedCardHandler(RestHandler):
+    """``GET /extendedAgentCard``: there is none."""
+
+    def get(self) -> None:
+        raise ExtendedAgentCardNotConfigured("this agent has no extended agent card")
+
+
+class NotFoundHandler(RestHandler):
+    """Anything else under the prefix: 404 with a Status body."""
+
+    def prepare(self) -> None:
+        raise MethodNotFound(f"no A2A route {self.request.method} {self.request.path}")
+
+
+class AgentCardHandler(BaseHandler):
+    """``GET /.well-known/agent-card.json``."""
+
+    def get(self) -> None:
+        base = f"{self.request.protocol}://{self.request.host}{self.service.prefix}"
+        self.set_header("Content-Type", "application/json")
+        self.set_header("Cache-Control", "no-cache")
+        self.finish(json.dumps(codec_v1.encode_agent_card(self.service.card(base))))
+
+
+def make_handlers(service: AgentService) -> list[tuple[str, type, dict[str, Any]]]:
+    """The route table under ``service.prefix``, ready for ``Application.add_handlers``."""
+    from hitl_nb.mock_agent.jsonrpc import JsonRpcHandler
+
+    p = service.prefix.rstrip("/")
+    service.prefix = p
+    kw = {"service": service}
+    tid = r"([^/:]+)"
+    return [
+        (rf"{p}/\.well-known/agent-card\.json", AgentCardHandler, kw),
+        (rf"{p}/?", JsonRpcHandler, kw),
+        (rf"{p}/message:send", MessageSendHandler, kw),
+        (rf"{p}/message:stream", MessageStreamHandler, kw),
+        (rf"{p}/tasks", TasksHandler, kw),
+        (rf"{p}/tasks/{tid}", TaskHandler, kw),
+        (rf"{p}/tasks/{tid}:(cancel|subscribe)", TaskActionHandler, kw),
+        (rf"{p}/tasks/{tid}/pushNotificationConfigs(?:/.*)?", PushConfigHandler, kw),
+        (rf"{p}/extendedAgentCard", ExtendedCardHandler, kw),
+        (rf"{p}/.*", NotFoundHandler, kw),
+    ]

@@ -1,0 +1,463 @@
+"""The mock agent on the wire: card, both bindings, both versions, the extension's MUSTs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from hitl_nb.mock_agent import BUILTIN_SCENARIOS, MockAgent
+from hitl_nb.spec import PromptEnvelope, check_prompt
+from tests.helpers.mock_agent_client import URI, Collector, Wire, envelope_of, headers, user_message
+
+
+@pytest.fixture(scope="module")
+def agent() -> Iterator[MockAgent]:
+    with MockAgent(deadline_seconds=0.3) as a:
+        yield a
+
+
+@pytest.fixture()
+def wire(agent: MockAgent) -> Iterator[Wire]:
+    w = Wire(agent.url)
+    yield w
+    w.close()
+
+
+# -- card ---------------------------------------------------------------------------------
+
+
+def test_card(wire: Wire, agent: MockAgent) -> None:
+    card = wire.http.get(agent.card_url).json()
+    assert card["supportedInterfaces"] == [
+        {"url": agent.url + "/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": agent.url, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+    ]
+    caps = card["capabilities"]
+    assert caps["streaming"] is True and caps["pushNotifications"] is False
+    assert caps["extensions"] == [
+        {
+            "uri": URI,
+            "description": "Structured HITL prompt envelope on INPUT_REQUIRED state.",
+            "required": False,
+            "params": {},
+        }
+    ]
+    assert [s["id"] for s in card["skills"]] == [s.name for s in BUILTIN_SCENARIOS]
+    assert all('"scenario"' in s["description"] for s in card["skills"])
+
+
+# -- activation ---------------------------------------------------------------------------
+
+
+def test_activated_prompt_is_strict_valid_and_echoed(wire: Wire) -> None:
+    r, body = wire.rpc("SendMessage", {"message": user_message([{"text": "approval"}])})
+    assert r.headers["A2A-Extensions"] == URI
+    task = body["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    message = task["status"]["message"]
+    assert URI in message["extensions"]
+    env = envelope_of(task)
+    assert [f for f in check_prompt(env, mode="strict") if f.severity == "error"] == []
+    assert uuid.UUID(env["prompt_id"])
+
+
+def test_without_activation_no_envelope_anywhere(wire: Wire) -> None:
+    r, body = wire.rpc(
+        "SendMessage", {"message": user_message([{"text": "approval"}])}, activated=False
+    )
+    assert "A2A-Extensions" not in r.headers
+    task = body["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    assert task["status"]["message"]["parts"][0]["text"].startswith("Approve")
+    assert URI not in r.text and "prompt_id" not in r.text
+    again = wire.get_task(task["id"], activated=False)
+    assert URI not in json.dumps(again)
+    # ... but a client that activates later sees the open prompt.
+    assert envelope_of(wire.get_task(task["id"]))["prompt"].startswith("Approve")
+
+
+def test_activation_header_is_comma_separated_and_case_insensitive(wire: Wire) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+            "params": {"message": user_message([{"text": "approval"}])}}  # fmt: skip
+    r = wire.rpc_raw(body, hdrs={"a2a-version": "1.0", "a2a-extensions": f"urn:other, {URI}"})
+    assert r.headers["A2A-Extensions"] == URI
+    assert envelope_of(r.json()["result"]["task"])
+
+
+def test_unactivated_client_can_answer_with_a_data_part(wire: Wire) -> None:
+    task = wire.start(activated=False)
+    msg = user_message([{"data": {"approve": True}}], task_id=task["id"])
+    res = wire.result("SendMessage", {"message": msg}, activated=False)
+    assert res["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+# -- acceptance and rejection ---------------------------------------------------------------
+
+
+def test_422_keeps_the_prompt_open_then_a_fix_is_accepted(wire: Wire) -> None:
+    task = wire.start()
+    pid = envelope_of(task)["prompt_id"]
+    r, body = wire.answer(task["id"], pid, {"approve": "yes", "extra": 1})
+    err = body["error"]
+    assert (
+        err["code"] == -32011
+        and err["message"] == "payload does not match the response_schema of prompt " + pid
+    )
+    info, detail = err["data"]
+    assert (
+        info["@type"].endswith("google.rpc.ErrorInfo") and info["reason"] == "HITL_RESPONSE_INVALID"
+    )
+    assert {(e["path"], e["keyword"]) for e in detail["validation_errors"]} == {
+        ("/approve", "type"),
+        ("/extra", "additionalProperties"),
+    }
+    assert wire.get_task(task["id"])["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    r, body = wire.answer(task["id"], pid, {"approve": True, "comment": "ok"})
+    assert body["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def test_409_for_duplicate_unknown_and_foreign_prompt_ids(wire: Wire) -> None:
+    a, b = wire.start(), wire.start()
+    pa, pb = envelope_of(a)["prompt_id"], envelope_of(b)["prompt_id"]
+    _, body = wire.answer(a["id"], pb, {"approve": True})  # another task's prompt
+    assert body["error"]["code"] == -32010
+    _, body = wire.answer(a["id"], str(uuid.uuid4()), {"approve": True})
+    assert body["error"]["code"] == -32010
+    assert wire.answer(a["id"], pa, {"approve": True})[1]["result"]
+    _, body = wire.answer(a["id"], pa, {"approve": False})
+    assert body["error"]["code"] == -32010
+    assert body["error"]["data"][0]["reason"] == "HITL_ALREADY_ANSWERED_OR_UNKNOWN"
+    assert wire.get_task(b["id"])["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+
+
+def test_rest_statuses_409_and_422(wire: Wire, agent: MockAgent) -> None:
+    task = wire.start()
+    pid = envelope_of(task)["prompt_id"]
+
+    def send(payload: Any) -> httpx.Response:
+        msg = user_message(task_id=task["id"], response={"prompt_id": pid, "payload": payload})
+        return wire.http.post(agent.url + "/message:send", json={"message": msg}, headers=headers())
+
+    r = send({"approve": 3})
+    assert r.status_code == 422 and r.headers["A2A-Extensions"] == URI
+    error = r.json()["error"]
+    assert (
+        error["code"] == 422 and error["details"][1]["validation_errors"][0]["path"] == "/approve"
+    )
+    assert send({"approve": True}).status_code == 200
+    r = send({"approve": True})
+    assert r.status_code == 409
+    assert r.json()["error"]["details"][0]["reason"] == "HITL_ALREADY_ANSWERED_OR_UNKNOWN"
+
+
+def test_exactly_one_of_50_racing_answers_is_accepted(agent: MockAgent) -> None:
+    wire = Wire(agent.url)
+    task = wire.start()
+    wire.close()
+    pid = envelope_of(task)["prompt_id"]
+
+    async def race() -> list[int]:
+        limits = httpx.Limits(max_connections=50)
+        async with httpx.AsyncClient(timeout=20, limits=limits) as http:
+
+            async def one(i: int) -> int:
+                msg = user_message(
+                    task_id=task["id"],
+                    response={"prompt_id": pid, "payload": {"approve": i % 2 == 0}},
+                )
+                body = {
+                    "jsonrpc": "2.0",
+                    "id": i,
+                    "method": "SendMessage",
+                    "params": {"message": msg},
+                }
+                r = await http.post(agent.url + "/", json=body, headers=headers())
+                out = r.json()
+                return 0 if "result" in out else int(out["error"]["code"])
+
+            return list(await asyncio.gather(*(one(i) for i in range(50))))
+
+    codes = asyncio.run(race())
+    assert codes.count(0) == 1
+    assert codes.count(-32010) == 49
+
+
+# -- scenarios ----------------------------------------------------------------------------
+
+
+def test_multi_step_issues_three_fresh_prompt_ids(wire: Wire) -> None:
+    task = wire.start("multi-step")
+    seen = []
+    for payload in ({"name": "r1"}, {"replicas": 3}, {"ship": True}):
+        env = envelope_of(task)
+        seen.append(env["prompt_id"])
+        task = wire.answer(task["id"], env["prompt_id"], payload)[1]["result"]["task"]
+    assert len(set(seen)) == 3
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert task["artifacts"][0]["parts"][0]["data"]["answers"][1] == {"replicas": 3}
+
+
+def test_echo_returns_the_payload_as_an_artifact(wire: Wire) -> None:
+    task = wire.start("echo")
+    payload = {"message": "hi", "n": [1, 2]}
+    done = wire.answer(task["id"], envelope_of(task)["prompt_id"], payload)[1]["result"]["task"]
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert done["artifacts"][0]["parts"][0]["data"] == payload
+
+
+@pytest.mark.parametrize(
+    ("scenario", "options", "responders"),
+    [
+        ("consensus", {}, ["consensus:2"]),
+        ("consensus", {"n": 3}, ["consensus:3"]),
+        ("specific", {"responder": "ana@example.org"}, ["specific:ana@example.org"]),
+    ],
+)
+def test_responder_scenarios(
+    wire: Wire, scenario: str, options: dict[str, Any], responders: list[str]
+) -> None:
+    task = wire.start(scenario, **options) if options else wire.start(scenario)
+    assert envelope_of(task)["allowed_responders"] == responders
+
+
+def test_form_tour_schema_is_usable(wire: Wire) -> None:
+    env = envelope_of(wire.start("form-tour"))
+    parsed = PromptEnvelope.from_json(env)
+    assert parsed.validate({"title": "abc", "priority": "low", "approve": True}) == []
+    assert {"oneOf", "allOf", "$defs", "enum", "const", "pattern", "format"} <= set(
+        json.dumps(env["response_schema"]).replace('"', " ").split()
+    )
+
+
+def test_unknown_scenario_and_bad_options_are_invalid_params(wire: Wire) -> None:
+    _, body = wire.rpc("SendMessage", {"message": user_message([{"data": {"scenario": "nope"}}])})
+    assert body["error"]["code"] == -32602 and "unknown scenario 'nope'" in body["error"]["message"]
+    bad = user_message([{"data": {"scenario": "consensus", "n": 0}}])
+    _, body = wire.rpc("SendMessage", {"message": bad})
+    assert body["error"]["code"] == -32602 and "'n'" in body["error"]["message"]
+
+
+def test_deadline_keep_open_signals_and_still_accepts(wire: Wire, agent: MockAgent) -> None:
+    task = wire.start("deadline", deadline_seconds=0.2)
+    env = envelope_of(task)
+    sub = Collector(agent.url, "/", {"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask",
+                                     "params": {"id": task["id"]}}, headers())  # fmt: skip
+    events = sub.join()
+    assert "task" in events[0][1]["result"]
+    signal = events[-1][1]["result"]["statusUpdate"]
+    assert signal["metadata"]["hitlTimeout"] == {
+        "promptId": env["prompt_id"],
+        "deadline": env["deadline"],
+        "policy": "keep-open",
+    }
+    assert signal["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    assert wire.answer(task["id"], env["prompt_id"], {"approve": True})[1]["result"]
+
+
+def test_deadline_fail_policy_fails_the_task(wire: Wire) -> None:
+    task = wire.start("deadline", deadline_seconds=0.1, on_deadline="fail")
+    pid = envelope_of(task)["prompt_id"]
+    for _ in range(100):
+        now = wire.get_task(task["id"])
+        if now["status"]["state"] != "TASK_STATE_INPUT_REQUIRED":
+            break
+        asyncio.run(asyncio.sleep(0.02))
+    assert now["status"]["state"] == "TASK_STATE_FAILED"
+    assert wire.answer(task["id"], pid, {"approve": True})[1]["error"]["code"] == -32010
+
+
+# -- streaming and replay -----------------------------------------------------------------
+
+
+def test_streaming_send_ends_at_input_required(wire: Wire) -> None:
+    r, events = wire.rpc_stream(
+        "SendStreamingMessage", {"message": user_message([{"text": "echo"}])}
+    )
+    assert r.headers["A2A-Extensions"] == URI
+    ids = [int(i or 0) for i, _ in events]
+    assert ids == list(range(1, len(events) + 1))
+    kinds = [next(iter(e["result"])) for _, e in events]
+    assert kinds == ["task", "statusUpdate", "statusUpdate"]
+    last = events[-1][1]["result"]["statusUpdate"]
+    assert last["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    assert envelope_of(last)
+
+
+def test_subscribe_snapshot_then_live_then_replay(wire: Wire, agent: MockAgent) -> None:
+    task = wire.start("multi-step")
+    env = envelope_of(task)
+    body = {"jsonrpc": "2.0", "id": 9, "method": "SubscribeToTask", "params": {"id": task["id"]}}
+    sub = Collector(agent.url, "/", body, headers())
+    first = sub.wait_for(1)
+    snap = first[0][1]["result"]["task"]
+    assert envelope_of(snap) == env  # the open envelope, identical
+    wire.answer(task["id"], env["prompt_id"], {"name": "x"})
+    events = sub.join()
+    states = [e["result"]["statusUpdate"]["status"]["state"] for _, e in events[1:]]
+    assert states == ["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED"]
+    # Replay after the snapshot's id: exactly the same events, same ids.
+    _, replay = wire.rpc_stream(
+        "SubscribeToTask", {"id": task["id"]}, last_event_id=str(first[0][0])
+    )
+    assert [(i, e["result"]) for i, e in replay] == [(i, e["result"]) for i, e in events[1:]]
+    # After the last id there is nothing to replay yet: the stream waits for live events.
+    sub2 = Collector(agent.url, "/", body, {**headers(), "Last-Event-ID": events[-1][0] or ""})
+    nxt = envelope_of(wire.get_task(task["id"]))
+    wire.answer(task["id"], nxt["prompt_id"], {"replicas": 2})
+    tail = sub2.join()
+    assert [int(i or 0) for i, _ in tail] == [
+        int(events[-1][0] or 0) + 1,
+        int(events[-1][0] or 0) + 2,
+    ]
+
+
+def test_rest_subscribe_and_v03_resubscribe(wire: Wire, agent: MockAgent) -> None:
+    task = wire.start()
+    env = envelope_of(task)
+    rest = Collector(agent.url, f"/tasks/{task['id']}:subscribe", None, headers())
+    old = Collector(
+        agent.url, "/",
+        {"jsonrpc": "2.0", "id": "o", "method": "tasks/resubscribe", "params": {"id": task["id"]}},
+        headers("0.3"),
+    )  # fmt: skip
+    assert rest.wait_for(1)[0][1]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    snap03 = old.wait_for(1)[0][1]["result"]
+    assert snap03["kind"] == "task" and snap03["status"]["state"] == "input-required"
+    assert snap03["status"]["message"]["metadata"][URI] == env
+    wire.answer(task["id"], env["prompt_id"], {"approve": True})
+    rest_states = [e.get("statusUpdate", {}).get("status", {}).get("state") for _, e in rest.join()]
+    assert rest_states[-1] == "TASK_STATE_COMPLETED"
+    tail03 = [e["result"] for _, e in old.join()][1:]
+    assert tail03[0]["kind"] == "status-update" and tail03[0]["status"]["state"] == "working"
+    assert tail03[-1]["final"] is True and tail03[-1]["status"]["state"] == "completed"
+
+
+def test_subscribe_to_terminal_task_is_unsupported(wire: Wire) -> None:
+    task = wire.start()
+    wire.answer(task["id"], envelope_of(task)["prompt_id"], {"approve": True})
+    r, events = wire.rpc_stream("SubscribeToTask", {"id": task["id"]})
+    assert events[0][1]["error"]["code"] == -32004
+
+
+# -- the other methods ----------------------------------------------------------------------
+
+
+def test_list_and_cancel(wire: Wire) -> None:
+    task = wire.start()
+    listed = wire.result("ListTasks", {"contextId": task["contextId"]})
+    assert [t["id"] for t in listed["tasks"]] == [task["id"]]
+    assert listed["totalSize"] == 1 and listed["nextPageToken"] == ""
+    canceled = wire.result("CancelTask", {"id": task["id"]})
+    assert canceled["status"]["state"] == "TASK_STATE_CANCELED"
+    _, body = wire.rpc("CancelTask", {"id": task["id"]})
+    assert body["error"]["code"] == -32002
+    pid = envelope_of(task)["prompt_id"]
+    assert wire.answer(task["id"], pid, {"approve": True})[1]["error"]["code"] == -32010
+    page = wire.result("ListTasks", {"pageSize": 1, "status": "TASK_STATE_CANCELED"})
+    assert len(page["tasks"]) == 1 and all(
+        t["status"]["state"] == "TASK_STATE_CANCELED" for t in page["tasks"]
+    )
+
+
+def test_rest_get_list_cancel(wire: Wire, agent: MockAgent) -> None:
+    task = wire.start()
+    h = headers()
+    got = wire.http.get(f"{agent.url}/tasks/{task['id']}?historyLength=1", headers=h).json()
+    assert len(got["history"]) == 1
+    listed = wire.http.get(f"{agent.url}/tasks?contextId={task['contextId']}", headers=h).json()
+    assert listed["tasks"][0]["id"] == task["id"]
+    r = wire.http.post(f"{agent.url}/tasks/{task['id']}:cancel", headers=h)
+    assert r.json()["status"]["state"] == "TASK_STATE_CANCELED"
+
+
+@pytest.mark.parametrize(
+    ("method", "version", "code"),
+    [
+        ("CreateTaskPushNotificationConfig", "1.0", -32003),
+        ("GetTaskPushNotificationConfig", "1.0", -32003),
+        ("tasks/pushNotificationConfig/set", None, -32003),
+        ("GetExtendedAgentCard", "1.0", -32007),
+        ("message/send", "1.0", -32601),
+        ("SendMessage", None, -32601),
+        ("SendMessage", "2.0", -32009),
+    ],
+)
+def test_method_and_version_errors(wire: Wire, method: str, version: str | None, code: int) -> None:
+    _, body = wire.rpc(method, {"id": "x"}, version=version)
+    assert body["error"]["code"] == code
+
+
+def test_v03_invalid_response_vector(wire: Wire) -> None:
+    """The extension's invalid-response-422 example, with our own ids, over 0.3."""
+    res = wire.result(
+        "message/send",
+        {"message": user_message([{"text": "approval"}], v03=True)},
+        version=None,
+    )
+    pid = res["status"]["message"]["metadata"][URI]["prompt_id"]
+    request = {
+        "kind": "message",
+        "messageId": "msg-bad-0001",
+        "taskId": res["id"],
+        "contextId": res["contextId"],
+        "role": "user",
+        "parts": [{"kind": "text", "text": "(wrong type and an unknown field)"}],
+        "metadata": {
+            "hitl_response_for": {
+                "prompt_id": pid,
+                "payload": {"approve": "yes please", "extra_unknown_field": 42},
+            }
+        },
+    }
+    r, body = wire.rpc("message/send", {"message": request}, version=None)
+    assert r.headers["X-A2A-Extensions"] == URI
+    assert body["error"]["code"] == -32011
+    assert body["error"]["data"] == {
+        "extension": URI,
+        "prompt_id": pid,
+        "validation_errors": [
+            {"path": "/approve", "keyword": "type", "message": "expected boolean, got string"},
+            {
+                "path": "/extra_unknown_field",
+                "keyword": "additionalProperties",
+                "message": "additional property 'extra_unknown_field' is not permitted",
+            },
+        ],
+    }
+    after = wire.result("tasks/get", {"id": res["id"]}, version=None)
+    assert after["status"]["state"] == "input-required"
+
+
+def test_custom_scenario_registered_from_python() -> None:
+    from hitl_nb.mock_agent import Outcome, Scenario, Step
+
+    triage = Scenario(
+        "triage",
+        "Severity, then done.",
+        steps=[
+            Step(
+                "Severity?",
+                {
+                    "type": "object",
+                    "required": ["sev"],
+                    "properties": {"sev": {"enum": ["lo", "hi"]}},
+                },
+                allowed_responders=["any"],
+            )
+        ],
+        finish=lambda answers: Outcome(text="filed", artifacts=[{"sev": answers[0]["sev"]}]),
+    )
+    with MockAgent(scenarios=[triage]) as agent:
+        wire = Wire(agent.url)
+        task = wire.start("triage")
+        env = envelope_of(task)
+        assert env["prompt"] == "Severity?" and env["allowed_responders"] == ["any"]
+        done = wire.answer(task["id"], env["prompt_id"], {"sev": "hi"})[1]["result"]["task"]
+        assert done["artifacts"][0]["parts"][0]["data"] == {"sev": "hi"}
+        wire.close()
