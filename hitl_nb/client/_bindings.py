@@ -1,0 +1,316 @@
+"""The two A2A protocol bindings a client speaks: JSON-RPC (1.0 and 0.3) and HTTP+JSON.
+
+Both take and return the neutral model; the wire version is the codec they were given.
+JSON-RPC method names come from A2A §9 (1.0: ``SendMessage`` ...; 0.3: ``message/send``
+...). HTTP+JSON routes are A2A 1.0 §11 (``POST /message:send``, ``GET /tasks/{id}``,
+...); the 0.3 REST dialect is not spoken (0.3 agents are reached over JSON-RPC).
+"""
+
+from __future__ import annotations
+
+import abc
+import uuid
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+from urllib.parse import quote
+
+from hitl_nb.a2a.model import Message, SendResult, StreamEvent, Task, TaskState, WireDecodeError
+from hitl_nb.errors import ProtocolViolation, UnsupportedOperation
+
+from ._errors import from_jsonrpc_error, from_rest_error
+from ._http import HttpSession, JsonAnswer
+
+__all__ = ["Binding", "JsonRpcBinding", "RestBinding", "TaskPage"]
+
+BINDING_JSONRPC = "JSONRPC"
+BINDING_REST = "HTTP+JSON"
+
+_METHODS = {
+    "1.0": {
+        "send": "SendMessage",
+        "stream": "SendStreamingMessage",
+        "get": "GetTask",
+        "list": "ListTasks",
+        "cancel": "CancelTask",
+        "subscribe": "SubscribeToTask",
+    },
+    "0.3": {
+        "send": "message/send",
+        "stream": "message/stream",
+        "get": "tasks/get",
+        "cancel": "tasks/cancel",
+        "subscribe": "tasks/resubscribe",
+    },
+}
+
+
+@dataclass(frozen=True)
+class TaskPage:
+    """One page of ``list_tasks``: the tasks and the token of the next page (if any)."""
+
+    tasks: list[Task]
+    next_page_token: str | None = None
+    total_size: int | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+class Binding(abc.ABC):
+    """Operations of one A2A binding over one :class:`HttpSession`."""
+
+    name: str = ""
+
+    def __init__(self, http: HttpSession, url: str, codec: ModuleType) -> None:
+        self.http = http
+        self.url = url
+        self.codec = codec
+        self.version: str = codec.VERSION
+
+    def _configuration(self, return_immediately: bool) -> dict[str, Any]:
+        if self.version == "0.3":
+            return {"blocking": not return_immediately}
+        return {"returnImmediately": return_immediately}
+
+    def _send_params(self, message: Message, return_immediately: bool) -> dict[str, Any]:
+        return {
+            "message": self.codec.encode_message(message),
+            "configuration": self._configuration(return_immediately),
+        }
+
+    def _decode(self, decoder: Any, value: Any, pointer: str, what: str) -> Any:
+        try:
+            return decoder(value, pointer)
+        except WireDecodeError as exc:
+            raise ProtocolViolation(f"{what}: the agent's answer does not decode: {exc}") from exc
+
+    def _page(self, body: Any, what: str) -> TaskPage:
+        if not isinstance(body, dict) or not isinstance(body.get("tasks", []), list):
+            raise ProtocolViolation(f"{what}: expected an object with a tasks array")
+        tasks = [
+            self._decode(self.codec.decode_task, t, f"/tasks/{i}", what)
+            for i, t in enumerate(body.get("tasks", []))
+        ]
+        token = body.get("nextPageToken")
+        total = body.get("totalSize")
+        return TaskPage(
+            tasks,
+            token if isinstance(token, str) and token else None,
+            total if isinstance(total, int) else None,
+            body,
+        )
+
+    @abc.abstractmethod
+    async def send(self, message: Message, *, return_immediately: bool = False) -> SendResult:
+        """SendMessage: a Task or a Message."""
+
+    @abc.abstractmethod
+    def stream(self, message: Message) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        """SendStreamingMessage: ``(event_id, event)`` pairs."""
+
+    @abc.abstractmethod
+    def subscribe(
+        self, task_id: str, last_event_id: str | None = None
+    ) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        """SubscribeToTask (``tasks/resubscribe`` in 0.3), resuming after an event id."""
+
+    @abc.abstractmethod
+    async def get_task(self, task_id: str, history_length: int | None = None) -> Task:
+        """GetTask."""
+
+    @abc.abstractmethod
+    async def list_tasks(self, filters: dict[str, Any]) -> TaskPage:
+        """ListTasks (A2A 1.0)."""
+
+    @abc.abstractmethod
+    async def cancel(self, task_id: str) -> Task:
+        """CancelTask."""
+
+
+class JsonRpcBinding(Binding):
+    """JSON-RPC 2.0 over HTTP POST to the interface URL (A2A §9)."""
+
+    name = BINDING_JSONRPC
+
+    def _method(self, op: str) -> str:
+        method = _METHODS[self.version].get(op)
+        if method is None:
+            raise UnsupportedOperation(f"A2A {self.version} JSON-RPC has no {op} method")
+        return method
+
+    def _envelope(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "jsonrpc": "2.0",
+            "id": str(uuid.uuid4()),
+            "method": self._method(op),
+            "params": params,
+        }
+
+    @staticmethod
+    def _result(answer: JsonAnswer, what: str) -> Any:
+        body = answer.body
+        if isinstance(body, dict) and "error" in body:
+            raise from_jsonrpc_error(body["error"])
+        if isinstance(body, dict) and "result" in body:
+            return body["result"]
+        if answer.status >= 400:
+            raise from_rest_error(answer.status, body)
+        raise ProtocolViolation(f"{what}: not a JSON-RPC response (no result, no error)")
+
+    async def _call(self, op: str, params: dict[str, Any]) -> Any:
+        request = self._envelope(op, params)
+        what = request["method"]
+        answer = await self.http.request_json("POST", self.url, what, json_body=request)
+        return self._result(answer, what)
+
+    async def _events(
+        self, op: str, params: dict[str, Any], last_event_id: str | None
+    ) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        request = self._envelope(op, params)
+        what = request["method"]
+
+        def refuse(answer: JsonAnswer) -> None:
+            self._result(answer, what)  # raises for an error answer
+
+        async for event_id, data in self.http.events(
+            "POST", self.url, what, json_body=request, last_event_id=last_event_id, on_json=refuse
+        ):
+            if not isinstance(data, dict):
+                raise ProtocolViolation(f"{what}: an event is not a JSON-RPC response object")
+            if "error" in data:
+                raise from_jsonrpc_error(data["error"])
+            if "result" not in data:
+                raise ProtocolViolation(f"{what}: an event has neither result nor error")
+            event = self._decode(self.codec.decode_stream_response, data["result"], "/result", what)
+            yield event_id, event
+
+    async def send(self, message: Message, *, return_immediately: bool = False) -> SendResult:
+        """SendMessage / ``message/send``."""
+        result = await self._call("send", self._send_params(message, return_immediately))
+        return self._decode(self.codec.decode_send_result, result, "/result", "SendMessage")  # type: ignore[no-any-return]
+
+    def stream(self, message: Message) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        """SendStreamingMessage / ``message/stream``."""
+        return self._events("stream", self._send_params(message, False), None)
+
+    def subscribe(
+        self, task_id: str, last_event_id: str | None = None
+    ) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        """SubscribeToTask / ``tasks/resubscribe``."""
+        return self._events("subscribe", {"id": task_id}, last_event_id)
+
+    async def get_task(self, task_id: str, history_length: int | None = None) -> Task:
+        """GetTask / ``tasks/get``."""
+        params: dict[str, Any] = {"id": task_id}
+        if history_length is not None:
+            params["historyLength"] = history_length
+        result = await self._call("get", params)
+        return self._decode(self.codec.decode_task, result, "/result", "GetTask")  # type: ignore[no-any-return]
+
+    async def list_tasks(self, filters: dict[str, Any]) -> TaskPage:
+        """ListTasks (1.0 only)."""
+        params = dict(filters)
+        if isinstance(params.get("status"), TaskState):
+            params["status"] = self.codec.state_to_wire(params["status"])
+        return self._page(await self._call("list", params), "ListTasks")
+
+    async def cancel(self, task_id: str) -> Task:
+        """CancelTask / ``tasks/cancel``."""
+        result = await self._call("cancel", {"id": task_id})
+        return self._decode(self.codec.decode_task, result, "/result", "CancelTask")  # type: ignore[no-any-return]
+
+
+class RestBinding(Binding):
+    """HTTP+JSON (A2A 1.0 §11): resource URLs under the interface URL."""
+
+    name = BINDING_REST
+
+    def __init__(self, http: HttpSession, url: str, codec: ModuleType) -> None:
+        super().__init__(http, url.rstrip("/"), codec)
+        if self.version != "1.0":
+            raise ValueError("the HTTP+JSON binding is spoken for A2A 1.0 only; use JSONRPC")
+
+    def _task_url(self, task_id: str, suffix: str = "") -> str:
+        return f"{self.url}/tasks/{quote(task_id, safe='')}{suffix}"
+
+    @staticmethod
+    def _ok(answer: JsonAnswer) -> Any:
+        if answer.status >= 300:
+            raise from_rest_error(answer.status, answer.body)
+        return answer.body
+
+    async def _events(
+        self, url: str, what: str, body: Any, last_event_id: str | None
+    ) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        def refuse(answer: JsonAnswer) -> None:
+            if answer.status >= 300 or (isinstance(answer.body, dict) and "error" in answer.body):
+                raise from_rest_error(max(answer.status, 400), answer.body)
+
+        async for event_id, data in self.http.events(
+            "POST", url, what, json_body=body, last_event_id=last_event_id, on_json=refuse
+        ):
+            if isinstance(data, dict) and "error" in data:
+                raise from_rest_error(_status_of(data["error"]), data)
+            yield event_id, self._decode(self.codec.decode_stream_response, data, "", what)
+
+    async def send(self, message: Message, *, return_immediately: bool = False) -> SendResult:
+        """``POST /message:send``."""
+        answer = await self.http.request_json(
+            "POST",
+            f"{self.url}/message:send",
+            "SendMessage",
+            json_body=self._send_params(message, return_immediately),
+        )
+        return self._decode(self.codec.decode_send_result, self._ok(answer), "", "SendMessage")  # type: ignore[no-any-return]
+
+    def stream(self, message: Message) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        """``POST /message:stream``."""
+        body = self._send_params(message, False)
+        return self._events(f"{self.url}/message:stream", "SendStreamingMessage", body, None)
+
+    def subscribe(
+        self, task_id: str, last_event_id: str | None = None
+    ) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        """``POST /tasks/{id}:subscribe``."""
+        url = self._task_url(task_id, ":subscribe")
+        return self._events(url, "SubscribeToTask", None, last_event_id)
+
+    async def get_task(self, task_id: str, history_length: int | None = None) -> Task:
+        """``GET /tasks/{id}``."""
+        params = {"historyLength": history_length} if history_length is not None else None
+        answer = await self.http.request_json(
+            "GET", self._task_url(task_id), "GetTask", params=params
+        )
+        return self._decode(self.codec.decode_task, self._ok(answer), "", "GetTask")  # type: ignore[no-any-return]
+
+    async def list_tasks(self, filters: dict[str, Any]) -> TaskPage:
+        """``GET /tasks``."""
+        params = dict(filters)
+        if isinstance(params.get("status"), TaskState):
+            params["status"] = self.codec.state_to_wire(params["status"])
+        answer = await self.http.request_json(
+            "GET", f"{self.url}/tasks", "ListTasks", params=params
+        )
+        return self._page(self._ok(answer), "ListTasks")
+
+    async def cancel(self, task_id: str) -> Task:
+        """``POST /tasks/{id}:cancel``."""
+        answer = await self.http.request_json(
+            "POST", self._task_url(task_id, ":cancel"), "CancelTask", json_body={}
+        )
+        return self._decode(self.codec.decode_task, self._ok(answer), "", "CancelTask")  # type: ignore[no-any-return]
+
+
+def _status_of(error: Any) -> int:
+    code = error.get("code") if isinstance(error, dict) else None
+    return code if isinstance(code, int) and 400 <= code < 600 else 500
+
+
+def binding_class(name: str) -> type[Binding]:
+    """The binding class for a card's ``protocolBinding`` value."""
+    upper = name.upper()
+    if upper == BINDING_JSONRPC:
+        return JsonRpcBinding
+    if upper in (BINDING_REST, "HTTP_JSON", "REST"):
+        return RestBinding
+    raise ValueError(f"unsupported protocol binding {name!r} (JSONRPC and HTTP+JSON are spoken)")

@@ -1,0 +1,475 @@
+"""HitlClient: talk to any A2A agent about its hitl-prompt/v1 prompts (async)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections import OrderedDict
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import aclosing
+from typing import Any
+
+import httpx
+
+from hitl_nb.a2a import codec_for
+from hitl_nb.a2a.model import AgentCard, Message, Part, Role, SendResult, Task, TaskState
+from hitl_nb.errors import (
+    AgentTimeout,
+    AgentUnreachable,
+    PromptConflict,
+    ProtocolViolation,
+    ResponseInvalid,
+)
+from hitl_nb.spec import (
+    EXTENSION_URI,
+    HEADER_EXTENSIONS,
+    HEADER_EXTENSIONS_V03,
+    HEADER_VERSION,
+    PromptEnvelope,
+    ResponseEnvelope,
+)
+
+from ._bindings import Binding, TaskPage, binding_class
+from ._follow import FollowPolicy, Opener, follow
+from ._http import HttpLimits, HttpSession
+from .card import (
+    ExtensionNotDeclared,
+    Selection,
+    card_url,
+    choose_interface,
+    declares_extension,
+    parse_card,
+)
+from .events import ClientEvent, PromptEvent, prompt_in_status
+
+__all__ = ["AnswerOutcomeUnknown", "HitlClient"]
+
+log = logging.getLogger("hitl_nb.client")
+
+Content = str | Mapping[str, Any] | Message | Sequence[Part]
+_IN_FLIGHT = (AgentUnreachable, AgentTimeout, ProtocolViolation)
+# AC-4: an accepted answer moves the task out of INPUT_REQUIRED within 1 s.
+_TRANSITION_WAIT = 1.5
+
+
+class AnswerOutcomeUnknown(AgentUnreachable):
+    """An answer was sent, the connection failed, and the agent could not be asked
+    whether it landed. Check the task (``get_task``) before answering again."""
+
+
+def _landed(task: Task, prompt_id: str) -> bool:
+    """Did the task leave INPUT_REQUIRED for this prompt (answer accepted)?"""
+    if task.status.state is not TaskState.INPUT_REQUIRED:
+        return True
+    open_prompt = prompt_in_status(task.id, task.context_id, task.status)
+    return open_prompt is None or open_prompt.prompt_id != prompt_id
+
+
+class HitlClient:
+    """Async client for an A2A agent that speaks hitl-prompt/v1.
+
+    ``agent`` is the agent's base URL (its card is read from
+    ``/.well-known/agent-card.json``), a card URL, a card JSON object or an
+    :class:`~hitl_nb.a2a.AgentCard`. ``binding`` (``"auto"``, ``"JSONRPC"``,
+    ``"HTTP+JSON"``) and ``version`` (``"auto"``, ``"1.0"``, ``"0.3"``) force an
+    interface; "auto" takes the card's first usable one, 1.0 before 0.3.
+
+    Every request carries ``A2A-Version`` and the extension activation header
+    (``A2A-Extensions``; ``X-A2A-Extensions`` for 0.3). A card that does not declare
+    the extension raises :class:`~hitl_nb.client.card.ExtensionNotDeclared` unless
+    ``require_extension=False``. Limits (``timeout``, ``connect_timeout``,
+    ``stream_idle_timeout``, ``max_event_size``, ``max_body_size``) and stream
+    reconnects (``max_reconnects``, ``backoff``) are configurable; each limit gives a
+    clear :class:`~hitl_nb.errors.TransportError`, never a hang.
+
+    Use ``async with HitlClient(url) as client:``; without a ``with``, call
+    :meth:`aclose` when done. An injected ``httpx_client`` is not closed.
+    """
+
+    def __init__(
+        self,
+        agent: str | AgentCard | Mapping[str, Any],
+        *,
+        httpx_client: httpx.AsyncClient | None = None,
+        binding: str = "auto",
+        version: str = "auto",
+        require_extension: bool = True,
+        activate_extension: bool = True,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 30.0,
+        connect_timeout: float = 5.0,
+        stream_idle_timeout: float = 60.0,
+        max_event_size: int = 1024 * 1024,
+        max_body_size: int = 8 * 1024 * 1024,
+        max_reconnects: int = 5,
+        backoff: float = 0.25,
+    ) -> None:
+        self._agent = agent
+        self._own_client = httpx_client is None
+        self._http_client = httpx_client or httpx.AsyncClient()
+        self._binding_choice = binding
+        self._version_choice = version
+        self.require_extension = require_extension
+        self.activate_extension = activate_extension
+        self._extra_headers = dict(headers or {})
+        self.limits = HttpLimits(
+            timeout, connect_timeout, stream_idle_timeout, max_body_size, max_event_size
+        )
+        self.policy = FollowPolicy(max_reconnects, backoff)
+        self._card: AgentCard | None = None
+        self._selection: Selection | None = None
+        self._binding: Binding | None = None
+        self._connect_lock = asyncio.Lock()
+        self._prompts: OrderedDict[str, PromptEnvelope] = OrderedDict()
+        #: Whether the agent echoed the activation header (None: no answer seen yet).
+        self.activation_echoed: bool | None = None
+
+    # -- connection ------------------------------------------------------------------
+
+    async def __aenter__(self) -> HitlClient:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections (only those of a client this object created)."""
+        if self._own_client:
+            await self._http_client.aclose()
+
+    async def connect(self) -> AgentCard:
+        """Read the card and choose the interface (done once; later calls return it)."""
+        async with self._connect_lock:
+            if self._card is None:
+                card = await self._resolve_card()
+                selection = choose_interface(card, self._binding_choice, self._version_choice)
+                if not declares_extension(card):
+                    message = (
+                        f"agent {card.name!r} does not declare {EXTENSION_URI} in its card "
+                        "(capabilities.extensions): it will not send prompt envelopes"
+                    )
+                    if self.require_extension:
+                        raise ExtensionNotDeclared(
+                            message + "; pass require_extension=False to use it unstructured"
+                        )
+                    log.warning("%s; continuing unstructured", message)
+                http = HttpSession(
+                    self._http_client, self._headers(selection), self.limits, self._on_response
+                )
+                codec = codec_for(selection.version)
+                self._binding = binding_class(selection.binding)(http, selection.url, codec)
+                self._selection, self._card = selection, card
+        return self._card
+
+    async def _resolve_card(self) -> AgentCard:
+        if isinstance(self._agent, AgentCard):
+            return self._agent
+        if isinstance(self._agent, Mapping):
+            return parse_card(dict(self._agent))
+        url = card_url(self._agent)
+        http = HttpSession(self._http_client, self._extra_headers, self.limits)
+        answer = await http.request_json("GET", url, "agent card")
+        if answer.status != 200:
+            raise ProtocolViolation(f"no agent card at {url}: HTTP {answer.status}")
+        return parse_card(answer.body)
+
+    def _headers(self, selection: Selection) -> dict[str, str]:
+        headers = {HEADER_VERSION: selection.version}
+        if self.activate_extension:
+            name = HEADER_EXTENSIONS_V03 if selection.version == "0.3" else HEADER_EXTENSIONS
+            headers[name] = EXTENSION_URI
+        headers.update(self._extra_headers)
+        return headers
+
+    def _on_response(self, response: httpx.Response) -> None:
+        if not self.activate_extension or self.activation_echoed:
+            return
+        echoed = ",".join(
+            response.headers.get_list(HEADER_EXTENSIONS)
+            + response.headers.get_list(HEADER_EXTENSIONS_V03)
+        )
+        if EXTENSION_URI in (u.strip() for u in echoed.split(",")):
+            self.activation_echoed = True
+        elif self.activation_echoed is None:
+            self.activation_echoed = False
+            log.warning(
+                "agent at %s did not echo %s in its %s header (§Activation asks it to; "
+                "agents built on a2a-sdk never do): continuing",
+                response.request.url,
+                EXTENSION_URI,
+                HEADER_EXTENSIONS,
+            )
+
+    async def _ready(self) -> Binding:
+        if self._binding is None:
+            await self.connect()
+        assert self._binding is not None
+        return self._binding
+
+    @property
+    def card(self) -> AgentCard | None:
+        """The agent's card (None before :meth:`connect`)."""
+        return self._card
+
+    @property
+    def selection(self) -> Selection | None:
+        """The interface in use: url, binding, version (None before :meth:`connect`)."""
+        return self._selection
+
+    @property
+    def extension_declared(self) -> bool | None:
+        """Whether the card declares hitl-prompt/v1 (None before :meth:`connect`)."""
+        return None if self._card is None else declares_extension(self._card)
+
+    # -- operations ------------------------------------------------------------------
+
+    def _remember(self, item: object) -> None:
+        if isinstance(item, PromptEvent):
+            self._prompts[item.prompt_id] = item.envelope
+            self._prompts.move_to_end(item.prompt_id)
+            while len(self._prompts) > 256:
+                self._prompts.popitem(last=False)
+
+    def _remember_task(self, result: SendResult) -> None:
+        if isinstance(result, Task):
+            self._remember(prompt_in_status(result.id, result.context_id, result.status))
+
+    @staticmethod
+    def _message(
+        content: Content,
+        task_id: str | None,
+        context_id: str | None,
+        metadata: Mapping[str, Any] | None,
+    ) -> Message:
+        if isinstance(content, Message):
+            message = content
+        else:
+            if isinstance(content, str):
+                parts = [Part(text=content)]
+            elif isinstance(content, Mapping):
+                parts = [Part(data=dict(content))]
+            else:
+                parts = list(content)
+            message = Message(message_id=str(uuid.uuid4()), role=Role.USER, parts=parts)
+        message.task_id = task_id or message.task_id
+        message.context_id = context_id or message.context_id
+        if metadata:
+            message.metadata = {**(message.metadata or {}), **metadata}
+        return message
+
+    async def send(
+        self,
+        content: Content,
+        *,
+        task_id: str | None = None,
+        context_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        return_immediately: bool = False,
+    ) -> SendResult:
+        """SendMessage: text (str), a data part (dict), parts or a Message.
+
+        Blocks until the task is terminal or interrupted (INPUT_REQUIRED) unless
+        ``return_immediately``. Returns the Task (see :func:`prompt_of`) or a Message.
+        """
+        binding = await self._ready()
+        message = self._message(content, task_id, context_id, metadata)
+        result = await binding.send(message, return_immediately=return_immediately)
+        self._remember_task(result)
+        return result
+
+    async def stream(
+        self,
+        content: Content,
+        *,
+        task_id: str | None = None,
+        context_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> AsyncGenerator[ClientEvent, None]:
+        """SendStreamingMessage: neutral events until the task is terminal or waits.
+
+        A dropped connection is resumed (Last-Event-ID or the task snapshot) without
+        repeating an event. Leaving the ``async for`` closes the connection.
+        """
+        binding = await self._ready()
+        message = self._message(content, task_id, context_id, metadata)
+        async for item in self._follow(lambda _last: binding.stream(message), binding, task_id):
+            yield item
+
+    async def subscribe(
+        self, task_id: str, *, last_event_id: str | None = None
+    ) -> AsyncGenerator[ClientEvent, None]:
+        """SubscribeToTask: the task snapshot, then its events (replayed after
+        ``last_event_id`` when the agent numbers them)."""
+        binding = await self._ready()
+
+        def first(last: str | None) -> Any:
+            return binding.subscribe(task_id, last or last_event_id)
+
+        async for item in self._follow(first, binding, task_id):
+            yield item
+
+    async def _follow(
+        self, first: Opener, binding: Binding, task_id: str | None
+    ) -> AsyncGenerator[ClientEvent, None]:
+        def again(tid: str) -> Opener:
+            return lambda last: binding.subscribe(tid, last)
+
+        events = follow(first, again, binding.get_task, self.policy, task_id)
+        async with aclosing(events):
+            async for item in events:
+                self._remember(item)
+                yield item
+
+    async def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
+        """GetTask."""
+        task = await (await self._ready()).get_task(task_id, history_length)
+        self._remember_task(task)
+        return task
+
+    async def list_tasks(
+        self,
+        *,
+        context_id: str | None = None,
+        state: TaskState | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
+    ) -> TaskPage:
+        """ListTasks (A2A 1.0 agents only; 0.3 has no such method)."""
+        filters: dict[str, Any] = {}
+        for key, value in (
+            ("contextId", context_id),
+            ("status", state),
+            ("pageSize", page_size),
+            ("pageToken", page_token),
+        ):
+            if value is not None:
+                filters[key] = value
+        return await (await self._ready()).list_tasks(filters)
+
+    async def cancel(self, task_id: str) -> Task:
+        """CancelTask."""
+        return await (await self._ready()).cancel(task_id)
+
+    # -- answering -------------------------------------------------------------------
+
+    async def _prompt(self, task_id: str, prompt_id: str) -> tuple[PromptEnvelope | None, Task]:
+        task = await self.get_task(task_id)
+        found = prompt_in_status(task.id, task.context_id, task.status)
+        if isinstance(found, PromptEvent) and found.prompt_id == prompt_id:
+            return found.envelope, task
+        return None, task
+
+    async def respond(
+        self,
+        task_id: str,
+        prompt_id: str,
+        payload: Mapping[str, Any],
+        *,
+        prompt: PromptEnvelope | None = None,
+        context_id: str | None = None,
+        text: str | None = None,
+        wait: bool = False,
+    ) -> SendResult:
+        """Answer a prompt (§Response Envelope); exactly-once safe.
+
+        The payload is validated locally against the prompt's response_schema first
+        (the prompt comes from ``prompt``, an earlier event, or GetTask): an invalid one
+        raises :class:`~hitl_nb.errors.ResponseInvalid` with ``validation_errors`` and
+        nothing is sent. The agent's 409 / 422 raise
+        :class:`~hitl_nb.errors.PromptConflict` / ``ResponseInvalid``.
+
+        If the connection fails with the answer in flight, the client asks the agent
+        (GetTask) whether the task left INPUT_REQUIRED for this prompt before resending,
+        so a retry never turns an accepted answer into a spurious 409. When it cannot
+        find out, :class:`AnswerOutcomeUnknown` is raised.
+
+        ``wait=True`` returns once the task is terminal or interrupted again (a
+        blocking send); by default the agent answers as soon as it accepted.
+        """
+        binding = await self._ready()
+        envelope = prompt or self._prompts.get(prompt_id)
+        if envelope is None:
+            envelope, task = await self._prompt(task_id, prompt_id)
+            context_id = context_id or task.context_id
+        if envelope is not None:
+            issues = envelope.validate(payload)
+            if issues:
+                raise ResponseInvalid(
+                    "payload does not match the prompt's response_schema "
+                    "(checked locally; nothing was sent)",
+                    validation_errors=[i.to_json() for i in issues],
+                )
+        response = ResponseEnvelope.from_json(
+            {"prompt_id": prompt_id, "payload": payload}, mode="orchestrator"
+        )
+        message = Message(
+            message_id=str(uuid.uuid4()),
+            role=Role.USER,
+            parts=[Part(text=text or f"Response to prompt {prompt_id}")],
+            task_id=task_id,
+            context_id=context_id,
+            metadata=response.to_metadata(),
+        )
+        try:
+            result = await binding.send(message, return_immediately=not wait)
+        except _IN_FLIGHT as exc:
+            result = await self._settle(binding, message, prompt_id, wait, exc)
+        self._prompts.pop(prompt_id, None)
+        self._remember_task(result)
+        return result
+
+    async def _settle(
+        self, binding: Binding, message: Message, prompt_id: str, wait: bool, first: Exception
+    ) -> SendResult:
+        """The answer's outcome is unknown: look before sending it again."""
+        task_id = message.task_id or ""
+        last: Exception = first
+        for attempt in range(1, self.policy.max_reconnects + 1):
+            await asyncio.sleep(self.policy.delay(attempt))
+            try:
+                task = await binding.get_task(task_id)
+            except (AgentUnreachable, AgentTimeout) as exc:
+                last = exc
+                continue
+            if _landed(task, prompt_id):
+                log.info("answer to prompt %s landed before the connection failed", prompt_id)
+                return task
+            try:
+                return await binding.send(message, return_immediately=not wait)
+            except PromptConflict:
+                landed = await self._await_transition(binding, task_id, prompt_id)
+                if landed is not None:
+                    return landed
+                raise
+            except _IN_FLIGHT as exc:
+                last = exc
+        raise AnswerOutcomeUnknown(
+            f"the answer to prompt {prompt_id} (task {task_id}) may or may not have been "
+            f"accepted: the agent could not be asked ({last}); check get_task() before "
+            "answering again"
+        ) from last
+
+    async def _await_transition(
+        self, binding: Binding, task_id: str, prompt_id: str
+    ) -> Task | None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + _TRANSITION_WAIT
+        while True:
+            try:
+                task = await binding.get_task(task_id)
+            except (AgentUnreachable, AgentTimeout):
+                task = None
+            if task is not None and _landed(task, prompt_id):
+                return task
+            if loop.time() >= deadline:
+                return None
+            await asyncio.sleep(0.1)
+
+
+def prompt_of(result: SendResult) -> ClientEvent | None:
+    """The prompt (or malformed prompt) a send result or task carries, if any."""
+    if isinstance(result, Task):
+        return prompt_in_status(result.id, result.context_id, result.status)
+    return None

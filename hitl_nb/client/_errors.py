@@ -1,0 +1,146 @@
+"""The one boundary where wire failures become hitl-nb errors.
+
+::
+
+    httpx.TimeoutException (connect, read, write, pool)  -> AgentTimeout
+    httpx.TransportError (connect, read, protocol, ...)  -> AgentUnreachable
+    BadJSON, WireDecodeError, bad SSE, wrong type, size  -> ProtocolViolation
+    JSON-RPC ``error`` object {code, message, data}       -> error_for_code(code)
+    HTTP+JSON ``google.rpc.Status`` body + HTTP status    -> error_for_status(status, reason)
+
+``validation_errors`` for :class:`~hitl_nb.errors.ResponseInvalid` are read from every
+place an agent may put them: the 0.3 / reference ``data`` object
+(``data.validation_errors``), the 1.0 ``data`` array and the REST ``details`` array
+(a detail holding ``validation_errors``, an ErrorInfo whose ``metadata`` holds them as
+JSON text, or a ``google.rpc.BadRequest``'s ``fieldViolations``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+
+from hitl_nb.errors import (
+    A2AError,
+    AgentTimeout,
+    AgentUnreachable,
+    ResponseInvalid,
+    TransportError,
+    error_for_code,
+    error_for_status,
+)
+from hitl_nb.validation import ValidationIssue
+
+__all__ = ["from_httpx", "from_jsonrpc_error", "from_rest_error", "validation_errors_in"]
+
+
+def from_httpx(exc: httpx.HTTPError, what: str) -> TransportError:
+    """The hitl-nb error for an httpx failure while doing ``what`` (e.g. "GetTask")."""
+    detail = str(exc) or type(exc).__name__
+    if isinstance(exc, httpx.TimeoutException):
+        kind = {
+            httpx.ConnectTimeout: "connecting",
+            httpx.ReadTimeout: "waiting for the answer",
+            httpx.WriteTimeout: "sending the request",
+            httpx.PoolTimeout: "waiting for a free connection",
+        }.get(type(exc), "waiting")
+        return AgentTimeout(f"{what}: the agent timed out ({kind}): {detail}")
+    if isinstance(exc, httpx.ConnectError):
+        return AgentUnreachable(f"{what}: cannot connect to the agent: {detail}")
+    return AgentUnreachable(f"{what}: connection to the agent failed: {detail}")
+
+
+def _issues_from_list(value: Any) -> list[dict[str, Any]]:
+    if not isinstance(value, list):
+        return []
+    return [ValidationIssue.from_json(item).to_json() for item in value]
+
+
+def _from_detail(detail: Any) -> Iterator[dict[str, Any]]:
+    if not isinstance(detail, dict):
+        return
+    yield from _issues_from_list(detail.get("validation_errors"))
+    meta = detail.get("metadata")
+    if isinstance(meta, dict):
+        packed = meta.get("validation_errors")
+        if isinstance(packed, str):  # ErrorInfo metadata values are strings
+            try:
+                packed = json.loads(packed)
+            except ValueError:
+                packed = None
+        yield from _issues_from_list(packed)
+    for violation in detail.get("fieldViolations") or []:
+        if isinstance(violation, dict):
+            field = violation.get("field", "")
+            path = field if isinstance(field, str) else ""
+            if path and not path.startswith("/"):
+                path = "/" + path.replace(".", "/")
+            yield {
+                "path": path,
+                "keyword": str(violation.get("reason") or "invalid"),
+                "message": str(violation.get("description", "")),
+            }
+
+
+def validation_errors_in(*places: Any) -> list[dict[str, Any]]:
+    """Every ``validation_errors`` entry found in the given error ``data``/``details``."""
+    found: list[dict[str, Any]] = []
+    for place in places:
+        if isinstance(place, dict):
+            found += list(_from_detail(place))
+        elif isinstance(place, list):
+            for detail in place:
+                found += list(_from_detail(detail))
+    return found
+
+
+def _build(cls: type[A2AError], message: str | None, data: Any, *places: Any) -> A2AError:
+    if issubclass(cls, ResponseInvalid):
+        return cls(message, data=data, validation_errors=validation_errors_in(*places))
+    return cls(message, data=data)
+
+
+def from_jsonrpc_error(error: Any) -> A2AError:
+    """The typed error for a JSON-RPC ``error`` member (1.0 or 0.3 shape)."""
+    if not isinstance(error, dict):
+        return A2AError(f"agent sent a malformed JSON-RPC error: {error!r:.200}", data=error)
+    code = error.get("code")
+    message = error.get("message")
+    data = error.get("data")
+    cls = error_for_code(code) if isinstance(code, int) and not isinstance(code, bool) else A2AError
+    text = message if isinstance(message, str) and message else None
+    if cls is A2AError:
+        text = f"agent error {code}: {text or 'no message'}"
+    return _build(cls, text, data, data)
+
+
+def _error_info_reason(details: Any) -> str | None:
+    if not isinstance(details, list):
+        return None
+    for detail in details:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("ErrorInfo"):
+            reason = detail.get("reason")
+            if isinstance(reason, str):
+                return reason
+    return None
+
+
+def from_rest_error(status: int, body: Any) -> A2AError:
+    """The typed error for an HTTP+JSON error answer (``google.rpc.Status`` body)."""
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, str):  # some servers send {"error": "text", ...}
+        error = {"message": error}
+    if not isinstance(error, dict):
+        error = body if isinstance(body, dict) else {}
+    details = error.get("details")
+    cls = error_for_status(status, _error_info_reason(details))
+    message = error.get("message")
+    text = message if isinstance(message, str) and message else None
+    if text is None:
+        text = f"HTTP {status}" + (f": {cls.default_message}" if cls is not A2AError else "")
+    data = details if details is not None else error.get("data")
+    top = body if isinstance(body, dict) else None
+    return _build(cls, text, data, details, error.get("data"), top, error)

@@ -1,0 +1,150 @@
+"""Following a stream across dropped connections, never delivering an event twice.
+
+A dropped connection (or one the agent closes before the task is terminal or
+interrupted) is resumed with SubscribeToTask: with ``Last-Event-ID`` when the agent
+numbers its events (hitl-prompt/v1 §Outbox / Replay), otherwise from the task snapshot
+the subscription starts with (A2A §3.1.6). Events whose id was seen are skipped; without
+ids, a snapshot or status equal to the last one delivered and a prompt already
+delivered are skipped. Retries are bounded, with exponential backoff; an attempt that
+delivered something new resets the count.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import aclosing
+from dataclasses import dataclass, field
+
+from hitl_nb.a2a.model import StreamEvent, Task, TaskStatus, TaskStatusUpdateEvent
+from hitl_nb.errors import AgentTimeout, AgentUnreachable, TaskNotFound, UnsupportedOperation
+
+from .events import (
+    ClientEvent,
+    MalformedPromptEvent,
+    PromptEvent,
+    StatusEvent,
+    TaskEvent,
+    ends_stream,
+    neutral_events,
+)
+
+__all__ = ["FollowPolicy", "follow"]
+
+log = logging.getLogger("hitl_nb.client")
+
+Opener = Callable[[str | None], AsyncGenerator[tuple[str | None, StreamEvent], None]]
+
+
+@dataclass(frozen=True)
+class FollowPolicy:
+    """How hard to try: reconnects after a drop, and the backoff between them (seconds)."""
+
+    max_reconnects: int = 5
+    backoff: float = 0.25
+    max_backoff: float = 5.0
+
+    def delay(self, attempt: int) -> float:
+        """Delay before reconnect number ``attempt`` (1-based)."""
+        return float(min(self.max_backoff, self.backoff * (2 ** (attempt - 1))))
+
+
+def _status_key(status: TaskStatus) -> tuple[object, ...]:
+    meta = status.message.metadata if status.message is not None else None
+    return (status.state, status.timestamp, repr(meta))
+
+
+@dataclass
+class _State:
+    task_id: str | None = None
+    last_event_id: str | None = None
+    seen_ids: set[str] = field(default_factory=set)
+    prompts: set[str] = field(default_factory=set)
+    last_status: tuple[object, ...] | None = None
+
+
+def _fresh(state: _State, event_id: str | None, event: StreamEvent) -> list[ClientEvent]:
+    """The neutral events not yet delivered, updating what was delivered."""
+    if event_id is not None:
+        if event_id in state.seen_ids:
+            return []
+        state.seen_ids.add(event_id)
+        state.last_event_id = event_id
+    if isinstance(event, Task):
+        state.task_id = state.task_id or event.id
+    elif isinstance(event, TaskStatusUpdateEvent):
+        state.task_id = state.task_id or event.task_id
+    out: list[ClientEvent] = []
+    for item in neutral_events(event, event_id):
+        if isinstance(item, (PromptEvent, MalformedPromptEvent)):
+            key = item.prompt_id or repr(item.raw if isinstance(item, MalformedPromptEvent) else "")
+            if key in state.prompts:
+                continue
+            state.prompts.add(key)
+        elif isinstance(item, (TaskEvent, StatusEvent)):
+            status = item.task.status if isinstance(item, TaskEvent) else item.status
+            key_s = _status_key(status)
+            if event_id is None and key_s == state.last_status:
+                continue
+            state.last_status = key_s
+        out.append(item)
+    return out
+
+
+async def follow(
+    first: Opener,
+    resubscribe: Callable[[str], Opener],
+    get_task: Callable[[str], Awaitable[Task]],
+    policy: FollowPolicy,
+    task_id: str | None = None,
+) -> AsyncGenerator[ClientEvent, None]:
+    """Yield neutral events from ``first``, resuming with ``resubscribe(task_id)``.
+
+    Ends after an event that ends the stream (terminal or interrupted state, a message).
+    Raises :class:`AgentUnreachable` / :class:`AgentTimeout` once the reconnects are
+    spent; other errors (protocol violations, agent errors) end the stream at once.
+    """
+    state = _State(task_id=task_id)
+    opener = first
+    attempt = 0
+    while True:
+        progressed = False
+        reason: Exception
+        try:
+            async with aclosing(opener(state.last_event_id)) as events:
+                async for event_id, event in events:
+                    fresh = _fresh(state, event_id, event)
+                    progressed = progressed or bool(fresh)
+                    for item in fresh:
+                        yield item
+                    if ends_stream(event):
+                        return
+            reason = AgentUnreachable("the agent closed the stream before the task finished")
+        except (AgentUnreachable, AgentTimeout) as exc:
+            reason = exc
+        except (UnsupportedOperation, TaskNotFound) as exc:
+            # A terminal task cannot be subscribed to (A2A §3.1.6): read its end state.
+            if state.task_id is None or opener is first:
+                raise
+            task = await get_task(state.task_id)
+            for item in _fresh(state, None, task):
+                yield item
+            if task.status.state.is_terminal or task.status.state.is_interrupted:
+                return
+            raise AgentUnreachable(f"cannot resubscribe to task {state.task_id}: {exc}") from exc
+        if state.task_id is None:
+            raise AgentUnreachable(f"stream lost before the agent named the task: {reason}")
+        attempt = 1 if progressed else attempt + 1
+        if attempt > policy.max_reconnects:
+            error = type(reason) if isinstance(reason, AgentTimeout) else AgentUnreachable
+            raise error(
+                f"stream of task {state.task_id} lost; gave up after "
+                f"{policy.max_reconnects} reconnect attempts: {reason}"
+            ) from reason
+        delay = policy.delay(attempt)
+        log.info(
+            "stream of task %s dropped (%s); reconnecting in %.2fs", state.task_id, reason, delay
+        )
+        await asyncio.sleep(delay)
+        opener = resubscribe(state.task_id)

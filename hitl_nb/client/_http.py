@@ -1,0 +1,197 @@
+"""HTTP plumbing shared by both bindings: headers, bounded bodies, SSE streams.
+
+Nothing here knows JSON-RPC or REST; it returns parsed JSON (with the status) and
+yields ``(event_id, data)`` pairs from ``text/event-stream`` answers. Every httpx and
+parsing failure is translated here, with ``raise ... from``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from hitl_nb._json import parse_json
+from hitl_nb.a2a.sse import SSEParser
+from hitl_nb.errors import BadJSON, ProtocolViolation
+
+from ._errors import from_httpx
+
+__all__ = ["HttpLimits", "HttpSession", "JsonAnswer"]
+
+_JSON_TYPES = ("application/json", "application/a2a+json")
+# An envelope's schema may nest 32 levels (S-2) below a dozen levels of Task JSON.
+_MAX_JSON_DEPTH = 128
+
+
+@dataclass(frozen=True)
+class HttpLimits:
+    """Caps and timeouts, in bytes and seconds.
+
+    ``timeout`` bounds each ordinary request (connect, write, read); ``connect_timeout``
+    the connection; ``stream_idle_timeout`` the silence allowed on an open stream (SSE
+    agents send ``: ping`` comments to stay under it); ``max_body_size`` a JSON answer;
+    ``max_event_size`` one server-sent event.
+    """
+
+    timeout: float = 30.0
+    connect_timeout: float = 5.0
+    stream_idle_timeout: float = 60.0
+    max_body_size: int = 8 * 1024 * 1024
+    max_event_size: int = 1024 * 1024
+
+    def request_timeout(self) -> httpx.Timeout:
+        """The httpx timeout of an ordinary request."""
+        return httpx.Timeout(self.timeout, connect=self.connect_timeout)
+
+    def stream_timeout(self) -> httpx.Timeout:
+        """The httpx timeout of a stream (the read timeout is the idle timeout)."""
+        return httpx.Timeout(
+            self.timeout, connect=self.connect_timeout, read=self.stream_idle_timeout
+        )
+
+
+@dataclass(frozen=True)
+class JsonAnswer:
+    """A parsed JSON answer and its HTTP status and headers."""
+
+    status: int
+    body: Any
+    headers: httpx.Headers
+
+
+def _media_type(response: httpx.Response) -> str:
+    value: str = response.headers.get("content-type", "")
+    return value.split(";")[0].strip().lower()
+
+
+class HttpSession:
+    """Requests to one agent with fixed headers; ``on_response`` sees every answer."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        headers: Mapping[str, str],
+        limits: HttpLimits,
+        on_response: Callable[[httpx.Response], None] | None = None,
+    ) -> None:
+        self.client = client
+        self.headers = dict(headers)
+        self.limits = limits
+        self._on_response = on_response
+
+    def _seen(self, response: httpx.Response) -> None:
+        if self._on_response is not None:
+            self._on_response(response)
+
+    async def _read_body(self, response: httpx.Response, what: str) -> bytes:
+        limit = self.limits.max_body_size
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise ProtocolViolation(
+                f"{what}: answer of {declared} bytes is over the limit of {limit} bytes"
+            )
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                raise ProtocolViolation(
+                    f"{what}: answer is over the limit of {limit} bytes (max_body_size)"
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _parse(self, raw: bytes, response: httpx.Response, what: str) -> Any:
+        media = _media_type(response)
+        if media not in _JSON_TYPES and not media.endswith("+json"):
+            snippet = raw[:120].decode("utf-8", "replace")
+            raise ProtocolViolation(
+                f"{what}: expected a JSON answer, got HTTP {response.status_code} "
+                f"with content type {media or 'none'!r}: {snippet!r}"
+            )
+        try:
+            return parse_json(raw, max_bytes=self.limits.max_body_size, max_depth=_MAX_JSON_DEPTH)
+        except BadJSON as exc:
+            raise ProtocolViolation(
+                f"{what}: agent answered HTTP {response.status_code} with bad JSON: {exc}"
+            ) from exc
+
+    async def request_json(
+        self,
+        method: str,
+        url: str,
+        what: str,
+        *,
+        json_body: Any = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> JsonAnswer:
+        """Send one request and parse its JSON answer (any HTTP status)."""
+        try:
+            async with self.client.stream(
+                method,
+                url,
+                json=json_body,
+                params=params,
+                headers=self.headers,
+                timeout=self.limits.request_timeout(),
+            ) as response:
+                self._seen(response)
+                raw = await self._read_body(response, what)
+        except httpx.HTTPError as exc:
+            raise from_httpx(exc, what) from exc
+        return JsonAnswer(response.status_code, self._parse(raw, response, what), response.headers)
+
+    async def events(
+        self,
+        method: str,
+        url: str,
+        what: str,
+        *,
+        json_body: Any = None,
+        last_event_id: str | None = None,
+        on_json: Callable[[JsonAnswer], None],
+    ) -> AsyncGenerator[tuple[str | None, Any], None]:
+        """Open a stream and yield ``(event_id, parsed data)`` for each SSE event.
+
+        An answer that is JSON instead of ``text/event-stream`` (how agents refuse a
+        stream) goes to ``on_json``, which must raise. Closing the iterator closes the
+        connection.
+        """
+        headers = dict(self.headers)
+        headers["Accept"] = "text/event-stream"
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        parser = SSEParser(max_event_size=self.limits.max_event_size)
+        try:
+            async with self.client.stream(
+                method, url, json=json_body, headers=headers, timeout=self.limits.stream_timeout()
+            ) as response:
+                self._seen(response)
+                media = _media_type(response)
+                if media != "text/event-stream":
+                    raw = await self._read_body(response, what)
+                    body = self._parse(raw, response, what)
+                    on_json(JsonAnswer(response.status_code, body, response.headers))
+                    raise ProtocolViolation(f"{what}: expected an event stream, got {media!r}")
+                if response.status_code >= 300:
+                    raise ProtocolViolation(
+                        f"{what}: event stream with HTTP status {response.status_code}"
+                    )
+                async for chunk in response.aiter_bytes():
+                    for event in parser.feed(chunk):
+                        yield event.id, self._event_json(event.data, what)
+                for event in parser.close():
+                    yield event.id, self._event_json(event.data, what)
+        except httpx.HTTPError as exc:
+            raise from_httpx(exc, what) from exc
+
+    def _event_json(self, data: str, what: str) -> Any:
+        try:
+            return parse_json(
+                data, max_bytes=self.limits.max_event_size * 4, max_depth=_MAX_JSON_DEPTH
+            )
+        except BadJSON as exc:
+            raise ProtocolViolation(f"{what}: an event's data is not JSON: {exc}") from exc

@@ -1,0 +1,119 @@
+"""Finding an agent: its card (A2A §8) and the interface a client will use.
+
+A 1.0 card lists ``supportedInterfaces`` (url, protocolBinding, protocolVersion); a 0.3
+card has ``url`` + ``preferredTransport`` (+ ``additionalInterfaces``) and
+``protocolVersion: "0.3.x"``. Both decode to the same :class:`~hitl_nb.a2a.AgentCard`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hitl_nb.a2a import codec_v03, codec_v1
+from hitl_nb.a2a.model import AgentCard, AgentInterface, WireDecodeError
+from hitl_nb.errors import HitlError, ProtocolViolation
+from hitl_nb.spec import EXTENSION_URI
+
+__all__ = [
+    "CARD_PATH",
+    "ExtensionNotDeclared",
+    "NoUsableInterface",
+    "Selection",
+    "card_url",
+    "choose_interface",
+    "declares_extension",
+    "parse_card",
+]
+
+#: Where an agent serves its card (A2A §8.2).
+CARD_PATH = "/.well-known/agent-card.json"
+_SPOKEN_BINDINGS = ("JSONRPC", "HTTP+JSON")
+_SPOKEN_VERSIONS = ("1.0", "0.3")
+
+
+class NoUsableInterface(HitlError):
+    """The card offers no interface with a binding and version this client speaks."""
+
+
+class ExtensionNotDeclared(HitlError):
+    """The agent's card does not declare hitl-prompt/v1 (§Activation).
+
+    Such an agent never sends prompt envelopes; pass ``require_extension=False`` to talk
+    to it anyway (INPUT_REQUIRED then comes with unstructured text only).
+    """
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The interface chosen: where to send, which binding, which wire version."""
+
+    url: str
+    binding: str
+    version: str
+
+
+def card_url(url: str) -> str:
+    """The card's URL for an agent base URL (a URL already naming a ``.json`` is kept)."""
+    if url.rstrip("/").endswith(".json"):
+        return url
+    return url.rstrip("/") + CARD_PATH
+
+
+def parse_card(raw: Any) -> AgentCard:
+    """Decode a card in either version's shape; raises ProtocolViolation naming the member."""
+    if not isinstance(raw, dict):
+        raise ProtocolViolation("the agent card is not a JSON object")
+    codec = codec_v1 if "supportedInterfaces" in raw else codec_v03
+    try:
+        card: AgentCard = codec.decode_agent_card(raw)
+    except WireDecodeError as exc:
+        raise ProtocolViolation(f"the agent card does not decode: {exc}") from exc
+    card.raw = raw
+    return card
+
+
+def _major_minor(version: str) -> str:
+    return ".".join(version.strip().split(".")[:2])
+
+
+def choose_interface(card: AgentCard, binding: str = "auto", version: str = "auto") -> Selection:
+    """The first interface, in the card's order of preference, that fits the request.
+
+    ``binding`` is ``"auto"``, ``"JSONRPC"`` or ``"HTTP+JSON"``; ``version`` is
+    ``"auto"``, ``"1.0"`` or ``"0.3"``. With ``"auto"`` versions, 1.0 interfaces win over
+    0.3 ones. Raises :class:`NoUsableInterface` listing what the card offers.
+    """
+    want_binding = binding.upper()
+    if want_binding not in ("AUTO", *_SPOKEN_BINDINGS):
+        raise ValueError(f"binding must be 'auto', 'JSONRPC' or 'HTTP+JSON', got {binding!r}")
+    want_version = version if version == "auto" else _major_minor(version)
+    if want_version not in ("auto", *_SPOKEN_VERSIONS):
+        raise ValueError(f"version must be 'auto', '1.0' or '0.3', got {version!r}")
+
+    def fits(iface: AgentInterface, v: str) -> bool:
+        b = iface.protocol_binding.upper()
+        if b not in _SPOKEN_BINDINGS or (want_binding != "AUTO" and b != want_binding):
+            return False
+        if _major_minor(iface.protocol_version) != v:
+            return False
+        return not (v == "0.3" and b == "HTTP+JSON")  # 0.3 agents are reached over JSON-RPC
+
+    order = [want_version] if want_version != "auto" else list(_SPOKEN_VERSIONS)
+    for v in order:
+        for iface in card.supported_interfaces:
+            if fits(iface, v):
+                return Selection(iface.url, iface.protocol_binding.upper(), v)
+    offered = ", ".join(
+        f"{i.protocol_binding} {i.protocol_version} at {i.url}" for i in card.supported_interfaces
+    )
+    raise NoUsableInterface(
+        f"agent {card.name!r} offers no interface for binding={binding!r}, "
+        f"version={version!r}; it offers: {offered or 'nothing'} "
+        "(this client speaks JSONRPC 1.0/0.3 and HTTP+JSON 1.0)"
+    )
+
+
+def declares_extension(card: AgentCard) -> bool:
+    """True when the card's ``capabilities.extensions`` lists hitl-prompt/v1."""
+    return card.extension(EXTENSION_URI) is not None

@@ -1,0 +1,72 @@
+"""Tests for hitl_nb.client.card: which interface a client picks, and card decoding."""
+
+from __future__ import annotations
+
+import pytest
+
+from hitl_nb.client.card import (
+    NoUsableInterface,
+    card_url,
+    choose_interface,
+    declares_extension,
+    parse_card,
+)
+from hitl_nb.errors import ProtocolViolation
+from tests.helpers import wire
+
+MIXED = wire.card(
+    "http://a/rpc",
+    more=[
+        {"url": "http://a/rest", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+        {"url": "http://a/old", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+        {"url": "http://a/grpc", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    "binding, version, url",
+    [
+        ("auto", "auto", "http://a/rpc"),
+        ("HTTP+JSON", "auto", "http://a/rest"),
+        ("http+json", "1.0", "http://a/rest"),
+        ("auto", "0.3", "http://a/old"),
+        ("JSONRPC", "0.3.0", "http://a/old"),
+    ],
+)
+def test_choose_interface(binding: str, version: str, url: str) -> None:
+    assert choose_interface(parse_card(MIXED), binding, version).url == url
+
+
+def test_no_usable_interface_lists_what_is_offered() -> None:
+    card = parse_card(wire.card("http://a/grpc", binding="GRPC"))
+    with pytest.raises(NoUsableInterface, match="GRPC 1.0 at http://a/grpc"):
+        choose_interface(card)
+    with pytest.raises(NoUsableInterface):
+        choose_interface(parse_card(wire.card_v03("http://a/")), "HTTP+JSON")
+
+
+def test_bad_choices_are_value_errors() -> None:
+    with pytest.raises(ValueError, match="binding"):
+        choose_interface(parse_card(MIXED), "GRPC")
+    with pytest.raises(ValueError, match="version"):
+        choose_interface(parse_card(MIXED), version="2.0")
+
+
+def test_v03_card_and_extension_declaration() -> None:
+    old = parse_card(wire.card_v03("http://a/"))
+    assert choose_interface(old).version == "0.3"
+    assert declares_extension(old)
+    assert not declares_extension(parse_card(wire.card("http://a", extension=False)))
+
+
+def test_bad_cards() -> None:
+    with pytest.raises(ProtocolViolation, match="not a JSON object"):
+        parse_card([1])
+    with pytest.raises(ProtocolViolation, match="does not decode"):
+        parse_card({"supportedInterfaces": "nope", "name": 1})
+
+
+def test_card_url() -> None:
+    assert card_url("http://a:1/") == "http://a:1/.well-known/agent-card.json"
+    assert card_url("http://a/x/card.json") == "http://a/x/card.json"

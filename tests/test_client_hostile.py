@@ -1,0 +1,517 @@
+"""HitlClient against scripted and hostile agents (tiny servers on 127.0.0.1).
+
+Malformed SSE, truncated JSON, a 50 MB event, wrong content types, stalls and cut
+connections must give clear errors, never a hang; answers in flight must not be lost
+or doubled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+import pytest
+
+from hitl_nb.a2a.sse import EventTooLarge
+from hitl_nb.client import (
+    AnswerOutcomeUnknown,
+    ExtensionNotDeclared,
+    HitlClient,
+    PromptEvent,
+    StatusEvent,
+    TaskEvent,
+    prompt_of,
+)
+from hitl_nb.errors import (
+    AgentTimeout,
+    AgentUnreachable,
+    PromptConflict,
+    ProtocolViolation,
+    ResponseInvalid,
+    TaskNotFound,
+)
+from hitl_nb.spec import EXTENSION_URI
+from tests.helpers import wire
+from tests.helpers.scripted import rpc_agent
+from tests.helpers.tiny_server import Conn, Request
+
+FAST = {"timeout": 5.0, "connect_timeout": 2.0, "backoff": 0.01}
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, 30))
+
+
+def answer(result: Any) -> Any:
+    def method(request: Request, conn: Conn) -> None:
+        conn.answer(wire.rpc(result, request.json()["id"]))
+
+    return method
+
+
+def test_send_sends_headers_finds_the_prompt_and_warns_once_without_echo(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    env = wire.envelope()
+    with rpc_agent({"SendMessage": answer({"task": wire.task("t1", "input_required", env)})}) as s:
+
+        async def go() -> Any:
+            async with HitlClient(s.url, **FAST) as client:
+                first = await client.send("approval")
+                await client.send("again")
+                return client, first
+
+        with caplog.at_level(logging.WARNING, logger="hitl_nb.client"):
+            client, result = run(go())
+    sent = s.requests[-1]
+    assert sent.header("A2A-Version") == "1.0"
+    assert sent.header("A2A-Extensions") == EXTENSION_URI
+    body = sent.json()
+    assert body["method"] == "SendMessage"
+    assert body["params"]["message"]["parts"] == [{"text": "again"}]
+    assert body["params"]["message"]["role"] == "ROLE_USER"
+    prompt = prompt_of(result)
+    assert isinstance(prompt, PromptEvent) and prompt.prompt_id == env["prompt_id"]
+    assert client.activation_echoed is False
+    assert len([r for r in caplog.records if "did not echo" in r.message]) == 1
+
+
+def test_echoed_activation_is_noted() -> None:
+    def send(request: Request, conn: Conn) -> None:
+        result = wire.rpc({"task": wire.task("t1", "completed")}, request.json()["id"])
+        conn.answer(result, A2A_Extensions=EXTENSION_URI)
+
+    with rpc_agent({"SendMessage": send}) as s:
+
+        async def go() -> bool | None:
+            async with HitlClient(s.url, **FAST) as client:
+                await client.send({"scenario": "x"})
+                return client.activation_echoed
+
+        assert run(go()) is True
+    assert s.requests[-1].json()["params"]["message"]["parts"] == [{"data": {"scenario": "x"}}]
+
+
+def test_v03_agent_gets_03_methods_header_and_json() -> None:
+    def send(request: Request, conn: Conn) -> None:
+        params = request.json()["params"]
+        assert params["message"]["kind"] == "message"
+        task = {"kind": "task", "id": "t9", "contextId": "c", "status": {"state": "completed"}}
+        conn.answer(wire.rpc(task, request.json()["id"]))
+
+    with rpc_agent({"message/send": send}, card=lambda b: wire.card_v03(b + "/rpc")) as s:
+
+        async def go() -> Any:
+            async with HitlClient(s.url, **FAST) as client:
+                return await client.send("hi"), client.selection
+
+        result, selection = run(go())
+    assert result.id == "t9" and selection.version == "0.3"
+    assert s.requests[-1].header("X-A2A-Extensions") == EXTENSION_URI
+    assert s.requests[-1].json()["params"]["configuration"] == {"blocking": True}
+
+
+def test_card_without_the_extension() -> None:
+    def no_ext(base: str) -> dict[str, Any]:
+        return wire.card(base + "/rpc", extension=False)
+
+    with rpc_agent({"GetTask": answer(wire.task("t", "working"))}, card=no_ext) as s:
+        with pytest.raises(ExtensionNotDeclared, match="require_extension=False"):
+            run(HitlClient(s.url, **FAST).connect())
+
+        async def go() -> Any:
+            async with HitlClient(s.url, require_extension=False, **FAST) as client:
+                return await client.get_task("t"), client.extension_declared
+
+        task, declared = run(go())
+        assert task.id == "t" and declared is False
+
+
+def _open_prompt_agent(env: dict[str, Any], on_send: Any) -> Any:
+    return rpc_agent(
+        {"GetTask": answer(wire.task("t1", "input_required", env)), "SendMessage": on_send}
+    )
+
+
+def test_respond_validates_locally_before_sending() -> None:
+    env = wire.envelope()
+    with _open_prompt_agent(env, answer({"task": wire.task("t1", "working")})) as s:
+        with pytest.raises(ResponseInvalid) as info:
+            run(HitlClient(s.url, **FAST).respond("t1", env["prompt_id"], {"approved": "yes"}))
+    assert info.value.validation_errors[0]["path"] == "/approved"
+    assert "nothing was sent" in str(info.value)
+    assert "SendMessage" not in s.calls  # type: ignore[attr-defined]
+
+
+def test_respond_sends_the_response_envelope() -> None:
+    env = wire.envelope()
+    with _open_prompt_agent(env, answer({"task": wire.task("t1", "working")})) as s:
+        result = run(HitlClient(s.url, **FAST).respond("t1", env["prompt_id"], {"approved": True}))
+    assert result.status.state.value == "working"
+    message = s.requests[-1].json()["params"]["message"]
+    assert message["taskId"] == "t1" and message["contextId"] == "ctx-1"
+    assert message["metadata"] == {
+        "hitl_response_for": {"prompt_id": env["prompt_id"], "payload": {"approved": True}}
+    }
+    assert s.requests[-1].json()["params"]["configuration"] == {"returnImmediately": True}
+
+
+@pytest.mark.parametrize(
+    "error, cls",
+    [
+        (wire.rpc_error(-32010, "hitl_already_answered_or_unknown"), PromptConflict),
+        (
+            wire.rpc_error(
+                -32011,
+                "hitl_response_invalid",
+                {"validation_errors": [{"path": "/x", "keyword": "k", "message": "m"}]},
+            ),
+            ResponseInvalid,
+        ),
+        (wire.rpc_error(-32001, "Task not found"), TaskNotFound),
+    ],
+)
+def test_agent_rejections_are_typed(error: dict[str, Any], cls: type[Exception]) -> None:
+    env = wire.envelope()
+
+    def reject(request: Request, conn: Conn) -> None:
+        conn.answer(error)
+
+    with _open_prompt_agent(env, reject) as s:
+        with pytest.raises(cls) as info:
+            run(HitlClient(s.url, **FAST).respond("t1", env["prompt_id"], {"approved": True}))
+    if cls is ResponseInvalid:
+        assert info.value.validation_errors == [{"path": "/x", "keyword": "k", "message": "m"}]  # type: ignore[attr-defined]
+
+
+def test_answer_accepted_then_connection_cut_is_not_resent() -> None:
+    env = wire.envelope()
+    state = {"accepted": 0}
+
+    def get(request: Request, conn: Conn) -> None:
+        st = "working" if state["accepted"] else "input_required"
+        conn.answer(wire.rpc(wire.task("t1", st, env if st == "input_required" else None)))
+
+    def send(request: Request, conn: Conn) -> None:
+        if state["accepted"]:
+            conn.answer(wire.rpc_error(-32010, "hitl_already_answered_or_unknown"))
+        else:
+            state["accepted"] += 1
+            conn.cut()  # accepted, but the answer never reaches the client
+
+    with rpc_agent({"GetTask": get, "SendMessage": send}) as s:
+        client = HitlClient(s.url, **FAST)
+        result = run(client.respond("t1", env["prompt_id"], {"approved": True}, prompt=None))
+    assert result.status.state.value == "working"
+    assert s.calls.count("SendMessage") == 1  # type: ignore[attr-defined]
+
+
+def test_answer_lost_before_acceptance_is_resent_once() -> None:
+    env = wire.envelope()
+    sends: list[str] = []
+
+    def send(request: Request, conn: Conn) -> None:
+        sends.append(request.json()["params"]["message"]["messageId"])
+        if len(sends) == 1:
+            conn.cut()
+        else:
+            conn.answer(wire.rpc({"task": wire.task("t1", "working")}))
+
+    with _open_prompt_agent(env, send) as s:
+        result = run(HitlClient(s.url, **FAST).respond("t1", env["prompt_id"], {"approved": True}))
+    assert result.status.state.value == "working"
+    assert len(sends) == 2 and sends[0] == sends[1]  # same messageId: the same answer
+
+
+def test_accepted_but_slow_transition_then_409_is_success() -> None:
+    env = wire.envelope()
+    state = {"accepted_at": 0.0}
+
+    def get(request: Request, conn: Conn) -> None:
+        moved = state["accepted_at"] and time.monotonic() - state["accepted_at"] > 0.3
+        st = "working" if moved else "input_required"
+        conn.answer(wire.rpc(wire.task("t1", st, None if moved else env)))
+
+    def send(request: Request, conn: Conn) -> None:
+        if state["accepted_at"]:
+            conn.answer(wire.rpc_error(-32010, "hitl_already_answered_or_unknown"))
+        else:
+            state["accepted_at"] = time.monotonic()
+            conn.cut()
+
+    with rpc_agent({"GetTask": get, "SendMessage": send}) as s:
+        result = run(HitlClient(s.url, **FAST).respond("t1", env["prompt_id"], {"approved": True}))
+    assert result.status.state.value == "working"
+
+
+def test_outcome_unknown_when_the_agent_cannot_be_asked() -> None:
+    env = wire.envelope()
+    calls = {"get": 0}
+
+    def get(request: Request, conn: Conn) -> None:
+        calls["get"] += 1
+        if calls["get"] == 1:
+            conn.answer(wire.rpc(wire.task("t1", "input_required", env)))
+        else:
+            conn.cut()
+
+    def cut(request: Request, conn: Conn) -> None:
+        conn.cut()
+
+    with rpc_agent({"GetTask": get, "SendMessage": cut}) as s:
+        client = HitlClient(s.url, max_reconnects=2, **FAST)
+        with pytest.raises(AnswerOutcomeUnknown, match="may or may not"):
+            run(client.respond("t1", env["prompt_id"], {"approved": True}))
+
+
+# -- hostile answers -------------------------------------------------------------------
+
+
+def _stream_agent(write: Any, **more: Any) -> Any:
+    def stream(request: Request, conn: Conn) -> None:
+        write(request, conn)
+
+    return rpc_agent({"SendStreamingMessage": stream, **more})
+
+
+async def _collect(client: HitlClient, content: Any = "go") -> list[Any]:
+    async with client:
+        return [event async for event in client.stream(content)]
+
+
+def test_malformed_sse_data_is_a_protocol_violation() -> None:
+    def write(request: Request, conn: Conn) -> None:
+        conn.head(content_type="text/event-stream")
+        conn.send(b"data: {not json\n\n")
+
+    with _stream_agent(write) as s, pytest.raises(ProtocolViolation, match="not JSON"):
+        run(_collect(HitlClient(s.url, **FAST)))
+
+
+def test_truncated_json_answer() -> None:
+    def send(request: Request, conn: Conn) -> None:
+        conn.answer(b'{"jsonrpc": "2.0", "id": 1, "result": {"task": {"id": "t"')
+
+    with rpc_agent({"SendMessage": send}) as s, pytest.raises(ProtocolViolation, match="bad JSON"):
+        run(HitlClient(s.url, **FAST).send("x"))
+
+
+@pytest.mark.parametrize(
+    "content_type, body",
+    [("text/html", b"<html>oops</html>"), ("text/plain", b"hello"), ("", b"{}")],
+)
+def test_wrong_content_types(content_type: str, body: bytes) -> None:
+    def send(request: Request, conn: Conn) -> None:
+        conn.answer(body, content_type=content_type)
+
+    with rpc_agent({"SendMessage": send, "SendStreamingMessage": send}) as s:
+        with pytest.raises(ProtocolViolation, match="expected a JSON answer"):
+            run(HitlClient(s.url, **FAST).send("x"))
+        with pytest.raises(ProtocolViolation, match="expected a JSON answer"):
+            run(_collect(HitlClient(s.url, **FAST)))
+
+
+def test_a_50_mb_event_is_refused_early() -> None:
+    sent = {"bytes": 0}
+
+    def write(request: Request, conn: Conn) -> None:
+        conn.head(content_type="text/event-stream")
+        conn.send(b'data: {"result": "')
+        chunk = b"x" * (1 << 20)
+        for _ in range(50):
+            if not conn.send(chunk):
+                return
+            sent["bytes"] += len(chunk)
+
+    with _stream_agent(write) as s, pytest.raises(EventTooLarge, match="too large"):
+        run(_collect(HitlClient(s.url, max_event_size=256 * 1024, **FAST)))
+    assert sent["bytes"] < 50 << 20
+
+
+def test_a_stalling_agent_times_out() -> None:
+    def stall(request: Request, conn: Conn) -> None:
+        conn.stopped.wait(20)
+
+    with rpc_agent({"SendMessage": stall}) as s:
+        start = time.monotonic()
+        with pytest.raises(AgentTimeout, match="timed out"):
+            run(HitlClient(s.url, timeout=0.3, connect_timeout=1).send("x"))
+        assert time.monotonic() - start < 5
+
+
+def test_a_silent_stream_times_out_after_bounded_reconnects() -> None:
+    def write(request: Request, conn: Conn) -> None:
+        conn.head(content_type="text/event-stream")
+        conn.send(
+            wire.sse({"jsonrpc": "2.0", "id": 1, "result": wire.status_update("t1", "working")})
+        )
+        conn.stopped.wait(20)
+
+    with _stream_agent(write, SubscribeToTask=write) as s:
+        client = HitlClient(s.url, stream_idle_timeout=0.2, max_reconnects=2, **FAST)
+        with pytest.raises(AgentTimeout, match="gave up after 2 reconnect"):
+            run(_collect(client))
+    assert s.calls.count("SubscribeToTask") == 2  # type: ignore[attr-defined]
+
+
+def test_refused_stream_as_json_error() -> None:
+    def refuse(request: Request, conn: Conn) -> None:
+        conn.answer(wire.rpc_error(-32001, "Task not found"))
+
+    with _stream_agent(refuse) as s, pytest.raises(TaskNotFound):
+        run(_collect(HitlClient(s.url, **FAST)))
+
+
+def test_error_event_inside_a_stream() -> None:
+    def write(request: Request, conn: Conn) -> None:
+        conn.head(content_type="text/event-stream")
+        conn.send(wire.sse(wire.rpc_error(-32010, "hitl_already_answered_or_unknown")))
+
+    with _stream_agent(write) as s, pytest.raises(PromptConflict):
+        run(_collect(HitlClient(s.url, **FAST)))
+
+
+# -- streams that survive disconnects ---------------------------------------------------
+
+
+def _events(env: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"jsonrpc": "2.0", "id": 1, "result": {"task": wire.task("t1", "submitted")}},
+        {"jsonrpc": "2.0", "id": 1, "result": wire.status_update("t1", "working")},
+        {"jsonrpc": "2.0", "id": 1, "result": wire.status_update("t1", "input_required", env)},
+    ]
+
+
+@pytest.mark.parametrize("honours_last_event_id", [True, False])
+def test_cut_mid_stream_resumes_with_last_event_id(honours_last_event_id: bool) -> None:
+    env = wire.envelope()
+    events = _events(env)
+    ids = ["1", "2", "3"]
+    seen_last: list[str | None] = []
+
+    def first(request: Request, conn: Conn) -> None:
+        conn.head(content_type="text/event-stream")
+        conn.send(wire.sse(*events[:2], ids=ids[:2], crlf=True) + b'data: {"half')
+        conn.cut()
+
+    def resume(request: Request, conn: Conn) -> None:
+        last = request.header("Last-Event-ID")
+        seen_last.append(last)
+        start = ids.index(last) + 1 if honours_last_event_id and last else 0
+        conn.head(content_type="text/event-stream")
+        conn.send(wire.sse(*events[start:], ids=ids[start:]))
+
+    with _stream_agent(first, SubscribeToTask=resume) as s:
+        got = run(_collect(HitlClient(s.url, **FAST)))
+    assert seen_last == ["2"]
+    assert [type(e).__name__ for e in got] == [
+        "TaskEvent",
+        "StatusEvent",
+        "StatusEvent",
+        "PromptEvent",
+    ]
+    assert [e.event_id for e in got] == ["1", "2", "3", "3"]
+
+
+def test_stream_stops_at_the_prompt_and_subscribe_starts_from_the_snapshot() -> None:
+    env = wire.envelope()
+    events = _events(env)
+    count = {"subscribe": 0}
+
+    def first(request: Request, conn: Conn) -> None:
+        conn.head(content_type="text/event-stream")
+        conn.send(wire.sse(*events))
+        conn.cut()  # the client stopped reading at input-required: no reconnect
+
+    def subscribe(request: Request, conn: Conn) -> None:
+        count["subscribe"] += 1
+        conn.head(content_type="text/event-stream")
+        conn.send(
+            wire.sse(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "result": {"task": wire.task("t1", "input_required", env)},
+                }
+            )
+        )
+
+    with _stream_agent(first, SubscribeToTask=subscribe) as s:
+        got = run(_collect(HitlClient(s.url, **FAST)))
+        assert [type(e) for e in got][-1] is PromptEvent and count["subscribe"] == 0
+
+        async def go() -> list[Any]:
+            async with HitlClient(s.url, **FAST) as client:
+                return [e async for e in client.subscribe("t1")]
+
+        again = run(go())
+    assert [type(e) for e in again] == [TaskEvent, PromptEvent]
+
+
+def test_cut_before_the_prompt_without_ids() -> None:
+    env = wire.envelope()
+    events = _events(env)
+
+    def first(request: Request, conn: Conn) -> None:
+        conn.head(content_type="text/event-stream")
+        conn.send(wire.sse(*events[:2]))
+        conn.cut()
+
+    def subscribe(request: Request, conn: Conn) -> None:
+        snapshot = {"jsonrpc": "2.0", "id": 1, "result": {"task": wire.task("t1", "working")}}
+        conn.head(content_type="text/event-stream")
+        conn.send(wire.sse(snapshot, events[2]))
+
+    with _stream_agent(first, SubscribeToTask=subscribe) as s:
+        got = run(_collect(HitlClient(s.url, **FAST)))
+    kinds = [type(e).__name__ for e in got]
+    # the snapshot repeats the "working" status already delivered: not handed out again
+    assert kinds == ["TaskEvent", "StatusEvent", "StatusEvent", "PromptEvent"]
+    assert isinstance(got[2], StatusEvent) and got[2].state.value == "input_required"
+
+
+def test_closing_the_iterator_closes_the_connection() -> None:
+    noticed: dict[str, float] = {}
+
+    def write(request: Request, conn: Conn) -> None:
+        conn.head(content_type="text/event-stream")
+        first = {"jsonrpc": "2.0", "id": 1, "result": wire.status_update("t1", "working")}
+        conn.send(wire.sse(first))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if not conn.send(b": ping\n\n"):
+                noticed["at"] = time.monotonic()
+                return
+            time.sleep(0.02)
+
+    async def go() -> float:
+        async with HitlClient(s.url, **FAST) as client:
+            events = client.stream("go")
+            async for _ in events:
+                break
+            await events.aclose()
+            return time.monotonic()
+
+    with _stream_agent(write) as s:
+        closed_at = run(go())
+        for _ in range(100):
+            if "at" in noticed:
+                break
+            time.sleep(0.02)
+    assert noticed["at"] - closed_at < 2
+
+
+def test_drop_before_any_task_id_is_unreachable() -> None:
+    def write(request: Request, conn: Conn) -> None:
+        conn.head(content_type="text/event-stream")
+        conn.cut()
+
+    with _stream_agent(write) as s, pytest.raises(AgentUnreachable, match="before the agent named"):
+        run(_collect(HitlClient(s.url, **FAST)))
+
+
+def test_unreachable_agent() -> None:
+    with pytest.raises(AgentUnreachable, match="cannot connect"):
+        run(HitlClient("http://127.0.0.1:9", **FAST).connect())
