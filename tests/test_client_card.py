@@ -46,6 +46,17 @@ def test_no_usable_interface_lists_what_is_offered() -> None:
         choose_interface(parse_card(wire.card_v03("http://a/")), "HTTP+JSON")
 
 
+def test_forced_03_uses_a_jsonrpc_endpoint_listed_as_10() -> None:
+    selection = choose_interface(parse_card(wire.card("http://a/rpc")), version="0.3")
+    assert (selection.url, selection.binding, selection.version) == (
+        "http://a/rpc",
+        "JSONRPC",
+        "0.3",
+    )
+    with pytest.raises(NoUsableInterface):
+        choose_interface(parse_card(wire.card("http://a/r", binding="HTTP+JSON")), version="0.3")
+
+
 def test_bad_choices_are_value_errors() -> None:
     with pytest.raises(ValueError, match="binding"):
         choose_interface(parse_card(MIXED), "GRPC")

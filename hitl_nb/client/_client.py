@@ -301,22 +301,26 @@ class HitlClient:
         self, task_id: str, *, last_event_id: str | None = None
     ) -> AsyncGenerator[ClientEvent, None]:
         """SubscribeToTask: the task snapshot, then its events (replayed after
-        ``last_event_id`` when the agent numbers them)."""
+        ``last_event_id`` when the agent numbers them). A task that is already terminal
+        (which A2A refuses to subscribe to) yields its final snapshot."""
         binding = await self._ready()
 
         def first(last: str | None) -> Any:
             return binding.subscribe(task_id, last or last_event_id)
 
-        async for item in self._follow(first, binding, task_id):
+        async for item in self._follow(first, binding, task_id, subscription=True):
             yield item
 
     async def _follow(
-        self, first: Opener, binding: Binding, task_id: str | None
+        self, first: Opener, binding: Binding, task_id: str | None, subscription: bool = False
     ) -> AsyncGenerator[ClientEvent, None]:
         def again(tid: str) -> Opener:
             return lambda last: binding.subscribe(tid, last)
 
-        events = follow(first, again, binding.get_task, self.policy, task_id)
+        events = follow(
+            first, again, binding.get_task, self.policy, task_id,
+            first_is_subscription=subscription,
+        )  # fmt: skip
         async with aclosing(events):
             async for item in events:
                 self._remember(item)

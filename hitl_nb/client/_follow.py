@@ -98,10 +98,13 @@ async def follow(
     get_task: Callable[[str], Awaitable[Task]],
     policy: FollowPolicy,
     task_id: str | None = None,
+    *,
+    first_is_subscription: bool = False,
 ) -> AsyncGenerator[ClientEvent, None]:
     """Yield neutral events from ``first``, resuming with ``resubscribe(task_id)``.
 
     Ends after an event that ends the stream (terminal or interrupted state, a message).
+    A subscription refused because the task is terminal yields its final snapshot.
     Raises :class:`AgentUnreachable` / :class:`AgentTimeout` once the reconnects are
     spent; other errors (protocol violations, agent errors) end the stream at once.
     """
@@ -125,7 +128,7 @@ async def follow(
             reason = exc
         except (UnsupportedOperation, TaskNotFound) as exc:
             # A terminal task cannot be subscribed to (A2A §3.1.6): read its end state.
-            if state.task_id is None or opener is first:
+            if state.task_id is None or (opener is first and not first_is_subscription):
                 raise
             task = await get_task(state.task_id)
             for item in _fresh(state, None, task):

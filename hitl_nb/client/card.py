@@ -82,7 +82,8 @@ def choose_interface(card: AgentCard, binding: str = "auto", version: str = "aut
 
     ``binding`` is ``"auto"``, ``"JSONRPC"`` or ``"HTTP+JSON"``; ``version`` is
     ``"auto"``, ``"1.0"`` or ``"0.3"``. With ``"auto"`` versions, 1.0 interfaces win over
-    0.3 ones. Raises :class:`NoUsableInterface` listing what the card offers.
+    0.3 ones. An explicit ``"0.3"`` falls back to the card's JSON-RPC interface when no
+    interface is listed as 0.3. Raises :class:`NoUsableInterface` listing what is offered.
     """
     want_binding = binding.upper()
     if want_binding not in ("AUTO", *_SPOKEN_BINDINGS):
@@ -104,6 +105,12 @@ def choose_interface(card: AgentCard, binding: str = "auto", version: str = "aut
         for iface in card.supported_interfaces:
             if fits(iface, v):
                 return Selection(iface.url, iface.protocol_binding.upper(), v)
+    if want_version == "0.3" and want_binding in ("AUTO", "JSONRPC"):
+        # Asked for 0.3 explicitly: agents commonly serve both dialects on one JSON-RPC
+        # endpoint (A2A 1.0 treats a request without A2A-Version as 0.3, §3.6).
+        for iface in card.supported_interfaces:
+            if iface.protocol_binding.upper() == "JSONRPC":
+                return Selection(iface.url, "JSONRPC", "0.3")
     offered = ", ".join(
         f"{i.protocol_binding} {i.protocol_version} at {i.url}" for i in card.supported_interfaces
     )
