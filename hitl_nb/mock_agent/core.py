@@ -210,6 +210,8 @@ class AgentCore:
             return self._new_task(message)
         rec = self.get(message.task_id)
         if raw is not None:
+            if not isinstance(raw, dict):  # from_json would read a string as JSON text
+                raise InvalidParams(f"/message/metadata/{RESPONSE_KEY}: expected an object")
             try:
                 response = ResponseEnvelope.from_json(raw)
             except MalformedResponse as exc:

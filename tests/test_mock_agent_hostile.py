@@ -1,0 +1,225 @@
+"""Hostile input against both bindings: the right A2A error, the server keeps serving,
+and no task changes state."""
+
+# The corpus tables keep one case per line, however long.
+# ruff: noqa: E501
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from hitl_nb.mock_agent import MockAgent
+from tests.helpers.mock_agent_client import Wire, envelope_of, headers, user_message
+
+
+@dataclass
+class Ctx:
+    """Ids a case may need: a task waiting on a prompt, and a completed one."""
+
+    open_id: str
+    open_pid: str
+    done_id: str
+    done_pid: str
+
+
+@pytest.fixture(scope="module")
+def world() -> Iterator[tuple[MockAgent, Ctx]]:
+    with MockAgent() as agent:
+        wire = Wire(agent.url)
+        open_task, done_task = wire.start(), wire.start()
+        done_pid = envelope_of(done_task)["prompt_id"]
+        wire.answer(done_task["id"], done_pid, {"approve": True})
+        yield (
+            agent,
+            Ctx(open_task["id"], envelope_of(open_task)["prompt_id"], done_task["id"], done_pid),
+        )
+        wire.close()
+
+
+def rpc(method: str, params: Any, rid: Any = 1) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
+
+
+def send(message: Any, **config: Any) -> dict[str, Any]:
+    params: dict[str, Any] = {"message": message}
+    if config:
+        params["configuration"] = config
+    return rpc("SendMessage", params)
+
+
+def answer(c: Ctx, response: Any, task_id: str | None = None) -> dict[str, Any]:
+    return user_message(task_id=task_id or c.open_id, response=response)
+
+
+def nested(depth: int) -> bytes:
+    return b"[" * depth + b"]" * depth
+
+
+H = headers()
+# A case: how to build the body (JSON value or raw bytes), extra headers, expected code.
+RpcCase = tuple[Callable[[Ctx], Any], dict[str, str], int]
+
+RPC_CASES: dict[str, RpcCase] = {
+    "not-json": (lambda c: b"hello", {}, -32700),
+    "empty-body": (lambda c: b"", {}, -32700),
+    "truncated-json": (lambda c: b'{"jsonrpc": "2.0", "id": 1', {}, -32700),
+    "duplicate-keys": (lambda c: b'{"jsonrpc":"2.0","id":1,"id":2,"method":"GetTask"}', {}, -32700),
+    "nan": (lambda c: b'{"jsonrpc":"2.0","id":NaN,"method":"GetTask"}', {}, -32700),
+    "bad-utf8": (lambda c: b'{"jsonrpc":"2.0","id":"\xff","method":"GetTask"}', {}, -32700),
+    "deeply-nested": (lambda c: nested(5000), {}, -32700),
+    "nested-params": (
+        lambda c: b'{"jsonrpc":"2.0","id":1,"method":"GetTask","params":' + nested(100) + b"}",
+        {}, -32700,
+    ),
+    "five-megabytes": (
+        lambda c: rpc("SendMessage", {"message": user_message([{"text": "x" * 5_000_000}])}),
+        {}, -32600,
+    ),
+    "batch": (lambda c: [rpc("GetTask", {"id": c.open_id})], {}, -32600),
+    "empty-batch": (lambda c: [], {}, -32600),
+    "scalar-body": (lambda c: 42, {}, -32600),
+    "wrong-jsonrpc": (lambda c: {**rpc("GetTask", {"id": c.open_id}), "jsonrpc": "1.0"}, {}, -32600),
+    "no-jsonrpc": (lambda c: {"id": 1, "method": "GetTask", "params": {"id": c.open_id}}, {}, -32600),
+    "missing-id": (lambda c: {"jsonrpc": "2.0", "method": "GetTask", "params": {"id": "x"}}, {}, -32600),
+    "null-id": (lambda c: rpc("GetTask", {"id": c.open_id}, rid=None), {}, -32600),
+    "bool-id": (lambda c: rpc("GetTask", {"id": c.open_id}, rid=True), {}, -32600),
+    "object-id": (lambda c: rpc("GetTask", {"id": c.open_id}, rid={"a": 1}), {}, -32600),
+    "no-method": (lambda c: {"jsonrpc": "2.0", "id": 1, "params": {}}, {}, -32600),
+    "int-method": (lambda c: rpc(7, {}), {}, -32600),  # type: ignore[arg-type]
+    "unknown-method": (lambda c: rpc("DeleteEverything", {}), {}, -32601),
+    "v03-name-on-v1": (lambda c: rpc("tasks/get", {"id": c.open_id}), {}, -32601),
+    "params-array": (lambda c: rpc("GetTask", [c.open_id]), {}, -32602),
+    "params-string": (lambda c: rpc("GetTask", "id"), {}, -32602),
+    "send-no-message": (lambda c: rpc("SendMessage", {}), {}, -32602),
+    "message-not-object": (lambda c: send("hi"), {}, -32602),
+    "parts-not-array": (lambda c: send({**user_message(), "parts": {"text": "a"}}), {}, -32602),
+    "no-parts": (lambda c: send(user_message([])), {}, -32602),
+    "two-contents": (lambda c: send(user_message([{"text": "a", "url": "b"}])), {}, -32602),
+    "bad-role": (lambda c: send({**user_message(), "role": "ROLE_ROBOT"}), {}, -32602),
+    "agent-role": (lambda c: send({**user_message(), "role": "ROLE_AGENT"}), {}, -32602),
+    "int-message-id": (lambda c: send({**user_message(), "messageId": 5}), {}, -32602),
+    "metadata-array": (lambda c: send({**user_message(), "metadata": []}), {}, -32602),
+    "bad-base64": (lambda c: send(user_message([{"raw": "%%%"}])), {}, -32602),
+    "config-type": (lambda c: send(user_message(), returnImmediately="yes"), {}, -32602),
+    "history-negative": (lambda c: send(user_message(), historyLength=-1), {}, -32602),
+    "unknown-scenario": (lambda c: send(user_message([{"data": {"scenario": "rm -rf"}}])), {}, -32602),
+    "get-no-id": (lambda c: rpc("GetTask", {}), {}, -32602),
+    "get-int-id": (lambda c: rpc("GetTask", {"id": 5}), {}, -32602),
+    "get-unknown": (lambda c: rpc("GetTask", {"id": "no-such-task"}), {}, -32001),
+    "get-history-bool": (lambda c: rpc("GetTask", {"id": c.open_id, "historyLength": True}), {}, -32602),
+    "list-page-zero": (lambda c: rpc("ListTasks", {"pageSize": 0}), {}, -32602),
+    "list-bad-status": (lambda c: rpc("ListTasks", {"status": "DONE"}), {}, -32602),
+    "list-bad-token": (lambda c: rpc("ListTasks", {"pageToken": "abc"}), {}, -32602),
+    "cancel-unknown": (lambda c: rpc("CancelTask", {"id": "nope"}), {}, -32001),
+    "cancel-terminal": (lambda c: rpc("CancelTask", {"id": c.done_id}), {}, -32002),
+    "subscribe-unknown": (lambda c: rpc("SubscribeToTask", {"id": "nope"}), {}, -32001),
+    "subscribe-terminal": (lambda c: rpc("SubscribeToTask", {"id": c.done_id}), {}, -32004),
+    "bad-last-event-id": (
+        lambda c: rpc("SubscribeToTask", {"id": c.open_id}), {"Last-Event-ID": "abc"}, -32602
+    ),
+    "text-plain": (lambda c: rpc("GetTask", {"id": c.open_id}), {"Content-Type": "text/plain"}, -32005),
+    "version-9": (lambda c: rpc("GetTask", {"id": c.open_id}), {"A2A-Version": "9.9"}, -32009),
+    "answer-terminal-task": (lambda c: send(answer(c, {"prompt_id": c.done_pid, "payload": {"approve": True}}, c.done_id)), {}, -32010),
+    "plain-to-terminal": (lambda c: send(user_message(task_id=c.done_id)), {}, -32004),
+    "answer-unknown-task": (lambda c: send(answer(c, {"prompt_id": c.open_pid, "payload": {}}, "nope")), {}, -32001),
+    "answer-no-task-id": (lambda c: send(user_message(response={"prompt_id": c.open_pid, "payload": {"approve": True}})), {}, -32602),
+    "response-extra-member": (
+        lambda c: send(answer(c, {"prompt_id": c.open_pid, "payload": {"approve": True}, "who": "me"})),
+        {}, -32602,
+    ),
+    "response-non-uuid": (lambda c: send(answer(c, {"prompt_id": "42", "payload": {"approve": True}})), {}, -32602),
+    "response-payload-array": (lambda c: send(answer(c, {"prompt_id": c.open_pid, "payload": [True]})), {}, -32602),
+    "response-not-object": (lambda c: send(answer(c, "approve")), {}, -32602),
+    "response-missing-payload": (lambda c: send(answer(c, {"prompt_id": c.open_pid})), {}, -32602),
+    "plain-text-answer": (lambda c: send(user_message([{"text": "yes"}], task_id=c.open_id)), {}, -32602),
+    "answer-invalid-payload": (lambda c: send(answer(c, {"prompt_id": c.open_pid, "payload": {"approve": "no"}})), {}, -32011),
+    "answer-wrong-prompt": (lambda c: send(answer(c, {"prompt_id": str(uuid.uuid4()), "payload": {"approve": True}})), {}, -32010),
+}  # fmt: skip
+
+RestCase = tuple[str, Callable[[Ctx], str], Callable[[Ctx], Any], dict[str, str], int, str]
+
+REST_CASES: dict[str, RestCase] = {
+    "not-json": ("POST", lambda c: "/message:send", lambda c: b"hello", {}, 400, "PARSE_ERROR"),
+    "empty-body": ("POST", lambda c: "/message:send", lambda c: b"", {}, 400, "PARSE_ERROR"),
+    "deeply-nested": ("POST", lambda c: "/message:send", lambda c: nested(5000), {}, 400, "PARSE_ERROR"),
+    "array-body": ("POST", lambda c: "/message:send", lambda c: [user_message()], {}, 400, "INVALID_PARAMS"),
+    "no-message": ("POST", lambda c: "/message:send", lambda c: {}, {}, 400, "INVALID_PARAMS"),
+    "no-parts": ("POST", lambda c: "/message:send", lambda c: {"message": user_message([])}, {}, 400, "INVALID_PARAMS"),
+    "stream-no-parts": ("POST", lambda c: "/message:stream", lambda c: {"message": user_message([])}, {}, 400, "INVALID_PARAMS"),
+    "text-plain": ("POST", lambda c: "/message:send", lambda c: {"message": user_message()}, {"Content-Type": "text/plain"}, 415, "CONTENT_TYPE_NOT_SUPPORTED"),
+    "five-megabytes": ("POST", lambda c: "/message:send", lambda c: {"message": user_message([{"text": "x" * 5_000_000}])}, {}, 413, "INVALID_REQUEST"),
+    "get-unknown": ("GET", lambda c: "/tasks/nope", lambda c: None, {}, 404, "TASK_NOT_FOUND"),
+    "cancel-unknown": ("POST", lambda c: "/tasks/nope:cancel", lambda c: None, {}, 404, "TASK_NOT_FOUND"),
+    "cancel-terminal": ("POST", lambda c: f"/tasks/{c.done_id}:cancel", lambda c: None, {}, 400, "TASK_NOT_CANCELABLE"),
+    "subscribe-unknown": ("POST", lambda c: "/tasks/nope:subscribe", lambda c: None, {}, 404, "TASK_NOT_FOUND"),
+    "subscribe-terminal": ("POST", lambda c: f"/tasks/{c.done_id}:subscribe", lambda c: None, {}, 400, "UNSUPPORTED_OPERATION"),
+    "list-page-zero": ("GET", lambda c: "/tasks?pageSize=0", lambda c: None, {}, 400, "INVALID_PARAMS"),
+    "list-bad-status": ("GET", lambda c: "/tasks?status=DONE", lambda c: None, {}, 400, "INVALID_PARAMS"),
+    "list-bad-artifacts": ("GET", lambda c: "/tasks?includeArtifacts=maybe", lambda c: None, {}, 400, "INVALID_PARAMS"),
+    "history-negative": ("GET", lambda c: f"/tasks/{c.open_id}?historyLength=-1", lambda c: None, {}, 400, "INVALID_PARAMS"),
+    "unknown-route": ("GET", lambda c: "/v1/whatever", lambda c: None, {}, 404, "METHOD_NOT_FOUND"),
+    "wrong-verb": ("GET", lambda c: "/message:send", lambda c: None, {}, 405, "METHOD_NOT_FOUND"),
+    "push-config": ("POST", lambda c: f"/tasks/{c.open_id}/pushNotificationConfigs", lambda c: {}, {}, 400, "PUSH_NOTIFICATION_NOT_SUPPORTED"),
+    "extended-card": ("GET", lambda c: "/extendedAgentCard", lambda c: None, {}, 400, "EXTENDED_AGENT_CARD_NOT_CONFIGURED"),
+    "version-03": ("GET", lambda c: f"/tasks/{c.open_id}", lambda c: None, {"A2A-Version": "0.3"}, 400, "VERSION_NOT_SUPPORTED"),
+    "answer-terminal-task": ("POST", lambda c: "/message:send", lambda c: {"message": answer(c, {"prompt_id": c.done_pid, "payload": {"approve": True}}, c.done_id)}, {}, 409, "HITL_ALREADY_ANSWERED_OR_UNKNOWN"),
+    "response-extra-member": ("POST", lambda c: "/message:send", lambda c: {"message": answer(c, {"prompt_id": c.open_pid, "payload": {}, "x": 1})}, {}, 400, "INVALID_PARAMS"),
+    "response-non-uuid": ("POST", lambda c: "/message:send", lambda c: {"message": answer(c, {"prompt_id": "abc", "payload": {}})}, {}, 400, "INVALID_PARAMS"),
+    "answer-invalid-payload": ("POST", lambda c: "/message:send", lambda c: {"message": answer(c, {"prompt_id": c.open_pid, "payload": {}})}, {}, 422, "HITL_RESPONSE_INVALID"),
+}  # fmt: skip
+
+
+def _states(agent: MockAgent) -> dict[str, tuple[str, int]]:
+    assert agent.core is not None
+    return {t: (r.task.status.state.value, r.outbox.last_id) for t, r in agent.core.tasks.items()}
+
+
+def _post(url: str, body: Any, hdrs: dict[str, str], method: str = "POST") -> httpx.Response:
+    if isinstance(body, bytes) or body is None:
+        content = body
+    else:
+        content = json.dumps(body).encode()
+    base = {"Content-Type": "application/json", **H}
+    return httpx.request(method, url, content=content, headers={**base, **hdrs}, timeout=20)
+
+
+@pytest.mark.parametrize("name", list(RPC_CASES))
+def test_jsonrpc_hostile(world: tuple[MockAgent, Ctx], name: str) -> None:
+    agent, ctx = world
+    build, extra, code = RPC_CASES[name]
+    before = _states(agent)
+    r = _post(agent.url + "/", build(ctx), extra)
+    assert r.status_code == 200, r.text[:300]
+    body = r.json()
+    assert body["jsonrpc"] == "2.0" and "result" not in body
+    assert body["error"]["code"] == code, body
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"]
+    assert body["error"]["data"][0]["@type"].endswith("ErrorInfo")
+    assert _states(agent) == before
+    assert httpx.get(agent.card_url, timeout=5).status_code == 200
+
+
+@pytest.mark.parametrize("name", list(REST_CASES))
+def test_rest_hostile(world: tuple[MockAgent, Ctx], name: str) -> None:
+    agent, ctx = world
+    method, path, build, extra, status, reason = REST_CASES[name]
+    before = _states(agent)
+    r = _post(agent.url + path(ctx), build(ctx), extra, method)
+    assert r.status_code == status, r.text[:300]
+    error = r.json()["error"]
+    assert error["code"] == status and error["message"]
+    assert error["details"][0]["reason"] == reason
+    assert _states(agent) == before
+    assert httpx.get(agent.card_url, timeout=5).status_code == 200
+
+
+def test_corpus_is_big_enough() -> None:
+    assert len(RPC_CASES) + len(REST_CASES) >= 50
+    assert len(RPC_CASES) >= 50
