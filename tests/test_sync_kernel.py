@@ -52,6 +52,27 @@ def test_every_queued_cell_replies_ok(kc: BlockingKernelClient) -> None:
     assert results[3].stdout == "fourth 3\n"
 
 
+FACADE_CELL = """
+from hitl_nb.client import SyncHitlClient, PromptEvent
+from hitl_nb.mock_agent import MockAgent
+
+with MockAgent() as agent, SyncHitlClient(agent.url, call_timeout=20) as client:
+    events = list(client.stream("approval"))
+    prompt = events[-1]
+    assert isinstance(prompt, PromptEvent), events
+    task = client.respond(prompt.task_id, prompt.prompt_id, {"approve": True})
+    print("answered", task.status.state.value)
+"""
+
+
+def test_cells_queued_behind_the_sync_client_all_run(kc: BlockingKernelClient) -> None:
+    cells = ["import time; time.sleep(0.3)", FACADE_CELL, "print('after')", "print('last')"]
+    results = run_queued(kc, cells, timeout=60)
+    assert [r.status for r in results] == ["ok"] * 4, [r.error for r in results]
+    assert results[1].stdout == "answered completed\n"
+    assert results[2].stdout == "after\n" and results[3].stdout == "last\n"
+
+
 NEST_ASYNCIO_CELL = """
 import asyncio, nest_asyncio
 nest_asyncio.apply()
