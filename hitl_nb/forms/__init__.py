@@ -1,0 +1,30 @@
+"""Forms for response_schemas: ipywidgets that return exactly valid data.
+
+See :class:`Form`. The coverage table, hint vocabulary and CSS class names are in
+``docs/forms.md``.
+"""
+
+from __future__ import annotations
+
+from ._util import MISSING, FormValueError, css_class
+from .base import Context, Field
+from .form import Form, FormClosed, FormInvalid
+from .hints import Hints, hints_for
+from .registry import Registry, default_registry
+from .text import render_text
+
+__all__ = [
+    "MISSING",
+    "Context",
+    "Field",
+    "Form",
+    "FormClosed",
+    "FormInvalid",
+    "FormValueError",
+    "Hints",
+    "Registry",
+    "css_class",
+    "default_registry",
+    "hints_for",
+    "render_text",
+]

@@ -1,0 +1,182 @@
+"""Small shared pieces of the forms package: the MISSING marker, pointers, CSS classes,
+shared Layout/Style objects and the widget factory that uses them.
+
+Existing generators create a Layout and a Style model for every widget; sharing one of
+each per widget class is what keeps a form at two or three widget models per field.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any, Final
+
+import ipywidgets as W
+
+
+class _Missing:
+    """The marker for "no value": an omitted member, an untouched optional field."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+#: Returned by a field that has nothing to contribute: the member is left out.
+MISSING: Final = _Missing()
+
+
+class FormValueError(ValueError):
+    """A value given to a form does not fit its schema's shape; names the JSON Pointer."""
+
+    def __init__(self, pointer: str, message: str) -> None:
+        super().__init__(f"{pointer or '/'}: {message}")
+        self.pointer = pointer
+        self.message = message
+
+
+def child_pointer(pointer: str, key: str | int) -> str:
+    """RFC 6901 pointer of member ``key`` below ``pointer``."""
+    return pointer + "/" + str(key).replace("~", "~0").replace("/", "~1")
+
+
+def split_pointer(pointer: str) -> list[str]:
+    """The unescaped segments of an RFC 6901 pointer (``""`` is the root, ``[]``)."""
+    if not pointer:
+        return []
+    return [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+
+
+def css_class(pointer: str) -> str:
+    """The stable CSS class of the field at ``pointer``: ``hitl-field-<encoded pointer>``.
+
+    Segments are joined with ``__``; characters other than ASCII letters, digits and
+    ``-`` are written ``_xx`` (two lowercase hex digits, ``_ux..x_`` above U+00FF), so the
+    class is a plain CSS identifier: ``/address/zip_code`` -> ``hitl-field-address__zip_5fcode``.
+    The root is ``hitl-field-root``.
+    """
+    if not pointer:
+        return "hitl-field-root"
+    parts = []
+    for seg in split_pointer(pointer):
+        out = []
+        for ch in seg:
+            if ch.isascii() and (ch.isalnum() or ch == "-"):
+                out.append(ch)
+            elif ord(ch) <= 0xFF:
+                out.append(f"_{ord(ch):02x}")
+            else:
+                out.append(f"_u{ord(ch):x}_")
+        parts.append("".join(out) or "_")
+    return "hitl-field-" + "__".join(parts)
+
+
+def esc(text: Any) -> str:
+    """Escape for HTML: prompt and schema text is data, never markup (spec S-1)."""
+    return html.escape(str(text), quote=True)
+
+
+def short_json(value: Any, limit: int = 60) -> str:
+    """Compact JSON for labels and messages, cut to ``limit`` characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+#: Width of the label column (the ``description`` of every input).
+LABEL_WIDTH = "13em"
+
+_LAYOUTS: dict[str, W.Layout] = {}
+_STYLES: dict[type, Any] = {}
+
+
+def layout(name: str = "default") -> W.Layout:
+    """A Layout shared by every widget that asks for ``name`` (created on first use)."""
+    found = _LAYOUTS.get(name)
+    if found is None:
+        kw: dict[str, str] = {}
+        if name == "hidden":
+            kw = {"display": "none"}
+        elif name == "wide":
+            kw = {"width": "100%"}
+        elif name == "row":
+            kw = {"align_items": "flex-start"}
+        elif name == "indent":
+            kw = {"margin": "0 0 0 1.5em"}
+        elif name == "narrow":
+            kw = {"width": "2.5em"}
+        elif name == "note":
+            kw = {"margin": f"0 0 0.4em calc({LABEL_WIDTH} + 8px)"}
+        found = _LAYOUTS[name] = W.Layout(**kw)
+    return found
+
+
+_STYLE_OF_CLASS: dict[type, Any] = {}
+
+
+def _style_for(cls: type) -> Any:
+    if cls in _STYLE_OF_CLASS:
+        return _STYLE_OF_CLASS[cls]
+    trait = cls.class_traits().get("style")  # type: ignore[attr-defined]
+    found = None
+    if trait is not None:
+        klass = trait.klass
+        found = _STYLES.get(klass)
+        if found is None:
+            kw: dict[str, Any] = {}
+            if "description_width" in klass.class_traits():
+                kw["description_width"] = "initial"
+            found = _STYLES[klass] = klass(**kw)
+    _STYLE_OF_CLASS[cls] = found
+    return found
+
+
+def make(cls: type, classes: tuple[str, ...] = (), lay: str = "default", **kw: Any) -> Any:
+    """Create widget ``cls`` with the shared Layout and Style and the given CSS classes."""
+    style = _style_for(cls)
+    if style is not None:
+        kw["style"] = style
+    return cls(layout=layout(lay), _dom_classes=classes, **kw)
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality as JSON Schema sees it: ``1 == 1.0`` but ``True != 1``."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and bool(a == b)
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a Python value (for messages)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__

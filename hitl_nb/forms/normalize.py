@@ -1,0 +1,344 @@
+"""Turn a response_schema into the shapes the form builds from.
+
+- ``$ref`` is resolved inside the schema only (``#`` and ``#/...`` pointers, which
+  covers ``$defs`` and ``definitions``); anything else is unsupported, never fetched
+  (STYLE: a schema comes from an untrusted agent). Resolution is one level at a time,
+  so a recursive schema is expanded only as far as the form is opened.
+- ``allOf`` is merged into one schema (properties united, ``required`` joined, bounds
+  tightened); members that cannot be merged stay under ``allOf`` for the sub-field.
+- ``type: [x, "null"]`` and ``anyOf``/``oneOf`` with a null branch become "nullable x".
+- ``oneOf``/``anyOf`` become variants; a property holding a different ``const`` in every
+  variant is the discriminator.
+
+Nothing here mutates its input: every result is a new dict. The form's data is always
+checked by :mod:`hitl_nb.validation` against the caller's original schema, so a merge
+that loses a constraint costs a hint in the UI, never a wrong answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..validation import CompiledSchema, compile_schema
+from ._util import split_pointer
+
+#: Keys the form understands; a schema using a keyword outside this set and
+#: :data:`IGNORED` degrades to a JSON text field for its subtree.
+UI_KEYWORDS = frozenset(
+    """type const enum properties required additionalProperties items prefixItems
+    minItems maxItems uniqueItems minLength maxLength pattern format minimum maximum
+    exclusiveMinimum exclusiveMaximum multipleOf oneOf anyOf allOf if then else
+    dependentRequired default examples title description readOnly writeOnly deprecated
+    $ref $defs definitions $schema $id $comment $anchor minProperties maxProperties
+    contentMediaType contentEncoding""".split()
+)
+#: Keywords the UI does not draw but the validator still enforces on submit.
+IGNORED = frozenset(
+    """not contains minContains maxContains propertyNames unevaluatedProperties
+    unevaluatedItems dependentSchemas""".split()
+)
+
+
+class Unsupported(Exception):
+    """This subtree cannot be drawn as widgets; it becomes a JSON text field."""
+
+
+_MIN_KEYS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
+_MAX_KEYS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
+_SUBSCHEMA_KEYS = ("items", "additionalProperties", "if", "then", "else", "not")
+
+
+def _merge_types(a: Any, b: Any) -> Any:
+    la = [a] if isinstance(a, str) else list(a)
+    lb = [b] if isinstance(b, str) else list(b)
+    both = [t for t in la if t in lb or (t == "number" and "integer" in lb)]
+    both += [t for t in lb if t == "integer" and "number" in la and t not in both]
+    if not both:
+        raise Unsupported(f"allOf asks for type {a!r} and type {b!r}: no value fits")
+    return both[0] if len(both) == 1 else both
+
+
+def merge(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge schema ``b`` into ``a`` as ``allOf: [a, b]`` would constrain (new dict).
+
+    Annotations (title, description, default, hints) of ``a`` win.
+    """
+    out: dict[str, Any] = dict(a)
+    for key, vb in b.items():
+        if key not in out:
+            out[key] = vb
+            continue
+        va = out[key]
+        if va == vb:
+            continue
+        if key == "properties" and isinstance(va, Mapping) and isinstance(vb, Mapping):
+            props = dict(va)
+            for name, sub in vb.items():
+                props[name] = {"allOf": [props[name], sub]} if name in props else sub
+            out[key] = props
+        elif key == "required" and isinstance(va, list) and isinstance(vb, list):
+            out[key] = va + [r for r in vb if r not in va]
+        elif key == "type":
+            out[key] = _merge_types(va, vb)
+        elif key == "enum" and isinstance(va, list) and isinstance(vb, list):
+            out[key] = [v for v in va if v in vb]
+        elif key == "const":
+            raise Unsupported("allOf asks for two different const values")
+        elif key in _MIN_KEYS and _is_num(va) and _is_num(vb):
+            out[key] = max(va, vb)
+        elif key in _MAX_KEYS and _is_num(va) and _is_num(vb):
+            out[key] = min(va, vb)
+        elif key in _SUBSCHEMA_KEYS:
+            out[key] = {"allOf": [va, vb]}
+        elif key in ("$defs", "definitions") and isinstance(va, Mapping):
+            out[key] = {**vb, **va}
+        elif key == "dependentRequired" and isinstance(va, Mapping) and isinstance(vb, Mapping):
+            out[key] = {**vb, **va}
+        elif key in ("oneOf", "anyOf", "if"):
+            rest = out.setdefault("allOf", [])
+            out["allOf"] = [*rest, {key: vb, **({k: b[k] for k in ("then", "else") if k in b})}]
+        # anything else: ``a`` wins; the validator still checks ``b``'s constraint
+    return out
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+@dataclass
+class Node:
+    """A resolved schema and what kind of field draws it."""
+
+    kind: str
+    schema: dict[str, Any]
+    nullable: bool = False
+    options: list[dict[str, Any]] = field(default_factory=list)
+    discriminator: str | None = None
+    note: str | None = None
+
+
+class Resolver:
+    """Resolves schemas against the root schema of one form (local references only)."""
+
+    def __init__(self, root: Mapping[str, Any], max_depth: int = 32) -> None:
+        self.root = root
+        self.max_depth = max_depth
+        self._compiled: dict[int, tuple[Any, CompiledSchema | None]] = {}
+
+    def deref(self, ref: str) -> Any:
+        """The subschema a local ``$ref`` names; raises Unsupported for anything else."""
+        if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
+            raise Unsupported(f"$ref {ref!r} is not a local JSON Pointer reference")
+        node: Any = self.root
+        for seg in split_pointer(ref[1:]):
+            seg = seg.replace("%25", "%")
+            if isinstance(node, Mapping) and seg in node:
+                node = node[seg]
+            elif isinstance(node, list) and seg.isdigit() and int(seg) < len(node):
+                node = node[int(seg)]
+            else:
+                raise Unsupported(f"$ref {ref!r} points at nothing")
+        return node
+
+    def resolve(self, schema: Any, _chain: tuple[str, ...] = ()) -> Any:
+        """``schema`` with its top-level ``$ref`` and ``allOf`` folded in (a new dict)."""
+        if isinstance(schema, bool) or not isinstance(schema, Mapping):
+            return schema
+        if len(_chain) > self.max_depth:
+            raise Unsupported("$ref chain too long")
+        out: dict[str, Any] = dict(schema)
+        ref = out.pop("$ref", None)
+        if ref is not None:
+            if ref in _chain:
+                raise Unsupported(f"$ref {ref!r} refers to itself")
+            target = self.resolve(self.deref(ref), (*_chain, ref))
+            if target is False:
+                raise Unsupported(f"$ref {ref!r} allows no value")
+            if isinstance(target, Mapping):
+                out = merge(out, target)
+        members = out.pop("allOf", None)
+        if isinstance(members, list):
+            for member in members:
+                resolved = self.resolve(member, _chain)
+                if resolved is False:
+                    raise Unsupported("allOf has a member that allows no value")
+                if isinstance(resolved, Mapping):
+                    out = merge(out, resolved)
+            if "allOf" in out:  # merge() parked a second oneOf/anyOf/if here
+                parked = out.pop("allOf")
+                out.setdefault("x-hitl-parked", parked)
+        return out
+
+    def compiled(self, schema: Any) -> CompiledSchema | None:
+        """``schema`` compiled with the root's ``$defs`` in reach (None if unusable)."""
+        key = id(schema)
+        hit = self._compiled.get(key)
+        if hit is not None and hit[0] is schema:
+            return hit[1]
+        full: Any = schema
+        if isinstance(schema, Mapping):
+            full = dict(schema)
+            for defs in ("$defs", "definitions"):
+                if isinstance(self.root.get(defs), Mapping) and defs not in full:
+                    full[defs] = self.root[defs]
+        elif isinstance(schema, bool):
+            full = {} if schema else {"not": {}}
+        try:
+            compiled: CompiledSchema | None = compile_schema(full)
+        except Exception:  # noqa: BLE001 - an unusable branch simply matches nothing
+            compiled = None
+        self._compiled[key] = (schema, compiled)
+        return compiled
+
+    def matches(self, schema: Any, value: Any) -> bool:
+        """Whether ``value`` validates against the subschema ``schema``."""
+        compiled = self.compiled(schema)
+        return compiled is not None and not compiled.validate(value)
+
+    def classify(self, schema: Any) -> Node:
+        """Resolve ``schema`` and decide which kind of field draws it."""
+        try:
+            return self._classify(schema)
+        except Unsupported as exc:
+            raw = dict(schema) if isinstance(schema, Mapping) else {}
+            return Node("json", raw, note=str(exc))
+
+    def _classify(self, schema: Any) -> Node:
+        if schema is True:
+            return Node("json", {}, note=None)
+        if schema is False:
+            raise Unsupported("the schema allows no value here")
+        if not isinstance(schema, Mapping):
+            raise Unsupported("not a schema")
+        s = self.resolve(schema)
+        unknown = [k for k in s if k not in UI_KEYWORDS and k not in IGNORED]
+        unknown = [k for k in unknown if not k.startswith("x-")]
+        if unknown:
+            raise Unsupported(f"keyword {unknown[0]!r} is not drawn as widgets")
+        if "x-hitl-parked" in s:
+            raise Unsupported("allOf combines several oneOf/anyOf/if: not drawn as widgets")
+        if "const" in s:
+            return Node("const", s)
+        if isinstance(s.get("enum"), list):
+            if not s["enum"]:
+                raise Unsupported("empty enum allows no value")
+            return Node("enum", s)
+        for key in ("oneOf", "anyOf"):
+            if isinstance(s.get(key), list) and s[key]:
+                return self._variants(s, key)
+        types = s.get("type")
+        if isinstance(types, list):
+            nullable = "null" in types
+            rest = [t for t in types if t != "null"]
+            if not rest:
+                return Node("null", s)
+            if len(rest) == 1:
+                node = self._by_type({**s, "type": rest[0]})
+                node.nullable = nullable
+                return node
+            options = [{**s, "type": t} for t in rest]
+            return Node("variant", s, nullable=nullable, options=options)
+        return self._by_type(s)
+
+    def _by_type(self, s: dict[str, Any]) -> Node:
+        t = s.get("type")
+        if t is None:
+            t = _infer_type(s)
+        if t == "object":
+            if "patternProperties" in s:
+                raise Unsupported("patternProperties are not drawn as widgets")
+            return Node("object", s)
+        if t == "array":
+            if isinstance(s.get("prefixItems"), list):
+                return Node("tuple", s)
+            return Node("array", s)
+        if t in ("string", "number", "integer", "boolean", "null"):
+            return Node(t, s)
+        if t is None:
+            return Node("json", s)
+        raise Unsupported(f"type {t!r} is not a JSON Schema type")
+
+    def _variants(self, s: dict[str, Any], key: str) -> Node:
+        base = {k: v for k, v in s.items() if k not in ("oneOf", "anyOf")}
+        options: list[dict[str, Any]] = []
+        nullable = False
+        for raw in s[key]:
+            opt = self.resolve(raw)
+            if opt is False:
+                continue
+            if opt is True:
+                opt = {}
+            if opt.get("type") == "null" or ("const" in opt and opt["const"] is None):
+                nullable = True
+                continue
+            merged = merge(_annotations_dropped(base), opt)
+            options.append(merged)
+        if not options:
+            return Node("null", base)
+        if len(options) == 1:
+            node = self._classify(merge(base, options[0]))
+            node.nullable = node.nullable or nullable
+            return node
+        return Node(
+            "variant",
+            s,
+            nullable=nullable,
+            options=options,
+            discriminator=self.discriminator(options),
+        )
+
+    def discriminator(self, options: list[dict[str, Any]]) -> str | None:
+        """A property holding a distinct ``const`` in every option, if there is one."""
+        first = options[0].get("properties")
+        if not isinstance(first, Mapping):
+            return None
+        for name in first:
+            seen: list[Any] = []
+            for opt in options:
+                props = opt.get("properties")
+                if not isinstance(props, Mapping) or name not in props:
+                    break
+                try:
+                    sub = self.resolve(props[name])
+                except Unsupported:
+                    break
+                if not isinstance(sub, Mapping) or "const" not in sub or sub["const"] in seen:
+                    break
+                seen.append(sub["const"])
+            else:
+                return str(name)
+        return None
+
+
+def _annotations_dropped(base: dict[str, Any]) -> dict[str, Any]:
+    return {
+        k: v
+        for k, v in base.items()
+        if k not in ("title", "description", "default", "examples") and not k.startswith("x-ui-")
+    }
+
+
+def _infer_type(s: Mapping[str, Any]) -> str | None:
+    if any(
+        k in s
+        for k in (
+            "properties",
+            "additionalProperties",
+            "required",
+            "dependentRequired",
+            "minProperties",
+            "maxProperties",
+        )
+    ):
+        return "object"
+    if any(k in s for k in ("items", "prefixItems", "minItems", "maxItems", "uniqueItems")):
+        return "array"
+    if any(k in s for k in ("minLength", "maxLength", "pattern", "format")):
+        return "string"
+    if any(
+        k in s for k in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+    ):
+        return "number"
+    return None

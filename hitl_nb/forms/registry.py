@@ -1,0 +1,167 @@
+"""Which field draws which schema: a registry keyed by (kind, format, widget hint).
+
+The kind comes from :meth:`Resolver.classify` (``string``, ``number``, ``integer``,
+``boolean``, ``enum``, ``const``, ``null``, ``object``, ``array``, ``tuple``,
+``variant``, ``json``). Lookups prefer, in order: a higher ``priority``, an entry that
+names the widget hint, an entry that names the format. Register your own factory to
+change how a kind is drawn::
+
+    registry = default_registry().copy()
+    registry.register("string", MyColorField, format="color")
+    Form(schema, registry=registry)
+
+A factory is called as ``factory(ctx, node, pointer, ui, required, name)`` and returns
+a :class:`~hitl_nb.forms.base.Field`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._util import split_pointer
+from .arrays import ArrayField
+from .base import Context, Field
+from .fields import (
+    CheckboxField,
+    ChoiceField,
+    ConstField,
+    DateField,
+    DateTimeField,
+    JsonField,
+    NumberField,
+    StringField,
+    YesNoField,
+)
+from .hints import Hints, hints_for
+from .normalize import Node
+from .objects import ObjectField
+from .variants import NullableField, VariantField
+
+#: ``factory(ctx, node, pointer, ui, required, name) -> Field``
+Factory = Callable[[Context, Node, str, "Mapping[str, Any] | None", bool, str], Field]
+
+#: Beyond this many pointer segments a subtree is edited as JSON (spec S-2 depth bound).
+MAX_FIELD_DEPTH = 32
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One registration: the factory for ``kind`` (narrowed by format and widget hint)."""
+
+    kind: str
+    factory: Factory
+    format: str | None = None
+    widget: str | None = None
+    priority: int = 0
+
+
+def _boolean(ctx: Context, node: Node, pointer: str, ui: Any, required: bool, name: str) -> Field:
+    # A required boolean without default must not be silently false: Yes / No, unset.
+    if required and "default" not in node.schema:
+        return YesNoField(ctx, node, pointer, ui, required, name)
+    return CheckboxField(ctx, node, pointer, ui, required, name)
+
+
+class Registry:
+    """Field factories by (kind, format, widget hint), with explicit priorities."""
+
+    def __init__(self, entries: list[Entry] | None = None) -> None:
+        self._entries: list[Entry] = list(entries or [])
+
+    def register(
+        self,
+        kind: str,
+        factory: Factory,
+        *,
+        format: str | None = None,
+        widget: str | None = None,
+        priority: int = 0,
+    ) -> None:
+        """Add a factory; later registrations win ties."""
+        self._entries.append(Entry(kind, factory, format, widget, priority))
+
+    def copy(self) -> Registry:
+        """An independent registry with the same entries."""
+        return Registry(self._entries)
+
+    def lookup(self, node: Node, hints: Hints) -> Factory:
+        """The factory for ``node``; the JSON field when nothing is registered."""
+        best: tuple[tuple[int, bool, bool, int], Factory] | None = None
+        fmt = node.schema.get("format")
+        for n, e in enumerate(self._entries):
+            if e.kind != node.kind:
+                continue
+            if e.format is not None and e.format != fmt:
+                continue
+            if e.widget is not None and e.widget != hints.widget:
+                continue
+            score = (e.priority, e.widget is not None, e.format is not None, n)
+            if best is None or score > best[0]:
+                best = (score, e.factory)
+        return best[1] if best is not None else JsonField
+
+    def build(
+        self,
+        ctx: Context,
+        schema: Any,
+        pointer: str,
+        ui: Mapping[str, Any] | None,
+        required: bool,
+        name: str = "",
+    ) -> Field:
+        """Build, wrap for ``null`` and pre-fill the default of the field for ``schema``.
+
+        Never raises for a schema: whatever cannot be drawn becomes a JSON field with a
+        note saying why.
+        """
+        node = ctx.resolver.classify(schema)
+        if len(split_pointer(pointer)) > MAX_FIELD_DEPTH:
+            node = Node("json", node.schema, note=f"nested deeper than {MAX_FIELD_DEPTH}")
+        try:
+            field = self.lookup(node, hints_for(node.schema, ui))(
+                ctx, node, pointer, ui, required, name
+            )
+            if node.nullable and node.kind not in ("json", "null", "enum", "const"):
+                field = NullableField(field)
+        except RecursionError:
+            node = Node("json", node.schema, note="nested too deeply")
+            field = JsonField(ctx, node, pointer, ui, required, name)
+        field.apply_default()
+        return field
+
+
+def _null(ctx: Context, node: Node, pointer: str, ui: Any, required: bool, name: str) -> Field:
+    return ConstField(
+        ctx, Node("const", {**node.schema, "const": None}), pointer, ui, required, name
+    )
+
+
+_DEFAULT = Registry()
+for _kind, _factory in (
+    ("string", StringField),
+    ("number", NumberField),
+    ("integer", NumberField),
+    ("boolean", _boolean),
+    ("enum", ChoiceField),
+    ("const", ConstField),
+    ("null", _null),
+    ("object", ObjectField),
+    ("array", ArrayField),
+    ("tuple", ArrayField),
+    ("variant", VariantField),
+    ("json", JsonField),
+):
+    _DEFAULT.register(_kind, _factory)
+_DEFAULT.register("string", DateField, format="date")
+_DEFAULT.register("string", DateTimeField, format="date-time")
+_DEFAULT.register("string", StringField, format="date", widget="text")
+_DEFAULT.register("string", StringField, format="date-time", widget="text")
+_DEFAULT.register("boolean", YesNoField, widget="radio")
+_DEFAULT.register("boolean", CheckboxField, widget="checkbox")
+
+
+def default_registry() -> Registry:
+    """The registry forms use unless given another (copy it before registering)."""
+    return _DEFAULT

@@ -1,0 +1,253 @@
+"""Forms: errors (live, agent's 422, summary, submit gating), the Form API, display,
+plain text, CSS classes, widget model budget and hostile schemas."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from ipywidgets.widgets.widget import _instances
+
+from hitl_nb.errors import ResponseInvalid, SchemaRejected
+from hitl_nb.forms import Form, FormClosed, FormInvalid, css_class
+from hitl_nb.validation import ValidationIssue
+
+SCHEMA = {
+    "type": "object",
+    "title": "Deploy",
+    "properties": {
+        "approved": {"type": "boolean", "title": "Approved"},
+        "reason": {"type": "string", "minLength": 3},
+        "replicas": {"type": "integer", "minimum": 1},
+    },
+    "required": ["approved"],
+    "additionalProperties": False,
+}
+
+
+def test_required_messages_wait_until_touched_or_submit_but_summary_lists_them():
+    form = Form(SCHEMA)
+    assert [(e.path, e.keyword) for e in form.errors] == [("/approved", "required")]
+    assert form.field("/approved").messages == []  # untouched: only the summary says it
+    assert "/approved" in form.summary.value
+    assert form.submit_button.disabled
+    with pytest.raises(FormInvalid, match="/approved"):
+        form.submit()
+    assert form.field("/approved").messages  # now shown on the member itself
+    assert not form.submitted.done()
+
+
+def test_live_messages_follow_edits():
+    form = Form(SCHEMA)
+    reason = form.field("/reason")
+    reason.input.value = "no"
+    assert reason.messages == ["must be at least 3 characters"] or reason.messages
+    reason.input.value = "because"
+    assert reason.messages == []
+
+
+def test_agent_validation_errors_are_shown_on_the_same_fields():
+    form = Form(SCHEMA, value={"approved": True, "reason": "fine"})
+    done = []
+    form.on_submit(done.append)
+    assert form.submit() == {"approved": True, "reason": "fine"}
+    assert form.disabled and done == [{"approved": True, "reason": "fine"}]
+    first = form.submitted
+    error = ResponseInvalid(
+        validation_errors=[
+            {"path": "/reason", "keyword": "pattern", "message": "must name a ticket"},
+            {
+                "path": "/extra_unknown_field",
+                "keyword": "additionalProperties",
+                "message": "additional property 'extra_unknown_field' is not permitted",
+            },
+        ]
+    )
+    form.set_errors(error)
+    assert not form.disabled and form.submitted is not first and first.done()
+    assert form.field("/reason").messages == ["must name a ticket"]
+    assert "extra_unknown_field" in form.root.label.value  # no field: shown on the form
+    assert "must name a ticket" in form.summary.value
+    form.field("/reason").input.value = "fine, see T-1"
+    assert form.field("/reason").messages == []  # a change clears the agent's verdict
+    assert form.submit() == {"approved": True, "reason": "fine, see T-1"}
+    assert form.submitted.result() == {"approved": True, "reason": "fine, see T-1"}
+    assert len(done) == 2
+
+
+def test_set_errors_accepts_issues_and_dicts():
+    form = Form(SCHEMA)
+    form.set_errors(
+        [
+            ValidationIssue("/replicas", "minimum", "too few"),
+            {"path": "/approved", "keyword": "type", "message": "boolean!"},
+        ]
+    )
+    assert form.field("/replicas").messages == ["too few"]
+    assert "boolean!" in form.field("/approved").messages
+
+
+def test_submit_button_click_submits_and_closes():
+    form = Form(SCHEMA)
+    form.field("/approved").input.value = 0  # "Yes"
+    assert not form.submit_button.disabled
+    form.submit_button.click()
+    assert form.submitted.result() == {"approved": True}
+    assert form.submit_button.disabled and form.field("/reason").input.disabled
+    with pytest.raises(FormClosed):
+        form.submit()
+    form.submit_button.click()  # a second click does nothing
+    assert "submitted" in form.to_text()
+
+
+def test_disabled_form_cannot_submit():
+    form = Form(SCHEMA, value={"approved": False})
+    form.disabled = True
+    assert form.field("/approved").input.disabled
+    with pytest.raises(FormClosed):
+        form.submit()
+    form.disabled = False
+    assert form.submit() == {"approved": False}
+
+
+def test_a_failing_callback_is_reported_and_raised():
+    form = Form(SCHEMA, value={"approved": True})
+
+    def boom(_payload):
+        raise RuntimeError("agent down")
+
+    form.on_submit(boom)
+    with pytest.raises(RuntimeError):
+        form.submit()
+    assert "agent down" in form.status.value
+    form.on_submit(boom, remove=True)
+
+
+def test_wait_resolves_with_the_payload_and_times_out():
+    async def scenario():
+        form = Form(SCHEMA, value={"approved": True})
+        with pytest.raises(asyncio.TimeoutError):
+            await form.wait(timeout=0.01)
+        asyncio.get_running_loop().call_soon(form.submit)
+        return await form.wait(timeout=5)
+
+    assert asyncio.run(scenario()) == {"approved": True}
+
+
+def test_bad_values_are_refused_and_leave_the_form_as_it_was():
+    form = Form(SCHEMA, value={"approved": True, "replicas": 2})
+    for bad, where in [
+        ({"approved": "yes"}, "/approved"),
+        ({"replicas": "2"}, "/replicas"),
+        ({"nope": 1}, "/nope"),
+        ([1], "/"),
+    ]:
+        with pytest.raises(ValueError, match=where):
+            form.value = bad
+        assert form.value == {"approved": True, "replicas": 2}
+
+
+def test_display_bundle_has_the_widget_and_plain_text():
+    form = Form(SCHEMA, value={"approved": True, "reason": "<script>x</script>"})
+    bundle = form._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    text = bundle["text/plain"]
+    assert text.splitlines()[0] == "Form: Deploy"
+    assert 'reason: "<script>x</script>"' in text
+    assert text.endswith("state: ready to submit")
+    assert repr(form) == "<Form 'Deploy': valid>"
+
+
+def test_plain_text_lists_problems():
+    form = Form(SCHEMA, value={"approved": True, "replicas": 0})
+    assert "replicas: 0  ! must be at least 1" in str(form)
+    assert "1 problem(s)" in str(form)
+
+
+def test_widgets_carry_stable_css_classes():
+    schema = {
+        "type": "object",
+        "properties": {
+            "zip_code": {"type": "string"},
+            "a/b": {"type": "object", "properties": {"c": {"type": "integer"}}, "required": ["c"]},
+        },
+        "required": ["a/b"],
+    }
+    form = Form(schema)
+    assert css_class("/zip_code") == "hitl-field-zip_5fcode"
+    assert css_class("/a~1b/c") == "hitl-field-a_2fb__c"
+    assert css_class("") == "hitl-field-root"
+    zip_input = form.field("/zip_code").input
+    assert {"hitl-field", "hitl-input", "hitl-field-zip_5fcode"} <= set(zip_input._dom_classes)
+    assert "hitl-field-a_2fb__c" in form.field("/a~1b/c").input._dom_classes
+    assert "hitl-submit" in form.submit_button._dom_classes
+    assert "hitl-errors" in form.summary._dom_classes
+    assert "hitl-form" in form.widget._dom_classes
+
+
+def test_at_most_four_widget_models_per_leaf_field():
+    props = {
+        f"f{i}": {"type": t} for i, t in enumerate(["string", "integer", "number", "boolean"] * 25)
+    }
+    schema = {"type": "object", "properties": props, "required": list(props)[:50]}
+    Form({"type": "object"})  # shared Layout and Style objects exist from here on
+    before = len(_instances)
+    form = Form(schema)
+    form.value = {f"f{i}": "x" for i in range(0, 100, 4)}  # strings: valid values
+    made = len(_instances) - before
+    assert made <= 4 * 100 + 10, made
+    assert made <= 2 * 100, made  # in fact: one input each, plus notes for messages
+
+
+@pytest.mark.parametrize(
+    ("schema", "match"),
+    [
+        pytest.param([1], "object", id="not-an-object"),
+        pytest.param(
+            {
+                "type": "object",
+                "properties": {
+                    f"p{i}": {"type": "string", "description": "x" * 200} for i in range(400)
+                },
+            },
+            "65536-byte limit",
+            id="over-64-KiB",
+        ),
+        pytest.param({"$ref": "https://evil.example/s.json"}, "remote", id="remote-ref"),
+        pytest.param(
+            {"type": "object", "properties": {"a": {"type": 5}}}, "valid", id="invalid-schema"
+        ),
+    ],
+)
+def test_unusable_schemas_are_refused_with_a_clear_error(schema, match):
+    with pytest.raises(SchemaRejected, match=match):
+        Form(schema)
+
+
+def test_hostile_text_stays_data():
+    schema = {
+        "type": "object",
+        "title": "<img src=x onerror=alert(1)>",
+        "description": "<script>alert(1)</script>",
+        "properties": {"a": {"type": "string", "title": "<b>bold</b>" * 10}},
+    }
+    form = Form(schema)
+    html = form.root.label.value + form.field("/a").note.value
+    assert "<script>" not in html and "<img" not in html and "<b>bold" not in html
+    assert "&lt;script&gt;" in html
+
+
+def test_deep_and_self_referencing_schemas_build():
+    deep: dict = {"type": "string"}
+    for _ in range(30):
+        deep = {"type": "object", "properties": {"x": deep}, "required": ["x"]}
+    form = Form(deep)
+    assert json.dumps(form.value).count("{") >= 30
+    loop = {
+        "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/a"}},
+    }
+    form = Form(loop)
+    assert form.field("/x").kind == "json"
