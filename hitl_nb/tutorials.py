@@ -1,0 +1,75 @@
+"""``hitl-nb tutorials``: open the tutorial notebooks in JupyterLab.
+
+Each tutorial starts its own mock agent on 127.0.0.1 inside the kernel, so this only has
+to start JupyterLab on the notebooks folder. As root (containers, CI machines) it adds
+``--allow-root``, which JupyterLab otherwise demands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+__all__ = ["find_notebooks", "lab_command", "register"]
+
+
+def find_notebooks(explicit: str | None = None) -> Path:
+    """The tutorials folder: ``explicit``, ``./notebooks``, or the checkout's."""
+    candidates = [Path(explicit)] if explicit else []
+    candidates += [Path.cwd() / "notebooks", Path(__file__).resolve().parent.parent / "notebooks"]
+    for folder in candidates:
+        if folder.is_dir() and any(folder.glob("*.ipynb")):
+            return folder
+    tried = ", ".join(str(c) for c in candidates)
+    raise FileNotFoundError(
+        f"no tutorial notebooks found (tried {tried}); run from a checkout of hitl-nb "
+        "or pass --dir"
+    )
+
+
+def lab_command(folder: Path, extra: list[str]) -> list[str]:
+    """The ``jupyter lab`` command line that opens ``folder``."""
+    command = [sys.executable, "-m", "jupyterlab", f"--notebook-dir={folder}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
+        command.append("--allow-root")
+    return command + extra
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        folder = find_notebooks(args.dir)
+    except FileNotFoundError as exc:
+        print(f"hitl-nb tutorials: {exc}", file=sys.stderr)
+        return 2
+    command = lab_command(folder, list(args.lab_args))
+    if args.print_command:
+        print(" ".join(command))
+        return 0
+    if importlib.util.find_spec("jupyterlab") is None:
+        print(
+            "hitl-nb tutorials: JupyterLab is not installed; pip install 'hitl-nb[lab]'",
+            file=sys.stderr,
+        )
+        return 2
+    return subprocess.call(command)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``tutorials`` subcommand to the ``hitl-nb`` parser."""
+    parser = sub.add_parser(
+        "tutorials",
+        help="open the tutorial notebooks in JupyterLab",
+        description="Start JupyterLab on the tutorial notebooks. Each notebook starts its "
+        "own mock agent, so nothing else needs to run. Arguments after -- go to "
+        "JupyterLab (e.g. hitl-nb tutorials -- --no-browser --port 8899).",
+    )
+    parser.add_argument("--dir", help="the notebooks folder (default: ./notebooks)")
+    parser.add_argument(
+        "--print-command", action="store_true", help="print the JupyterLab command and exit"
+    )
+    parser.add_argument("lab_args", nargs="*", metavar="-- LAB_ARGS", help="for JupyterLab")
+    parser.set_defaults(func=_run)
