@@ -19,8 +19,11 @@ __all__ = ["find_notebooks", "lab_command", "register"]
 
 def find_notebooks(explicit: str | None = None) -> Path:
     """The tutorials folder: ``explicit``, ``./notebooks``, or the checkout's."""
-    candidates = [Path(explicit)] if explicit else []
-    candidates += [Path.cwd() / "notebooks", Path(__file__).resolve().parent.parent / "notebooks"]
+    if explicit:
+        candidates = [Path(explicit)]
+    else:
+        here = Path(__file__).resolve().parent.parent
+        candidates = [Path.cwd() / "notebooks", here / "notebooks"]
     for folder in candidates:
         if folder.is_dir() and any(folder.glob("*.ipynb")):
             return folder
