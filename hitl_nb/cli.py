@@ -1,0 +1,49 @@
+"""The ``hitl-nb`` command: one subcommand per tool, each registered in :data:`COMMANDS`."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+
+__all__ = ["COMMANDS", "build_parser", "main"]
+
+
+def _mock_agent(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from hitl_nb.mock_agent.run import add_cli_arguments, run_cli
+
+    parser = sub.add_parser(
+        "mock-agent",
+        help="run the bundled A2A mock agent in the foreground",
+        description="Serve the hitl-prompt/v1 mock agent (A2A 1.0 and 0.3, JSON-RPC and "
+        "HTTP+JSON) until Ctrl-C / SIGTERM. Prints its URL on the first line.",
+    )
+    add_cli_arguments(parser)
+    parser.set_defaults(func=run_cli)
+
+
+#: Each entry adds one subcommand to the parser; its ``func`` default runs it.
+COMMANDS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
+    _mock_agent,
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every registered subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="hitl-nb", description="Tools for the A2A hitl-prompt/v1 extension."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for register in COMMANDS:
+        register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``hitl-nb`` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    status: int = args.func(args)
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
