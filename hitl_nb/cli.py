@@ -21,9 +21,16 @@ def _mock_agent(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     parser.set_defaults(func=run_cli)
 
 
+def _tutorials(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from hitl_nb.tutorials import register
+
+    register(sub)
+
+
 #: Each entry adds one subcommand to the parser; its ``func`` default runs it.
 COMMANDS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _mock_agent,
+    _tutorials,
 ]
 
 
