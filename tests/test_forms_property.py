@@ -1,0 +1,247 @@
+"""Forms, data fidelity as properties: what goes in comes out, and building never fails.
+
+Schemas come from our own strategy (the supported subset; a wider one for "never
+raises"), instances from hypothesis-jsonschema (which speaks draft-07, so the
+round-trip subset avoids 2020-12-only keywords).
+"""
+
+from __future__ import annotations
+
+import copy
+import string
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
+
+from hitl_nb.forms import Form
+from hitl_nb.validation import validate_payload
+
+NAMES = st.sampled_from(["a", "b", "name", "kind_2", "x y", "é"])
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.sampled_from([0.5, -1.25]),
+    st.text(string.ascii_letters, max_size=4),
+)
+
+
+def _string() -> st.SearchStrategy[dict]:
+    def build(lo: int | None, span: int | None, fmt: str | None) -> dict:
+        s: dict = {"type": "string"}
+        if fmt:
+            return {**s, "format": fmt}
+        if lo is not None:
+            s["minLength"] = lo
+        if span is not None:
+            s["maxLength"] = (lo or 0) + span
+        return s
+
+    return st.builds(
+        build,
+        st.none() | st.integers(0, 3),
+        st.none() | st.integers(0, 250),
+        st.none() | st.sampled_from(["date", "date-time", "email", "uuid"]),
+    )
+
+
+def _number() -> st.SearchStrategy[dict]:
+    def build(t: str, lo: int | None, span: int | None, excl: bool, mult: int | None) -> dict:
+        s: dict = {"type": t}
+        if lo is not None:
+            s["exclusiveMinimum" if excl else "minimum"] = lo
+        if lo is not None and span is not None:
+            s["maximum"] = lo + span + 1
+        if mult:
+            s["multipleOf"] = mult
+        return s
+
+    return st.builds(
+        build,
+        st.sampled_from(["integer", "number"]),
+        st.none() | st.integers(-10, 10),
+        st.none() | st.integers(0, 100),
+        st.booleans(),
+        st.none() | st.integers(1, 3),
+    )
+
+
+def _leaf() -> st.SearchStrategy[dict]:
+    return st.one_of(
+        _string(),
+        _number(),
+        st.just({"type": "boolean"}),
+        st.just({"type": "boolean", "default": False}),
+        st.just({"type": "null"}),
+        st.lists(SCALARS, min_size=1, max_size=4, unique_by=repr).map(lambda e: {"enum": e}),
+        SCALARS.map(lambda c: {"const": c}),
+    )
+
+
+def _nullable(inner: st.SearchStrategy[dict]) -> st.SearchStrategy[dict]:
+    def wrap(s: dict, style: bool) -> dict:
+        if style and isinstance(s.get("type"), str) and s["type"] != "null":
+            return {**s, "type": [s["type"], "null"]}
+        return {"anyOf": [s, {"type": "null"}]}
+
+    return st.builds(wrap, inner, st.booleans())
+
+
+def _object(child: st.SearchStrategy[dict]) -> st.SearchStrategy[dict]:
+    def build(props: dict, req: list[bool], extra: dict | None) -> dict:
+        names = list(props)
+        required = [n for n, r in zip(names, req, strict=False) if r]
+        s = {
+            "type": "object",
+            "properties": props,
+            "required": required,
+            "additionalProperties": False if extra is None else extra,
+        }
+        if extra is not None:
+            s["propertyNames"] = {"minLength": 1, "maxLength": 3, "pattern": "^[a-z]+$"}
+        return s
+
+    return st.builds(
+        build,
+        st.dictionaries(NAMES, child, max_size=4),
+        st.lists(st.booleans(), min_size=4, max_size=4),
+        st.none() | st.just({"type": "integer"}),
+    )
+
+
+def _array(child: st.SearchStrategy[dict]) -> st.SearchStrategy[dict]:
+    def build(items: dict, lo: int, span: int | None, unique: bool) -> dict:
+        s = {"type": "array", "items": items, "minItems": lo}
+        if span is not None:
+            s["maxItems"] = lo + span
+        if unique:
+            s["uniqueItems"] = True
+        return s
+
+    return st.builds(build, child, st.integers(0, 2), st.none() | st.integers(0, 3), st.booleans())
+
+
+def _tagged(child: st.SearchStrategy[dict]) -> st.SearchStrategy[dict]:
+    def build(options: list[dict]) -> dict:
+        out = []
+        for i, props in enumerate(options):
+            props = {k: v for k, v in props.items() if k != "kind"}
+            out.append(
+                {
+                    "type": "object",
+                    "properties": {"kind": {"const": f"k{i}"}, **props},
+                    "required": ["kind"],
+                    "additionalProperties": False,
+                }
+            )
+        return {"oneOf": out}
+
+    return st.builds(
+        build, st.lists(st.dictionaries(NAMES, child, max_size=2), min_size=2, max_size=3)
+    )
+
+
+def _mixed() -> st.SearchStrategy[dict]:
+    return st.sampled_from(
+        [
+            {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+            {"type": ["boolean", "number"]},
+            {
+                "anyOf": [
+                    {"type": "array", "items": {"type": "integer"}},
+                    {
+                        "type": "object",
+                        "properties": {"q": {"type": "string"}},
+                        "additionalProperties": False,
+                    },
+                ]
+            },
+        ]
+    )
+
+
+def supported_schemas() -> st.SearchStrategy[dict]:
+    """Root object schemas in the subset the forms draw as widgets."""
+    base = st.one_of(_leaf(), _mixed())
+    tree = st.recursive(
+        base,
+        lambda child: st.one_of(_object(child), _array(child), _tagged(child), _nullable(child)),
+        max_leaves=8,
+    )
+    return _object(tree)
+
+
+def wider_schemas() -> st.SearchStrategy[dict]:
+    """The subset plus refs, allOf, conditionals, tuples and keywords drawn as JSON."""
+    odd = st.sampled_from(
+        [
+            {"$ref": "#/$defs/s"},
+            {"$ref": "#/$defs/node"},
+            {"not": {"type": "string"}},
+            {"type": "object", "patternProperties": {"^x": {"type": "integer"}}},
+            {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]},
+            {"allOf": [{"type": "integer"}, {"minimum": 2}]},
+            {"allOf": [{"type": "integer"}, {"type": "string"}]},
+            {
+                "type": "object",
+                "properties": {"a": {"type": "integer"}},
+                "if": {"properties": {"a": {"const": 1}}},
+                "then": {"required": ["b"]},
+                "dependentRequired": {"a": ["b"]},
+            },
+            {"contains": {"type": "integer"}},
+            {},
+            {"type": "string", "contentSchema": {}},
+            {"oneOf": [{"type": "null"}]},
+            {"anyOf": [{"$ref": "#/$defs/s"}, {"type": "null"}]},
+        ]
+    )
+    tree = st.recursive(
+        st.one_of(_leaf(), _mixed(), odd),
+        lambda child: st.one_of(_object(child), _array(child), _tagged(child), _nullable(child)),
+        max_leaves=10,
+    )
+
+    def with_defs(s: dict) -> dict:
+        return {
+            **s,
+            "$defs": {
+                "s": {"type": "string", "default": "d"},
+                "node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/node"}}},
+            },
+        }
+
+    return _object(tree).map(with_defs)
+
+
+PROPERTY = settings(
+    max_examples=120, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+)
+
+
+@pytest.mark.slow
+@PROPERTY
+@given(st.data())
+def test_setting_a_valid_instance_reads_back_the_same_and_validates(data):
+    schema = data.draw(supported_schemas(), label="schema")
+    instance = data.draw(from_schema(schema), label="instance")
+    assume(validate_payload(schema, instance) == [])
+    before = copy.deepcopy(schema)
+    form = Form(schema)
+    form.value = instance
+    assert form.value == instance
+    assert form.is_valid, form.errors
+    assert schema == before
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=500, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+)
+@given(wider_schemas())
+def test_building_a_form_never_raises(schema):
+    form = Form(schema)
+    assert form.value is not None
+    form.to_text()
