@@ -8,6 +8,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -65,6 +66,24 @@ def test_restart_in_process_replays_the_open_prompt(tmp_path: Path) -> None:
         nxt = wire.answer(open_task["id"], envelope_of(after)["prompt_id"], {"name": "x"})
         new_pid = envelope_of(nxt[1]["result"]["task"])["prompt_id"]
         assert new_pid not in {done_pid, envelope_of(before)["prompt_id"]}
+        wire.close()
+
+
+def test_a_deadline_that_passed_while_down_fires_after_restart(tmp_path: Path) -> None:
+    db = tmp_path / "agent.db"
+    with MockAgent(store=db) as agent:
+        wire = Wire(agent.url)
+        task = wire.start("deadline", deadline_seconds=0.2, on_deadline="fail")
+        wire.close()
+    time.sleep(0.3)
+    with MockAgent(store=db) as agent:
+        wire = Wire(agent.url)
+        for _ in range(200):
+            if wire.get_task(task["id"])["status"]["state"] == "TASK_STATE_FAILED":
+                break
+            time.sleep(0.01)
+        final = wire.get_task(task["id"])
+        assert final["status"]["state"] == "TASK_STATE_FAILED"
         wire.close()
 
 

@@ -17,6 +17,7 @@ Errors on the HTTP+JSON binding are ``google.rpc.Status`` bodies with an ErrorIn
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
@@ -192,6 +193,8 @@ class BaseHandler(tornado.web.RequestHandler):
     def initialize(self, service: AgentService) -> None:
         self.service = service
         self._streaming = False
+        # A mounted agent meets its loop here (deadline timers need it); idempotent.
+        service.core.attach(asyncio.get_running_loop())
 
     @property
     def core(self) -> AgentCore:
