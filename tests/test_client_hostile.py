@@ -44,6 +44,10 @@ def run(coro: Any) -> Any:
     return asyncio.run(asyncio.wait_for(coro, 30))
 
 
+def rid(request: Request) -> Any:
+    return request.json()["id"]
+
+
 def answer(result: Any) -> Any:
     def method(request: Request, conn: Conn) -> None:
         conn.answer(wire.rpc(result, request.json()["id"]))
@@ -192,7 +196,9 @@ def test_answer_accepted_then_connection_cut_is_not_resent() -> None:
 
     def get(request: Request, conn: Conn) -> None:
         st = "working" if state["accepted"] else "input_required"
-        conn.answer(wire.rpc(wire.task("t1", st, env if st == "input_required" else None)))
+        conn.answer(
+            wire.rpc(wire.task("t1", st, env if st == "input_required" else None), rid(request))
+        )
 
     def send(request: Request, conn: Conn) -> None:
         if state["accepted"]:
@@ -217,7 +223,7 @@ def test_answer_lost_before_acceptance_is_resent_once() -> None:
         if len(sends) == 1:
             conn.cut()
         else:
-            conn.answer(wire.rpc({"task": wire.task("t1", "working")}))
+            conn.answer(wire.rpc({"task": wire.task("t1", "working")}, rid(request)))
 
     with _open_prompt_agent(env, send) as s:
         result = run(HitlClient(s.url, **FAST).respond("t1", env["prompt_id"], {"approved": True}))
@@ -232,7 +238,7 @@ def test_accepted_but_slow_transition_then_409_is_success() -> None:
     def get(request: Request, conn: Conn) -> None:
         moved = state["accepted_at"] and time.monotonic() - state["accepted_at"] > 0.3
         st = "working" if moved else "input_required"
-        conn.answer(wire.rpc(wire.task("t1", st, None if moved else env)))
+        conn.answer(wire.rpc(wire.task("t1", st, None if moved else env), rid(request)))
 
     def send(request: Request, conn: Conn) -> None:
         if state["accepted_at"]:
@@ -253,7 +259,7 @@ def test_outcome_unknown_when_the_agent_cannot_be_asked() -> None:
     def get(request: Request, conn: Conn) -> None:
         calls["get"] += 1
         if calls["get"] == 1:
-            conn.answer(wire.rpc(wire.task("t1", "input_required", env)))
+            conn.answer(wire.rpc(wire.task("t1", "input_required", env), rid(request)))
         else:
             conn.cut()
 
@@ -328,6 +334,27 @@ def test_a_50_mb_event_is_refused_early() -> None:
     with _stream_agent(write) as s, pytest.raises(EventTooLarge, match="too large"):
         run(_collect(HitlClient(s.url, max_event_size=256 * 1024, **FAST)))
     assert sent["bytes"] < 50 << 20
+
+
+def test_answer_for_another_request_id() -> None:
+    def other_id(request: Request, conn: Conn) -> None:
+        conn.answer(wire.rpc(wire.task("t", "working"), "someone-else"))
+
+    with rpc_agent({"GetTask": other_id}) as s:
+        with pytest.raises(ProtocolViolation, match="request id"):
+            run(HitlClient(s.url, **FAST).get_task("t"))
+
+
+def test_an_endless_json_answer_is_cut_at_max_body_size() -> None:
+    def endless(request: Request, conn: Conn) -> None:
+        conn.head()
+        conn.send(b'{"jsonrpc": "2.0", "result": "')
+        while conn.send(b"x" * 65536) and not conn.stopped.is_set():
+            pass
+
+    with rpc_agent({"SendMessage": endless}) as s:
+        with pytest.raises(ProtocolViolation, match="max_body_size"):
+            run(HitlClient(s.url, max_body_size=1 << 20, **FAST).send("x"))
 
 
 def test_a_stalling_agent_times_out() -> None:

@@ -225,3 +225,23 @@ def test_sync_facade(agent: MockAgent) -> None:
         first = client.stream("approval")
         assert isinstance(next(first), TaskEvent)
         first.close()
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_subscribe_replays_after_a_last_event_id(
+    agent: MockAgent, dialect: tuple[str, str]
+) -> None:
+    async def go() -> tuple[list[Any], list[Any]]:
+        async with client_for(agent.url, dialect) as client:
+            first = [e async for e in client.stream("approval")]
+            replay = [e async for e in client.subscribe(first[0].task_id, last_event_id="1")]
+            return first, replay
+
+    first, replay = run(go())
+    assert [e.event_id for e in first] == ["1", "2", "3", "3"]
+    assert [(type(e), e.event_id) for e in replay] == [
+        (StatusEvent, "2"),
+        (StatusEvent, "3"),
+        (PromptEvent, "3"),
+    ]
+    assert replay[-1].prompt_id == first[-1].prompt_id

@@ -147,8 +147,13 @@ class JsonRpcBinding(Binding):
         }
 
     @staticmethod
-    def _result(answer: JsonAnswer, what: str) -> Any:
+    def _result(answer: JsonAnswer, what: str, request_id: str | None = None) -> Any:
         body = answer.body
+        if isinstance(body, dict) and request_id is not None and "result" in body:
+            if body.get("id") != request_id:
+                raise ProtocolViolation(
+                    f"{what}: answer is for request id {body.get('id')!r}, not {request_id!r}"
+                )
         if isinstance(body, dict) and "error" in body:
             raise from_jsonrpc_error(body["error"])
         if isinstance(body, dict) and "result" in body:
@@ -161,7 +166,7 @@ class JsonRpcBinding(Binding):
         request = self._envelope(op, params)
         what = request["method"]
         answer = await self.http.request_json("POST", self.url, what, json_body=request)
-        return self._result(answer, what)
+        return self._result(answer, what, request["id"])
 
     async def _events(
         self, op: str, params: dict[str, Any], last_event_id: str | None

@@ -110,6 +110,7 @@ async def follow(
     """
     state = _State(task_id=task_id)
     opener = first
+    resuming = False
     attempt = 0
     while True:
         progressed = False
@@ -128,7 +129,7 @@ async def follow(
             reason = exc
         except (UnsupportedOperation, TaskNotFound) as exc:
             # A terminal task cannot be subscribed to (A2A §3.1.6): read its end state.
-            if state.task_id is None or (opener is first and not first_is_subscription):
+            if state.task_id is None or (not resuming and not first_is_subscription):
                 raise
             task = await get_task(state.task_id)
             for item in _fresh(state, None, task):
@@ -151,3 +152,4 @@ async def follow(
         )
         await asyncio.sleep(delay)
         opener = resubscribe(state.task_id)
+        resuming = True

@@ -130,6 +130,14 @@ class SyncHitlClient:
             finally:
                 self._runner.close()
 
+    def __del__(self) -> None:
+        runner = getattr(self, "_runner", None)
+        if runner is not None and not runner.closed:
+            try:
+                self.close()
+            except Exception:  # best effort at garbage collection
+                pass
+
     def __enter__(self) -> SyncHitlClient:
         return self
 

@@ -1,0 +1,118 @@
+"""Property tests of the reconnect logic (hitl_nb.client._follow) with fake streams.
+
+Whatever the cut points, and whether or not the agent honours Last-Event-ID, every
+event is handed out exactly once and in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hitl_nb.a2a import codec_v1
+from hitl_nb.a2a.model import StreamEvent, Task
+from hitl_nb.client._follow import FollowPolicy, follow
+from hitl_nb.client.events import StatusEvent, TaskEvent
+from hitl_nb.errors import AgentUnreachable, UnsupportedOperation
+from tests.helpers import wire
+
+POLICY = FollowPolicy(max_reconnects=3, backoff=0.0)
+
+
+def _events(n: int) -> list[tuple[str, StreamEvent]]:
+    out: list[tuple[str, StreamEvent]] = [
+        ("1", codec_v1.decode_stream_response({"task": wire.task("t", "submitted")}))
+    ]
+    for i in range(2, n + 1):
+        state = "input_required" if i == n else "working"
+        env = wire.envelope() if i == n else None
+        out.append((str(i), codec_v1.decode_stream_response(wire.status_update("t", state, env))))
+    return out
+
+
+def _server(events: list[tuple[str, StreamEvent]], cuts: list[int], honours: bool) -> Any:
+    """Openers that cut connection k after ``cuts[k]`` new events (none after the list)."""
+    connections: list[str | None] = []
+
+    def opener(last: str | None) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        index = len(connections)
+        connections.append(last)
+
+        async def gen() -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+            resume = int(last) if last else 0
+            start = resume if honours else 0  # a server ignoring the header replays all
+            limit = cuts[index] if index < len(cuts) else None
+            for position, (event_id, event) in enumerate(events[start:], start):
+                # the cut comes after ``limit`` events the client had not seen yet
+                if limit is not None and position >= resume + limit:
+                    raise AgentUnreachable("cut")
+                yield event_id, event
+            await asyncio.sleep(0)
+
+        return gen()
+
+    return opener, connections
+
+
+async def _collect(opener: Any, task: Task | None = None) -> list[Any]:
+    async def get_task(task_id: str) -> Task:
+        assert task is not None
+        return task
+
+    return [e async for e in follow(opener, lambda tid: opener, get_task, POLICY)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(min_value=2, max_value=8),
+    cuts=st.lists(st.integers(min_value=1, max_value=4), max_size=6),
+    honours=st.booleans(),
+)
+def test_every_event_exactly_once_in_order(n: int, cuts: list[int], honours: bool) -> None:
+    events = _events(n)
+    opener, connections = _server(events, cuts, honours)
+    got = asyncio.run(_collect(opener))
+    ids = [e.event_id for e in got if isinstance(e, (TaskEvent, StatusEvent))]
+    assert ids == [str(i) for i in range(1, n + 1)]
+    assert type(got[-1]).__name__ == "PromptEvent"
+    assert connections[0] is None
+    assert all(c is not None for c in connections[1:])
+
+
+def test_reconnects_are_bounded() -> None:
+    events = _events(6)
+    opener, connections = _server(events, [1, 0, 0, 0, 0, 0], True)
+    with pytest.raises(AgentUnreachable, match="gave up after 3 reconnect attempts"):
+        asyncio.run(_collect(opener))
+    assert len(connections) == 4
+
+
+def test_progress_resets_the_reconnect_budget() -> None:
+    events = _events(8)
+    opener, connections = _server(events, [1, 1, 1, 1, 1, 1, 1], True)
+    got = asyncio.run(_collect(opener))
+    assert len([e for e in got if isinstance(e, (TaskEvent, StatusEvent))]) == 8
+    assert len(connections) == 8
+
+
+def test_terminal_task_after_a_drop_is_read_with_get_task() -> None:
+    events = _events(3)
+    final = codec_v1.decode_task(wire.task("t", "completed"))
+
+    def opener(last: str | None) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        async def gen() -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+            if last is not None:
+                raise UnsupportedOperation("task is terminal")
+            yield events[0]
+            raise AgentUnreachable("cut")
+
+        return gen()
+
+    got = asyncio.run(_collect(opener, final))
+    assert [type(e) for e in got] == [TaskEvent, TaskEvent]
+    assert got[-1].state.value == "completed"
