@@ -6,8 +6,9 @@ cells. Streams yield the neutral events of :mod:`hitl_nb.client.events`.
 
 from __future__ import annotations
 
+from ._answer import AnswerOutcomeUnknown
 from ._bindings import TaskPage
-from ._client import AnswerOutcomeUnknown, HitlClient, prompt_of
+from ._client import HitlClient, prompt_of
 from .card import ExtensionNotDeclared, NoUsableInterface, Selection
 from .events import (
     ArtifactEvent,

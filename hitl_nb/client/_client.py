@@ -14,22 +14,16 @@ import httpx
 
 from hitl_nb.a2a import codec_for
 from hitl_nb.a2a.model import AgentCard, Message, Part, Role, SendResult, Task, TaskState
-from hitl_nb.errors import (
-    AgentTimeout,
-    AgentUnreachable,
-    PromptConflict,
-    ProtocolViolation,
-    ResponseInvalid,
-)
+from hitl_nb.errors import ProtocolViolation
 from hitl_nb.spec import (
     EXTENSION_URI,
     HEADER_EXTENSIONS,
     HEADER_EXTENSIONS_V03,
     HEADER_VERSION,
     PromptEnvelope,
-    ResponseEnvelope,
 )
 
+from ._answer import answer_message, check_locally, deliver
 from ._bindings import Binding, TaskPage, binding_class
 from ._follow import FollowPolicy, Opener, follow
 from ._http import HttpLimits, HttpSession
@@ -43,27 +37,11 @@ from .card import (
 )
 from .events import ClientEvent, PromptEvent, prompt_in_status
 
-__all__ = ["AnswerOutcomeUnknown", "HitlClient"]
+__all__ = ["HitlClient", "prompt_of"]
 
 log = logging.getLogger("hitl_nb.client")
 
 Content = str | Mapping[str, Any] | Message | Sequence[Part]
-_IN_FLIGHT = (AgentUnreachable, AgentTimeout, ProtocolViolation)
-# AC-4: an accepted answer moves the task out of INPUT_REQUIRED within 1 s.
-_TRANSITION_WAIT = 1.5
-
-
-class AnswerOutcomeUnknown(AgentUnreachable):
-    """An answer was sent, the connection failed, and the agent could not be asked
-    whether it landed. Check the task (``get_task``) before answering again."""
-
-
-def _landed(task: Task, prompt_id: str) -> bool:
-    """Did the task leave INPUT_REQUIRED for this prompt (answer accepted)?"""
-    if task.status.state is not TaskState.INPUT_REQUIRED:
-        return True
-    open_prompt = prompt_in_status(task.id, task.context_id, task.status)
-    return open_prompt is None or open_prompt.prompt_id != prompt_id
 
 
 class HitlClient:
@@ -398,78 +376,12 @@ class HitlClient:
             envelope, task = await self._prompt(task_id, prompt_id)
             context_id = context_id or task.context_id
         if envelope is not None:
-            issues = envelope.validate(payload)
-            if issues:
-                raise ResponseInvalid(
-                    "payload does not match the prompt's response_schema "
-                    "(checked locally; nothing was sent)",
-                    validation_errors=[i.to_json() for i in issues],
-                )
-        response = ResponseEnvelope.from_json(
-            {"prompt_id": prompt_id, "payload": payload}, mode="orchestrator"
-        )
-        message = Message(
-            message_id=str(uuid.uuid4()),
-            role=Role.USER,
-            parts=[Part(text=text or f"Response to prompt {prompt_id}")],
-            task_id=task_id,
-            context_id=context_id,
-            metadata=response.to_metadata(),
-        )
-        try:
-            result = await binding.send(message, return_immediately=not wait)
-        except _IN_FLIGHT as exc:
-            result = await self._settle(binding, message, prompt_id, wait, exc)
+            check_locally(envelope, payload)
+        message = answer_message(task_id, context_id, prompt_id, payload, text)
+        result = await deliver(binding, message, prompt_id, self.policy, wait)
         self._prompts.pop(prompt_id, None)
         self._remember_task(result)
         return result
-
-    async def _settle(
-        self, binding: Binding, message: Message, prompt_id: str, wait: bool, first: Exception
-    ) -> SendResult:
-        """The answer's outcome is unknown: look before sending it again."""
-        task_id = message.task_id or ""
-        last: Exception = first
-        for attempt in range(1, self.policy.max_reconnects + 1):
-            await asyncio.sleep(self.policy.delay(attempt))
-            try:
-                task = await binding.get_task(task_id)
-            except (AgentUnreachable, AgentTimeout) as exc:
-                last = exc
-                continue
-            if _landed(task, prompt_id):
-                log.info("answer to prompt %s landed before the connection failed", prompt_id)
-                return task
-            try:
-                return await binding.send(message, return_immediately=not wait)
-            except PromptConflict:
-                landed = await self._await_transition(binding, task_id, prompt_id)
-                if landed is not None:
-                    return landed
-                raise
-            except _IN_FLIGHT as exc:
-                last = exc
-        raise AnswerOutcomeUnknown(
-            f"the answer to prompt {prompt_id} (task {task_id}) may or may not have been "
-            f"accepted: the agent could not be asked ({last}); check get_task() before "
-            "answering again"
-        ) from last
-
-    async def _await_transition(
-        self, binding: Binding, task_id: str, prompt_id: str
-    ) -> Task | None:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + _TRANSITION_WAIT
-        while True:
-            try:
-                task = await binding.get_task(task_id)
-            except (AgentUnreachable, AgentTimeout):
-                task = None
-            if task is not None and _landed(task, prompt_id):
-                return task
-            if loop.time() >= deadline:
-                return None
-            await asyncio.sleep(0.1)
 
 
 def prompt_of(result: SendResult) -> ClientEvent | None:
