@@ -545,3 +545,19 @@ def test_the_callers_schema_and_ui_are_never_mutated():
     form.value = {"a": "z"}
     form.submit()
     assert schema == before and ui == ui_before
+
+
+def test_read_only_section_and_array_disable_their_members():
+    schema = obj(
+        {
+            "sec": obj({"a": {"type": "string"}}, ["a"], readOnly=True),
+            "arr": {"type": "array", "items": {"type": "string"}, "readOnly": True},
+        },
+        ["sec"],
+    )
+    form = Form(schema, value={"sec": {"a": "x"}, "arr": ["y"]})
+    assert form.field("/sec/a").input.disabled
+    arr = form.root.fields["arr"]
+    assert arr.add.disabled and arr.rows[0].remove.disabled
+    assert arr.rows[0].field.input.disabled
+    assert form.value == {"sec": {"a": "x"}, "arr": ["y"]}

@@ -104,12 +104,14 @@ class ArrayField(Field):
 
     def _relayout(self) -> None:
         self.list.children = [r.box for r in self.rows]
+        if self.readonly or self.disabled:
+            self.set_disabled(self.disabled)
         self._update_add()
 
     def _update_add(self) -> None:
         if self.add is not None:
             full = self.max_items is not None and len(self.rows) >= self.max_items
-            self.add.disabled = self.disabled or full
+            self.add.disabled = self.disabled or self.readonly or full
 
     def _on_add(self, _button: Any) -> None:
         self._new_row(len(self.rows), fixed=False)
@@ -221,11 +223,12 @@ class ArrayField(Field):
 
     def set_disabled(self, disabled: bool) -> None:
         self.disabled = disabled
+        inner = disabled or self.readonly  # readOnly on an array covers its entries
         for row in self.rows:
-            row.field.set_disabled(disabled)
+            row.field.set_disabled(inner)
             for button in (row.up, row.remove):
                 if button is not None:
-                    button.disabled = disabled
+                    button.disabled = inner
         self._update_add()
 
     def children(self) -> list[Field]:

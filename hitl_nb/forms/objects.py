@@ -165,6 +165,8 @@ class ObjectField(Field):
         if self.pending is not MISSING:
             pending, self.pending = self.pending, MISSING
             self.set(pending)
+        if self.readonly or self.disabled:
+            self.set_disabled(self.disabled)
         self.refresh_label()
 
     def _make_map(self, schema: Any, can_add: bool) -> MapEditor:
@@ -298,10 +300,11 @@ class ObjectField(Field):
 
     def set_disabled(self, disabled: bool) -> None:
         self.disabled = disabled
+        inner = disabled or self.readonly  # readOnly on a section covers its members
         for field in self.fields.values():
-            field.set_disabled(disabled)
+            field.set_disabled(inner)
         if self.map is not None:
-            self.map.set_disabled(disabled)
+            self.map.set_disabled(inner)
 
     def children(self) -> list[Field]:
         kids = [self.fields[n] for n in self.visible]
