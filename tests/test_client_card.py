@@ -7,6 +7,7 @@ import pytest
 from hitl_nb.client.card import (
     NoUsableInterface,
     card_url,
+    card_urls,
     choose_interface,
     declares_extension,
     parse_card,
@@ -81,3 +82,8 @@ def test_bad_cards() -> None:
 def test_card_url() -> None:
     assert card_url("http://a:1/") == "http://a:1/.well-known/agent-card.json"
     assert card_url("http://a/x/card.json") == "http://a/x/card.json"
+    assert card_urls("http://a:1") == ["http://a:1/.well-known/agent-card.json"]
+    assert card_urls("http://a/rpc") == [
+        "http://a/rpc/.well-known/agent-card.json",
+        "http://a/.well-known/agent-card.json",
+    ]

@@ -35,7 +35,7 @@ from hitl_nb.errors import (
 from hitl_nb.spec import EXTENSION_URI
 from tests.helpers import wire
 from tests.helpers.scripted import rpc_agent
-from tests.helpers.tiny_server import Conn, Request
+from tests.helpers.tiny_server import Conn, Request, serve
 
 FAST = {"timeout": 5.0, "connect_timeout": 2.0, "backoff": 0.01}
 
@@ -537,6 +537,26 @@ def test_drop_before_any_task_id_is_unreachable() -> None:
 
     with _stream_agent(write) as s, pytest.raises(AgentUnreachable, match="before the agent named"):
         run(_collect(HitlClient(s.url, **FAST)))
+
+
+def test_card_found_at_the_origin_for_an_endpoint_url() -> None:
+    with rpc_agent({"GetTask": answer(wire.task("t", "working"))}) as s:
+
+        async def go() -> str:
+            async with HitlClient(s.url + "/rpc", **FAST) as client:
+                return (await client.get_task("t")).id
+
+        assert run(go()) == "t"
+
+    def not_found(request: Request, conn: Conn) -> None:
+        conn.answer({"error": "not here"}, 404)
+
+    with serve(not_found) as s, pytest.raises(ProtocolViolation, match="no agent card at"):
+        run(HitlClient(s.url + "/rpc", **FAST).connect())
+    assert [r.path for r in s.requests] == [
+        "/rpc/.well-known/agent-card.json",
+        "/.well-known/agent-card.json",
+    ]
 
 
 def test_unreachable_agent() -> None:

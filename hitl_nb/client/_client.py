@@ -30,7 +30,7 @@ from ._http import HttpLimits, HttpSession
 from .card import (
     ExtensionNotDeclared,
     Selection,
-    card_url,
+    card_urls,
     choose_interface,
     declares_extension,
     parse_card,
@@ -62,7 +62,9 @@ class HitlClient:
     clear :class:`~hitl_nb.errors.TransportError`, never a hang.
 
     Use ``async with HitlClient(url) as client:``; without a ``with``, call
-    :meth:`aclose` when done. An injected ``httpx_client`` is not closed.
+    :meth:`aclose` when done. An injected ``httpx_client`` is not closed. One client
+    belongs to one event loop (its connections do); from synchronous code use
+    :class:`~hitl_nb.client.SyncHitlClient`.
     """
 
     def __init__(
@@ -146,12 +148,21 @@ class HitlClient:
             return self._agent
         if isinstance(self._agent, Mapping):
             return parse_card(dict(self._agent))
-        url = card_url(self._agent)
         http = HttpSession(self._http_client, self._extra_headers, self.limits)
-        answer = await http.request_json("GET", url, "agent card")
-        if answer.status != 200:
-            raise ProtocolViolation(f"no agent card at {url}: HTTP {answer.status}")
-        return parse_card(answer.body)
+        urls = card_urls(self._agent)
+        for url in urls:
+            try:
+                answer = await http.request_json("GET", url, "agent card")
+            except ProtocolViolation:
+                if url is urls[-1]:
+                    raise
+                continue  # e.g. an HTML 404 page: try the next place
+            if answer.status == 200:
+                return parse_card(answer.body)
+        raise ProtocolViolation(
+            f"no agent card at {' or '.join(urls)}: HTTP {answer.status}; "
+            "pass the agent's base URL or its card URL"
+        )
 
     def _headers(self, selection: Selection) -> dict[str, str]:
         headers = {HEADER_VERSION: selection.version}

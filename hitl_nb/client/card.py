@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from hitl_nb.a2a import codec_v03, codec_v1
 from hitl_nb.a2a.model import AgentCard, AgentInterface, WireDecodeError
@@ -21,6 +22,7 @@ __all__ = [
     "NoUsableInterface",
     "Selection",
     "card_url",
+    "card_urls",
     "choose_interface",
     "declares_extension",
     "parse_card",
@@ -58,6 +60,15 @@ def card_url(url: str) -> str:
     if url.rstrip("/").endswith(".json"):
         return url
     return url.rstrip("/") + CARD_PATH
+
+
+def card_urls(url: str) -> list[str]:
+    """Where to look for the card: below ``url``, then at the origin's well-known path
+    (for a URL naming an endpoint such as ``http://host/rpc``)."""
+    first = card_url(url)
+    parts = urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}{CARD_PATH}"
+    return [first] if origin == first else [first, origin]
 
 
 def parse_card(raw: Any) -> AgentCard:
