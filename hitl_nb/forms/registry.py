@@ -23,17 +23,9 @@ from typing import Any
 from ._util import split_pointer
 from .arrays import ArrayField
 from .base import Context, Field
-from .fields import (
-    CheckboxField,
-    ChoiceField,
-    ConstField,
-    DateField,
-    DateTimeField,
-    JsonField,
-    NumberField,
-    StringField,
-    YesNoField,
-)
+from .choices import CheckboxField, ChoiceField, ConstField, YesNoField
+from .dates import DateField, DateTimeField
+from .fields import JsonField, NumberField, StringField
 from .hints import Hints, hints_for
 from .normalize import Node
 from .objects import ObjectField
