@@ -561,3 +561,24 @@ def test_read_only_section_and_array_disable_their_members():
     assert arr.add.disabled and arr.rows[0].remove.disabled
     assert arr.rows[0].field.input.disabled
     assert form.value == {"sec": {"a": "x"}, "arr": ["y"]}
+
+
+def test_defaults_of_checkbox_and_slider_are_sent_but_do_not_open_a_section():
+    inner = obj(
+        {
+            "flag": {"type": "boolean", "default": True},
+            "level": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 9,
+                "default": 4,
+                "x-ui-widget": "range",
+            },
+        }
+    )
+    form = Form(obj({"top": inner["properties"]["flag"], "opt": inner}))
+    assert form.value == {"top": True}
+    form.field("/opt/flag")  # opening the section
+    assert form.value == {"top": True}  # defaults alone do not send it
+    form.field("/opt/level").input.value = 5
+    assert form.value == {"top": True, "opt": {"flag": True, "level": 5}}

@@ -231,7 +231,8 @@ class LeafField(Field):
         name: str = "",
     ) -> None:
         super().__init__(ctx, node, pointer, ui, required, name)
-        self._touched = False
+        self._touched = False  # a person or a caller put a value here (not a default)
+        self._has_value = False  # for inputs without an empty state (checkbox, slider)
         self._parse_error: str | None = None
         self.lay = "hidden" if self.hints.hidden else "default"
         self.note: W.HTML | None = None
@@ -274,7 +275,7 @@ class LeafField(Field):
     def _on_input(self, change: Any) -> None:
         if self.ctx.quiet:
             return
-        self._touched = True
+        self._touched = self._has_value = True
         self.on_user_edit()
         self.ctx.changed()
 
@@ -293,7 +294,7 @@ class LeafField(Field):
             self.write(value)
         finally:
             self.ctx.quiet -= 1
-        self._touched = value is not MISSING
+        self._touched = self._has_value = value is not MISSING
 
     def write(self, value: Any) -> None:
         """Put ``value`` into the input (subclasses); MISSING empties it."""

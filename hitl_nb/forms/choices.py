@@ -33,7 +33,7 @@ class CheckboxField(LeafField):
         )
 
     def get(self) -> Any:
-        return bool(self.input.value) if self._touched else MISSING
+        return bool(self.input.value) if self._has_value else MISSING
 
     def write(self, value: Any) -> None:
         if value is MISSING:
@@ -41,10 +41,6 @@ class CheckboxField(LeafField):
             return
         check_type(self, value, bool)
         self.input.value = value
-
-    def untouch(self) -> None:
-        # a pre-filled default counts as a value: it is what the agent proposes
-        self._touched = "default" in self.schema and isinstance(self.schema["default"], bool)
 
 
 class ChoiceField(LeafField):

@@ -162,7 +162,7 @@ class NumberField(LeafField):
     def get(self) -> Any:
         self._parse_error = None
         if self.slider:
-            return self.input.value if self._touched else MISSING
+            return self.input.value if self._has_value else MISSING
         text = self.input.value.strip()
         if not text:
             return MISSING
