@@ -1,0 +1,37 @@
+"""The hitl-prompt/v1 conformance harness: CF-1..CF-7 and further MUSTs, against any agent.
+
+>>> from hitl_nb.conformance import run               # doctest: +SKIP
+>>> report = run("http://127.0.0.1:8000", trials=20)   # doctest: +SKIP
+>>> report.passed, report["CF-4"].metrics["p95_ms"]    # doctest: +SKIP
+
+Also a command (``hitl-nb conformance URL``) and a pytest plugin
+(``pytest -p hitl_nb.conformance.pytest_plugin --hitl-agent URL``). The checks are listed
+in :mod:`~hitl_nb.conformance.scenarios`; how the agent is driven into INPUT_REQUIRED
+is the contract of :mod:`~hitl_nb.conformance.driver`.
+"""
+
+from __future__ import annotations
+
+from .driver import CallableDriver, Driver, MessageDriver, PromptInfo, ScenarioDriver, as_driver
+from .report import CheckResult, Failure, Report
+from .runner import arun, run
+from .scenarios import CHECK_IDS, CHECKS, select
+from .session import Settings
+
+__all__ = [
+    "CHECKS",
+    "CHECK_IDS",
+    "CallableDriver",
+    "CheckResult",
+    "Driver",
+    "Failure",
+    "MessageDriver",
+    "PromptInfo",
+    "Report",
+    "ScenarioDriver",
+    "Settings",
+    "arun",
+    "as_driver",
+    "run",
+    "select",
+]

@@ -1,0 +1,492 @@
+"""The harness's line to the agent under test, and everything it saw on it.
+
+A :class:`Session` reads the agent card itself (the raw JSON is kept for EXT-CARD),
+then talks through :class:`~hitl_nb.client.HitlClient` on an ``httpx.AsyncClient``
+whose response hook records every answer: the activation header of the request and
+the ``A2A-Extensions`` echo of the answer (EXT-ECHO), the exact HTTP status (CF-2, the
+409 of CF-1 and the 422 of CF-3). Every task status that passes by is recorded as a
+:class:`Sighting` when it carries an envelope, so the further checks can judge every
+envelope the agent actually emitted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+import httpx
+
+from hitl_nb.a2a import codec_for
+from hitl_nb.a2a.model import AgentCard, AgentInterface, Task, TaskState
+from hitl_nb.a2a.model import TaskStatus as Status
+from hitl_nb.client import HitlClient, MalformedPromptEvent, PromptEvent, StatusEvent, TaskEvent
+from hitl_nb.client.card import card_url, choose_interface, parse_card
+from hitl_nb.errors import A2AError, AgentTimeout, AgentUnreachable, ProtocolViolation
+from hitl_nb.spec import (
+    EXTENSION_URI,
+    HEADER_EXTENSIONS,
+    HEADER_EXTENSIONS_V03,
+    HEADER_VERSION,
+    RESPONSE_KEY,
+    check_prompt,
+    find_envelope,
+)
+
+from .driver import Driver, PromptInfo
+from .payloads import invalid_payload, valid_payload
+from .wire import RawSubscription
+
+__all__ = ["Answer", "DriveFailed", "Prompted", "Seen", "Session", "Settings", "Sighting"]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Knobs of a run; times in seconds unless the name says ms.
+
+    ``binding``: ``"auto"``, ``"jsonrpc"`` or ``"http-json"``; ``version``: ``"auto"``,
+    ``"1.0"`` or ``"0.3"``. ``trials``: CF-4 trials (the spec asks for at least 20).
+    ``transition_timeout``: how long an accepted answer may take to move the task out of
+    INPUT_REQUIRED before CF-1/2/3 call it stuck; ``resume_timeout``: the same for one
+    CF-4 trial (its verdict is the 95th percentile against ``latency_budget_ms``).
+    """
+
+    binding: str = "auto"
+    version: str = "auto"
+    trials: int = 20
+    latency_budget_ms: float = 1000.0
+    request_timeout: float = 10.0
+    drive_timeout: float = 15.0
+    transition_timeout: float = 2.0
+    resume_timeout: float = 5.0
+    replay_timeout: float = 5.0
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.binding.lower() not in ("auto", "jsonrpc", "http-json", "http+json"):
+            raise ValueError(f"binding must be auto, jsonrpc or http-json; got {self.binding!r}")
+        if self.version not in ("auto", "1.0", "0.3"):
+            raise ValueError(f"a2a version must be auto, 1.0 or 0.3; got {self.version!r}")
+        if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
+            raise ValueError(f"trials must be a positive integer; got {self.trials!r}")
+        for name in ("request_timeout", "drive_timeout", "transition_timeout",
+                     "resume_timeout", "replay_timeout", "latency_budget_ms"):  # fmt: skip
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive")
+
+    @property
+    def client_binding(self) -> str:
+        """The binding as the client spells it."""
+        b = self.binding.lower()
+        return {"jsonrpc": "JSONRPC", "http-json": "HTTP+JSON", "http+json": "HTTP+JSON"}.get(
+            b, "auto"
+        )
+
+
+class DriveFailed(Exception):
+    """The agent did not reach INPUT_REQUIRED with a usable envelope; says what it did."""
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One HTTP answer: was the extension activated, what was echoed, which status."""
+
+    method: str
+    url: str
+    status: int
+    activated: bool
+    echoed: tuple[str, ...]
+    echoed_v03: tuple[str, ...] = ()
+
+    def echoes(self, version: str) -> bool:
+        """Did the answer name the extension in ``A2A-Extensions`` (0.3: either header)?"""
+        return EXTENSION_URI in self.echoed or (
+            version == "0.3" and EXTENSION_URI in self.echoed_v03
+        )
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """A task status carrying an envelope, as it passed by."""
+
+    task_id: str
+    state: TaskState
+    raw: Any
+    at: datetime
+    source: str
+
+    @property
+    def prompt_id(self) -> Any:
+        """The raw envelope's prompt_id (whatever type it has)."""
+        return self.raw.get("prompt_id") if isinstance(self.raw, dict) else None
+
+
+@dataclass
+class Prompted:
+    """A task waiting on a prompt: ids, schema, the raw envelope and stream bookkeeping.
+
+    ``event_id`` is the SSE id of the event that carried the envelope and
+    ``before_id`` the id of the event before it (None when the agent does not number
+    its events). ``malformed`` holds the client's reason when the envelope failed the
+    orchestrator check (the harness still answers it if it has an id and a schema).
+    """
+
+    task_id: str
+    context_id: str
+    prompt_id: str
+    response_schema: dict[str, Any]
+    raw: Any
+    event_id: str | None = None
+    before_id: str | None = None
+    malformed: str | None = None
+
+    def info(self) -> PromptInfo:
+        """What a driver is told about this prompt."""
+        return PromptInfo(self.task_id, self.prompt_id, self.response_schema, self.raw)
+
+
+@dataclass
+class Answer:
+    """How the agent took an answer: accepted (no error), the HTTP status, error, task."""
+
+    accepted: bool
+    status: int | None
+    error: Exception | None = None
+    task: Task | None = None
+    elapsed_ms: float = 0.0
+
+    def describe(self) -> str:
+        """The answer as a phrase for failure messages."""
+        if self.accepted:
+            state = self.task.status.state.value if self.task is not None else "no task"
+            return f"HTTP {self.status}, success (task {state})"
+        if isinstance(self.error, A2AError):
+            return (
+                f"HTTP {self.status}, {type(self.error).__name__} "
+                f"(code {self.error.code}): {self.error.message}"
+            )
+        return f"HTTP {self.status}, {type(self.error).__name__}: {self.error}"
+
+
+def _uris(values: list[str]) -> tuple[str, ...]:
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+def _activated(request: httpx.Request) -> bool:
+    values = request.headers.get_list(HEADER_EXTENSIONS) + request.headers.get_list(
+        HEADER_EXTENSIONS_V03
+    )
+    return any(v.strip() == EXTENSION_URI for value in values for v in value.split(","))
+
+
+class Session:
+    """The harness's client, the card, and the record of what the agent did."""
+
+    def __init__(self, url: str, settings: Settings, driver: Driver) -> None:
+        self.url = url
+        self.settings = settings
+        self.driver = driver
+        self.seen: list[Seen] = []
+        self.sightings: list[Sighting] = []
+        self.unactivated: list[tuple[str, str]] = []  # (where, what) envelope leaks
+        self.notes: list[str] = []
+        self.card_raw: dict[str, Any] = {}
+        self.card: AgentCard | None = None
+        self._http = httpx.AsyncClient(event_hooks={"response": [self._record]})
+        self.client: HitlClient | None = None
+        self.binding = "?"
+        self.version = "?"
+        self.interface_url = url
+
+    async def _record(self, response: httpx.Response) -> None:
+        request = response.request
+        self.seen.append(
+            Seen(
+                request.method,
+                str(request.url),
+                response.status_code,
+                _activated(request),
+                _uris(response.headers.get_list(HEADER_EXTENSIONS)),
+                _uris(response.headers.get_list(HEADER_EXTENSIONS_V03)),
+            )
+        )
+
+    # -- setting up ---------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Read the card, choose the interface, and make the client."""
+        where = card_url(self.url)
+        try:
+            answer = await self._http.get(where, timeout=self.settings.request_timeout)
+        except httpx.TimeoutException as exc:
+            raise AgentTimeout(f"reading the agent card at {where} timed out: {exc}") from exc
+        except httpx.HTTPError as exc:
+            raise AgentUnreachable(f"cannot read the agent card at {where}: {exc}") from exc
+        if answer.status_code != 200:
+            raise ProtocolViolation(
+                f"no agent card at {card_url(self.url)}: HTTP {answer.status_code}"
+            )
+        try:
+            raw = answer.json()
+        except ValueError as exc:
+            raise ProtocolViolation(f"the agent card at {card_url(self.url)} is not JSON") from exc
+        card = parse_card(raw)
+        self.card_raw = raw if isinstance(raw, dict) else {}
+        self.card = card
+        card = self._fit(card)
+        self.client = self.make_client(card, activate=True)
+        await self.client.connect()
+        selection = self.client.selection
+        assert selection is not None
+        self.binding, self.version, self.interface_url = (
+            selection.binding,
+            selection.version,
+            selection.url,
+        )
+
+    def _fit(self, card: AgentCard) -> AgentCard:
+        """The card, plus the interface asked for when the card lists that binding only
+        for another version (A2A 1.0 §3.6: one URL may serve several versions)."""
+        wanted = self.settings.version
+        binding = self.settings.client_binding
+        if wanted == "auto":
+            return card
+        try:
+            choose_interface(card, binding, wanted)
+            return card
+        except Exception:
+            pass
+        base = card.interface("JSONRPC" if binding == "auto" else binding)
+        if base is None:
+            return card  # the client will say what the card offers
+        extra = AgentInterface(base.url, base.protocol_binding, wanted)
+        self.notes.append(
+            f"the card lists no {base.protocol_binding} interface for A2A {wanted}; "
+            f"the harness tries {base.url} with A2A-Version {wanted}"
+        )
+        return dataclasses.replace(card, supported_interfaces=[extra, *card.supported_interfaces])
+
+    def make_client(self, card: AgentCard, *, activate: bool) -> HitlClient:
+        """A client on the recording connection pool, activating the extension or not."""
+        s = self.settings
+        return HitlClient(
+            card,
+            httpx_client=self._http,
+            binding=s.client_binding,
+            version=s.version,
+            require_extension=False,
+            activate_extension=activate,
+            headers=dict(s.headers),
+            timeout=s.request_timeout,
+            stream_idle_timeout=max(s.drive_timeout, s.resume_timeout),
+            max_reconnects=2,
+            backoff=0.1,
+        )
+
+    async def close(self) -> None:
+        """Close the connections."""
+        await self._http.aclose()
+
+    def streaming(self) -> bool:
+        """Whether the card says the agent streams."""
+        return bool(self.card and self.card.capabilities.streaming)
+
+    @property
+    def activation_headers_name(self) -> str:
+        """The activation header of this wire version (``X-A2A-Extensions`` in 0.3)."""
+        return HEADER_EXTENSIONS_V03 if self.version == "0.3" else HEADER_EXTENSIONS
+
+    @property
+    def activation_headers(self) -> dict[str, str]:
+        """The headers the activated client sends (for raw requests)."""
+        name = self.activation_headers_name
+        return {**self.settings.headers, HEADER_VERSION: self.version, name: EXTENSION_URI}
+
+    def prompt_tasks(self) -> set[str]:
+        """The tasks seen waiting on an envelope."""
+        return {x.task_id for x in self.sightings if x.state is TaskState.INPUT_REQUIRED}
+
+    async def ensure_prompts(self, count: int, purpose: str) -> None:
+        """Drive new tasks until ``count`` tasks were seen waiting on a prompt."""
+        while len(self.prompt_tasks()) < count:
+            await self.drive(purpose)
+
+    # -- watching --------------------------------------------------------------------------
+
+    def observe(self, task_id: str, status: Status, source: str) -> None:
+        """Record the envelope a status carries, if any."""
+        meta = status.message.metadata if status.message is not None else None
+        if isinstance(meta, dict) and EXTENSION_URI in meta:
+            sighting = Sighting(
+                task_id, status.state, find_envelope(meta), datetime.now(timezone.utc), source
+            )
+            self.sightings.append(sighting)
+
+    def observe_task(self, task: Task, source: str) -> None:
+        """Record the envelope of a task's status."""
+        self.observe(task.id, task.status, source)
+
+    # -- driving ---------------------------------------------------------------------------
+
+    async def drive(self, purpose: str) -> Prompted:
+        """Start a new task with the driver's message; return once it waits on a prompt."""
+        assert self.client is not None
+        content = await self.driver.first_message(purpose)
+        try:
+            return await asyncio.wait_for(
+                self._drive(content, purpose), self.settings.drive_timeout
+            )
+        except asyncio.TimeoutError:
+            raise DriveFailed(
+                f"no INPUT_REQUIRED with an envelope within {self.settings.drive_timeout:g} s "
+                f"of the driver's message ({self.driver.description})"
+            ) from None
+
+    async def _drive(self, content: Any, purpose: str) -> Prompted:
+        assert self.client is not None
+        if not self.streaming():
+            result = await self.client.send(content)
+            if not isinstance(result, Task):
+                raise DriveFailed("the agent answered the driver's message with a Message, no task")
+            self.observe_task(result, f"{purpose}: SendMessage")
+            return self._prompted(result.id, result.context_id, result.status, None, None)
+        last: Status | None = None
+        ids: list[str] = []
+        async for event in self.client.stream(content):
+            if isinstance(event, (TaskEvent, StatusEvent)):
+                last = event.task.status if isinstance(event, TaskEvent) else event.status
+                self.observe(event.task_id, last, f"{purpose}: stream")
+                if event.event_id is not None and event.event_id not in ids:
+                    ids.append(event.event_id)
+            if isinstance(event, (PromptEvent, MalformedPromptEvent)) and last is not None:
+                at = ids.index(event.event_id) if event.event_id in ids else -1
+                before = ids[at - 1] if at > 0 else None
+                return self._prompted(event.task_id, event.context_id, last, event.event_id, before)
+        what = last.state.value if last is not None else "no task event"
+        raise DriveFailed(
+            f"the stream ended without a prompt envelope (last state: {what}); the driver "
+            f"({self.driver.description}) must start a task that asks for input"
+        )
+
+    def _prompted(
+        self,
+        task_id: str,
+        context_id: str,
+        status: Status,
+        event_id: str | None,
+        before_id: str | None,
+    ) -> Prompted:
+        meta = status.message.metadata if status.message is not None else None
+        raw = find_envelope(meta)
+        if status.state is not TaskState.INPUT_REQUIRED or raw is None:
+            raise DriveFailed(
+                f"task {task_id} is {status.state.value} "
+                f"{'with' if raw is not None else 'without'} a prompt envelope"
+            )
+        pid = raw.get("prompt_id") if isinstance(raw, dict) else None
+        schema = raw.get("response_schema") if isinstance(raw, dict) else None
+        if not isinstance(pid, str) or not isinstance(schema, dict):
+            raise DriveFailed(
+                f"task {task_id}: the envelope has no usable prompt_id / response_schema: "
+                f"{str(raw)[:200]}"
+            )
+        malformed = None
+        errors = [f for f in check_prompt(raw, mode="orchestrator") if f.severity == "error"]
+        if errors:
+            malformed = "; ".join(str(f) for f in errors[:3])
+        return Prompted(task_id, context_id, pid, schema, raw, event_id, before_id, malformed)
+
+    # -- answering -------------------------------------------------------------------------
+
+    def payloads(
+        self, p: Prompted
+    ) -> tuple[dict[str, Any] | None, tuple[dict[str, Any], str] | None]:
+        """The valid and the invalid payload for a prompt (driver's first, else built)."""
+        info = p.info()
+        valid = self.driver.valid_payload(info)
+        if valid is None:
+            valid = valid_payload(p.response_schema)
+        invalid_given = self.driver.invalid_payload(info)
+        invalid: tuple[dict[str, Any], str] | None
+        if invalid_given is not None:
+            invalid = (invalid_given, "the driver's invalid payload")
+        else:
+            invalid = invalid_payload(p.response_schema, valid)
+        return valid, invalid
+
+    def response_message(self, p: Prompted, prompt_id: str, payload: Any) -> dict[str, Any]:
+        """The ``metadata`` of a response Message (§Response Envelope)."""
+        return {RESPONSE_KEY: {"prompt_id": prompt_id, "payload": payload}}
+
+    async def answer(self, p: Prompted, payload: Any, *, prompt_id: str | None = None) -> Answer:
+        """Send a response envelope with SendMessage; never validates locally first."""
+        assert self.client is not None
+        pid = prompt_id or p.prompt_id
+        mark = len(self.seen)
+        t0 = time.perf_counter()
+        try:
+            result = await self.client.send(
+                f"Response to prompt {pid}",
+                task_id=p.task_id,
+                context_id=p.context_id,
+                metadata=self.response_message(p, pid, payload),
+                return_immediately=True,
+            )
+        except A2AError as exc:
+            return Answer(False, self._last_status(mark), exc, None, _ms(t0))
+        elapsed = _ms(t0)
+        task = result if isinstance(result, Task) else None
+        if task is not None:
+            self.observe_task(task, "answer")
+        return Answer(True, self._last_status(mark), None, task, elapsed)
+
+    def _last_status(self, mark: int) -> int | None:
+        posts = [s for s in self.seen[mark:] if s.method == "POST"]
+        return posts[-1].status if posts else None
+
+    async def get_task(self, task_id: str) -> Task:
+        """GetTask, recorded."""
+        assert self.client is not None
+        task = await self.client.get_task(task_id)
+        self.observe_task(task, "GetTask")
+        return task
+
+    async def wait_left(self, task_id: str, prompt_id: str, timeout: float) -> Task | None:
+        """The task once it left INPUT_REQUIRED for ``prompt_id``; None after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            task = await self.get_task(task_id)
+            if left(task.status, prompt_id):
+                return task
+            if time.monotonic() >= deadline:
+                return None
+            await asyncio.sleep(0.02)
+
+    def subscription(self, task_id: str, last_event_id: str | None) -> RawSubscription:
+        """A raw SubscribeToTask stream on the recording pool (not yet open)."""
+        return RawSubscription(
+            self._http,
+            url=self.interface_url,
+            binding=self.binding,
+            version=self.version,
+            codec=codec_for(self.version),
+            headers=self.activation_headers,
+            task_id=task_id,
+            last_event_id=last_event_id,
+        )
+
+
+def left(status: Status, prompt_id: str) -> bool:
+    """Has the task left INPUT_REQUIRED for this prompt (another state, or a new prompt)?"""
+    if status.state is not TaskState.INPUT_REQUIRED:
+        return True
+    raw = find_envelope(status.message.metadata if status.message is not None else None)
+    return isinstance(raw, dict) and raw.get("prompt_id") not in (None, prompt_id)
+
+
+def _ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000
