@@ -112,7 +112,7 @@ class Field:
         self.pointer = pointer
         self.ui = ui
         self.required = required
-        self.hints: Hints = hints_for(node.schema, ui)
+        self.hints: Hints = node.hints if node.hints is not None else hints_for(node.schema, ui)
         title = node.schema.get("title")
         self.title = str(title) if isinstance(title, str) and title else (name or "value")
         desc = self.hints.help or node.schema.get("description")

@@ -117,6 +117,8 @@ class Node:
     options: list[dict[str, Any]] = field(default_factory=list)
     discriminator: str | None = None
     note: str | None = None
+    #: The hints the registry read for this node (so fields need not read them again).
+    hints: Any = None
 
 
 class Resolver:

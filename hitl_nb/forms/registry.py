@@ -112,9 +112,8 @@ class Registry:
         if len(split_pointer(pointer)) > MAX_FIELD_DEPTH:
             node = Node("json", node.schema, note=f"nested deeper than {MAX_FIELD_DEPTH}")
         try:
-            field = self.lookup(node, hints_for(node.schema, ui))(
-                ctx, node, pointer, ui, required, name
-            )
+            node.hints = hints_for(node.schema, ui)
+            field = self.lookup(node, node.hints)(ctx, node, pointer, ui, required, name)
             if node.nullable and node.kind not in ("json", "null", "enum", "const"):
                 field = NullableField(field)
         except RecursionError:
