@@ -27,10 +27,17 @@ def _tutorials(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     register(sub)
 
 
+def _conformance(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from hitl_nb.conformance.cli import register
+
+    register(sub)
+
+
 #: Each entry adds one subcommand to the parser; its ``func`` default runs it.
 COMMANDS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _mock_agent,
     _tutorials,
+    _conformance,
 ]
 
 
