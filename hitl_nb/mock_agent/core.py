@@ -162,6 +162,10 @@ class AgentCore:
         for rec in self.tasks.values():
             if rec.prompt is not None and not rec.prompt.timed_out:
                 self._arm_deadline(rec)
+            elif rec.prompt is None and rec.task.status.state is TaskState.WORKING:
+                # Stopped between an accepted answer and the next step: carry on.
+                rec.pending += 1
+                loop.call_soon(self._continue, rec)
 
     def close(self) -> None:
         """End every subscription and timer, and close the store."""
@@ -354,11 +358,26 @@ class AgentCore:
         if delayed:
             rec.pending -= 1
         if not rec.task.status.state.is_terminal:
-            # §Acceptance and rejection / AC-4: out of INPUT_REQUIRED at once.
+            # §Acceptance and rejection / AC-4: out of INPUT_REQUIRED at once. The rest of
+            # the script runs on the next loop turn, so subscribers get WORKING first.
             self._emit_status(rec, TaskState.WORKING, None)
-            self._advance(rec)
+            if self._loop is not None:
+                rec.pending += 1
+                self._loop.call_soon(self._continue, rec)
+            else:
+                self._advance(rec)
         if delayed:
             self._commit(rec)
+        self._wake(rec)
+
+    def _continue(self, rec: TaskRecord) -> None:
+        rec.pending -= 1
+        if rec.task.status.state is TaskState.WORKING:
+            self._advance(rec)
+            self._commit(rec)
+        self._wake(rec)
+
+    def _wake(self, rec: TaskRecord) -> None:
         if not rec.pending:
             for fut in rec.waiters:
                 if not fut.done():

@@ -245,6 +245,11 @@ class BaseHandler(tornado.web.RequestHandler):
     def start_sse(self) -> None:
         """Send the headers of a ``text/event-stream`` response."""
         self._streaming = True
+        # Events are small and must go out at once: without TCP_NODELAY, Nagle holds an
+        # event back until the previous one is acknowledged (up to the delayed-ACK 40 ms).
+        stream = getattr(self.request.connection, "stream", None)
+        if stream is not None:
+            stream.set_nodelay(True)
         self.set_header("Content-Type", "text/event-stream; charset=utf-8")
         self.set_header("Cache-Control", "no-cache")
         self.set_header("X-Accel-Buffering", "no")

@@ -1,0 +1,117 @@
+"""Benchmark-only: a minimal a2a-sdk + uvicorn agent doing what the mock agent's
+``approval`` scenario does, for bench_resume.py to compare against.
+
+A new message moves the task to INPUT_REQUIRED with a hitl-prompt/v1 envelope; an
+answer (``hitl_response_for`` whose payload validates) moves it to WORKING, then
+COMPLETED. Only valid answers are sent by the benchmark, so no rejection path is built.
+Run: ``python benchmarks/_sdk_bench_agent.py`` (prints its URL, serves until killed).
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.request_handlers import DefaultRequestHandler
+from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentExtension,
+    AgentInterface,
+    Part,
+    Task,
+    TaskState,
+    TaskStatus,
+)
+from google.protobuf.json_format import MessageToDict
+from starlette.applications import Starlette
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY  # noqa: E402
+from hitl_nb.validation import validate_payload  # noqa: E402
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["approve"],
+    "properties": {"approve": {"type": "boolean"}, "comment": {"type": "string"}},
+}
+
+
+class ApprovalExecutor(AgentExecutor):
+    """One approval prompt per task; completes once answered."""
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
+        message = context.message
+        answer = None
+        if message is not None and message.HasField("metadata"):
+            answer = MessageToDict(message.metadata).get(RESPONSE_KEY)
+        if context.current_task is None:
+            await event_queue.enqueue_event(
+                Task(
+                    id=context.task_id or "",
+                    context_id=context.context_id or "",
+                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                )
+            )
+        if answer is None:
+            ask = updater.new_agent_message([Part(text="Approve?")])
+            envelope = {
+                "prompt_id": str(uuid.uuid4()),
+                "prompt": "Approve?",
+                "response_schema": SCHEMA,
+            }
+            ask.metadata.update({EXTENSION_URI: envelope})
+            await updater.requires_input(ask)
+            return
+        if validate_payload(SCHEMA, answer.get("payload")):
+            await updater.requires_input(updater.new_agent_message([Part(text="invalid")]))
+            return
+        await updater.start_work()
+        await updater.complete(updater.new_agent_message([Part(text="Approved.")]))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        await TaskUpdater(event_queue, context.task_id or "", context.context_id or "").cancel()
+
+
+def app(base: str) -> Starlette:
+    card = AgentCard(
+        name="sdk bench agent",
+        description="a2a-sdk agent for the resume benchmark",
+        version="1.0.0",
+        supported_interfaces=[
+            AgentInterface(url=base + "/", protocol_binding="JSONRPC", protocol_version="1.0")
+        ],
+        capabilities=AgentCapabilities(
+            streaming=True, extensions=[AgentExtension(uri=EXTENSION_URI, required=False)]
+        ),
+        default_input_modes=["text/plain"],
+        default_output_modes=["text/plain"],
+    )
+    handler = DefaultRequestHandler(
+        agent_executor=ApprovalExecutor(), task_store=InMemoryTaskStore(), agent_card=card
+    )
+    routes = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, "/")]
+    return Starlette(routes=routes)
+
+
+def main() -> None:
+    sock = socket.create_server(("127.0.0.1", 0))
+    base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    print(f"sdk bench agent listening on {base}", flush=True)
+    config = uvicorn.Config(app(base), log_level="error", lifespan="off")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    main()
