@@ -1,0 +1,181 @@
+"""A person in a real browser: JupyterLab, a real kernel, the mock agent, Chromium.
+
+The notebook below shows a prompt card; the test clicks an answer and Submit as a person
+would, and reads what the card says the agent did. This is the only test that proves the
+widgets render and round-trip through a real front end with core ipywidgets alone.
+
+Chromium comes from the system (Debian's ``chromium``; CI installs it). Without it these
+tests are skipped, except under ``CI=true``, where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import nbformat
+import pytest
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = next(
+    (
+        p
+        for p in ("/usr/lib/chromium/chromium", shutil.which("chromium") or "")
+        if p and Path(p).exists()
+    ),
+    None,
+)
+if CHROMIUM is None:
+    if os.environ.get("CI") == "true":
+        pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
+    pytest.skip("no system Chromium (apt-get install chromium)", allow_module_level=True)
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("jupyterlab")
+
+TOKEN = "hitl-nb-browser-test"
+CELLS = [
+    """
+from hitl_nb.mock_agent import MockAgent, Scenario, Step
+from hitl_nb.notebook import Conversation
+
+sneaky = Scenario("sneaky", "markup in the prompt", steps=[Step(
+    "<img src=x onerror=alert(1)><script>alert(2)</script> Ship it?",
+    {"type": "object", "required": ["ship"], "additionalProperties": False,
+     "properties": {"ship": {"type": "boolean", "title": "Ship"}}})])
+agent = MockAgent(scenarios=[sneaky]).start()
+""",
+    'chat = Conversation.start(agent.url, {"scenario": "approval"})\nchat',
+    'other = Conversation.start(agent.url, {"scenario": "sneaky"})\nother',
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("lab")
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [nbformat.v4.new_code_cell(src.strip()) for src in CELLS]
+    nbformat.write(nb, root / "cards.ipynb")
+    settings = root / ".settings"
+    news = settings / "@jupyterlab" / "apputils-extension"
+    news.mkdir(parents=True)
+    (news / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+    port = _free_port()
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(root / ".config"),
+        "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
+        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+    }
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={TOKEN}",
+        "--LabApp.expose_app_in_browser=True", f"--LabApp.user_settings_dir={settings}",
+        f"--LabApp.workspaces_dir={root / '.workspaces'}",
+    ]  # fmt: skip
+    log = (root / "server.log").open("w")
+    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                ready = httpx.get(
+                    f"{base}/api/status", headers={"Authorization": f"token {TOKEN}"}, timeout=2
+                )
+                if ready.status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    "JupyterLab did not start:\n" + (root / "server.log").read_text()
+                )
+            time.sleep(0.3)
+        yield base
+    finally:
+        server.terminate()
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def page(lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    profile = tmp_path_factory.mktemp("chromium")
+    with playwright_api.sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run",
+            ],
+        )  # fmt: skip
+        page = context.new_page()
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(f"{lab}/lab/tree/cards.ipynb?token={TOKEN}")
+        page.wait_for_function(
+            "() => { const w = window.jupyterapp?.shell?.currentWidget;"
+            " return w?.sessionContext?.session?.kernel?.status === 'idle'; }",
+            timeout=90_000,
+        )
+        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        page.wait_for_selector(".hitl-card", timeout=60_000)
+        page.dialogs = dialogs  # type: ignore[attr-defined]
+        try:
+            yield page
+        finally:
+            page.screenshot(path=str(profile.parent / "cards.png"), full_page=True)
+            context.close()
+
+
+def test_a_person_answers_in_the_browser(page) -> None:  # type: ignore[no-untyped-def]
+    card = page.locator(".hitl-card").first
+    assert "Approve the deployment of build 41 to staging?" in card.inner_text()
+    submit = card.locator(".hitl-submit button, button.hitl-submit").first
+    assert submit.is_disabled()  # a required yes/no is unset: the person must choose
+    card.locator(".hitl-field-approve input[type=radio]").first.check()
+    card.locator(".hitl-field-comment input, .hitl-field-comment textarea").first.fill("looks good")
+    page.wait_for_function("(b) => !b.disabled", arg=submit.element_handle(), timeout=10_000)
+    submit.click()
+    status = card.locator(".hitl-card-status")
+    status.filter(has_text="accepted").wait_for(timeout=20_000)
+    assert "COMPLETED" in status.inner_text()
+
+
+def test_the_prompt_is_text_not_markup(page) -> None:  # type: ignore[no-untyped-def]
+    card = page.locator(".hitl-card").nth(1)
+    card.wait_for(timeout=20_000)
+    text = card.locator(".hitl-card-prompt").inner_text()
+    assert "<script>alert(2)</script>" in text and "<img src=x" in text
+    assert card.locator(".hitl-card-prompt img, .hitl-card-prompt script").count() == 0
+    page.wait_for_timeout(500)
+    assert page.dialogs == []  # type: ignore[attr-defined]
