@@ -1,0 +1,101 @@
+"""The harness against scripted, misbehaving agents: clear verdicts, never a hang."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+
+from hitl_nb.conformance import Settings, run
+from tests.helpers import wire
+from tests.helpers.scripted import rpc_agent
+from tests.helpers.tiny_server import Conn, Request, serve
+
+QUICK = Settings(trials=1, drive_timeout=1.0, request_timeout=2.0, transition_timeout=0.3)
+
+
+def _stream(*events: dict[str, object], hang: bool = False) -> Callable[[Request, Conn], None]:
+    def handle(request: Request, conn: Conn) -> None:
+        rid = request.json()["id"]
+        conn.head(200, "text/event-stream")
+        conn.send(wire.sse(*(wire.rpc(e, rid) for e in events), ids=None))
+        if hang:
+            conn.stopped.wait(10)
+
+    return handle
+
+
+def test_an_envelope_with_ui_members_fails_cf5_and_ext_strict() -> None:
+    envelope = wire.envelope(display={"widget": "modal"}, notify_channel="slack")
+    ask = _stream(
+        {"task": wire.task("t-1", "working")}, wire.status_update("t-1", "input_required", envelope)
+    )
+    with rpc_agent({"SendStreamingMessage": ask}) as agent:
+        report = run(agent.url, only=["CF-5", "EXT-STRICT"], settings=QUICK)
+    cf5 = report["CF-5"]
+    assert cf5.outcome == "failed", report.to_text()
+    assert "only the envelope's transport members" in cf5.message
+    assert "display" in cf5.message and "notify_channel" in cf5.message
+    assert "unknown member 'display'" in report["EXT-STRICT"].message
+
+
+def test_an_agent_that_never_asks_fails_the_drive_step_in_time() -> None:
+    busy = _stream({"task": wire.task("t-1", "working")}, hang=True)
+    with rpc_agent({"SendStreamingMessage": busy}) as agent:
+        t0 = time.monotonic()
+        report = run(agent.url, only=["CF-2"], settings=QUICK)
+    assert time.monotonic() - t0 < 8
+    result = report["CF-2"]
+    assert result.outcome == "failed"
+    assert "step 1" in result.message
+    assert "no INPUT_REQUIRED with an envelope within 1 s" in result.message
+
+
+def test_an_agent_that_finishes_at_once_fails_with_its_state() -> None:
+    done = _stream({"task": wire.task("t-1", "completed")})
+    with rpc_agent({"SendStreamingMessage": done}) as agent:
+        report = run(agent.url, only=["CF-1"], settings=QUICK)
+    assert report["CF-1"].outcome == "failed"
+    assert "the stream ended without a prompt envelope (last state: completed)" in (
+        report["CF-1"].message
+    )
+
+
+def test_garbage_answers_are_errors_that_say_what_came_back() -> None:
+    def html(request: Request, conn: Conn) -> None:
+        conn.answer(b"<html>oops</html>", 500, "text/html")
+
+    with rpc_agent({"SendStreamingMessage": html}) as agent:
+        report = run(agent.url, only=["CF-1"], settings=QUICK)
+    result = report["CF-1"]
+    assert result.outcome == "error"
+    assert "ProtocolViolation" in result.message and "text/html" in result.message
+
+
+@pytest.mark.parametrize(
+    ("body", "ctype", "text"),
+    [
+        (b"<html>not a card</html>", "text/html", "is not JSON"),
+        (b"[1, 2]", "application/json", "not a JSON object"),
+    ],
+)
+def test_a_bad_card_errors_every_check(body: bytes, ctype: str, text: str) -> None:
+    def handle(request: Request, conn: Conn) -> None:
+        conn.answer(body, 200, ctype)
+
+    with serve(handle) as server:
+        report = run(server.url, only=["CF-1", "EXT-CARD"], settings=QUICK)
+    assert [r.outcome for r in report.results] == ["error", "error"]
+    assert text in report["EXT-CARD"].message
+
+
+def test_a_silent_agent_times_out() -> None:
+    def silent(request: Request, conn: Conn) -> None:
+        conn.stopped.wait(10)
+
+    with serve(silent) as server:
+        t0 = time.monotonic()
+        report = run(server.url, only=["EXT-CARD"], settings=QUICK)
+    assert time.monotonic() - t0 < 8
+    assert "AgentTimeout" in report["EXT-CARD"].message
