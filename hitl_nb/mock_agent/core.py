@@ -16,8 +16,6 @@ import asyncio
 import copy
 import logging
 import uuid
-from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -27,7 +25,6 @@ from hitl_nb.a2a.model import (
     Message,
     Part,
     Role,
-    StreamEvent,
     Task,
     TaskArtifactUpdateEvent,
     TaskState,
@@ -45,20 +42,13 @@ from hitl_nb.errors import (
 )
 from hitl_nb.mock_agent.faults import Faults
 from hitl_nb.mock_agent.outbox import Outbox
+from hitl_nb.mock_agent.records import OpenPrompt, TaskRecord, record_from_json, record_to_json
 from hitl_nb.mock_agent.scenarios import DEFAULT_SCENARIO, Outcome, ScenarioRegistry, Step
 from hitl_nb.mock_agent.store import Store
 from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY, ResponseEnvelope, check_prompt
 from hitl_nb.validation import compile_schema, validate_payload
 
-__all__ = [
-    "OMIT_ERRORS",
-    "TIMEOUT_KEY",
-    "AgentCore",
-    "OpenPrompt",
-    "TaskRecord",
-    "ends_stream",
-    "follow",
-]
+__all__ = ["OMIT_ERRORS", "TIMEOUT_KEY", "AgentCore", "OpenPrompt", "TaskRecord"]
 
 log = logging.getLogger("hitl_nb.mock_agent")
 
@@ -73,47 +63,6 @@ OMIT_ERRORS = "omit_validation_errors"
 def now_iso() -> str:
     """The current UTC time as RFC 3339 with milliseconds and ``Z``."""
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-@dataclass
-class OpenPrompt:
-    """The prompt a task waits on: its envelope JSON and deadline bookkeeping."""
-
-    prompt_id: str
-    envelope: dict[str, Any]
-    on_deadline: str = "keep-open"
-    timed_out: bool = False
-
-    @property
-    def deadline_at(self) -> datetime | None:
-        """The deadline as an aware datetime, or None."""
-        text = self.envelope.get("deadline")
-        return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
-
-
-@dataclass
-class TaskRecord:
-    """A task plus what the script needs: scenario, steps, answers, open prompt, outbox."""
-
-    task: Task
-    scenario: str
-    options: dict[str, Any]
-    steps: list[Step]
-    step_index: int = 0
-    answers: list[dict[str, Any]] = field(default_factory=list)
-    prompt: OpenPrompt | None = None
-    last_answered: str | None = None
-    outbox: Outbox = field(default_factory=Outbox)
-    pending: int = 0
-    waiters: list[asyncio.Future[None]] = field(default_factory=list)
-    committed: int = 0
-    prompt_rows: list[tuple[str, str, str]] = field(default_factory=list)
-    timer: asyncio.TimerHandle | None = None
-
-    @property
-    def id(self) -> str:
-        """The task id."""
-        return self.task.id
 
 
 class AgentCore:
@@ -150,8 +99,15 @@ class AgentCore:
                 (seq, codec_v1.decode_stream_response(body))
                 for seq, body in state.events.get(blob["id"], [])
             ]
-            rec = self._record_from_json(blob, Outbox(events))
-            rec.committed = rec.outbox.last_id
+            name = blob["scenario"]
+            scenario = self.scenarios.get(name)
+            steps: list[Step] = []
+            if scenario is not None:
+                options = blob.get("options") or {}
+                steps = scenario.steps_for({**self.defaults.get(name, {}), **options})
+            else:
+                log.warning("task %s: scenario %r is not registered here", blob["id"], name)
+            rec = record_from_json(blob, Outbox(events), steps)
             self.tasks[rec.id] = rec
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -527,93 +483,6 @@ class AgentCore:
                 (seq, codec_v1.encode_stream_response(ev))
                 for seq, ev in rec.outbox.after(rec.committed)
             ]
-            self.store.commit(self._record_to_json(rec), events, rec.prompt_rows)
+            self.store.commit(record_to_json(rec), events, rec.prompt_rows)
         rec.committed = rec.outbox.last_id
         rec.prompt_rows.clear()
-
-    def _record_to_json(self, rec: TaskRecord) -> dict[str, Any]:
-        p = rec.prompt
-        return {
-            "id": rec.id,
-            "task": codec_v1.encode_task(rec.task),
-            "scenario": rec.scenario,
-            "options": rec.options,
-            "step_index": rec.step_index,
-            "answers": rec.answers,
-            "last_answered": rec.last_answered,
-            "prompt": None
-            if p is None
-            else {
-                "prompt_id": p.prompt_id,
-                "envelope": p.envelope,
-                "on_deadline": p.on_deadline,
-                "timed_out": p.timed_out,
-            },
-        }
-
-    def _record_from_json(self, blob: Mapping[str, Any], outbox: Outbox) -> TaskRecord:
-        name = blob["scenario"]
-        scenario = self.scenarios.get(name)
-        options = dict(blob.get("options") or {})
-        steps: list[Step] = []
-        if scenario is not None:
-            steps = scenario.steps_for({**self.defaults.get(name, {}), **options})
-        else:
-            log.warning("task %s: scenario %r is not registered here", blob["id"], name)
-        p = blob.get("prompt")
-        return TaskRecord(
-            task=codec_v1.decode_task(blob["task"]),
-            scenario=name,
-            options=options,
-            steps=steps,
-            step_index=int(blob["step_index"]),
-            answers=list(blob.get("answers") or []),
-            prompt=None
-            if p is None
-            else OpenPrompt(p["prompt_id"], p["envelope"], p["on_deadline"], p["timed_out"]),
-            last_answered=blob.get("last_answered"),
-            outbox=outbox,
-        )
-
-
-def ends_stream(event: StreamEvent) -> bool:
-    """True for the event after which a stream closes: a terminal or interrupted status."""
-    if isinstance(event, (Task, TaskStatusUpdateEvent)):
-        state = event.status.state
-        return state.is_terminal or state.is_interrupted
-    return isinstance(event, Message)
-
-
-async def follow(
-    rec: TaskRecord, after: int, *, ping_interval: float = 15.0
-) -> AsyncIterator[tuple[int, StreamEvent] | None]:
-    """The task's events after id ``after``, then live ones, until one ends the stream.
-
-    Yields ``(id, event)``, or ``None`` when nothing happened for ``ping_interval``
-    seconds (time for a keep-alive). The backlog is read and the listener registered in
-    one step on the loop, so no event is missed or repeated (§Outbox / Replay).
-    """
-    queue = rec.outbox.listen()
-    try:
-        last = after
-        for seq, event in rec.outbox.after(after):
-            yield seq, event
-            last = seq
-            if ends_stream(event):
-                return
-        while True:
-            try:
-                seq, item = await asyncio.wait_for(queue.get(), ping_interval)
-            except asyncio.TimeoutError:
-                yield None
-                continue
-            if item is None:  # the agent is stopping
-                return
-            if seq <= last:
-                continue
-            yield seq, item
-            last = seq
-            if ends_stream(item):
-                return
-    finally:
-        rec.outbox.unlisten(queue)

@@ -1,10 +1,10 @@
-"""Tornado handlers of the mock agent: agent card, HTTP+JSON (REST) and shared plumbing.
+"""Tornado plumbing of the mock agent: route table, agent card, errors, SSE, activation.
 
 Routes, relative to a prefix (``""`` standalone, anything when mounted)::
 
     GET  /.well-known/agent-card.json     the agent card (A2A §8)
-    POST /                                JSON-RPC 1.0 and 0.3   (see jsonrpc.py)
-    POST /message:send                    HTTP+JSON (A2A §11)
+    POST /                                JSON-RPC 1.0 and 0.3   (jsonrpc.py)
+    POST /message:send                    HTTP+JSON (A2A §11)    (rest.py)
     POST /message:stream
     GET  /tasks/{id}       GET /tasks
     POST /tasks/{id}:cancel
@@ -43,18 +43,16 @@ from hitl_nb.errors import (
     A2AError,
     BadJSON,
     ContentTypeNotSupported,
-    ExtendedAgentCardNotConfigured,
     InvalidParams,
     InvalidRequest,
     JSONParseError,
-    MethodNotFound,
-    PushNotificationNotSupported,
     ResponseInvalid,
     UnsupportedOperation,
-    VersionNotSupported,
 )
-from hitl_nb.mock_agent.core import OMIT_ERRORS, AgentCore, TaskRecord, follow
+from hitl_nb.mock_agent.core import OMIT_ERRORS, AgentCore
 from hitl_nb.mock_agent.faults import Faults
+from hitl_nb.mock_agent.outbox import follow
+from hitl_nb.mock_agent.records import TaskRecord
 from hitl_nb.mock_agent.views import event_view, task_view
 from hitl_nb.spec import (
     EXTENSION_URI,
@@ -269,7 +267,7 @@ class BaseHandler(tornado.web.RequestHandler):
         async def source() -> AsyncGenerator[tuple[int, StreamEvent] | None, None]:
             if first is not None:
                 yield first
-            async for item in follow(rec, after, ping_interval=self.service.ping_interval):
+            async for item in follow(rec.outbox, after, ping_interval=self.service.ping_interval):
                 yield item
 
         gen = source()
@@ -318,68 +316,6 @@ class BaseHandler(tornado.web.RequestHandler):
         return rec.outbox.last_id, (rec.outbox.last_id, snap)
 
 
-# -- HTTP+JSON --------------------------------------------------------------------------
-
-
-class RestHandler(BaseHandler):
-    """Base of the HTTP+JSON routes: 1.0 only; errors as google.rpc.Status bodies."""
-
-    def prepare(self) -> None:
-        self.echo_extensions("1.0")
-        version = self.requested_version()
-        # A missing version is served as 1.0 here: these routes exist only in 1.0.
-        if version is not None and version not in ("1.0", "1"):
-            raise VersionNotSupported(f"A2A version {version!r} is not supported; use 1.0")
-
-    def send_error_body(self, exc: A2AError) -> None:
-        """Answer with ``exc`` as a Status body (or end the stream if one started)."""
-        if self._streaming:
-            self.finish()
-            return
-        self.set_status(exc.http_status)
-        self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps(rest_error_body(exc)))
-
-    def _handle_request_exception(self, e: BaseException) -> None:
-        if isinstance(e, A2AError):
-            self.send_error_body(e)
-            return
-        if isinstance(e, tornado.web.HTTPError) and e.status_code == 405:
-            self.send_error_body(
-                _MethodNotAllowed(f"{self.request.method} is not allowed on {self.request.path}")
-            )
-            return
-        super()._handle_request_exception(e)
-
-    def write_json(self, obj: Any) -> None:
-        """Answer 200 with a JSON body."""
-        self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps(obj, separators=(",", ":")))
-
-    def view(self, rec: TaskRecord, history_length: int | None = None) -> dict[str, Any]:
-        """The task as this client may see it, as 1.0 JSON."""
-        task = task_view(
-            rec.task,
-            activated=self.activated(),
-            faults=self.service.faults,
-            history_length=history_length,
-        )
-        return codec_v1.encode_task(task)
-
-    def int_arg(self, name: str, low: int, high: int) -> int | None:
-        """An optional integer query parameter within ``[low, high]``."""
-        raw = self.get_query_argument(name, None)
-        if raw is None:
-            return None
-        if not raw.isdigit() or not low <= int(raw) <= high:
-            raise InvalidParams(f"query parameter {name} must be an integer in [{low}, {high}]")
-        return int(raw)
-
-
-class _MethodNotAllowed(MethodNotFound):
-    http_status = 405
-
-
 def decode_send_params(body: Any, pointer: str, codec: Any) -> tuple[Any, dict[str, Any]]:
     """The message and configuration of a send request (InvalidParams naming the member)."""
     if not isinstance(body, dict):
@@ -400,56 +336,6 @@ def decode_send_params(body: Any, pointer: str, codec: Any) -> tuple[Any, dict[s
     if hl is not None and (isinstance(hl, bool) or not isinstance(hl, int) or hl < 0):
         raise InvalidParams(f"{pointer}/configuration/historyLength: expected an integer >= 0")
     return message, config
-
-
-class MessageSendHandler(RestHandler):
-    """``POST /message:send``."""
-
-    async def post(self) -> None:
-        message, config = decode_send_params(self.read_body(), "", codec_v1)
-        rec, _ = self.core.send(message)
-        if not config.get("returnImmediately"):
-            await self.core.settled(rec)
-        self.write_json({"task": self.view(rec, config.get("historyLength"))})
-
-
-class MessageStreamHandler(RestHandler):
-    """``POST /message:stream``: SSE of bare StreamResponse objects."""
-
-    async def post(self) -> None:
-        message, _ = decode_send_params(self.read_body(), "", codec_v1)
-        rec, start = self.core.send(message)
-        self.start_sse()
-        await self.pump(rec, start, codec_v1.encode_stream_response)
-
-
-class TaskHandler(RestHandler):
-    """``GET /tasks/{id}``."""
-
-    def get(self, task_id: str) -> None:
-        rec = self.core.get(task_id)
-        self.write_json(self.view(rec, self.int_arg("historyLength", 0, 1_000_000)))
-
-
-class TasksHandler(RestHandler):
-    """``GET /tasks``: ListTasks with contextId, status, pageSize, pageToken filters."""
-
-    def get(self) -> None:
-        state_arg = self.get_query_argument("status", None)
-        include = self.get_query_argument("includeArtifacts", "false").lower()
-        if include not in ("true", "false"):
-            raise InvalidParams("query parameter includeArtifacts must be true or false")
-        self.write_json(
-            list_tasks(
-                self,
-                context_id=self.get_query_argument("contextId", None),
-                state=state_arg,
-                page_size=self.int_arg("pageSize", 1, 100),
-                page_token=self.get_query_argument("pageToken", None),
-                history_length=self.int_arg("historyLength", 0, 1_000_000),
-                include_artifacts=include == "true",
-            )
-        )
 
 
 def list_tasks(
@@ -496,48 +382,6 @@ def list_tasks(
     }
 
 
-class TaskActionHandler(RestHandler):
-    """``POST /tasks/{id}:cancel`` and ``POST|GET /tasks/{id}:subscribe``."""
-
-    async def post(self, task_id: str, action: str) -> None:
-        if action == "cancel":
-            rec = self.core.cancel(task_id)
-            self.write_json(self.view(rec))
-            return
-        rec = self.core.get(task_id)
-        after, first = self.subscription(rec)
-        self.start_sse()
-        await self.pump(rec, after, codec_v1.encode_stream_response, first=first)
-
-    async def get(self, task_id: str, action: str) -> None:
-        if action != "subscribe":
-            raise _MethodNotAllowed(f"GET is not allowed on :{action}; use POST")
-        await self.post(task_id, action)
-
-
-class PushConfigHandler(RestHandler):
-    """Every push-notification route: this agent does not do push notifications."""
-
-    def _refuse(self, *args: str) -> None:
-        raise PushNotificationNotSupported("this agent does not support push notifications")
-
-    get = post = delete = put = _refuse
-
-
-class ExtendedCardHandler(RestHandler):
-    """``GET /extendedAgentCard``: there is none."""
-
-    def get(self) -> None:
-        raise ExtendedAgentCardNotConfigured("this agent has no extended agent card")
-
-
-class NotFoundHandler(RestHandler):
-    """Anything else under the prefix: 404 with a Status body."""
-
-    def prepare(self) -> None:
-        raise MethodNotFound(f"no A2A route {self.request.method} {self.request.path}")
-
-
 class AgentCardHandler(BaseHandler):
     """``GET /.well-known/agent-card.json``."""
 
@@ -551,6 +395,16 @@ class AgentCardHandler(BaseHandler):
 def make_handlers(service: AgentService) -> list[tuple[str, type, dict[str, Any]]]:
     """The route table under ``service.prefix``, ready for ``Application.add_handlers``."""
     from hitl_nb.mock_agent.jsonrpc import JsonRpcHandler
+    from hitl_nb.mock_agent.rest import (
+        ExtendedCardHandler,
+        MessageSendHandler,
+        MessageStreamHandler,
+        NotFoundHandler,
+        PushConfigHandler,
+        TaskActionHandler,
+        TaskHandler,
+        TasksHandler,
+    )
 
     p = service.prefix.rstrip("/")
     service.prefix = p

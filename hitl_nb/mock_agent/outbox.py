@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 
-from hitl_nb.a2a.model import StreamEvent
+from hitl_nb.a2a.model import Message, StreamEvent, Task, TaskStatusUpdateEvent
 
-__all__ = ["CLOSED", "Outbox"]
+__all__ = ["CLOSED", "Outbox", "ends_stream", "follow"]
 
 #: Put on every listener's queue when the outbox is closed (the agent stops).
 CLOSED: tuple[int, None] = (0, None)
@@ -74,3 +74,46 @@ class Outbox:
         """Tell every listener the stream is over (:data:`CLOSED`)."""
         for queue in self._listeners:
             queue.put_nowait(CLOSED)
+
+
+def ends_stream(event: StreamEvent) -> bool:
+    """True for the event after which a stream closes: a terminal or interrupted status."""
+    if isinstance(event, (Task, TaskStatusUpdateEvent)):
+        state = event.status.state
+        return state.is_terminal or state.is_interrupted
+    return isinstance(event, Message)
+
+
+async def follow(
+    outbox: Outbox, after: int, *, ping_interval: float = 15.0
+) -> AsyncIterator[tuple[int, StreamEvent] | None]:
+    """The events after id ``after``, then live ones, until one ends the stream.
+
+    Yields ``(id, event)``, or ``None`` when nothing happened for ``ping_interval``
+    seconds (time for a keep-alive). The backlog is read and the listener registered in
+    one step on the loop, so no event is missed or repeated (§Outbox / Replay).
+    """
+    queue = outbox.listen()
+    try:
+        last = after
+        for seq, event in outbox.after(after):
+            yield seq, event
+            last = seq
+            if ends_stream(event):
+                return
+        while True:
+            try:
+                seq, item = await asyncio.wait_for(queue.get(), ping_interval)
+            except asyncio.TimeoutError:
+                yield None
+                continue
+            if item is None:  # the agent is stopping
+                return
+            if seq <= last:
+                continue
+            yield seq, item
+            last = seq
+            if ends_stream(item):
+                return
+    finally:
+        outbox.unlisten(queue)
