@@ -339,11 +339,17 @@ def test_rest_subscribe_and_v03_resubscribe(wire: Wire, agent: MockAgent) -> Non
     assert tail03[-1]["final"] is True and tail03[-1]["status"]["state"] == "completed"
 
 
-def test_subscribe_to_terminal_task_is_unsupported(wire: Wire) -> None:
+def test_subscribe_to_terminal_task_is_unsupported_but_replay_works(wire: Wire) -> None:
     task = wire.start()
     wire.answer(task["id"], envelope_of(task)["prompt_id"], {"approve": True})
     r, events = wire.rpc_stream("SubscribeToTask", {"id": task["id"]})
     assert events[0][1]["error"]["code"] == -32004
+    _, replay = wire.rpc_stream("SubscribeToTask", {"id": task["id"]}, last_event_id="1")
+    states = [e["result"]["statusUpdate"]["status"]["state"] for _, e in replay]
+    assert states[0] == "TASK_STATE_WORKING" and states[-1] == "TASK_STATE_COMPLETED"
+    last = replay[-1][0] or ""
+    _, nothing = wire.rpc_stream("SubscribeToTask", {"id": task["id"]}, last_event_id=last)
+    assert nothing[0][1]["error"]["code"] == -32004
 
 
 # -- the other methods ----------------------------------------------------------------------
