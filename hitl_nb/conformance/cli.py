@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -112,6 +113,11 @@ def run_cli(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"{result.id:<18} {result.outcome}", file=sys.stderr, flush=True)
 
+    # The report says what the client would warn about (a missing echo, ...): keep the
+    # terminal to the table while the run lasts.
+    client_log = logging.getLogger("hitl_nb.client")
+    level = client_log.level
+    client_log.setLevel(logging.ERROR)
     try:
         settings = Settings(trials=args.trials, resume_timeout=args.resume_timeout)
         report = run(
@@ -127,6 +133,8 @@ def run_cli(args: argparse.Namespace) -> int:
     except (ValueError, HitlError) as exc:
         print(f"hitl-nb conformance: error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        client_log.setLevel(level)
     print(report.summary() if args.quiet else report.to_text(), file=out)
     try:
         if args.json:

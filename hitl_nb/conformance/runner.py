@@ -33,7 +33,10 @@ def _budget(spec: CheckSpec, s: Settings) -> float:
 
 
 def _at_step(result: CheckResult) -> str:
-    return f"{result.steps[-1][0]}: " if result.steps else ""
+    if not result.steps:
+        return ""
+    number, _, text = result.steps[-1][0].partition(": ")
+    return f"{number} ({text.rstrip('.')}): "
 
 
 async def run_check(spec: CheckSpec, session: Session, done: list[CheckResult]) -> CheckResult:

@@ -12,7 +12,6 @@ envelope the agent actually emitted.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,10 +21,10 @@ from typing import Any
 import httpx
 
 from hitl_nb.a2a import codec_for
-from hitl_nb.a2a.model import AgentCard, AgentInterface, Task, TaskState
+from hitl_nb.a2a.model import AgentCard, Task, TaskState
 from hitl_nb.a2a.model import TaskStatus as Status
 from hitl_nb.client import HitlClient, MalformedPromptEvent, PromptEvent, StatusEvent, TaskEvent
-from hitl_nb.client.card import card_url, choose_interface, parse_card
+from hitl_nb.client.card import card_url, parse_card
 from hitl_nb.errors import A2AError, AgentTimeout, AgentUnreachable, ProtocolViolation
 from hitl_nb.spec import (
     EXTENSION_URI,
@@ -237,38 +236,25 @@ class Session:
         card = parse_card(raw)
         self.card_raw = raw if isinstance(raw, dict) else {}
         self.card = card
-        card = self._fit(card)
         self.client = self.make_client(card, activate=True)
         await self.client.connect()
         selection = self.client.selection
         assert selection is not None
+        listed = any(
+            i.protocol_binding.upper() == selection.binding
+            and ".".join(i.protocol_version.split(".")[:2]) == selection.version
+            for i in card.supported_interfaces
+        )
+        if not listed:
+            self.notes.append(
+                f"the card lists no {selection.binding} interface for A2A {selection.version}; "
+                f"the harness speaks {selection.version} to {selection.url}"
+            )
         self.binding, self.version, self.interface_url = (
             selection.binding,
             selection.version,
             selection.url,
         )
-
-    def _fit(self, card: AgentCard) -> AgentCard:
-        """The card, plus the interface asked for when the card lists that binding only
-        for another version (A2A 1.0 §3.6: one URL may serve several versions)."""
-        wanted = self.settings.version
-        binding = self.settings.client_binding
-        if wanted == "auto":
-            return card
-        try:
-            choose_interface(card, binding, wanted)
-            return card
-        except Exception:
-            pass
-        base = card.interface("JSONRPC" if binding == "auto" else binding)
-        if base is None:
-            return card  # the client will say what the card offers
-        extra = AgentInterface(base.url, base.protocol_binding, wanted)
-        self.notes.append(
-            f"the card lists no {base.protocol_binding} interface for A2A {wanted}; "
-            f"the harness tries {base.url} with A2A-Version {wanted}"
-        )
-        return dataclasses.replace(card, supported_interfaces=[extra, *card.supported_interfaces])
 
     def make_client(self, card: AgentCard, *, activate: bool) -> HitlClient:
         """A client on the recording connection pool, activating the extension or not."""
