@@ -344,9 +344,13 @@ def test_subscribe_to_terminal_task_is_unsupported_but_replay_works(wire: Wire) 
     wire.answer(task["id"], envelope_of(task)["prompt_id"], {"approve": True})
     r, events = wire.rpc_stream("SubscribeToTask", {"id": task["id"]})
     assert events[0][1]["error"]["code"] == -32004
-    _, replay = wire.rpc_stream("SubscribeToTask", {"id": task["id"]}, last_event_id="1")
+    # Events: 1 task, 2 working, 3 input-required, 4 working, 5 completed. A replay
+    # stops after an interrupted state, like any stream.
+    _, first = wire.rpc_stream("SubscribeToTask", {"id": task["id"]}, last_event_id="1")
+    assert [i for i, _ in first] == ["2", "3"]
+    _, replay = wire.rpc_stream("SubscribeToTask", {"id": task["id"]}, last_event_id="3")
     states = [e["result"]["statusUpdate"]["status"]["state"] for _, e in replay]
-    assert states[0] == "TASK_STATE_WORKING" and states[-1] == "TASK_STATE_COMPLETED"
+    assert states == ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]
     last = replay[-1][0] or ""
     _, nothing = wire.rpc_stream("SubscribeToTask", {"id": task["id"]}, last_event_id=last)
     assert nothing[0][1]["error"]["code"] == -32004
