@@ -13,10 +13,10 @@ is the contract of :mod:`~hitl_nb.conformance.driver`.
 from __future__ import annotations
 
 from .driver import CallableDriver, Driver, MessageDriver, PromptInfo, ScenarioDriver, as_driver
+from .records import Settings
 from .report import CheckResult, Failure, Report
 from .runner import arun, run
 from .scenarios import CHECK_IDS, CHECKS, select
-from .session import Settings
 
 __all__ = [
     "CHECKS",

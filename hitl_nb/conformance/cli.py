@@ -16,10 +16,10 @@ from typing import Any
 from hitl_nb.errors import HitlError
 
 from .driver import Driver, MessageDriver, ScenarioDriver
+from .records import Settings
 from .report import CheckResult
 from .runner import run
 from .scenarios import CHECK_IDS
-from .session import Settings
 
 __all__ = ["add_arguments", "build_parser", "main", "register", "run_cli"]
 

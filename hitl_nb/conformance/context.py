@@ -12,8 +12,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .records import DriveFailed, Prompted
 from .report import CheckResult, Failure
-from .session import DriveFailed, Prompted, Session
+from .session import Session
 
 __all__ = ["CheckFailed", "CheckSpec", "Context"]
 

@@ -18,7 +18,7 @@ from hitl_nb.spec import EXTENSION_URI, check_prompt
 from hitl_nb.validation import MAX_SCHEMA_BYTES
 
 from .context import Context
-from .session import Sighting
+from .records import Sighting
 
 __all__ = ["card_declaration", "echo", "no_activation", "schema_size", "strict", "unique_ids"]
 

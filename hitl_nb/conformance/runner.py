@@ -15,9 +15,10 @@ from hitl_nb.spec import EXTENSION_URI
 
 from .context import CheckFailed, CheckSpec, Context
 from .driver import Driver, as_driver
+from .records import Settings
 from .report import CheckResult, Report
 from .scenarios import select
-from .session import Session, Settings
+from .session import Session
 
 __all__ = ["arun", "run"]
 

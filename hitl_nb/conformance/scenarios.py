@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from . import cf, musts
+from . import cf, latency, musts
 from .context import CheckSpec
 from .report import GROUP_CONFORMANCE as CONF
 from .report import GROUP_FURTHER as MORE
@@ -70,7 +70,7 @@ CHECKS: tuple[CheckSpec, ...] = (
             "Observe the Task status transition out of INPUT_REQUIRED at time t1.",
             "Assert t1 - t0 <= 1000 ms (95th percentile across the trials).",
         ),
-        cf.cf4,
+        latency.cf4,
     ),
     CheckSpec(
         "CF-5", "transport-only, no UI assumptions (AC-5)", CONF, f"{_S_CONF} / Scenario CF-5",
