@@ -472,3 +472,39 @@ def test_custom_scenario_registered_from_python() -> None:
         done = wire.answer(task["id"], env["prompt_id"], {"sev": "hi"})[1]["result"]["task"]
         assert done["artifacts"][0]["parts"][0]["data"] == {"sev": "hi"}
         wire.close()
+
+
+def test_v03_message_stream_has_kinds_and_final(wire: Wire) -> None:
+    msg = user_message([{"text": "approval"}], v03=True)
+    r, events = wire.rpc_stream("message/stream", {"message": msg}, version=None)
+    assert r.headers["X-A2A-Extensions"] == URI
+    kinds = [e["result"]["kind"] for _, e in events]
+    assert kinds == ["task", "status-update", "status-update"]
+    assert [e["result"].get("final") for _, e in events[1:]] == [False, True]
+    assert events[-1][1]["result"]["status"]["state"] == "input-required"
+
+
+def test_version_as_query_parameter(wire: Wire) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {"pageSize": 1}}
+    r = wire.http.post(wire.url + "/?A2A-Version=1.0", json=body)
+    assert "tasks" in r.json()["result"]
+
+
+def test_idle_streams_send_keep_alive_pings() -> None:
+    with MockAgent(ping_interval=0.05) as agent:
+        wire = Wire(agent.url)
+        task = wire.start()
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "SubscribeToTask",
+            "params": {"id": task["id"]},
+        }
+        seen = b""
+        with wire.http.stream("POST", agent.url + "/", json=body, headers=headers()) as r:
+            for chunk in r.iter_bytes():
+                seen += chunk
+                if b": ping" in seen:
+                    break
+        assert seen.index(b"data:") < seen.index(b": ping")  # snapshot first, then pings
+        wire.close()

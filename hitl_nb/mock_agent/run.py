@@ -90,7 +90,8 @@ class MockAgent:
     ``store``: a SQLite file path to survive restarts (default: memory). ``faults``:
     names from :data:`~hitl_nb.mock_agent.faults.FAULT_NAMES`. ``scenarios``: your own,
     added to the built-ins. ``deadline_seconds`` / ``on_deadline``: the ``deadline``
-    scenario's defaults (``"keep-open"`` or ``"fail"``).
+    scenario's defaults (``"keep-open"`` or ``"fail"``). ``max_body``: the request size
+    cap in bytes. ``ping_interval``: seconds of silence before a stream sends ``: ping``.
     """
 
     def __init__(
@@ -104,9 +105,12 @@ class MockAgent:
         deadline_seconds: float = 30.0,
         on_deadline: str = "keep-open",
         max_body: int = MAX_BODY_BYTES,
+        ping_interval: float = 15.0,
     ) -> None:
         if on_deadline not in ("keep-open", "fail"):
             raise ValueError("on_deadline must be 'keep-open' or 'fail'")
+        if ping_interval <= 0:
+            raise ValueError("ping_interval must be positive")
         if deadline_seconds <= 0:
             raise ValueError("deadline_seconds must be positive")
         self.host = host
@@ -117,6 +121,7 @@ class MockAgent:
         self.deadline_seconds = deadline_seconds
         self.on_deadline = on_deadline
         self.max_body = max_body
+        self.ping_interval = ping_interval
         self.core: AgentCore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -172,7 +177,12 @@ class MockAgent:
             on_deadline=self.on_deadline,
         )
         self.core.attach(loop)
-        service = AgentService(core=self.core, faults=self.faults, max_body=self.max_body)
+        service = AgentService(
+            core=self.core,
+            faults=self.faults,
+            max_body=self.max_body,
+            ping_interval=self.ping_interval,
+        )
         app = tornado.web.Application(make_handlers(service), log_function=_access_log)
         sockets = bind_sockets(self.port, self.host)
         self.port = sockets[0].getsockname()[1]
