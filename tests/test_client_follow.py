@@ -64,7 +64,10 @@ async def _collect(opener: Any, task: Task | None = None) -> list[Any]:
         assert task is not None
         return task
 
-    return [e async for e in follow(opener, lambda tid: opener, get_task, POLICY)]
+    async def gather() -> list[Any]:
+        return [e async for e in follow(opener, lambda tid: opener, get_task, POLICY)]
+
+    return await asyncio.wait_for(gather(), 10)
 
 
 @settings(max_examples=60, deadline=None)
@@ -92,6 +95,31 @@ def test_reconnects_are_bounded() -> None:
     assert len(connections) == 4
 
 
+def test_total_reconnects_are_bounded_even_with_progress() -> None:
+    # Without ids, an agent alternating two old statuses looks like progress each time.
+    events = _events(3)
+
+    def opener(last: str | None) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        async def gen() -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+            yield None, events[0][1]
+            yield None, events[1][1]
+            raise AgentUnreachable("cut")
+
+        return gen()
+
+    policy = FollowPolicy(max_reconnects=3, backoff=0.0, max_total_reconnects=20)
+
+    async def go() -> None:
+        async def get_task(task_id: str) -> Task:
+            raise AssertionError("not called")
+
+        async for _ in follow(opener, lambda tid: opener, get_task, policy):
+            pass
+
+    with pytest.raises(AgentUnreachable, match="gave up after 20 reconnect attempts"):
+        asyncio.run(asyncio.wait_for(go(), 10))
+
+
 def test_progress_resets_the_reconnect_budget() -> None:
     events = _events(8)
     opener, connections = _server(events, [1, 1, 1, 1, 1, 1, 1], True)
@@ -116,3 +144,36 @@ def test_terminal_task_after_a_drop_is_read_with_get_task() -> None:
     got = asyncio.run(_collect(opener, final))
     assert [type(e) for e in got] == [TaskEvent, TaskEvent]
     assert got[-1].state.value == "completed"
+
+
+def test_snapshot_with_artifacts_made_while_disconnected_is_delivered() -> None:
+    events = _events(3)
+    working = codec_v1.decode_task(wire.task("t", "working"))
+    with_artifact = codec_v1.decode_task(
+        {**wire.task("t", "working"), "artifacts": [{"artifactId": "a1", "parts": [{"text": "x"}]}]}
+    )
+    snapshots = [working, with_artifact]
+    opened: list[int] = []
+
+    def opener(last: str | None) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        opened.append(1)
+        first = len(opened) == 1
+
+        async def gen() -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+            if first:
+                yield None, events[0][1]
+                yield None, events[1][1]
+            else:
+                yield None, snapshots.pop(0)
+                if not snapshots:
+                    yield None, events[2][1]
+                    return
+            raise AgentUnreachable("cut")
+
+        return gen()
+
+    got = asyncio.run(_collect(opener))
+    kinds = [type(e).__name__ for e in got]
+    # the first snapshot repeats "working": skipped; the second brings artifact a1
+    assert kinds == ["TaskEvent", "StatusEvent", "TaskEvent", "StatusEvent", "PromptEvent"]
+    assert got[2].task.artifacts[0].artifact_id == "a1"

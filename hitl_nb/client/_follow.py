@@ -21,6 +21,7 @@ from hitl_nb.a2a.model import StreamEvent, Task, TaskStatus, TaskStatusUpdateEve
 from hitl_nb.errors import AgentTimeout, AgentUnreachable, TaskNotFound, UnsupportedOperation
 
 from .events import (
+    ArtifactEvent,
     ClientEvent,
     MalformedPromptEvent,
     PromptEvent,
@@ -39,11 +40,15 @@ Opener = Callable[[str | None], AsyncGenerator[tuple[str | None, StreamEvent], N
 
 @dataclass(frozen=True)
 class FollowPolicy:
-    """How hard to try: reconnects after a drop, and the backoff between them (seconds)."""
+    """How hard to try: reconnects in a row without progress (``max_reconnects``) and in
+    all, and the backoff between them (seconds)."""
 
     max_reconnects: int = 5
     backoff: float = 0.25
     max_backoff: float = 5.0
+    #: Reconnects allowed over the whole stream, progress or not (a hostile agent could
+    #: otherwise cut every connection after one new event, forever).
+    max_total_reconnects: int = 100
 
     def delay(self, attempt: int) -> float:
         """Delay before reconnect number ``attempt`` (1-based)."""
@@ -62,6 +67,7 @@ class _State:
     seen_ids: set[str] = field(default_factory=set)
     prompts: set[str] = field(default_factory=set)
     last_status: tuple[object, ...] | None = None
+    artifacts: set[str] = field(default_factory=set)
 
 
 def _fresh(state: _State, event_id: str | None, event: StreamEvent) -> list[ClientEvent]:
@@ -85,9 +91,16 @@ def _fresh(state: _State, event_id: str | None, event: StreamEvent) -> list[Clie
         elif isinstance(item, (TaskEvent, StatusEvent)):
             status = item.task.status if isinstance(item, TaskEvent) else item.status
             key_s = _status_key(status)
-            if event_id is None and key_s == state.last_status:
+            # A snapshot also stands for artifacts made while disconnected.
+            news: set[str] = set()
+            if isinstance(item, TaskEvent):
+                news = {a.artifact_id for a in item.task.artifacts} - state.artifacts
+                state.artifacts |= news
+            if event_id is None and key_s == state.last_status and not news:
                 continue
             state.last_status = key_s
+        elif isinstance(item, ArtifactEvent):
+            state.artifacts.add(item.artifact.artifact_id)
         out.append(item)
     return out
 
@@ -111,7 +124,7 @@ async def follow(
     state = _State(task_id=task_id)
     opener = first
     resuming = False
-    attempt = 0
+    attempt = total = 0
     while True:
         progressed = False
         reason: Exception
@@ -140,11 +153,12 @@ async def follow(
         if state.task_id is None:
             raise AgentUnreachable(f"stream lost before the agent named the task: {reason}")
         attempt = 1 if progressed else attempt + 1
-        if attempt > policy.max_reconnects:
+        total += 1
+        if attempt > policy.max_reconnects or total > policy.max_total_reconnects:
             error = type(reason) if isinstance(reason, AgentTimeout) else AgentUnreachable
             raise error(
-                f"stream of task {state.task_id} lost; gave up after "
-                f"{policy.max_reconnects} reconnect attempts: {reason}"
+                f"stream of task {state.task_id} lost; gave up after {total - 1} "
+                f"reconnect attempts: {reason}"
             ) from reason
         delay = policy.delay(attempt)
         log.info(
