@@ -163,7 +163,7 @@ class Report:
         c = self.counts()
         verdict = "GREEN" if self.passed else "RED"
         parts = [f"{c[k]} {k}" for k in ("passed", "failed", "error", "skipped") if c[k]]
-        return f"{verdict}: {', '.join(parts) or 'nothing ran'} ({self.duration_ms / 1000:.2f} s)"
+        return f"{verdict}: {', '.join(parts) or 'nothing ran'} ({_ms(self.duration_ms)})"
 
     # -- renderings ------------------------------------------------------------------
 
@@ -305,4 +305,5 @@ class Report:
 
 
 def _ms(value: float) -> str:
-    return f"{value:.0f} ms" if value < 10_000 else f"{value / 1000:.1f} s"
+    # Always milliseconds: one unit to read, and one pattern for output sanitizers.
+    return f"{value:.0f} ms"
