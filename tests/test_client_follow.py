@@ -96,18 +96,22 @@ def test_reconnects_are_bounded() -> None:
 
 
 def test_total_reconnects_are_bounded_even_with_progress() -> None:
-    # Without ids, an agent alternating two old statuses looks like progress each time.
-    events = _events(3)
+    # Every connection brings one new (id-less) status, then is cut: progress each time.
+    opened: list[int] = []
 
     def opener(last: str | None) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        opened.append(1)
+        update = wire.status_update("t", "working")
+        update["statusUpdate"]["status"]["timestamp"] = f"2026-01-01T00:00:{len(opened):02d}Z"
+
         async def gen() -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
-            yield None, events[0][1]
-            yield None, events[1][1]
+            yield None, codec_v1.decode_stream_response(update)
             raise AgentUnreachable("cut")
 
         return gen()
 
     policy = FollowPolicy(max_reconnects=3, backoff=0.0, max_total_reconnects=20)
+    assert policy.max_total_reconnects < 60  # the timestamps above stay valid
 
     async def go() -> None:
         async def get_task(task_id: str) -> Task:
@@ -118,6 +122,31 @@ def test_total_reconnects_are_bounded_even_with_progress() -> None:
 
     with pytest.raises(AgentUnreachable, match="gave up after 20 reconnect attempts"):
         asyncio.run(asyncio.wait_for(go(), 10))
+
+
+def test_replayed_old_statuses_without_ids_are_not_handed_out_again() -> None:
+    events = _events(3)
+
+    def opener(last: str | None) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        async def gen() -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+            yield None, events[0][1]
+            yield None, events[1][1]
+            raise AgentUnreachable("cut")
+
+        return gen()
+
+    delivered: list[Any] = []
+
+    async def go() -> None:
+        async def get_task(task_id: str) -> Task:
+            raise AssertionError("not called")
+
+        async for item in follow(opener, lambda tid: opener, get_task, POLICY):
+            delivered.append(item)
+
+    with pytest.raises(AgentUnreachable, match="gave up after 3 reconnect attempts"):
+        asyncio.run(asyncio.wait_for(go(), 10))
+    assert [type(e) for e in delivered] == [TaskEvent, StatusEvent]
 
 
 def test_progress_resets_the_reconnect_budget() -> None:

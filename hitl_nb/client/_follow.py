@@ -4,7 +4,8 @@ A dropped connection (or one the agent closes before the task is terminal or
 interrupted) is resumed with SubscribeToTask: with ``Last-Event-ID`` when the agent
 numbers its events (hitl-prompt/v1 §Outbox / Replay), otherwise from the task snapshot
 the subscription starts with (A2A §3.1.6). Events whose id was seen are skipped; without
-ids, a snapshot or status equal to the last one delivered and a prompt already
+ids, a snapshot or status equal to one already delivered (same state, timestamp and
+message metadata; a snapshot that brings new artifacts excepted) and a prompt already
 delivered are skipped. Retries are bounded, with exponential backoff; an attempt that
 delivered something new resets the count.
 """
@@ -66,7 +67,7 @@ class _State:
     last_event_id: str | None = None
     seen_ids: set[str] = field(default_factory=set)
     prompts: set[str] = field(default_factory=set)
-    last_status: tuple[object, ...] | None = None
+    statuses: set[tuple[object, ...]] = field(default_factory=set)
     artifacts: set[str] = field(default_factory=set)
 
 
@@ -96,9 +97,9 @@ def _fresh(state: _State, event_id: str | None, event: StreamEvent) -> list[Clie
             if isinstance(item, TaskEvent):
                 news = {a.artifact_id for a in item.task.artifacts} - state.artifacts
                 state.artifacts |= news
-            if event_id is None and key_s == state.last_status and not news:
+            if event_id is None and key_s in state.statuses and not news:
                 continue
-            state.last_status = key_s
+            state.statuses.add(key_s)
         elif isinstance(item, ArtifactEvent):
             state.artifacts.add(item.artifact.artifact_id)
         out.append(item)
