@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
+from hitl_nb.conformance import CHECK_IDS
 from hitl_nb.conformance.report import CheckResult, Failure, Report
 
 
@@ -118,3 +120,8 @@ def test_html_escapes_everything_the_agent_said() -> None:
     assert "connection refused &amp; gone" in page
     assert page.count("<tr>") == 6  # header + five checks
     assert "RED" in page
+
+
+def test_the_docs_table_lists_every_check_in_order() -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "conformance.md").read_text("utf-8")
+    assert re.findall(r"^\| ((?:CF|EXT)-[A-Z0-9-]+) \|", doc, re.M) == list(CHECK_IDS)
