@@ -65,3 +65,10 @@ def test_unknown_ids_are_a_usage_error(project: pytest.Pytester) -> None:
     result = _pytest(project, "--hitl-agent", "http://127.0.0.1:9", "--hitl-only", "CF-42")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--hitl-only: unknown check id(s) CF-42*"])
+
+
+def test_a_run_that_cannot_start_fails_every_item_once(project: pytest.Pytester) -> None:
+    result = _pytest(project, "--hitl-agent", "http://127.0.0.1:9", "--hitl-trials", "0",
+                     "--hitl-only", "CF-1,CF-2")  # fmt: skip
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(["*could not start: trials must be a positive integer*"])

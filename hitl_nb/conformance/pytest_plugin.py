@@ -25,6 +25,7 @@ __all__ = ["ConformanceItem", "pytest_addoption", "pytest_collection_modifyitems
 
 _REPORT = pytest.StashKey[Report]()
 _IDS = pytest.StashKey[list[str]]()
+_FAILED = pytest.StashKey[str]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -64,16 +65,23 @@ class ConformanceItem(pytest.Item):
         config = self.config
         report = config.stash.get(_REPORT, None)
         if report is None:
+            failed = config.stash.get(_FAILED, None)
+            if failed is not None:
+                raise ConformanceFailed(failed)
             opt = config.getoption
             only = opt("--hitl-only")
-            report = run(
-                opt("--hitl-agent"),
-                binding=opt("--hitl-binding"),
-                a2a_version=opt("--hitl-a2a-version"),
-                trials=opt("--hitl-trials"),
-                only=config.stash.get(_IDS, None) or (only.split(",") if only else None),
-                driver=opt("--hitl-scenario"),
-            )
+            try:
+                report = run(
+                    opt("--hitl-agent"),
+                    binding=opt("--hitl-binding"),
+                    a2a_version=opt("--hitl-a2a-version"),
+                    trials=opt("--hitl-trials"),
+                    only=config.stash.get(_IDS, None) or (only.split(",") if only else None),
+                    driver=opt("--hitl-scenario"),
+                )
+            except Exception as exc:  # bad options, no usable interface: once, for all items
+                config.stash[_FAILED] = f"the conformance run could not start: {exc}"
+                raise ConformanceFailed(config.stash[_FAILED]) from None
             config.stash[_REPORT] = report
         return report[self.check_id]
 

@@ -89,7 +89,9 @@ class Session:
         """Read the card, choose the interface, and make the client."""
         where = card_url(self.url)
         try:
-            answer = await self._http.get(where, timeout=self.settings.request_timeout)
+            answer = await self._http.get(
+                where, headers=dict(self.settings.headers), timeout=self.settings.request_timeout
+            )
         except httpx.TimeoutException as exc:
             raise AgentTimeout(f"reading the agent card at {where} timed out: {exc}") from exc
         except httpx.HTTPError as exc:
