@@ -106,10 +106,7 @@ def test_422_keeps_the_prompt_open_then_a_fix_is_accepted(wire: Wire) -> None:
     pid = envelope_of(task)["prompt_id"]
     r, body = wire.answer(task["id"], pid, {"approve": "yes", "extra": 1})
     err = body["error"]
-    assert (
-        err["code"] == -32011
-        and err["message"] == "payload does not match the response_schema of prompt " + pid
-    )
+    assert err["code"] == -32011 and err["message"] == "hitl_response_invalid"
     info, detail = err["data"]
     assert (
         info["@type"].endswith("google.rpc.ErrorInfo") and info["reason"] == "HITL_RESPONSE_INVALID"
@@ -133,7 +130,10 @@ def test_409_for_duplicate_unknown_and_foreign_prompt_ids(wire: Wire) -> None:
     assert wire.answer(a["id"], pa, {"approve": True})[1]["result"]
     _, body = wire.answer(a["id"], pa, {"approve": False})
     assert body["error"]["code"] == -32010
-    assert body["error"]["data"][0]["reason"] == "HITL_ALREADY_ANSWERED_OR_UNKNOWN"
+    assert body["error"]["message"] == "hitl_already_answered_or_unknown"
+    info = body["error"]["data"][0]
+    assert info["reason"] == "HITL_ALREADY_ANSWERED_OR_UNKNOWN"
+    assert info["metadata"]["promptId"] == pa and "already answered" in info["metadata"]["detail"]
     assert wire.get_task(b["id"])["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
 
 
@@ -427,8 +427,10 @@ def test_v03_invalid_response_vector(wire: Wire) -> None:
         },
     }
     r, body = wire.rpc("message/send", {"message": request}, version=None)
+    assert r.status_code == 422  # the example's httpStatus
     assert r.headers["X-A2A-Extensions"] == URI
     assert body["error"]["code"] == -32011
+    assert body["error"]["message"] == "hitl_response_invalid"
     assert body["error"]["data"] == {
         "extension": URI,
         "prompt_id": pid,

@@ -119,8 +119,10 @@ def test_a2a_sdk_client_round_trip(agent: MockAgent, binding: str, streaming: bo
     out = asyncio.run(_round_trip(agent.url, binding, streaming))
     assert out["state_before"] == "TASK_STATE_INPUT_REQUIRED"
     assert out["state_after"] == "TASK_STATE_COMPLETED"
-    # JSON-RPC carries our message; the SDK's REST transport reports the HTTP status.
-    assert "already answered" in out["duplicate"] or "409" in out["duplicate"]
+    # JSON-RPC carries the spec's code and message; the SDK's REST transport reports
+    # the HTTP status (it knows no reason HITL_ALREADY_ANSWERED_OR_UNKNOWN).
+    expected = "409" if binding == "HTTP+JSON" else "-32010: hitl_already_answered_or_unknown"
+    assert expected in out["duplicate"]
     if streaming:
         assert out["kinds"] == ["task", "status_update", "status_update"]
         assert out["subscribed"][0] == "task" and out["snapshot_envelope"]

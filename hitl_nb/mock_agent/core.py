@@ -45,7 +45,14 @@ from hitl_nb.mock_agent.outbox import Outbox
 from hitl_nb.mock_agent.records import OpenPrompt, TaskRecord, record_from_json, record_to_json
 from hitl_nb.mock_agent.scenarios import DEFAULT_SCENARIO, Outcome, ScenarioRegistry, Step
 from hitl_nb.mock_agent.store import Store
-from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY, ResponseEnvelope, check_prompt
+from hitl_nb.spec import (
+    EXTENSION_URI,
+    MESSAGE_ALREADY_ANSWERED,
+    MESSAGE_RESPONSE_INVALID,
+    RESPONSE_KEY,
+    ResponseEnvelope,
+    check_prompt,
+)
 from hitl_nb.validation import compile_schema, validate_payload
 
 __all__ = ["OMIT_ERRORS", "TIMEOUT_KEY", "AgentCore", "OpenPrompt", "TaskRecord"]
@@ -271,9 +278,16 @@ class AgentCore:
         if open_ is None or open_.prompt_id != prompt_id:
             if self.faults.accept_duplicates and prompt_id == rec.last_answered:
                 return rec, rec.outbox.last_id
+            # §Acceptance and rejection: the message is the spec's, the detail ours.
             raise PromptConflict(
-                f"prompt_id {prompt_id} is unknown or already answered for task {rec.id}",
-                data={"extension": EXTENSION_URI, "prompt_id": prompt_id, "task_id": rec.id},
+                MESSAGE_ALREADY_ANSWERED,
+                data={
+                    "extension": EXTENSION_URI,
+                    "prompt_id": prompt_id,
+                    "task_id": rec.id,
+                    "detail": f"prompt_id {prompt_id} is unknown or already answered "
+                    f"for task {rec.id}",
+                },
             )
         issues = validate_payload(open_.envelope["response_schema"], payload)
         if issues:
@@ -281,6 +295,7 @@ class AgentCore:
                 "extension": EXTENSION_URI,
                 "prompt_id": prompt_id,
                 "task_id": rec.id,
+                "detail": f"payload does not match the response_schema of prompt {prompt_id}",
             }
             # Sorted by member, so the same bad payload always gives the same answer.
             errors = [i.to_json() for i in sorted(issues, key=lambda i: (i.path, i.keyword))]
@@ -288,7 +303,7 @@ class AgentCore:
                 data[OMIT_ERRORS] = True
                 errors = []
             raise ResponseInvalid(
-                f"payload does not match the response_schema of prompt {prompt_id}",
+                MESSAGE_RESPONSE_INVALID,
                 data=data,
                 validation_errors=errors,
             )

@@ -94,7 +94,12 @@ def error_details(exc: A2AError) -> list[dict[str, Any]]:
     """The 1.0 ``error.data`` / REST ``details`` list: an ErrorInfo, then hitl details."""
     meta: dict[str, str] = {}
     data = exc.data if isinstance(exc.data, dict) else {}
-    for key, wire in (("extension", "extension"), ("prompt_id", "promptId"), ("task_id", "taskId")):
+    for key, wire in (
+        ("extension", "extension"),
+        ("prompt_id", "promptId"),
+        ("task_id", "taskId"),
+        ("detail", "detail"),
+    ):
         if isinstance(data.get(key), str):
             meta[wire] = data[key]
     details: list[dict[str, Any]] = [

@@ -5,7 +5,9 @@ version means 0.3, as A2A 1.0 §3.6 requires; ``0.3`` and ``1.0`` are served, an
 else gets VersionNotSupported (-32009). Both versions share the core; only the codec
 (:mod:`~hitl_nb.a2a.codec_v1` or :mod:`~hitl_nb.a2a.codec_v03`) and the error ``data``
 shape differ: 1.0 sends a list of detail objects (an ErrorInfo first), 0.3 the object of
-the extension's reference example. Errors travel with HTTP 200, as JSON-RPC does.
+the extension's reference example. Errors travel with HTTP 200, as JSON-RPC does,
+except the extension's two errors on 0.3, which carry HTTP 409 / 422 as the extension's
+reference example shows.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from hitl_nb.errors import (
     InvalidParams,
     InvalidRequest,
     MethodNotFound,
+    PromptConflict,
     PushNotificationNotSupported,
+    ResponseInvalid,
     VersionNotSupported,
 )
 from hitl_nb.mock_agent.http import (
@@ -143,6 +147,12 @@ class JsonRpcHandler(BaseHandler):
         data = error_details(exc) if self.version == "1.0" else error_data_v03(exc)
         if data is not None:
             err["data"] = data
+        if self.version == "0.3" and isinstance(exc, (PromptConflict, ResponseInvalid)):
+            # The extension's 0.3-era reference example (invalid-response-422.json) pairs
+            # the JSON-RPC error with HTTP 422 (409 for -32010). 1.0 keeps HTTP 200: the
+            # official SDK's JSON-RPC client raises on any other status before reading
+            # the error object.
+            self.set_status(exc.http_status)
         self.reply({"jsonrpc": "2.0", "id": self.request_id, "error": err})
 
     def wrap(self, event: StreamEvent) -> dict[str, Any]:
