@@ -582,3 +582,16 @@ def test_defaults_of_checkbox_and_slider_are_sent_but_do_not_open_a_section():
     assert form.value == {"top": True}  # defaults alone do not send it
     form.field("/opt/level").input.value = 5
     assert form.value == {"top": True, "opt": {"flag": True, "level": 5}}
+
+
+def test_nullable_enum_and_const_without_null_get_a_null_checkbox():
+    schema = obj(
+        {
+            "e": {"anyOf": [{"enum": [False, 1]}, {"type": "null"}]},
+            "c": {"anyOf": [{"const": "x"}, {"type": "null"}]},
+        }
+    )
+    form = Form(schema)
+    for value in ({"e": None, "c": None}, {"e": False, "c": "x"}, {}):
+        form.value = value
+        assert form.value == value and form.is_valid

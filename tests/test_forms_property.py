@@ -217,7 +217,7 @@ def wider_schemas() -> st.SearchStrategy[dict]:
 
 
 PROPERTY = settings(
-    max_examples=120, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+    max_examples=100, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
 )
 
 

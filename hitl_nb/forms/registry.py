@@ -114,13 +114,24 @@ class Registry:
         try:
             node.hints = hints_for(node.schema, ui)
             field = self.lookup(node, node.hints)(ctx, node, pointer, ui, required, name)
-            if node.nullable and node.kind not in ("json", "null", "enum", "const"):
+            if node.nullable and not _null_fits(node):
                 field = NullableField(field)
         except RecursionError:
             node = Node("json", node.schema, note="nested too deeply")
             field = JsonField(ctx, node, pointer, ui, required, name)
         field.apply_default()
         return field
+
+
+def _null_fits(node: Node) -> bool:
+    """Whether the field drawn for ``node`` can already hold ``null``."""
+    if node.kind in ("json", "null"):
+        return True
+    if node.kind == "enum":
+        return any(v is None for v in node.schema["enum"])
+    if node.kind == "const":
+        return node.schema["const"] is None
+    return False
 
 
 def _null(ctx: Context, node: Node, pointer: str, ui: Any, required: bool, name: str) -> Field:
