@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -99,3 +100,50 @@ def test_a_silent_agent_times_out() -> None:
         report = run(server.url, only=["EXT-CARD"], settings=QUICK)
     assert time.monotonic() - t0 < 8
     assert "AgentTimeout" in report["EXT-CARD"].message
+
+
+def test_cf6_really_closes_the_live_stream() -> None:
+    envelope = wire.envelope()
+    closed = threading.Event()
+    last_ids: list[str | None] = []
+    prompt = wire.status_update("t-1", "input_required", envelope)
+
+    def subscribe(request: Request, conn: Conn) -> None:
+        rid = request.json()["id"]
+        last_ids.append(request.header("last-event-id"))
+        conn.head(200, "text/event-stream")
+        if request.header("last-event-id") == "2":  # the replay asked for
+            conn.send(wire.sse(wire.rpc(prompt, rid), ids=["3"]))
+            return
+        conn.send(wire.sse(wire.rpc({"task": wire.task("t-1", "input_required", envelope)}, rid)))
+        while not conn.stopped.wait(0.05):  # a live stream: keep-alives until cut
+            if not conn.send(b": ping\n\n"):
+                closed.set()
+                return
+
+    methods = {
+        "SendStreamingMessage": _ids_stream(
+            {"task": wire.task("t-1", "submitted")}, wire.status_update("t-1", "working"), prompt
+        ),
+        "SubscribeToTask": subscribe,
+        "SendMessage": lambda r, c: c.answer(
+            wire.rpc({"task": wire.task("t-1", "completed")}, r.json()["id"])
+        ),
+        "GetTask": lambda r, c: c.answer(wire.rpc(wire.task("t-1", "completed"), r.json()["id"])),
+    }
+    with rpc_agent(methods) as agent:
+        report = run(agent.url, only=["CF-6"], settings=QUICK)
+        assert closed.wait(3), "the harness left the live stream open"
+    assert report.passed, report.to_text()
+    assert last_ids == [None, "2"]
+    assert "cut the SubscribeToTask connection after its first event" in report["CF-6"].notes
+
+
+def _ids_stream(*events: dict[str, object]) -> Callable[[Request, Conn], None]:
+    def handle(request: Request, conn: Conn) -> None:
+        rid = request.json()["id"]
+        conn.head(200, "text/event-stream")
+        ids = [str(i) for i in range(1, len(events) + 1)]
+        conn.send(wire.sse(*(wire.rpc(e, rid) for e in events), ids=ids))
+
+    return handle
