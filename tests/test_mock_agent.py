@@ -376,6 +376,20 @@ def test_list_and_cancel(wire: Wire) -> None:
     )
 
 
+def test_list_is_by_status_time_newest_first_and_filters_by_it(wire: Wire) -> None:
+    a = wire.start()
+    b = wire.start()
+    time.sleep(0.002)
+    wire.answer(a["id"], envelope_of(a)["prompt_id"], {"approve": True})  # a changes last
+    ids = [t["id"] for t in wire.result("ListTasks", {"pageSize": 100})["tasks"]]
+    assert ids.index(a["id"]) < ids.index(b["id"])
+    since = wire.get_task(b["id"])["status"]["timestamp"]
+    recent = wire.result("ListTasks", {"statusTimestampAfter": since})["tasks"]
+    assert a["id"] in [t["id"] for t in recent] and b["id"] not in [t["id"] for t in recent]
+    _, body = wire.rpc("ListTasks", {"statusTimestampAfter": "yesterday"})
+    assert body["error"]["code"] == -32602
+
+
 def test_rest_get_list_cancel(wire: Wire, agent: MockAgent) -> None:
     task = wire.start()
     h = headers()

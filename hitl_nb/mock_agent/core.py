@@ -67,6 +67,14 @@ _OVERSIZE_PAD = 70_000
 OMIT_ERRORS = "omit_validation_errors"
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _status_time(rec: TaskRecord) -> datetime:
+    stamp = rec.task.status.timestamp
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else _EPOCH
+
+
 def now_iso() -> str:
     """The current UTC time as RFC 3339 with milliseconds and ``Z``."""
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -209,15 +217,22 @@ class AgentCore:
         return rec
 
     def list_tasks(
-        self, *, context_id: str | None = None, state: TaskState | None = None
+        self,
+        *,
+        context_id: str | None = None,
+        state: TaskState | None = None,
+        updated_after: datetime | None = None,
     ) -> list[TaskRecord]:
-        """Tasks, newest first, filtered by context and state."""
-        return [
+        """Tasks by status timestamp, newest first (A2A §3.1.4), filtered."""
+        chosen = [
             rec
             for rec in reversed(self.tasks.values())
             if (context_id is None or rec.task.context_id == context_id)
             and (state is None or rec.task.status.state is state)
+            and (updated_after is None or _status_time(rec) > updated_after)
         ]
+        chosen.sort(key=_status_time, reverse=True)  # stable: ties stay newest first
+        return chosen
 
     async def settled(self, rec: TaskRecord) -> None:
         """Wait until no delayed transition of the task is pending."""

@@ -60,6 +60,7 @@ from hitl_nb.spec import (
     HEADER_EXTENSIONS_V03,
     HEADER_VERSION,
     agent_card_extension,
+    parse_rfc3339,
 )
 
 __all__ = ["AgentService", "make_handlers", "VALIDATION_DETAIL_TYPE"]
@@ -352,8 +353,14 @@ def list_tasks(
     page_token: str | None,
     history_length: int | None,
     include_artifacts: bool,
+    updated_after: str | None = None,
 ) -> dict[str, Any]:
     """A ListTasks result (1.0 JSON) shared by both bindings."""
+    after = None
+    if updated_after:
+        after = parse_rfc3339(updated_after)
+        if after is None:
+            raise InvalidParams("statusTimestampAfter must be an RFC 3339 timestamp")
     wanted: TaskState | None = None
     if state:
         try:
@@ -362,7 +369,7 @@ def list_tasks(
             raise InvalidParams(str(exc)) from None
     if page_token and not page_token.isdigit():
         raise InvalidParams("pageToken is not a token this agent issued")
-    recs = handler.core.list_tasks(context_id=context_id, state=wanted)
+    recs = handler.core.list_tasks(context_id=context_id, state=wanted, updated_after=after)
     size = page_size or 50
     start = int(page_token) if page_token else 0
     page = recs[start : start + size]

@@ -209,7 +209,9 @@ class JsonRpcHandler(BaseHandler):
     async def list(self, params: dict[str, Any]) -> Any:
         """ListTasks (1.0 only)."""
         ctx, status, token = params.get("contextId"), params.get("status"), params.get("pageToken")
-        for key, value in (("contextId", ctx), ("status", status), ("pageToken", token)):
+        after = params.get("statusTimestampAfter")
+        strings = (("contextId", ctx), ("status", status), ("pageToken", token))
+        for key, value in (*strings, ("statusTimestampAfter", after)):
             if value is not None and not isinstance(value, str):
                 raise InvalidParams(f"/params/{key}: expected a string")
         include = params.get("includeArtifacts", False)
@@ -223,6 +225,7 @@ class JsonRpcHandler(BaseHandler):
             page_token=token,
             history_length=_int_param(params, "historyLength", 0, 1_000_000),
             include_artifacts=include,
+            updated_after=after,
         )
 
     async def cancel(self, params: dict[str, Any]) -> Any:

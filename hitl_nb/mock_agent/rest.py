@@ -147,6 +147,7 @@ class TasksHandler(RestHandler):
                 page_token=self.get_query_argument("pageToken", None),
                 history_length=self.int_arg("historyLength", 0, 1_000_000),
                 include_artifacts=include == "true",
+                updated_after=self.get_query_argument("statusTimestampAfter", None),
             )
         )
 
