@@ -147,3 +147,19 @@ def _ids_stream(*events: dict[str, object]) -> Callable[[Request, Conn], None]:
         conn.send(wire.sse(*(wire.rpc(e, rid) for e in events), ids=ids))
 
     return handle
+
+
+def test_an_agent_that_takes_any_prompt_id_fails_ext_unknown_id() -> None:
+    prompt = wire.status_update("t-1", "input_required", wire.envelope())
+    methods = {
+        "SendStreamingMessage": _ids_stream({"task": wire.task("t-1", "submitted")}, prompt),
+        "SendMessage": lambda r, c: c.answer(
+            wire.rpc({"task": wire.task("t-1", "completed")}, r.json()["id"])
+        ),
+    }
+    with rpc_agent(methods) as agent:
+        report = run(agent.url, only=["EXT-UNKNOWN-ID"], settings=QUICK)
+    result = report["EXT-UNKNOWN-ID"]
+    assert result.outcome == "failed"
+    assert result.message.startswith("step 3: expected a rejection: JSON-RPC error -32010")
+    assert "seen accepted (HTTP 200, success (task completed))" in result.message

@@ -53,7 +53,7 @@ def test_a_failing_check_fails_its_item_and_deselection_works(project: pytest.Py
         result = _pytest(
             project, "--hitl-agent", agent.url, "-k", "CF-2 or CF-3", "--junitxml", str(junit),
         )  # fmt: skip
-    result.assert_outcomes(passed=1, failed=1, deselected=12)
+    result.assert_outcomes(passed=1, failed=1, deselected=13)
     out = result.stdout.str()
     assert "FAILED hitl-conformance::CF-3" in out
     assert "expected a validation_errors array" in out

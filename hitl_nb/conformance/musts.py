@@ -8,19 +8,37 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from datetime import timedelta
 from typing import Any
 
 from hitl_nb._json import dumps_compact
 from hitl_nb.a2a.model import Message, Task
 from hitl_nb.client import MessageEvent, StatusEvent, TaskEvent
-from hitl_nb.spec import EXTENSION_URI, check_prompt
+from hitl_nb.errors import PromptConflict
+from hitl_nb.spec import (
+    CODE_ALREADY_ANSWERED,
+    EXTENSION_URI,
+    HTTP_ALREADY_ANSWERED,
+    MESSAGE_ALREADY_ANSWERED,
+    check_prompt,
+)
 from hitl_nb.validation import MAX_SCHEMA_BYTES
 
+from .cf import S_ACCEPT, expect_rejection
 from .context import Context
 from .records import Sighting
+from .session import left
 
-__all__ = ["card_declaration", "echo", "no_activation", "schema_size", "strict", "unique_ids"]
+__all__ = [
+    "card_declaration",
+    "echo",
+    "no_activation",
+    "schema_size",
+    "strict",
+    "unique_ids",
+    "unknown_id",
+]
 
 # An envelope is judged against the clock when it was first seen, less this grace for
 # the time between emission and receipt (§Prompt Envelope: deadline in the future).
@@ -77,6 +95,29 @@ async def card_declaration(ctx: Context) -> None:
         if "params" in entry
         else "no params member",
         "§Activation / params schema",
+    )
+
+
+async def unknown_id(ctx: Context) -> None:
+    """EXT-UNKNOWN-ID: an answer naming a prompt_id the agent never issued gets 409."""
+    s = ctx.session
+    ctx.step(1)
+    p = await ctx.drive("EXT-UNKNOWN-ID")
+    ctx.step(2)
+    stranger = str(uuid.uuid4())
+    answer = await s.answer(p, ctx.valid_payload(p), prompt_id=stranger)
+    ctx.step(3)
+    expect_rejection(
+        ctx, answer, PromptConflict, HTTP_ALREADY_ANSWERED, CODE_ALREADY_ANSWERED,
+        MESSAGE_ALREADY_ANSWERED,
+    )  # fmt: skip
+    ctx.step(4)
+    task = await s.get_task(p.task_id)
+    ctx.require(
+        not left(task.status, p.prompt_id),
+        f"the task still INPUT_REQUIRED on its own prompt {p.prompt_id}",
+        f"state {task.status.state.value} after the answer to unknown prompt {stranger}",
+        S_ACCEPT,
     )
 
 

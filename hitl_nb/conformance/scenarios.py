@@ -6,6 +6,7 @@ them. The ``EXT-*`` ids are MUSTs the spec states elsewhere:
 =====================  ==========================================================
 ``EXT-CARD``           the card declares the extension, ``required: false``,
                        ``params: {}`` (§Activation)
+``EXT-UNKNOWN-ID``     an unknown prompt_id gets 409 (§Acceptance and rejection)
 ``EXT-NO-ACTIVATION``  no envelope for a client that did not activate (§Activation)
 ``EXT-ECHO``           the URI echoed in ``A2A-Extensions`` (§Activation)
 ``EXT-STRICT``         every envelope strict-valid (§Prompt Envelope)
@@ -110,6 +111,17 @@ CHECKS: tuple[CheckSpec, ...] = (
             'The entry says "params": {}.',
         ),
         musts.card_declaration,
+    ),
+    CheckSpec(
+        "EXT-UNKNOWN-ID", "unknown prompt_id rejected with 409", MORE,
+        "§Response Envelope / Acceptance and rejection",
+        (
+            "Drive the agent into INPUT_REQUIRED.",
+            "Send a valid payload under a prompt_id the agent never issued.",
+            "Assert the agent rejects with 409 Conflict / hitl_already_answered_or_unknown.",
+            "Assert the task still waits on its own prompt.",
+        ),
+        musts.unknown_id,
     ),
     CheckSpec(
         "EXT-NO-ACTIVATION", "no envelope without activation", MORE, "§Activation",
