@@ -147,6 +147,7 @@ def test_rest_statuses_409_and_422(wire: Wire, agent: MockAgent) -> None:
 
     r = send({"approve": 3})
     assert r.status_code == 422 and r.headers["A2A-Extensions"] == URI
+    assert r.headers["Content-Type"] == "application/a2a+json"
     error = r.json()["error"]
     assert (
         error["code"] == 422 and error["details"][1]["validation_errors"][0]["path"] == "/approve"

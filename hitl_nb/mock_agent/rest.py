@@ -29,6 +29,9 @@ from hitl_nb.mock_agent.http import BaseHandler, decode_send_params, list_tasks,
 from hitl_nb.mock_agent.records import TaskRecord
 from hitl_nb.mock_agent.views import task_view
 
+#: A2A 1.0 §14.1: the media type of HTTP+JSON payloads.
+A2A_JSON = "application/a2a+json"
+
 __all__ = [
     "ExtendedCardHandler",
     "MessageSendHandler",
@@ -58,7 +61,7 @@ class RestHandler(BaseHandler):
             self.finish()
             return
         self.set_status(exc.http_status)
-        self.set_header("Content-Type", "application/json")
+        self.set_header("Content-Type", A2A_JSON)
         self.finish(json.dumps(rest_error_body(exc)))
 
     def _handle_request_exception(self, e: BaseException) -> None:
@@ -74,7 +77,7 @@ class RestHandler(BaseHandler):
 
     def write_json(self, obj: Any) -> None:
         """Answer 200 with a JSON body."""
-        self.set_header("Content-Type", "application/json")
+        self.set_header("Content-Type", A2A_JSON)
         self.finish(json.dumps(obj, separators=(",", ":")))
 
     def view(self, rec: TaskRecord, history_length: int | None = None) -> dict[str, Any]:
