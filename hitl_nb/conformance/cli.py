@@ -34,8 +34,18 @@ _DESCRIPTION = (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the conformance options to ``parser``."""
     parser.add_argument("url", help="the agent's base URL (its card is read from it)")
-    parser.add_argument("--binding", choices=("auto", "jsonrpc", "http-json"), default="auto")
-    parser.add_argument("--a2a-version", choices=("auto", "1.0", "0.3"), default="auto")
+    parser.add_argument(
+        "--binding",
+        choices=("auto", "jsonrpc", "http-json"),
+        default="auto",
+        help="protocol binding (default: the card's first usable interface)",
+    )
+    parser.add_argument(
+        "--a2a-version",
+        choices=("auto", "1.0", "0.3"),
+        default="auto",
+        help="A2A wire version (default: 1.0 when the card offers it)",
+    )
     parser.add_argument(
         "--trials", type=int, default=20, metavar="N", help="CF-4 trials (default 20)"
     )
