@@ -245,3 +245,59 @@ def test_building_a_form_never_raises(schema):
     form = Form(schema)
     assert form.value is not None
     form.to_text()
+
+
+def _act(form: Form, rnd) -> None:
+    """One thing a person might do, on a random built field."""
+    import datetime as dt
+
+    import ipywidgets as W
+
+    from hitl_nb.forms.arrays import ArrayField
+    from hitl_nb.forms.objects import ObjectField
+    from hitl_nb.forms.variants import NullableField, VariantField
+
+    f = rnd.choice(list(form.root.walk()))
+    if isinstance(f, ObjectField):
+        if f.toggle is not None and rnd.random() < 0.5:
+            f.toggle.click()
+        elif f.map is not None and f.map.add is not None:
+            f.map.add.click()
+            f.map.rows[-1][0].value = rnd.choice(["", "a", "zz"])
+    elif isinstance(f, ArrayField):
+        if f.add is not None and not f.add.disabled and rnd.random() < 0.5:
+            f.add.click()
+        elif f.rows and f.rows[-1].remove is not None:
+            row = rnd.choice([r for r in f.rows if r.remove is not None])
+            (row.remove if rnd.random() < 0.5 else row.up).click()
+    elif isinstance(f, VariantField):
+        f.selector.value = rnd.randrange(len(f.selector.options))
+    elif isinstance(f, NullableField):
+        f.check.value = not f.check.value
+    elif hasattr(f, "input") and not getattr(f.input, "disabled", True):
+        inp = f.input
+        if isinstance(inp, (W.Text, W.Textarea)):
+            inp.value = rnd.choice(["", "abc", "12", "-3.5", "x@y.z", '{"a": 1}', "[1]", "null"])
+        elif isinstance(inp, W.Checkbox):
+            inp.value = not inp.value
+        elif isinstance(inp, (W.Dropdown, W.RadioButtons)):
+            inp.value = rnd.choice([v for _, v in inp.options])
+        elif isinstance(inp, W.DatetimePicker):
+            inp.value = dt.datetime(2020, 1, 2, 3, 4, 5, tzinfo=dt.timezone.utc)
+        elif isinstance(inp, W.DatePicker):
+            inp.value = rnd.choice([None, dt.date(2020, 1, 2)])
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(wider_schemas(), st.randoms(use_true_random=False))
+def test_random_clicks_and_typing_never_break_a_form_and_valid_means_valid(schema, rnd):
+    form = Form(schema)
+    for _ in range(20):
+        _act(form, rnd)
+        payload = form.value
+        form.to_text()
+        if form.is_valid:
+            assert validate_payload(schema, payload) == []
+    if form.is_valid:
+        assert form.submit() == payload
