@@ -265,3 +265,31 @@ def test_every_test_named_in_the_coverage_table_exists():
         defined |= set(re.findall(r"^def (test_\w+)", path.read_text(encoding="utf-8"), re.M))
     assert len(named) >= 35
     assert named <= defined, sorted(named - defined)
+
+
+def test_a_field_that_fails_to_build_becomes_json_not_a_broken_form():
+    from hitl_nb.forms import default_registry
+
+    def broken(*_args):
+        raise RuntimeError("widget factory bug")
+
+    registry = default_registry().copy()
+    registry.register("string", broken, format="color")
+    schema = {
+        "type": "object",
+        "properties": {
+            "c": {"type": "string", "format": "color"},
+            "bad_if": {"type": "object", "if": {"type": "object"}, "then": {"$ref": "#/nowhere"}},
+        },
+    }
+    form = Form(schema, registry=registry)
+    c = form.field("/c")
+    assert c.kind == "json" and "RuntimeError" in c.note.value
+    c.input.value = '"#ff0000"'
+    assert form.value == {"c": "#ff0000"}
+    from hitl_nb.forms.hints import Hints
+    from hitl_nb.forms.normalize import Node
+
+    color = Node("string", {"type": "string", "format": "color"})
+    assert registry.lookup(color, Hints()) is broken
+    assert default_registry().lookup(color, Hints()) is not broken  # the copy only

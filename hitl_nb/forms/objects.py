@@ -12,12 +12,10 @@ from typing import Any
 import ipywidgets as W
 
 from ._util import MISSING, FormValueError, child_pointer, esc, json_type, layout, make
-from .base import Context, Errors, Field, Message, route
+from .base import Context, Errors, Field, route
 from .hints import child_ui
 from .maps import MapEditor
-from .normalize import Node
-
-Routed = dict[str, list[Message]]
+from .normalize import Node, Unsupported
 
 
 def _order(names: list[str], order: tuple[str, ...]) -> list[str]:
@@ -101,8 +99,11 @@ class ObjectField(Field):
             return []
         out = []
         resolver = self.ctx.resolver
-        then = resolver.resolve(self.schema.get("then", {}))
-        other = resolver.resolve(self.schema.get("else", {}))
+        try:
+            then = resolver.resolve(self.schema.get("then", {}))
+            other = resolver.resolve(self.schema.get("else", {}))
+        except Unsupported:
+            return []  # not drawn; the validator still applies the condition
         then = then if isinstance(then, dict) else {}
         other = other if isinstance(other, dict) else {}
         out.append((self.schema["if"], then, other))
@@ -114,8 +115,16 @@ class ObjectField(Field):
     def label_html(self, suffix: str = "") -> str:
         if self.pointer and not self.built and self.pending is MISSING and not self.required:
             suffix = ' <span style="color:#666">(optional section, closed)</span>'
-        if self.pointer:
-            return super().label_html(suffix)
+        if self.pointer:  # the title is on the open/close button
+            req = ' <span class="hitl-required">* (required)</span>' if self.required else ""
+            parts = [req + suffix] if req or suffix else []
+            if self.help:
+                parts.append(f'<div style="color:#666;font-size:90%">{esc(self.help)}</div>')
+            parts += [
+                f'<div class="hitl-error" style="color:#b00020">⚠ {esc(m)}</div>'
+                for m in self.messages
+            ]
+            return "".join(parts)
         # the form itself: its title (if any), help and the messages about the whole
         title = self.schema.get("title")
         parts = [f"<h4>{esc(title)}</h4>"] if isinstance(title, str) and title else []

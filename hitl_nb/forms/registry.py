@@ -16,6 +16,7 @@ a :class:`~hitl_nb.forms.base.Field`.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,9 +28,11 @@ from .choices import CheckboxField, ChoiceField, ConstField, YesNoField
 from .dates import DateField, DateTimeField
 from .fields import JsonField, NumberField, StringField
 from .hints import Hints, hints_for
-from .normalize import Node
+from .normalize import Node, Unsupported
 from .objects import ObjectField
 from .variants import NullableField, VariantField
+
+_log = logging.getLogger(__name__)
 
 #: ``factory(ctx, node, pointer, ui, required, name) -> Field``
 Factory = Callable[[Context, Node, str, "Mapping[str, Any] | None", bool, str], Field]
@@ -119,6 +122,17 @@ class Registry:
         except RecursionError:
             node = Node("json", node.schema, note="nested too deeply")
             field = JsonField(ctx, node, pointer, ui, required, name)
+        except Unsupported as exc:
+            field = JsonField(
+                ctx, Node("json", node.schema, note=str(exc)), pointer, ui, required, name
+            )
+        except Exception as exc:  # noqa: BLE001 - a part that cannot be drawn must not
+            # take the whole form down: edit it as JSON, and leave a trace for developers
+            _log.warning("forms: %s drawn as JSON after %r", pointer or "/", exc)
+            note = f"could not be drawn ({type(exc).__name__})"
+            field = JsonField(
+                ctx, Node("json", node.schema, note=note), pointer, ui, required, name
+            )
         field.apply_default()
         return field
 
