@@ -163,3 +163,27 @@ def test_an_agent_that_takes_any_prompt_id_fails_ext_unknown_id() -> None:
     assert result.outcome == "failed"
     assert result.message.startswith("step 3: expected a rejection: JSON-RPC error -32010")
     assert "seen accepted (HTTP 200, success (task completed))" in result.message
+
+
+def test_a_right_code_with_another_message_passes_with_a_warning() -> None:
+    env = wire.envelope()
+    prompt = wire.status_update("t-1", "input_required", env)
+    methods = {
+        "SendStreamingMessage": _ids_stream({"task": wire.task("t-1", "submitted")}, prompt),
+        "SendMessage": lambda r, c: c.answer(
+            wire.rpc_error(-32010, "no such prompt here", req_id=r.json()["id"])
+        ),
+        "GetTask": lambda r, c: c.answer(
+            wire.rpc(wire.task("t-1", "input_required", env), r.json()["id"])
+        ),
+    }
+    with rpc_agent(methods) as agent:
+        report = run(agent.url, only=["EXT-UNKNOWN-ID"], settings=QUICK)
+    result = report["EXT-UNKNOWN-ID"]
+    assert result.passed, report.to_text()
+    assert result.warnings == [
+        "the JSON-RPC error message is 'no such prompt here'; the spec's mapping names "
+        "'hitl_already_answered_or_unknown' (the code -32010 is right)"
+    ]
+    assert "    warning: the JSON-RPC error message is 'no such prompt here'" in report.to_text()
+    assert report.to_json()["results"][0]["warnings"] == result.warnings

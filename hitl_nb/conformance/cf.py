@@ -45,7 +45,7 @@ def expect_rejection(
     if ctx.rest:
         ctx.require(answer.status == status, f"HTTP status {status}", answer.describe())
     elif isinstance(answer.error, A2AError) and answer.error.message != message:
-        ctx.note(
+        ctx.warn(
             f"the JSON-RPC error message is {answer.error.message!r}; the spec's mapping "
             f"names {message!r} (the code {code} is right)"
         )

@@ -93,6 +93,11 @@ class Context:
         if not ok:
             raise CheckFailed(self._failure(expected, seen, section))
 
+    def warn(self, text: str) -> None:
+        """A departure from a SHOULD (or the spec's wording) that does not fail the check."""
+        if text not in self.result.warnings:
+            self.result.warnings.append(text)
+
     def note(self, text: str) -> None:
         """A remark that does not fail the check."""
         if text not in self.result.notes:

@@ -214,7 +214,7 @@ async def strict(ctx: Context) -> None:
             if f.severity == "error":
                 problems.append(f"task {x.task_id}: {f.pointer or '/'}: {f.message} [{f.section}]")
             else:
-                ctx.note(f"task {x.task_id}: warning: {f.pointer or '/'}: {f.message}")
+                ctx.warn(f"task {x.task_id}: {f.pointer or '/'}: {f.message} [{f.section}]")
     _limit(ctx, problems, "an envelope that passes every MUST of the field requirements")
 
 

@@ -58,7 +58,8 @@ class CheckResult:
     ``outcome`` is ``"passed"``, ``"failed"`` (the agent broke a rule: see
     ``failures``), ``"error"`` (the check could not finish: ``error`` says why, e.g. the
     agent was unreachable) or ``"skipped"``. ``steps`` lists the steps reached with
-    their outcome; ``notes`` are remarks that do not fail the check; ``metrics`` holds
+    their outcome; ``warnings`` are departures from a SHOULD (or from the spec's exact
+    wording) that do not fail the check; ``notes`` are remarks; ``metrics`` holds
     measurements (CF-4: ``p50_ms``, ``p95_ms``, ``max_ms``, ``trials_ms``).
     """
 
@@ -73,6 +74,7 @@ class CheckResult:
     notes: list[str] = field(default_factory=list)
     steps: list[tuple[str, Outcome]] = field(default_factory=list)
     metrics: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -90,6 +92,7 @@ class CheckResult:
         """Every failure, error and note as text lines."""
         lines = [f"error: {self.error}"] if self.error else []
         lines += [f"failed: {f}" for f in self.failures]
+        lines += [f"warning: {w}" for w in self.warnings]
         lines += [f"note: {n}" for n in self.notes]
         return lines
 
@@ -104,6 +107,7 @@ class CheckResult:
             "duration_ms": round(self.duration_ms, 3),
             "failures": [f.to_json() for f in self.failures],
             "error": self.error,
+            "warnings": list(self.warnings),
             "notes": list(self.notes),
             "steps": [{"step": s, "outcome": o} for s, o in self.steps],
             "metrics": self.metrics,
@@ -206,8 +210,10 @@ class Report:
             result = self.results[i - 1]
             if not result.passed:
                 lines += [f"    {text}" for text in result.describe()]
-            elif result.metrics.get("summary"):
-                lines.append(f"    {result.metrics['summary']}")
+            else:
+                if result.metrics.get("summary"):
+                    lines.append(f"    {result.metrics['summary']}")
+                lines += [f"    warning: {w}" for w in result.warnings]
         lines += ["", self.summary()]
         return "\n".join(lines)
 
