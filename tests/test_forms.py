@@ -595,3 +595,13 @@ def test_nullable_enum_and_const_without_null_get_a_null_checkbox():
     for value in ({"e": None, "c": None}, {"e": False, "c": "x"}, {}):
         form.value = value
         assert form.value == value and form.is_valid
+
+
+def test_removed_entries_stop_reacting():
+    item = obj({"a": {"type": "string"}, "b": {"type": "string"}}, dependentRequired={"a": ["b"]})
+    form = Form(obj({"l": {"type": "array", "items": item}}))
+    form.value = {"l": [{"a": "x", "b": "y"}, {"b": "z"}]}
+    assert len(form.ctx.reactors) == 2
+    form.root.fields["l"].rows[0].remove.click()
+    form.value = {"l": []}
+    assert form.ctx.reactors == [] and form.value == {"l": []}

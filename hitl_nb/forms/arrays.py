@@ -128,6 +128,7 @@ class ArrayField(Field):
 
     def _remove(self, row: _Row) -> None:
         self.rows.remove(row)
+        self.ctx.forget(row.field)
         self.explicit = True
         self._relayout()
         self.ctx.changed()
@@ -167,6 +168,8 @@ class ArrayField(Field):
         self.ctx.quiet += 1
         try:
             keep = max(len(self.prefix), len(given))
+            for row in self.rows[keep:]:
+                self.ctx.forget(row.field)
             del self.rows[keep:]
             while len(self.rows) < len(given):
                 self._new_row(len(self.rows), fixed=False)

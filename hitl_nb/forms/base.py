@@ -53,6 +53,11 @@ class Context:
         self._batch = 0
         self._dirty: dict[int, Callable[[], None]] = {}
 
+    def forget(self, field: Field) -> None:
+        """A field was removed (array entry, map row): stop re-evaluating its parts."""
+        gone = {id(f) for f in field.walk()}
+        self.reactors = [r for r in self.reactors if id(r) not in gone]
+
     def schedule(self, hook: Callable[[], None]) -> None:
         """Run a relayout hook now, or once at the end of the current batch."""
         if self._batch:

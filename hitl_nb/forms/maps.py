@@ -78,6 +78,7 @@ class MapEditor:
 
     def _remove(self, row: tuple[W.Text, Field, W.HBox]) -> None:
         self.rows.remove(row)
+        self.owner.ctx.forget(row[1])
         self._relayout()
         self.owner.ctx.changed()
 
@@ -93,6 +94,8 @@ class MapEditor:
 
     def set(self, extras: dict[str, Any]) -> None:
         """Replace the rows with ``extras``."""
+        for _key, field, _box in self.rows:
+            self.owner.ctx.forget(field)
         self.rows = []
         ctx = self.owner.ctx
         ctx.quiet += 1
