@@ -7,6 +7,7 @@ says what was expected and what was seen. A harness that cannot fail is worth no
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,6 +22,7 @@ from hitl_nb.conformance import (
     Report,
     ScenarioDriver,
     Settings,
+    arun,
     run,
 )
 from hitl_nb.mock_agent import MockAgent
@@ -208,3 +210,21 @@ def test_bad_arguments_are_refused_before_anything_is_sent(
 ) -> None:
     with pytest.raises((ValueError, TypeError), match=message):
         run("http://127.0.0.1:9", **kwargs)
+
+
+def test_run_inside_a_running_loop_and_arun(agent: MockAgent) -> None:
+    async def cell() -> tuple[Report, Report]:
+        # A notebook cell: run() must not need (nor nest) the running loop.
+        blocking = run(agent.url, only=["CF-2"], settings=FAST)
+        seen: list[str] = []
+        awaited = await arun(
+            agent.url,
+            only=["CF-2", "EXT-CARD"],
+            settings=FAST,
+            on_result=lambda r: seen.append(r.id),
+        )
+        assert seen == ["CF-2", "EXT-CARD"]
+        return blocking, awaited
+
+    blocking, awaited = asyncio.run(cell())
+    assert blocking.passed and awaited.passed
