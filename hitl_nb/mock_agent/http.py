@@ -195,6 +195,7 @@ class BaseHandler(tornado.web.RequestHandler):
     service: AgentService
 
     def initialize(self, service: AgentService) -> None:
+        """Tornado hook: receive the shared service."""
         self.service = service
         self._streaming = False
         # A mounted agent meets its loop here (deadline timers need it); idempotent.
@@ -398,6 +399,7 @@ class AgentCardHandler(BaseHandler):
     """``GET /.well-known/agent-card.json``."""
 
     def get(self) -> None:
+        """Serve the card, its URLs built from the request's host and the prefix."""
         base = f"{self.request.protocol}://{self.request.host}{self.service.prefix}"
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "no-cache")

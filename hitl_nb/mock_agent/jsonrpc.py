@@ -82,6 +82,7 @@ class JsonRpcHandler(BaseHandler):
     request_id: str | int | None = None
 
     async def post(self) -> None:
+        """Answer one JSON-RPC request (errors as JSON-RPC error objects)."""
         raw_version = self.requested_version()
         self.version = _normalize(raw_version) or "1.0"
         self.echo_extensions(self.version)

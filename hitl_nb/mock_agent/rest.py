@@ -49,6 +49,7 @@ class RestHandler(BaseHandler):
     """Base of the HTTP+JSON routes: 1.0 only; errors as google.rpc.Status bodies."""
 
     def prepare(self) -> None:
+        """Echo the extension; refuse an A2A-Version other than 1.0."""
         self.echo_extensions("1.0")
         version = self.requested_version()
         # A missing version is served as 1.0 here: these routes exist only in 1.0.
@@ -108,6 +109,7 @@ class MessageSendHandler(RestHandler):
     """``POST /message:send``."""
 
     async def post(self) -> None:
+        """SendMessage; blocks until settled unless configuration.returnImmediately."""
         message, config = decode_send_params(self.read_body(), "", codec_v1)
         rec, _ = self.core.send(message)
         if not config.get("returnImmediately"):
@@ -119,6 +121,7 @@ class MessageStreamHandler(RestHandler):
     """``POST /message:stream``: SSE of bare StreamResponse objects."""
 
     async def post(self) -> None:
+        """SendStreamingMessage: the events this message causes, as SSE."""
         message, _ = decode_send_params(self.read_body(), "", codec_v1)
         rec, start = self.core.send(message)
         self.start_sse()
@@ -129,6 +132,7 @@ class TaskHandler(RestHandler):
     """``GET /tasks/{id}``."""
 
     def get(self, task_id: str) -> None:
+        """GetTask (query parameter historyLength)."""
         rec = self.core.get(task_id)
         self.write_json(self.view(rec, self.int_arg("historyLength", 0, 1_000_000)))
 
@@ -137,6 +141,7 @@ class TasksHandler(RestHandler):
     """``GET /tasks``: ListTasks with contextId, status, pageSize, pageToken filters."""
 
     def get(self) -> None:
+        """ListTasks from query parameters."""
         state_arg = self.get_query_argument("status", None)
         include = self.get_query_argument("includeArtifacts", "false").lower()
         if include not in ("true", "false"):
@@ -159,6 +164,7 @@ class TaskActionHandler(RestHandler):
     """``POST /tasks/{id}:cancel`` and ``POST|GET /tasks/{id}:subscribe``."""
 
     async def post(self, task_id: str, action: str) -> None:
+        """CancelTask or SubscribeToTask, by the action after the colon."""
         if action == "cancel":
             rec = self.core.cancel(task_id)
             self.write_json(self.view(rec))
@@ -169,6 +175,7 @@ class TaskActionHandler(RestHandler):
         await self.pump(rec, after, codec_v1.encode_stream_response, first=first)
 
     async def get(self, task_id: str, action: str) -> None:
+        """SubscribeToTask by GET (a2a-sdk routes allow it); GET :cancel is refused."""
         if action != "subscribe":
             raise _MethodNotAllowed(f"GET is not allowed on :{action}; use POST")
         await self.post(task_id, action)
@@ -187,6 +194,7 @@ class ExtendedCardHandler(RestHandler):
     """``GET /extendedAgentCard``: there is none."""
 
     def get(self) -> None:
+        """Always ExtendedAgentCardNotConfigured."""
         raise ExtendedAgentCardNotConfigured("this agent has no extended agent card")
 
 
@@ -194,4 +202,5 @@ class NotFoundHandler(RestHandler):
     """Anything else under the prefix: 404 with a Status body."""
 
     def prepare(self) -> None:
+        """Every method: MethodNotFound (404)."""
         raise MethodNotFound(f"no A2A route {self.request.method} {self.request.path}")
