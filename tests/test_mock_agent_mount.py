@@ -29,7 +29,8 @@ def host_url() -> Iterator[str]:
     def run() -> None:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
-        app = tornado.web.Application([(r"/", Hello)])
+        # xsrf_cookies on, as in a Jupyter server: the agent's POSTs must still work.
+        app = tornado.web.Application([(r"/", Hello)], xsrf_cookies=True)
         app.add_handlers(r".*", mock_agent_handlers("/hitl/agent/", faults=["no-echo"]))
         sockets = bind_sockets(0, "127.0.0.1")
         server = HTTPServer(app)

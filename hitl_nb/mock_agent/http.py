@@ -206,6 +206,15 @@ class BaseHandler(tornado.web.RequestHandler):
         """The agent core."""
         return self.service.core
 
+    def check_xsrf_cookie(self) -> None:
+        """No XSRF token: A2A clients are API clients, and the host may demand one.
+
+        Mounted in an application with ``xsrf_cookies`` on (a Jupyter server), every
+        POST would otherwise be refused with 403. A cross-site form or other "simple"
+        request can only send a form or ``text/plain`` body, which :meth:`read_body`
+        refuses; a JSON content type needs a CORS preflight this agent never grants.
+        """
+
     def activated(self) -> bool:
         """Did the request activate hitl-prompt/v1 (§Activation)?"""
         values: list[str] = []
