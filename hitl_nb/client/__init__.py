@@ -1,7 +1,15 @@
 """Talk to A2A agents about their hitl-prompt/v1 prompts.
 
 :class:`HitlClient` is async; :class:`SyncHitlClient` blocks and is safe in notebook
-cells. Streams yield the neutral events of :mod:`hitl_nb.client.events`.
+cells. Streams yield the neutral events of :mod:`hitl_nb.client.events`::
+
+    async with HitlClient("http://127.0.0.1:8000") as client:
+        async for event in client.stream("approval"):
+            if isinstance(event, PromptEvent):
+                print(event.prompt)                       # plain text (S-1)
+                await client.respond(event.task_id, event.prompt_id, {"approve": True})
+
+The same with ``SyncHitlClient``: ``for event in client.stream("approval"): ...``.
 """
 
 from __future__ import annotations
