@@ -13,11 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from hitl_nb.a2a import _wire as w
-from hitl_nb.a2a.codec_v1 import decode_extension, decode_skill, encode_extension, encode_skill
+from hitl_nb.a2a._cards import decode_card_v03, encode_card_v03
 from hitl_nb.a2a.model import (
-    AgentCapabilities,
-    AgentCard,
-    AgentInterface,
     Artifact,
     Message,
     Part,
@@ -352,77 +349,7 @@ def decode_send_result(value: Any, pointer: str = "") -> SendResult:
 
 # -- agent card -----------------------------------------------------------------------
 
-
-def encode_agent_card(card: AgentCard) -> dict[str, Any]:
-    """An AgentCard as 0.3 JSON: the first interface is ``url`` + ``preferredTransport``."""
-    if not card.supported_interfaces:
-        raise ValueError("an A2A 0.3 card needs at least one interface")
-    first = card.supported_interfaces[0]
-    caps = card.capabilities
-    out: dict[str, Any] = {
-        "protocolVersion": "0.3.0",
-        "name": card.name,
-        "description": card.description,
-        "url": first.url,
-        "preferredTransport": first.protocol_binding,
-        "version": card.version,
-        "capabilities": {
-            "streaming": caps.streaming,
-            "pushNotifications": caps.push_notifications,
-            "extensions": [encode_extension(e) for e in caps.extensions],
-        },
-        "defaultInputModes": list(card.default_input_modes),
-        "defaultOutputModes": list(card.default_output_modes),
-        "skills": [encode_skill(s) for s in card.skills],
-    }
-    w.put(
-        out,
-        "additionalInterfaces",
-        [{"url": i.url, "transport": i.protocol_binding} for i in card.supported_interfaces],
-    )
-    if caps.extended_agent_card:
-        out["supportsAuthenticatedExtendedCard"] = True
-    w.put(out, "documentationUrl", card.documentation_url)
-    w.put(out, "provider", card.provider)
-    return out
-
-
-def decode_agent_card(value: Any, pointer: str = "") -> AgentCard:
-    """An AgentCard from 0.3 JSON (interfaces gathered from url and additionalInterfaces)."""
-    o = w.obj(value, pointer)
-    version = w.opt_str(o, "protocolVersion", pointer) or "0.3.0"
-    url = w.req_str(o, "url", pointer)
-    preferred = w.opt_str(o, "preferredTransport", pointer) or "JSONRPC"
-    interfaces = [AgentInterface(url=url, protocol_binding=preferred, protocol_version=version)]
-
-    def extra(value: Any, ptr: str) -> AgentInterface:
-        i = w.obj(value, ptr)
-        return AgentInterface(
-            url=w.req_str(i, "url", ptr),
-            protocol_binding=w.req_str(i, "transport", ptr),
-            protocol_version=version,
-        )
-
-    for iface in w.opt_list(o, "additionalInterfaces", pointer, extra):
-        if (iface.url, iface.protocol_binding) != (url, preferred):
-            interfaces.append(iface)
-    caps_ptr = w.child(pointer, "capabilities")
-    caps = w.opt_obj(o, "capabilities", pointer) or {}
-    return AgentCard(
-        name=w.req_str(o, "name", pointer),
-        description=w.opt_str(o, "description", pointer) or "",
-        version=w.opt_str(o, "version", pointer) or "",
-        supported_interfaces=interfaces,
-        capabilities=AgentCapabilities(
-            streaming=w.opt_bool(caps, "streaming", caps_ptr),
-            push_notifications=w.opt_bool(caps, "pushNotifications", caps_ptr),
-            extensions=w.opt_list(caps, "extensions", caps_ptr, decode_extension),
-            extended_agent_card=w.opt_bool(o, "supportsAuthenticatedExtendedCard", pointer),
-        ),
-        skills=w.opt_list(o, "skills", pointer, decode_skill),
-        default_input_modes=w.opt_list(o, "defaultInputModes", pointer, w.string),
-        default_output_modes=w.opt_list(o, "defaultOutputModes", pointer, w.string),
-        documentation_url=w.opt_str(o, "documentationUrl", pointer),
-        provider=w.opt_obj(o, "provider", pointer),
-        raw=o,
-    )
+#: An AgentCard as 0.3 JSON: the first interface is ``url`` + ``preferredTransport``.
+encode_agent_card = encode_card_v03
+#: An AgentCard from 0.3 JSON (interfaces gathered from url and additionalInterfaces).
+decode_agent_card = decode_card_v03

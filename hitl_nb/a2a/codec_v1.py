@@ -12,12 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from hitl_nb.a2a import _wire as w
+from hitl_nb.a2a._cards import decode_card_v1, encode_card_v1
 from hitl_nb.a2a.model import (
-    AgentCapabilities,
-    AgentCard,
-    AgentExtension,
-    AgentInterface,
-    AgentSkill,
     Artifact,
     Message,
     Part,
@@ -323,127 +319,7 @@ def decode_send_result(value: Any, pointer: str = "") -> SendResult:
 
 # -- agent card -----------------------------------------------------------------------
 
-
-def encode_agent_card(card: AgentCard) -> dict[str, Any]:
-    """An AgentCard as 1.0 JSON; extension entries keep ``required`` and ``params``."""
-    caps = card.capabilities
-    out: dict[str, Any] = {
-        "name": card.name,
-        "description": card.description,
-        "supportedInterfaces": [_encode_interface(i) for i in card.supported_interfaces],
-        "version": card.version,
-        "capabilities": {
-            "streaming": caps.streaming,
-            "pushNotifications": caps.push_notifications,
-            "extensions": [_encode_extension(e) for e in caps.extensions],
-        },
-        "defaultInputModes": list(card.default_input_modes),
-        "defaultOutputModes": list(card.default_output_modes),
-        "skills": [_encode_skill(s) for s in card.skills],
-    }
-    if caps.extended_agent_card:
-        out["capabilities"]["extendedAgentCard"] = True
-    w.put(out, "documentationUrl", card.documentation_url)
-    w.put(out, "provider", card.provider)
-    return out
-
-
-def _encode_interface(iface: AgentInterface) -> dict[str, Any]:
-    out = {
-        "url": iface.url,
-        "protocolBinding": iface.protocol_binding,
-        "protocolVersion": iface.protocol_version,
-    }
-    w.put(out, "tenant", iface.tenant)
-    return out
-
-
-def _encode_extension(ext: AgentExtension) -> dict[str, Any]:
-    out: dict[str, Any] = {"uri": ext.uri}
-    w.put(out, "description", ext.description)
-    out["required"] = ext.required
-    out["params"] = dict(ext.params) if ext.params is not None else {}
-    return out
-
-
-def _encode_skill(skill: AgentSkill) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "id": skill.id,
-        "name": skill.name,
-        "description": skill.description,
-        "tags": list(skill.tags),
-    }
-    w.put(out, "examples", list(skill.examples))
-    w.put(out, "inputModes", list(skill.input_modes))
-    w.put(out, "outputModes", list(skill.output_modes))
-    return out
-
-
-def decode_agent_card(value: Any, pointer: str = "") -> AgentCard:
-    """An AgentCard from 1.0 JSON; ``raw`` keeps the object as received."""
-    o = w.obj(value, pointer)
-    caps_ptr = w.child(pointer, "capabilities")
-    caps = w.opt_obj(o, "capabilities", pointer) or {}
-    return AgentCard(
-        name=w.req_str(o, "name", pointer),
-        description=w.opt_str(o, "description", pointer) or "",
-        version=w.opt_str(o, "version", pointer) or "",
-        supported_interfaces=w.opt_list(o, "supportedInterfaces", pointer, _decode_interface),
-        capabilities=AgentCapabilities(
-            streaming=w.opt_bool(caps, "streaming", caps_ptr),
-            push_notifications=w.opt_bool(caps, "pushNotifications", caps_ptr),
-            extensions=w.opt_list(caps, "extensions", caps_ptr, decode_extension),
-            extended_agent_card=w.opt_bool(caps, "extendedAgentCard", caps_ptr),
-        ),
-        skills=w.opt_list(o, "skills", pointer, decode_skill),
-        default_input_modes=w.opt_list(o, "defaultInputModes", pointer, w.string),
-        default_output_modes=w.opt_list(o, "defaultOutputModes", pointer, w.string),
-        documentation_url=w.opt_str(o, "documentationUrl", pointer),
-        provider=w.opt_obj(o, "provider", pointer),
-        raw=o,
-    )
-
-
-def _decode_interface(value: Any, pointer: str) -> AgentInterface:
-    o = w.obj(value, pointer)
-    return AgentInterface(
-        url=w.req_str(o, "url", pointer),
-        protocol_binding=w.req_str(o, "protocolBinding", pointer),
-        protocol_version=w.opt_str(o, "protocolVersion", pointer) or "",
-        tenant=w.opt_str(o, "tenant", pointer),
-    )
-
-
-def decode_extension(value: Any, pointer: str = "") -> AgentExtension:
-    """An AgentExtension entry (same JSON in 1.0 and 0.3)."""
-    o = w.obj(value, pointer)
-    return AgentExtension(
-        uri=w.req_str(o, "uri", pointer),
-        description=w.opt_str(o, "description", pointer),
-        required=w.opt_bool(o, "required", pointer),
-        params=w.opt_obj(o, "params", pointer),
-    )
-
-
-def decode_skill(value: Any, pointer: str = "") -> AgentSkill:
-    """An AgentSkill entry (same JSON in 1.0 and 0.3)."""
-    o = w.obj(value, pointer)
-    return AgentSkill(
-        id=w.req_str(o, "id", pointer),
-        name=w.opt_str(o, "name", pointer) or "",
-        description=w.opt_str(o, "description", pointer) or "",
-        tags=w.opt_list(o, "tags", pointer, w.string),
-        examples=w.opt_list(o, "examples", pointer, w.string),
-        input_modes=w.opt_list(o, "inputModes", pointer, w.string),
-        output_modes=w.opt_list(o, "outputModes", pointer, w.string),
-    )
-
-
-def encode_extension(ext: AgentExtension) -> dict[str, Any]:
-    """An AgentExtension entry with ``required`` and ``params`` written out."""
-    return _encode_extension(ext)
-
-
-def encode_skill(skill: AgentSkill) -> dict[str, Any]:
-    """An AgentSkill entry."""
-    return _encode_skill(skill)
+#: An AgentCard as 1.0 JSON; extension entries keep ``required`` and ``params``.
+encode_agent_card = encode_card_v1
+#: An AgentCard from 1.0 JSON; ``raw`` keeps the object as received.
+decode_agent_card = decode_card_v1
