@@ -24,7 +24,8 @@ __all__ = ["SyncHitlClient"]
 
 
 class SyncHitlClient:
-    """Blocking client; takes the arguments of :class:`HitlClient`.
+    """Blocking client; takes the arguments of :class:`HitlClient` (except an injected
+    ``httpx_client``: the connections belong to the private loop).
 
     ``call_timeout`` (seconds, default none) bounds each call as a whole on top of the
     client's own network timeouts. Use ``with SyncHitlClient(url) as client:`` or call
@@ -36,8 +37,33 @@ class SyncHitlClient:
         agent: str | AgentCard | Mapping[str, Any],
         *,
         call_timeout: float | None = None,
-        **options: Any,
+        binding: str = "auto",
+        version: str = "auto",
+        require_extension: bool = True,
+        activate_extension: bool = True,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 30.0,
+        connect_timeout: float = 5.0,
+        stream_idle_timeout: float = 60.0,
+        max_event_size: int = 1024 * 1024,
+        max_body_size: int = 8 * 1024 * 1024,
+        max_reconnects: int = 5,
+        backoff: float = 0.25,
     ) -> None:
+        options = {
+            "binding": binding,
+            "version": version,
+            "require_extension": require_extension,
+            "activate_extension": activate_extension,
+            "headers": headers,
+            "timeout": timeout,
+            "connect_timeout": connect_timeout,
+            "stream_idle_timeout": stream_idle_timeout,
+            "max_event_size": max_event_size,
+            "max_body_size": max_body_size,
+            "max_reconnects": max_reconnects,
+            "backoff": backoff,
+        }
         self._runner = LoopThread(name="hitl-nb-client")
         self._timeout = call_timeout
         try:
