@@ -32,7 +32,7 @@ from hitl_nb.errors import (
     ResponseInvalid,
     TaskNotFound,
 )
-from hitl_nb.spec import EXTENSION_URI
+from hitl_nb.spec import EXTENSION_URI, PromptEnvelope
 from tests.helpers import wire
 from tests.helpers.scripted import rpc_agent
 from tests.helpers.tiny_server import Conn, Request, serve
@@ -562,3 +562,37 @@ def test_card_found_at_the_origin_for_an_endpoint_url() -> None:
 def test_unreachable_agent() -> None:
     with pytest.raises(AgentUnreachable, match="cannot connect"):
         run(HitlClient("http://127.0.0.1:9", **FAST).connect())
+
+
+def test_rest_errors_end_to_end() -> None:
+    issues = [{"path": "/approved", "keyword": "type", "message": "expected boolean"}]
+    env = wire.envelope()
+
+    def get_task(request: Request, conn: Conn) -> None:
+        if request.path.startswith("/tasks/gone"):
+            info = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND"}
+            conn.answer({"error": {"code": 404, "message": "gone", "details": [info]}}, 404)
+        else:
+            conn.answer(wire.task("t1", "input_required", env), content_type="application/a2a+json")
+
+    def send(request: Request, conn: Conn) -> None:
+        body = {"error": {"code": 422, "message": "hitl_response_invalid",
+                          "details": [{"validation_errors": issues}]}}  # fmt: skip
+        conn.answer(body, 422)
+
+    rest = {("GET", "/tasks/gone"): get_task, ("GET", "/tasks/t1"): get_task,
+            ("POST", "/message:send"): send}  # fmt: skip
+    with rpc_agent({}, card=lambda b: wire.card(b, binding="HTTP+JSON"), rest=rest) as s:
+
+        async def go() -> None:
+            async with HitlClient(s.url, **FAST) as client:
+                with pytest.raises(TaskNotFound, match="gone"):
+                    await client.get_task("gone")
+                lax = PromptEnvelope(env["prompt_id"], "x", {"type": "object"})
+                with pytest.raises(ResponseInvalid) as info:
+                    await client.respond("t1", env["prompt_id"], {"approved": 1}, prompt=lax)
+                assert info.value.validation_errors == issues
+                assert (await client.get_task("t1")).status.state.value == "input_required"
+
+        run(go())
+    assert "POST /message:send" in s.calls  # type: ignore[attr-defined]
