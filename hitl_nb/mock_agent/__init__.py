@@ -10,7 +10,6 @@ See :mod:`~hitl_nb.mock_agent.scenarios` for the scripts (and how to add yours) 
 
 from __future__ import annotations
 
-from hitl_nb.mock_agent.core import TIMEOUT_KEY
 from hitl_nb.mock_agent.faults import FAULT_NAMES, Faults
 from hitl_nb.mock_agent.run import MockAgent, mock_agent_handlers
 from hitl_nb.mock_agent.scenarios import (
@@ -21,6 +20,7 @@ from hitl_nb.mock_agent.scenarios import (
     ScenarioRegistry,
     Step,
 )
+from hitl_nb.mock_agent.script import TIMEOUT_KEY
 from hitl_nb.mock_agent.store import MemoryStore, SQLiteStore
 
 __all__ = [
