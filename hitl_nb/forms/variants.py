@@ -14,7 +14,7 @@ from typing import Any
 
 import ipywidgets as W
 
-from ._util import MISSING, FormValueError, json_equal, json_type, make, short_json
+from ._util import MISSING, FormValueError, esc, json_equal, json_type, make, short_json
 from .base import Context, Errors, Field, route
 from .normalize import Node
 
@@ -60,7 +60,8 @@ class VariantField(Field):
             self.classes("hitl-variant"),
             options=list(zip(self._titles(), range(len(self.options)), strict=True)),
             value=0,
-            tooltip=f"which kind of {self.title}",
+            tooltip=self.help or f"which kind of {self.title}",
+            description=self._label_text(),
         )
         self.selector.observe(self._on_select, names="value")
         self.body = make(W.VBox, self.classes("hitl-body"), "indent")
@@ -68,7 +69,7 @@ class VariantField(Field):
             W.VBox,
             self.classes("hitl-variants"),
             lay,
-            children=[self.label, self.selector, self.body],
+            children=[self.selector, self.label, self.body],
         )
         self.widgets = [self.box]
         self._show(0)
@@ -198,8 +199,23 @@ class VariantField(Field):
         self._field(self.current).show_errors(rest)
         self.show_own(own)
 
+    def _label_text(self) -> str:
+        return self.title + (" *" if self.required else "")
+
+    def label_html(self, suffix: str = "") -> str:
+        # the title is the selector's label; this line holds help and messages
+        parts = (
+            [f'<div style="color:#666;font-size:90%">{esc(self.help)}</div>'] if self.help else []
+        )
+        parts += [
+            f'<div class="hitl-error" style="color:#b00020">⚠ {esc(m)}</div>' for m in self.messages
+        ]
+        return "".join(parts)
+
     def refresh_label(self) -> None:
         self.label.value = self.label_html()
+        if hasattr(self, "selector") and self.selector.description != self._label_text():
+            self.selector.description = self._label_text()
 
     def set_disabled(self, disabled: bool) -> None:
         self.disabled = disabled
