@@ -9,13 +9,22 @@
     │                            not a valid schema, remote $ref)
     ├── BadJSON                  input is not acceptable JSON (syntax, duplicate keys,
     │                            NaN, too deep, too large)
+    ├── NoUsableInterface        (client.card) the card offers no interface we speak
+    ├── ExtensionNotDeclared     (client.card) the card does not declare hitl-prompt/v1
+    ├── FormInvalid              (forms) submit() while the form has errors
+    ├── FormClosed               (forms) submit() on a submitted or disabled form
+    ├── FormValueError           (forms) a value the form's fields cannot hold
     ├── TransportError           the agent could not be reached or talked nonsense
     │   ├── AgentUnreachable     connect failure, connection dropped
+    │   │   └── AnswerOutcomeUnknown  (client) an answer may or may not have landed
     │   ├── AgentTimeout         connect/read timeout, a stream that went silent
-    │   └── ProtocolViolation    bad JSON, bad SSE, wrong content type, event too large
+    │   └── ProtocolViolation    bad JSON, bad SSE, wrong content type
+    │       ├── WireDecodeError  (a2a.model) JSON that is not the A2A shape
+    │       └── EventTooLarge    (a2a.sse) an SSE event over the size cap
     └── A2AError                 the agent answered with an error (code, HTTP status)
         ├── JSONParseError                   -32700  400
         ├── InvalidRequest                   -32600  400
+        │   └── PayloadTooLarge              (mock_agent.http) body over the cap: 413
         ├── MethodNotFound                   -32601  404
         ├── InvalidParams                    -32602  400
         ├── InternalError                    -32603  500
@@ -24,6 +33,7 @@
         ├── PushNotificationNotSupported     -32003  400
         ├── UnsupportedOperation             -32004  400
         ├── ContentTypeNotSupported          -32005  400
+        │   └── WrongContentType             (mock_agent.http) not JSON: 415
         ├── InvalidAgentResponse             -32006  500
         ├── ExtendedAgentCardNotConfigured   -32007  400
         ├── ExtensionSupportRequired         -32008  400
@@ -32,7 +42,8 @@
         └── ResponseInvalid                  -32011  422  hitl_response_invalid
 
 The codes and statuses of the A2A errors are those of A2A 1.0 §5.4; the last two are
-hitl-prompt/v1's own (§Acceptance and rejection). :func:`error_for_code` and
+hitl-prompt/v1's own (§Acceptance and rejection). Classes marked with a module live
+there, next to the code that raises them. :func:`error_for_code` and
 :func:`error_for_status` are the only places that turn a wire answer into a class.
 """
 

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._json import dumps_compact
-from .errors import HitlError
 from .responders import (
     AnyResponder,
     ConsensusResponder,
@@ -33,11 +32,7 @@ from .responders import (
     UnknownResponder,
 )
 
-__all__ = ["Decision", "ResponderGate", "ResponderNotAllowed", "current_responder"]
-
-
-class ResponderNotAllowed(HitlError):
-    """The responder is not among the prompt's ``allowed_responders`` (S-3)."""
+__all__ = ["Decision", "ResponderGate", "current_responder"]
 
 
 def current_responder(explicit: str | None = None) -> str | None:

@@ -68,3 +68,25 @@ def test_response_invalid_keeps_and_shows_validation_errors():
     assert exc.validation_errors[0]["path"] == "/approved"
     assert "/approved: expected boolean" in str(exc)
     assert exc.code == -32011 and exc.http_status == 422
+
+
+def test_every_hitl_error_in_the_package_is_drawn_in_the_tree():
+    import importlib
+    import pkgutil
+
+    import hitl_nb
+
+    for info in pkgutil.walk_packages(hitl_nb.__path__, "hitl_nb."):
+        if not info.name.endswith("pytest_plugin"):
+            importlib.import_module(info.name)
+    doc = errors.__doc__ or ""
+    pending, seen = [HitlError], set()
+    while pending:
+        cls = pending.pop()
+        for sub in cls.__subclasses__():
+            if sub not in seen:
+                seen.add(sub)
+                pending.append(sub)
+    public = {c.__name__ for c in seen if not c.__name__.startswith("_")}
+    missing = sorted(name for name in public if name not in doc)
+    assert not missing, f"not drawn in errors.py's docstring: {missing}"
