@@ -120,7 +120,8 @@ class NumberField(LeafField):
             and s["minimum"] < s["maximum"]
         )
         if self.slider:
-            cls = W.IntSlider if s.get("type") == "integer" else W.FloatSlider
+            whole = all(isinstance(s.get(k, 1), int) for k in ("minimum", "maximum", "multipleOf"))
+            cls = W.IntSlider if s.get("type") == "integer" and whole else W.FloatSlider
             step = s.get(
                 "multipleOf", 1 if cls is W.IntSlider else (s["maximum"] - s["minimum"]) / 100
             )
