@@ -30,7 +30,7 @@ def test_required_messages_wait_until_touched_or_submit_but_summary_lists_them()
     form = Form(SCHEMA)
     assert [(e.path, e.keyword) for e in form.errors] == [("/approved", "required")]
     assert form.field("/approved").messages == []  # untouched: only the summary says it
-    assert "/approved" in form.summary.value
+    assert "<b>Approved</b> (<code>/approved</code>)" in form.summary.value
     assert form.submit_button.disabled
     with pytest.raises(FormInvalid, match="/approved"):
         form.submit()

@@ -194,8 +194,9 @@ class Form:
         if not shown:
             self.summary.value = ""
             return
+        titles = {f.pointer: f.title for f in self.root.walk() if f.pointer}
         items = "".join(
-            f"<li><code>{esc(i.path or '/')}</code>: {esc(i.message)}</li>"
+            f"<li>{self._where(i.path, titles)}: {esc(i.message)}</li>"
             for i in shown[:SUMMARY_LINES]
         )
         more = len(shown) - SUMMARY_LINES
@@ -204,6 +205,20 @@ class Form:
             f'<div style="color:#b00020"><b>{len(shown)} problem(s) to fix before '
             f"submitting</b><ul>{items}{tail}</ul></div>"
         )
+
+    @staticmethod
+    def _where(pointer: str, titles: Mapping[str, str]) -> str:
+        # the person reads titles; the pointer stays for whoever compares with a log
+        found = pointer
+        while found and found not in titles:
+            found = found.rsplit("/", 1)[0]
+        code = f"<code>{esc(pointer or '/')}</code>"
+        if not found:
+            return code
+        parts = found.split("/")
+        names = ["/".join(parts[:n]) for n in range(2, len(parts) + 1)]
+        path = " › ".join(titles[p] for p in names if p in titles)
+        return f"<b>{esc(path)}</b> ({code})"
 
     @property
     def errors(self) -> list[ValidationIssue]:
