@@ -194,7 +194,9 @@ class Form:
         if not shown:
             self.summary.value = ""
             return
-        titles = {f.pointer: f.title for f in self.root.walk() if f.pointer}
+        titles: dict[str, str] = {}
+        for f in self.root.walk():
+            titles.setdefault(f.pointer, f.title)  # the outermost (a variant, not its option)
         items = "".join(
             f"<li>{self._where(i.path, titles)}: {esc(i.message)}</li>"
             for i in shown[:SUMMARY_LINES]
