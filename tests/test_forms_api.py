@@ -293,3 +293,11 @@ def test_a_field_that_fails_to_build_becomes_json_not_a_broken_form():
     color = Node("string", {"type": "string", "format": "color"})
     assert registry.lookup(color, Hints()) is broken
     assert default_registry().lookup(color, Hints()) is not broken  # the copy only
+
+
+def test_a_prefilled_form_is_quiet_until_touched_but_lists_problems():
+    form = Form(SCHEMA, value={"reason": "because"})
+    assert form.field("/approved").messages == []
+    assert [e.path for e in form.errors] == ["/approved"]
+    form.value = {"reason": "because"}  # set by code later: everything is shown
+    assert form.field("/approved").messages

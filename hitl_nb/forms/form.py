@@ -115,7 +115,7 @@ class Form:
         )
         self.ctx.listeners.append(self._on_change)
         if value is not None:
-            self.value = value
+            self._set_value(value, reveal=False)  # pre-filled is not yet an answer
         else:
             self._refresh()
 
@@ -128,6 +128,9 @@ class Form:
 
     @value.setter
     def value(self, value: Any) -> None:
+        self._set_value(value, reveal=True)
+
+    def _set_value(self, value: Any, reveal: bool) -> None:
         old = self.root.get()
         try:
             self.root.set(copy.deepcopy(value))
@@ -140,7 +143,7 @@ class Form:
             self._refresh()
             raise FormValueError("", "the value is nested too deeply") from None
         self._server_errors = []
-        self.ctx.reveal = True
+        self.ctx.reveal = self.ctx.reveal or reveal
         self._refresh()
 
     def _on_change(self) -> None:
