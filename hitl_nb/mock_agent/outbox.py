@@ -2,26 +2,67 @@
 
 Ids start at 1 and grow by one per event of that task; they go out as the SSE ``id:``
 line, so a client reconnecting with ``Last-Event-ID: N`` gets exactly the events after N.
-Listeners are asyncio queues fed on the agent's loop: a subscriber registers its queue
-and reads the backlog in the same synchronous step, so it sees every event once.
+Live subscribers hold a :class:`Listener` fed on the agent's loop: a subscriber
+registers it and reads the backlog in the same synchronous step, so it sees every event
+once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import bisect
+from collections import deque
 from collections.abc import AsyncIterator, Iterable
 
 from hitl_nb.a2a.model import Message, StreamEvent, Task, TaskStatusUpdateEvent
 
-__all__ = ["CLOSED", "Outbox", "ends_stream", "follow"]
+__all__ = ["CLOSED", "Listener", "Outbox", "ends_stream", "follow"]
 
-#: Put on every listener's queue when the outbox is closed (the agent stops).
-CLOSED: tuple[int, None] = (0, None)
+Item = tuple[int, StreamEvent | None]
+
+#: Given to every listener when the outbox is closed (the agent stops).
+CLOSED: Item = (0, None)
+
+
+def _wake(fut: asyncio.Future[None]) -> None:
+    if not fut.done():
+        fut.set_result(None)
+
+
+class Listener:
+    """One subscriber's inbox: events pushed on the loop, awaited with a timeout.
+
+    Lighter than ``asyncio.wait_for(queue.get(), t)``, which wraps every wait in a task:
+    a pushed event wakes the waiting subscriber on the very next loop turn, before work
+    the agent schedules after emitting it (AC-4: subscribers learn of a resume first).
+    """
+
+    def __init__(self) -> None:
+        self._items: deque[Item] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def push(self, item: Item) -> None:
+        """Add ``item`` and wake the subscriber if it waits."""
+        self._items.append(item)
+        if self._waiter is not None:
+            _wake(self._waiter)
+
+    async def get(self, timeout: float) -> Item | None:
+        """The next item, or None when nothing came within ``timeout`` seconds."""
+        if not self._items:
+            loop = asyncio.get_running_loop()
+            self._waiter = loop.create_future()
+            timer = loop.call_later(timeout, _wake, self._waiter)
+            try:
+                await self._waiter
+            finally:
+                timer.cancel()
+                self._waiter = None
+        return self._items.popleft() if self._items else None
 
 
 class Outbox:
-    """The ordered event log of one task, plus the queues of its live subscribers."""
+    """The ordered event log of one task, plus the listeners of its live subscribers."""
 
     def __init__(self, events: Iterable[tuple[int, StreamEvent]] = ()) -> None:
         self._ids: list[int] = []
@@ -31,7 +72,7 @@ class Outbox:
                 raise ValueError(f"outbox ids must increase: {seq} after {self._ids[-1]}")
             self._ids.append(seq)
             self._events.append(event)
-        self._listeners: set[asyncio.Queue[tuple[int, StreamEvent | None]]] = set()
+        self._listeners: set[Listener] = set()
 
     @property
     def last_id(self) -> int:
@@ -46,8 +87,8 @@ class Outbox:
         seq = self.last_id + 1
         self._ids.append(seq)
         self._events.append(event)
-        for queue in self._listeners:
-            queue.put_nowait((seq, event))
+        for listener in self._listeners:
+            listener.push((seq, event))
         return seq
 
     def after(self, seq: int) -> list[tuple[int, StreamEvent]]:
@@ -55,15 +96,15 @@ class Outbox:
         start = bisect.bisect_right(self._ids, seq)
         return list(zip(self._ids[start:], self._events[start:], strict=True))
 
-    def listen(self) -> asyncio.Queue[tuple[int, StreamEvent | None]]:
-        """A queue that receives ``(id, event)`` for every event appended from now on."""
-        queue: asyncio.Queue[tuple[int, StreamEvent | None]] = asyncio.Queue()
-        self._listeners.add(queue)
-        return queue
+    def listen(self) -> Listener:
+        """A listener that receives ``(id, event)`` for every event appended from now on."""
+        listener = Listener()
+        self._listeners.add(listener)
+        return listener
 
-    def unlisten(self, queue: asyncio.Queue[tuple[int, StreamEvent | None]]) -> None:
-        """Stop feeding ``queue``."""
-        self._listeners.discard(queue)
+    def unlisten(self, listener: Listener) -> None:
+        """Stop feeding ``listener``."""
+        self._listeners.discard(listener)
 
     @property
     def listeners(self) -> int:
@@ -72,8 +113,8 @@ class Outbox:
 
     def close(self) -> None:
         """Tell every listener the stream is over (:data:`CLOSED`)."""
-        for queue in self._listeners:
-            queue.put_nowait(CLOSED)
+        for listener in self._listeners:
+            listener.push(CLOSED)
 
 
 def ends_stream(event: StreamEvent) -> bool:
@@ -93,7 +134,7 @@ async def follow(
     seconds (time for a keep-alive). The backlog is read and the listener registered in
     one step on the loop, so no event is missed or repeated (§Outbox / Replay).
     """
-    queue = outbox.listen()
+    listener = outbox.listen()
     try:
         last = after
         for seq, event in outbox.after(after):
@@ -102,11 +143,11 @@ async def follow(
             if ends_stream(event):
                 return
         while True:
-            try:
-                seq, item = await asyncio.wait_for(queue.get(), ping_interval)
-            except asyncio.TimeoutError:
+            got = await listener.get(ping_interval)
+            if got is None:
                 yield None
                 continue
+            seq, item = got
             if item is None:  # the agent is stopping
                 return
             if seq <= last:
@@ -116,4 +157,4 @@ async def follow(
             if ends_stream(item):
                 return
     finally:
-        outbox.unlisten(queue)
+        outbox.unlisten(listener)
