@@ -525,3 +525,25 @@ def test_idle_streams_send_keep_alive_pings() -> None:
                     break
         assert seen.index(b"data:") < seen.index(b": ping")  # snapshot first, then pings
         wire.close()
+
+
+def test_lifecycle_errors_and_stop_from_the_agent_thread() -> None:
+    agent = MockAgent()
+    with pytest.raises(RuntimeError, match="not running"):
+        _ = agent.url
+    with pytest.raises(ValueError, match="on_deadline"):
+        MockAgent(on_deadline="never")
+    agent.start()
+    with pytest.raises(RuntimeError, match="already started"):
+        agent.start()
+    assert agent._loop is not None and agent._thread is not None
+    agent._loop.call_soon_threadsafe(agent.stop)  # e.g. a scenario stopping its agent
+    agent._thread.join(5)
+    assert not agent.running
+    agent.stop()  # idempotent
+
+
+def test_port_in_use_is_reported_by_start() -> None:
+    with MockAgent() as first:
+        with pytest.raises(OSError):
+            MockAgent(port=first.port).start()

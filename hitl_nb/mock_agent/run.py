@@ -16,6 +16,7 @@ import asyncio
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Iterable
@@ -23,7 +24,6 @@ from typing import Any
 
 import tornado.web
 from tornado.httpserver import HTTPServer
-from tornado.netutil import bind_sockets
 
 from hitl_nb.mock_agent.core import AgentCore
 from hitl_nb.mock_agent.faults import FAULT_NAMES, Faults
@@ -169,13 +169,21 @@ class MockAgent:
 
     async def _setup(self) -> None:
         loop = asyncio.get_running_loop()
-        self.core = AgentCore(
-            scenarios=self.scenarios,
-            store=open_store(self.store),
-            faults=self.faults,
-            deadline_seconds=self.deadline_seconds,
-            on_deadline=self.on_deadline,
-        )
+        # Bind first (nothing to undo when the port is taken), then open the store.
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.create_server((self.host, self.port), family=family, backlog=128)
+        sock.setblocking(False)
+        try:
+            self.core = AgentCore(
+                scenarios=self.scenarios,
+                store=open_store(self.store),
+                faults=self.faults,
+                deadline_seconds=self.deadline_seconds,
+                on_deadline=self.on_deadline,
+            )
+        except BaseException:
+            sock.close()
+            raise
         self.core.attach(loop)
         service = AgentService(
             core=self.core,
@@ -184,10 +192,9 @@ class MockAgent:
             ping_interval=self.ping_interval,
         )
         app = tornado.web.Application(make_handlers(service), log_function=_access_log)
-        sockets = bind_sockets(self.port, self.host)
-        self.port = sockets[0].getsockname()[1]
+        self.port = sock.getsockname()[1]
         self._server = HTTPServer(app, max_body_size=max(_TORNADO_BODY_LIMIT, self.max_body))
-        self._server.add_sockets(sockets)
+        self._server.add_sockets([sock])
 
     async def _teardown(self) -> None:
         if self._server is not None:
@@ -238,7 +245,8 @@ class MockAgent:
         if thread is None or loop is None or not thread.is_alive():
             return
         loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout)
+        if threading.current_thread() is not thread:  # stop() from a scenario: no self-join
+            thread.join(timeout)
 
     def __enter__(self) -> MockAgent:
         return self.start()
@@ -258,15 +266,20 @@ async def serve(agent: MockAgent, *, announce: bool = True) -> None:
     agent._ready.set()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    handled = []
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+        try:
+            loop.add_signal_handler(sig, stop.set)
+            handled.append(sig)
+        except (NotImplementedError, RuntimeError):  # no loop signal handlers here
+            pass
     if announce:
         host = f"[{agent.host}]" if ":" in agent.host else agent.host
         print(f"hitl-nb mock agent listening on http://{host}:{agent.port}", flush=True)
     try:
         await stop.wait()
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in handled:
             loop.remove_signal_handler(sig)
         await agent._teardown()
 
