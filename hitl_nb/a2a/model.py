@@ -89,7 +89,8 @@ class Part:
     """One piece of message or artifact content: exactly one of text, data, raw, url.
 
     ``data`` is any JSON value (A2A 0.3 only carries objects), ``raw`` is bytes
-    (base64 on the wire), ``url`` a reference to a file.
+    (base64 on the wire), ``url`` a reference to a file. A data part whose value is
+    JSON ``null`` is ``Part(data=None, has_data=True)``.
     """
 
     text: str | None = None
