@@ -301,3 +301,18 @@ def test_a_prefilled_form_is_quiet_until_touched_but_lists_problems():
     assert [e.path for e in form.errors] == ["/approved"]
     form.value = {"reason": "because"}  # set by code later: everything is shown
     assert form.field("/approved").messages
+
+
+def test_odd_member_names_route_errors_to_their_own_fields():
+    names = ["", "~", "/", "a b", "ü", "~1", "0"]
+    schema = {
+        "type": "object",
+        "required": names,
+        "properties": {n: {"type": "string", "minLength": 2} for n in names},
+    }
+    form = Form(schema, value={n: "x" for n in names})
+    assert form.value == {n: "x" for n in names}
+    for n in names:
+        pointer = "/" + n.replace("~", "~0").replace("/", "~1")
+        assert form.field(pointer).messages == ["must be at least 2 characters"], n
+    assert len({css_class("/" + n.replace("~", "~0").replace("/", "~1")) for n in names}) == 7
