@@ -316,3 +316,55 @@ def test_odd_member_names_route_errors_to_their_own_fields():
         pointer = "/" + n.replace("~", "~0").replace("/", "~1")
         assert form.field(pointer).messages == ["must be at least 2 characters"], n
     assert len({css_class("/" + n.replace("~", "~0").replace("/", "~1")) for n in names}) == 7
+
+
+def test_plain_text_of_a_compound_form():
+    cat = {
+        "type": "object",
+        "title": "Cat",
+        "required": ["kind"],
+        "properties": {"kind": {"const": "cat"}, "lives": {"type": "integer"}},
+    }
+    item = {
+        "type": "object",
+        "required": ["sku"],
+        "properties": {"sku": {"type": "string"}, "qty": {"type": "integer", "minimum": 1}},
+    }
+    schema = {
+        "type": "object",
+        "title": "Order",
+        "required": ["who"],
+        "properties": {
+            "who": {"type": "string", "title": "Name"},
+            "items": {"type": "array", "items": item},
+            "pet": {"oneOf": [cat, {"type": "null"}]},
+            "note": {"type": ["string", "null"]},
+            "tags": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "later": {"type": "object", "properties": {"x": {"type": "string"}}},
+        },
+    }
+    value = {
+        "who": "Ada",
+        "items": [{"sku": "A1", "qty": 0}],
+        "pet": {"kind": "cat"},
+        "note": None,
+        "tags": {"t": 1},
+    }
+    assert Form(schema, value=value).to_text() == "\n".join(
+        [
+            "Form: Order",
+            '  Name *: "Ada"',
+            "  items: 1 entry",
+            "    - #1 *:",
+            '        sku *: "A1"',
+            "        qty: 0  ! must be at least 1",
+            "  Cat:",
+            '    kind *: "cat"',
+            "    lives: (empty)",
+            "  note: null",
+            "  tags:",
+            "    t: 1",
+            "  later: (closed)",
+            "state: 1 problem(s) to fix",
+        ]
+    )

@@ -30,7 +30,7 @@ def _lines(field: Field, indent: str, out: list[str]) -> None:
     notes = "".join(f"  ! {m}" for m in field.messages)
     if isinstance(field, ObjectField):
         if field.pointer:
-            state = "" if field.built else "  (closed)"
+            state = "" if field.built else " (closed)"
             out.append(f"{indent}{field.title}{star}:{state}{notes}")
             indent += "  "
         elif notes:
@@ -49,7 +49,10 @@ def _lines(field: Field, indent: str, out: list[str]) -> None:
             out.append(f"{indent}{_value_text(field.pending)}")
         return
     if isinstance(field, ArrayField):
-        out.append(f"{indent}{field.title}{star}: {len(field.rows)} entries{notes}")
+        count = len(field.rows)
+        out.append(
+            f"{indent}{field.title}{star}: {count} {'entry' if count == 1 else 'entries'}{notes}"
+        )
         for child in field.children():
             lines: list[str] = []
             _lines(child, "", lines)
