@@ -63,9 +63,11 @@ def test_date_uses_a_date_picker_and_emits_iso_dates():
     assert isinstance(day.input, W.DatePicker)
     day.input.value = dt.date(2024, 2, 29)
     assert form.value == {"day": "2024-02-29"}
-    with pytest.raises(ValueError, match="/day"):
-        form.value = {"day": "2023-02-29"}
-    assert form.value == {"day": "2024-02-29"}  # unchanged after the refused value
+    form.value = {"day": "2023-02-29"}  # not a date: kept as given, flagged by the validator
+    assert form.value == {"day": "2023-02-29"} and issues(form) == {"/day": ["format"]}
+    assert "kept as given" in day.note.value
+    day.input.value = dt.date(2023, 3, 1)  # picking a date replaces it
+    assert form.value == {"day": "2023-03-01"} and "kept" not in day.note.value
 
 
 def test_date_time_is_timezone_aware_and_emits_rfc3339():
@@ -79,6 +81,8 @@ def test_date_time_is_timezone_aware_and_emits_rfc3339():
     assert form.value == {"at": "2024-05-01T12:30:00Z"}
     form.value = {"at": "2024-05-01t10:00:00.123456789z"}  # kept exactly as given
     assert form.value == {"at": "2024-05-01t10:00:00.123456789z"} and form.is_valid
+    form.value = {"at": "2016-12-31T23:59:60Z"}  # a leap second: no picker shows it
+    assert form.value == {"at": "2016-12-31T23:59:60Z"}  # kept; the validator judges it
 
 
 @pytest.mark.parametrize(

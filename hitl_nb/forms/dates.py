@@ -12,7 +12,7 @@ from typing import Any
 
 import ipywidgets as W
 
-from ._util import MISSING, FormValueError, make
+from ._util import MISSING, esc, make
 from .base import LeafField
 from .fields import check_type
 
@@ -44,6 +44,8 @@ class DateField(LeafField):
     def get(self) -> Any:
         value = self.input.value
         if value is None:
+            if self._original is not None and self._original[1] is None:
+                return self._original[0]  # a string the picker cannot show, kept as given
             return MISSING
         if self._original is not None and self._original[1] == value:
             return self._original[0]  # unchanged: give back exactly what was set
@@ -57,10 +59,33 @@ class DateField(LeafField):
         check_type(self, value, str)
         try:
             parsed = self._parse(value)
-        except ValueError:
-            raise FormValueError(self.pointer, f"{value!r} is not a {self.kind}") from None
+        except (ValueError, OverflowError):
+            # e.g. a leap second, or no date at all: keep the text (the validator judges
+            # it) and say so under the picker; picking a value replaces it
+            self.input.value = None
+            self._original = (value, None)
+            if self.note is None:
+                self._make_note()
+                self.widgets_changed()
+            else:
+                self.refresh_label()
+            return
         self.input.value = parsed
         self._original = (value, parsed)
+
+    def on_user_edit(self) -> None:
+        if self._original is not None and self._original[1] is None:
+            self._original = None
+            self.refresh_label()
+
+    def note_html(self) -> str:
+        html = super().note_html()
+        if self._original is not None and self._original[1] is None:
+            html += (
+                '<div style="color:#666;font-size:90%">kept as given (the picker cannot show '
+                f"it): <code>{esc(self._original[0][:80])}</code></div>"
+            )
+        return html
 
 
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
