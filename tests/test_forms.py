@@ -517,16 +517,24 @@ def test_hints_from_ui_dict_and_x_ui_keys():
             "c": {"type": "string", "x-ui-hidden": True, "default": "secret"},
             "d": {"type": "string"},
             "e": {"type": "string", "x-ui-emptyValue": ""},
+            "f": {"type": "string", "default": "kept"},
+            "g": {"type": "string"},
         }
     )
-    ui = {"ui:order": ["d", "*", "a"], "d": {"ui:readonly": True}}
+    ui = {
+        "ui:order": ["d", "*", "a"],
+        "d": {"ui:readonly": True},
+        "f": {"ui:widget": "hidden"},
+        "g": {"ui:disabled": True},
+    }
     form = Form(schema, ui=ui)
-    assert list(form.root.fields) == ["d", "b", "c", "e", "a"]
+    assert list(form.root.fields) == ["d", "b", "c", "e", "f", "g", "a"]
     assert form.field("/b").input.placeholder == "type b"
     assert "about b" in form.field("/b").note.value
     assert form.field("/c").input.layout.display == "none"
-    assert form.value == {"c": "secret", "e": ""}  # emptyValue: empty means ""
-    assert form.field("/d").input.disabled
+    assert form.value == {"c": "secret", "e": "", "f": "kept"}  # emptyValue: empty means ""
+    assert form.field("/d").input.disabled and form.field("/g").input.disabled
+    assert form.field("/f").input.layout.display == "none"
 
 
 def test_emptied_text_is_left_out():

@@ -2,7 +2,8 @@
 
 The vocabulary is react-jsonschema-form's uiSchema: ``widget``, ``order``,
 ``placeholder``, ``help``, ``emptyValue``, ``enumNames``, ``readonly``, ``hidden``,
-``rows``, plus ``collapsed`` for object sections. In the schema a hint is written
+``rows``, plus ``collapsed`` for object sections; RJSF's ``widget: hidden`` and
+``disabled`` work as ``hidden`` and ``readonly``. In the schema a hint is written
 ``"x-ui-widget": "textarea"``; in the ``ui`` dict ``{"comment": {"ui:widget":
 "textarea"}}`` (``"widget"`` without the prefix and RJSF's ``"ui:options"`` work too).
 The ``ui`` dict is shaped like the data: property names for objects, ``"items"`` for
@@ -30,6 +31,7 @@ HINT_NAMES = (
     "hidden",
     "rows",
     "collapsed",
+    "disabled",
 )
 
 
@@ -79,8 +81,8 @@ def hints_for(schema: Mapping[str, Any], ui: Mapping[str, Any] | None) -> Hints:
         help=str(got["help"]) if got["help"] is not MISSING else None,
         empty_value=got["emptyValue"],
         enum_names=names_t,
-        readonly=got["readonly"] is True,
-        hidden=got["hidden"] is True,
+        readonly=got["readonly"] is True or got["disabled"] is True,
+        hidden=got["hidden"] is True or widget == "hidden",
         rows=rows if isinstance(rows, int) and not isinstance(rows, bool) and rows > 0 else None,
         collapsed=got["collapsed"] if isinstance(got["collapsed"], bool) else None,
     )
