@@ -3,6 +3,19 @@
 The names here are the public API; everything else is private and may change.
 """
 
+from .client import (
+    AnswerOutcomeUnknown,
+    ArtifactEvent,
+    ExtensionNotDeclared,
+    HitlClient,
+    MalformedPromptEvent,
+    MessageEvent,
+    NoUsableInterface,
+    PromptEvent,
+    StatusEvent,
+    SyncHitlClient,
+    TaskEvent,
+)
 from .errors import (
     A2AError,
     AgentTimeout,
@@ -31,6 +44,10 @@ from .errors import (
     UnsupportedOperation,
     VersionNotSupported,
 )
+from .forms import Form, FormClosed, FormInvalid, FormValueError
+from .mock_agent import MockAgent, Scenario, Step
+from .notebook import Conversation, PromptCard
+from .policy import ResponderGate
 from .spec import (
     EXTENSION_URI,
     RESPONSE_KEY,
@@ -63,14 +80,23 @@ __all__ = [
     "A2AError",
     "AgentTimeout",
     "AgentUnreachable",
+    "AnswerOutcomeUnknown",
     "AnyResponder",
+    "ArtifactEvent",
     "BadJSON",
     "CompiledSchema",
     "ConsensusResponder",
     "ContentTypeNotSupported",
+    "Conversation",
     "ExtendedAgentCardNotConfigured",
+    "ExtensionNotDeclared",
     "ExtensionSupportRequired",
     "Finding",
+    "Form",
+    "FormClosed",
+    "FormInvalid",
+    "FormValueError",
+    "HitlClient",
     "HitlError",
     "InternalError",
     "InvalidAgentResponse",
@@ -78,16 +104,28 @@ __all__ = [
     "InvalidRequest",
     "JSONParseError",
     "MalformedPrompt",
+    "MalformedPromptEvent",
     "MalformedResponse",
+    "MessageEvent",
     "MethodNotFound",
+    "MockAgent",
+    "NoUsableInterface",
+    "PromptCard",
     "PromptConflict",
     "PromptEnvelope",
+    "PromptEvent",
     "ProtocolViolation",
     "PushNotificationNotSupported",
+    "ResponderGate",
     "ResponseEnvelope",
     "ResponseInvalid",
+    "Scenario",
     "SchemaRejected",
     "SpecificResponder",
+    "StatusEvent",
+    "Step",
+    "SyncHitlClient",
+    "TaskEvent",
     "TaskNotCancelable",
     "TaskNotFound",
     "TransportError",
