@@ -119,3 +119,12 @@ def test_v03_final_flag_ends_stream() -> None:
         }
     )
     assert ends_stream(event)
+
+
+def test_status_update_metadata_is_kept() -> None:
+    # Where agents put signals about the task, e.g. a deadline timeout (spec S-4).
+    update = wire.status_update("t1", "input_required", wire.envelope())
+    update["statusUpdate"]["metadata"] = {"hitlTimeout": {"policy": "keep-open"}}
+    status = neutral_events(decode(update))[0]
+    assert isinstance(status, StatusEvent)
+    assert status.metadata == {"hitlTimeout": {"policy": "keep-open"}}

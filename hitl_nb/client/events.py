@@ -69,12 +69,17 @@ class MessageEvent:
 
 @dataclass(frozen=True)
 class StatusEvent:
-    """A task changed state; ``message`` is the status message, if any."""
+    """A task changed state; ``message`` is the status message, if any.
+
+    ``metadata`` is the status update's own metadata (not the message's): where agents
+    put signals such as the mock agent's deadline timeout (``hitlTimeout``, spec S-4).
+    """
 
     task_id: str
     context_id: str
     status: TaskStatus
     event_id: str | None = None
+    metadata: dict[str, Any] | None = None
 
     @property
     def state(self) -> TaskState:
@@ -197,7 +202,9 @@ def neutral_events(event: StreamEvent, event_id: str | None = None) -> list[Clie
         out.append(TaskEvent(event, event_id))
         prompt = prompt_in_status(event.id, event.context_id, event.status, event_id)
     elif isinstance(event, TaskStatusUpdateEvent):
-        out.append(StatusEvent(event.task_id, event.context_id, event.status, event_id))
+        out.append(
+            StatusEvent(event.task_id, event.context_id, event.status, event_id, event.metadata)
+        )
         prompt = prompt_in_status(event.task_id, event.context_id, event.status, event_id)
     elif isinstance(event, TaskArtifactUpdateEvent):
         out.append(
