@@ -617,3 +617,24 @@ def test_removed_entries_stop_reacting():
     form.root.fields["l"].rows[0].remove.click()
     form.value = {"l": []}
     assert form.ctx.reactors == [] and form.value == {"l": []}
+
+
+def test_checkboxes_hint_draws_an_enum_array_as_one_multi_select():
+    colors = {
+        "type": "array",
+        "uniqueItems": True,
+        "items": {"enum": ["red", "green", "blue"]},
+        "x-ui-widget": "checkboxes",
+    }
+    form = Form(obj({"c": colors, "n": {**colors, "items": {"type": "string"}}}))
+    c = form.field("/c")
+    assert isinstance(c.input, W.SelectMultiple)
+    assert form.root.fields["n"].kind == "array"  # not enum items: the usual list
+    assert form.value == {}
+    c.input.value = (2, 0)
+    assert form.value == {"c": ["red", "blue"]}  # in the enum's order
+    form.value = {"c": ["blue", "red", "blue"]}  # given order kept; duplicate flagged
+    assert form.value == {"c": ["blue", "red", "blue"]}
+    assert issues(form) == {"/c/2": ["uniqueItems"]}
+    with pytest.raises(ValueError, match="not one of"):
+        form.value = {"c": ["pink"]}

@@ -159,3 +159,68 @@ class ConstField(LeafField):
             raise FormValueError(self.pointer, f"the value is fixed to {short_json(self.value)}")
         if not self.fixed:
             self.input.value = value is not MISSING
+
+
+class MultiChoiceField(LeafField):
+    """``widget: checkboxes`` on an array of enum values: one SelectMultiple, values in
+    the enum's order. A list that was set comes back unchanged until the selection
+    changes."""
+
+    kind = "multichoice"
+
+    def make_input(self, lay: str) -> W.Widget:
+        items = self.ctx.resolver.resolve(self.schema.get("items", {}))
+        self.values: list[Any] = list(items["enum"])
+        names = self.hints.enum_names
+        labels = (
+            list(names)
+            if len(names) == len(self.values)
+            else [v if isinstance(v, str) else short_json(v) for v in self.values]
+        )
+        self._original: tuple[list[Any], tuple[int, ...]] | None = None
+        return make(
+            W.SelectMultiple,
+            self.classes("hitl-input"),
+            lay,
+            options=list(zip(labels, range(len(self.values)), strict=True)),
+            value=(),
+            rows=min(len(self.values), self.hints.rows or 6),
+            tooltip=self.tooltip(),
+            description=self.label_text(),
+        )
+
+    def get(self) -> Any:
+        chosen = tuple(self.input.value)
+        if self._original is not None and self._original[1] == chosen:
+            return list(self._original[0])
+        if not chosen and not self._has_value:
+            return MISSING
+        return [self.values[i] for i in sorted(chosen)]
+
+    def write(self, value: Any) -> None:
+        self._original = None
+        if value is MISSING:
+            self.input.value = ()
+            return
+        check_type(self, value, list)
+        indexes = []
+        for item in value:
+            found = [i for i, v in enumerate(self.values) if json_equal(v, item)]
+            if not found:
+                raise FormValueError(self.pointer, f"{short_json(item)} is not one of the choices")
+            indexes.append(found[0])
+        chosen = tuple(sorted(set(indexes)))
+        self.input.value = chosen
+        self._original = (list(value), chosen)
+
+
+def multi_choice_or_list(
+    ctx: Any, node: Any, pointer: str, ui: Any, required: bool, name: str
+) -> Any:
+    """``widget: checkboxes``: a SelectMultiple when the items are enum values."""
+    from .arrays import ArrayField
+
+    items = ctx.resolver.resolve(node.schema.get("items", {}))
+    if isinstance(items, dict) and isinstance(items.get("enum"), list) and items["enum"]:
+        return MultiChoiceField(ctx, node, pointer, ui, required, name)
+    return ArrayField(ctx, node, pointer, ui, required, name)

@@ -24,7 +24,7 @@ from typing import Any
 from ._util import split_pointer
 from .arrays import ArrayField
 from .base import Context, Field
-from .choices import CheckboxField, ChoiceField, ConstField, YesNoField
+from .choices import CheckboxField, ChoiceField, ConstField, YesNoField, multi_choice_or_list
 from .dates import DateField, DateTimeField
 from .fields import JsonField, NumberField, StringField
 from .hints import Hints, hints_for
@@ -176,6 +176,7 @@ _DEFAULT.register("string", StringField, format="date", widget="text")
 _DEFAULT.register("string", StringField, format="date-time", widget="text")
 _DEFAULT.register("boolean", YesNoField, widget="radio")
 _DEFAULT.register("boolean", CheckboxField, widget="checkbox")
+_DEFAULT.register("array", multi_choice_or_list, widget="checkboxes")
 
 
 def default_registry() -> Registry:
