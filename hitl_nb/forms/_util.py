@@ -13,6 +13,8 @@ from typing import Any, Final
 
 import ipywidgets as W
 
+from ..errors import HitlError
+
 
 class _Missing:
     """The marker for "no value": an omitted member, an untouched optional field."""
@@ -35,7 +37,7 @@ class _Missing:
 MISSING: Final = _Missing()
 
 
-class FormValueError(ValueError):
+class FormValueError(HitlError, ValueError):
     """A value given to a form does not fit its schema's shape; names the JSON Pointer."""
 
     def __init__(self, pointer: str, message: str) -> None:

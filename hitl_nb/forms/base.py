@@ -9,6 +9,7 @@ messages down by the next pointer segment.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -97,7 +98,7 @@ class Context:
             listener()
 
 
-class Field:
+class Field(ABC):
     """Base of all fields. Subclasses fill ``widgets`` (what the parent lays out)."""
 
     kind = "field"
@@ -135,13 +136,13 @@ class Field:
             self.ctx.schedule(self.parent_hook)
 
     # --- value -------------------------------------------------------------------------
+    @abstractmethod
     def get(self) -> Any:
         """The value, or MISSING when the member should be left out."""
-        raise NotImplementedError
 
+    @abstractmethod
     def set(self, value: Any) -> None:
         """Show ``value`` (MISSING clears); raises FormValueError if it cannot be shown."""
-        raise NotImplementedError
 
     def touched(self) -> bool:
         """Whether a person or a caller put a value here (defaults do not count)."""
@@ -158,6 +159,7 @@ class Field:
 
     def untouch(self) -> None:
         """Forget that the value was set (used after pre-filling defaults)."""
+        return None  # a hook: nothing to do unless a field overrides it
 
     def local_errors(self) -> list[tuple[str, str]]:
         """Problems only the widgets can see, as (relative pointer, message)."""
@@ -165,6 +167,7 @@ class Field:
 
     def react(self) -> None:
         """Re-evaluate what depends on the current value (if/then/else, dependentRequired)."""
+        return None  # a hook: nothing to do unless a field overrides it
 
     # --- errors, state -----------------------------------------------------------------
     def show_errors(self, errors: Errors) -> None:
@@ -182,6 +185,7 @@ class Field:
 
     def refresh_label(self) -> None:
         """Redraw label, required marker and messages."""
+        return None  # a hook: nothing to do unless a field overrides it
 
     def set_disabled(self, disabled: bool) -> None:
         """Disable (form submitted, readOnly) or enable the inputs."""
