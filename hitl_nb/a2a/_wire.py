@@ -63,6 +63,20 @@ def req_str(o: dict[str, Any], key: str, pointer: str) -> str:
     return string(req(o, key, pointer), child(pointer, key))
 
 
+def exactly_one(o: dict[str, Any], keys: tuple[str, ...], pointer: str, what: str) -> str:
+    """The one member of ``keys`` that ``o`` holds, or raise naming those it holds.
+
+    ``what`` starts the message: ``"a part holds exactly one of text, data; got none"``.
+    """
+    present = [k for k in keys if k in o]
+    if len(present) != 1:
+        raise WireDecodeError(
+            pointer,
+            f"{what} holds exactly one of {', '.join(keys)}; got " + (", ".join(present) or "none"),
+        )
+    return present[0]
+
+
 def opt_str(o: dict[str, Any], key: str, pointer: str) -> str | None:
     """The optional string member ``key`` (absent or null gives None)."""
     value = o.get(key)
