@@ -14,15 +14,17 @@ or unknown), 422 (its ``validation_errors`` shown on the fields), or held / refu
 the responder policy (S-3). A :class:`Conversation` follows one task: an accepted answer
 brings the next prompt's card, or the task's final state and artifacts.
 
-Answering blocks the cell (or the click handler) until the agent has moved on: the
-client sends a blocking answer and returns once the task is interrupted again or
-terminal.
+An answer given from code (``answer()``) blocks until the agent has moved on: the client
+sends a blocking answer and returns once the task is interrupted again or terminal. An
+answer given by a click is sent from a worker thread, so the kernel stays free while the
+agent works; ``card.wait()`` blocks until its outcome is in.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -102,6 +104,8 @@ class PromptCard:
         self.outcomes: list[Outcome] = []
         self._callbacks: list[Callable[[Outcome], Any]] = []
         self._pending_responder: str | None = None
+        self._from_code = False
+        self._worker: threading.Thread | None = None
         self.status = W.HTML(value="")
         self.status.add_class("hitl-card-status")
         header = W.HTML(value=self._header_html())
@@ -147,15 +151,25 @@ class PromptCard:
                     validation_errors=issues,
                 )  # fmt: skip
             )
+        self._from_code = True
         self._pending_responder = responder
         try:
             self.form.submit()
         finally:
+            self._from_code = False
             self._pending_responder = None
         assert self.outcome is not None
         return self.outcome
 
+    def wait(self, timeout: float | None = None) -> Outcome | None:
+        """Block until an answer sent by a click has its outcome (None on timeout)."""
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+        return self.outcome
+
     def _on_form_submit(self, payload: dict[str, Any]) -> None:
+        from_code = self._from_code
         responder = self._pending_responder or self.responder
         decision = self.gate.submit(responder, payload)
         if decision.action == "refuse":
@@ -167,7 +181,17 @@ class PromptCard:
             self._record(Outcome("held", f"{decision.reason}; waiting for more responders"))
             return
         assert decision.payload is not None
-        self._record(self._send(decision.payload))
+        if from_code:
+            self._record(self._send(decision.payload))
+            return
+        # A click: the kernel must stay free while the agent takes its time, so the answer
+        # is sent (and its outcome shown) from a worker thread.
+        self.status.value = "<div>sending…</div>"
+        answer = decision.payload
+        self._worker = threading.Thread(
+            target=lambda: self._record(self._send(answer)), name="hitl-answer", daemon=True
+        )
+        self._worker.start()
 
     def _send(self, payload: dict[str, Any]) -> Outcome:
         try:

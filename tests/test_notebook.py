@@ -115,7 +115,25 @@ def test_clicking_submit_answers_like_code(client):
     card = chat.current
     card.form.value = {"approve": True}
     card.form.submit_button.click()  # the same handlers a browser click runs
-    assert card.outcome is not None and card.outcome.status == "accepted"
+    outcome = card.wait(timeout=30)
+    assert outcome is not None and outcome.status == "accepted"
+    assert chat.task.status.state.name == "COMPLETED"
+
+
+def test_a_click_does_not_block_the_kernel_while_the_agent_works():
+    with MockAgent(faults=["slow-resume=2000"]) as slow:
+        client = SyncHitlClient(slow.url)
+        try:
+            chat = Conversation.start(client, {"scenario": "approval"})
+            card = chat.current
+            card.form.value = {"approve": True}
+            card.form.submit_button.click()
+            assert card.outcome is None  # the handler returned before the agent resumed
+            assert "sending" in card.status.value
+            outcome = card.wait(timeout=30)
+            assert outcome is not None and outcome.status == "accepted"
+        finally:
+            client.close()
 
 
 def test_mimebundle_has_a_text_fallback(client):
