@@ -7,6 +7,7 @@ written out (hitl-prompt/v1 §Activation wants both, and some SDKs drop defaults
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from hitl_nb.a2a import _wire as w
@@ -30,79 +31,60 @@ __all__ = [
 ]
 
 
-# -- A2A 1.0 --------------------------------------------------------------------------
+# -- shared by both versions ----------------------------------------------------------
 
 
-def encode_card_v1(card: AgentCard) -> dict[str, Any]:
-    """An AgentCard as 1.0 JSON; extension entries keep ``required`` and ``params``."""
+def _encode_card(
+    card: AgentCard, lead: dict[str, Any], where: dict[str, Any], tail: dict[str, Any]
+) -> dict[str, Any]:
+    """The card members both versions write, with the version's own around them.
+
+    ``lead`` comes first, ``where`` (how to reach the agent) after the description,
+    ``tail`` after the skills.
+    """
     caps = card.capabilities
     out: dict[str, Any] = {
+        **lead,
         "name": card.name,
         "description": card.description,
-        "supportedInterfaces": [_encode_interface(i) for i in card.supported_interfaces],
+        **where,
         "version": card.version,
         "capabilities": {
             "streaming": caps.streaming,
             "pushNotifications": caps.push_notifications,
-            "extensions": [_encode_extension(e) for e in caps.extensions],
+            "extensions": [encode_extension(e) for e in caps.extensions],
         },
         "defaultInputModes": list(card.default_input_modes),
         "defaultOutputModes": list(card.default_output_modes),
-        "skills": [_encode_skill(s) for s in card.skills],
+        "skills": [encode_skill(s) for s in card.skills],
+        **tail,
     }
-    if caps.extended_agent_card:
-        out["capabilities"]["extendedAgentCard"] = True
     w.put(out, "documentationUrl", card.documentation_url)
     w.put(out, "provider", card.provider)
     return out
 
 
-def _encode_interface(iface: AgentInterface) -> dict[str, Any]:
-    out = {
-        "url": iface.url,
-        "protocolBinding": iface.protocol_binding,
-        "protocolVersion": iface.protocol_version,
-    }
-    w.put(out, "tenant", iface.tenant)
-    return out
-
-
-def _encode_extension(ext: AgentExtension) -> dict[str, Any]:
-    out: dict[str, Any] = {"uri": ext.uri}
-    w.put(out, "description", ext.description)
-    out["required"] = ext.required
-    out["params"] = dict(ext.params) if ext.params is not None else {}
-    return out
-
-
-def _encode_skill(skill: AgentSkill) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "id": skill.id,
-        "name": skill.name,
-        "description": skill.description,
-        "tags": list(skill.tags),
-    }
-    w.put(out, "examples", list(skill.examples))
-    w.put(out, "inputModes", list(skill.input_modes))
-    w.put(out, "outputModes", list(skill.output_modes))
-    return out
-
-
-def decode_card_v1(value: Any, pointer: str = "") -> AgentCard:
-    """An AgentCard from 1.0 JSON; ``raw`` keeps the object as received."""
-    o = w.obj(value, pointer)
+def _decode_card(
+    o: dict[str, Any],
+    pointer: str,
+    interfaces: Callable[[], list[AgentInterface]],
+    extended: Callable[[dict[str, Any], str], bool],
+) -> AgentCard:
+    """The card members both versions read; the version's hooks read the interfaces and
+    the extended-card flag (given the capabilities object and its pointer), called where
+    the members are read so the first problem reported stays the first one met."""
     caps_ptr = w.child(pointer, "capabilities")
     caps = w.opt_obj(o, "capabilities", pointer) or {}
     return AgentCard(
         name=w.req_str(o, "name", pointer),
         description=w.opt_str(o, "description", pointer) or "",
         version=w.opt_str(o, "version", pointer) or "",
-        supported_interfaces=w.opt_list(o, "supportedInterfaces", pointer, _decode_interface),
+        supported_interfaces=interfaces(),
         capabilities=AgentCapabilities(
             streaming=w.opt_bool(caps, "streaming", caps_ptr),
             push_notifications=w.opt_bool(caps, "pushNotifications", caps_ptr),
             extensions=w.opt_list(caps, "extensions", caps_ptr, decode_extension),
-            extended_agent_card=w.opt_bool(caps, "extendedAgentCard", caps_ptr),
+            extended_agent_card=extended(caps, caps_ptr),
         ),
         skills=w.opt_list(o, "skills", pointer, decode_skill),
         default_input_modes=w.opt_list(o, "defaultInputModes", pointer, w.string),
@@ -113,14 +95,13 @@ def decode_card_v1(value: Any, pointer: str = "") -> AgentCard:
     )
 
 
-def _decode_interface(value: Any, pointer: str) -> AgentInterface:
-    o = w.obj(value, pointer)
-    return AgentInterface(
-        url=w.req_str(o, "url", pointer),
-        protocol_binding=w.req_str(o, "protocolBinding", pointer),
-        protocol_version=w.opt_str(o, "protocolVersion", pointer) or "",
-        tenant=w.opt_str(o, "tenant", pointer),
-    )
+def encode_extension(ext: AgentExtension) -> dict[str, Any]:
+    """An AgentExtension entry with ``required`` and ``params`` written out."""
+    out: dict[str, Any] = {"uri": ext.uri}
+    w.put(out, "description", ext.description)
+    out["required"] = ext.required
+    out["params"] = dict(ext.params) if ext.params is not None else {}
+    return out
 
 
 def decode_extension(value: Any, pointer: str = "") -> AgentExtension:
@@ -132,6 +113,20 @@ def decode_extension(value: Any, pointer: str = "") -> AgentExtension:
         required=w.opt_bool(o, "required", pointer),
         params=w.opt_obj(o, "params", pointer),
     )
+
+
+def encode_skill(skill: AgentSkill) -> dict[str, Any]:
+    """An AgentSkill entry."""
+    out: dict[str, Any] = {
+        "id": skill.id,
+        "name": skill.name,
+        "description": skill.description,
+        "tags": list(skill.tags),
+    }
+    w.put(out, "examples", list(skill.examples))
+    w.put(out, "inputModes", list(skill.input_modes))
+    w.put(out, "outputModes", list(skill.output_modes))
+    return out
 
 
 def decode_skill(value: Any, pointer: str = "") -> AgentSkill:
@@ -148,14 +143,47 @@ def decode_skill(value: Any, pointer: str = "") -> AgentSkill:
     )
 
 
-def encode_extension(ext: AgentExtension) -> dict[str, Any]:
-    """An AgentExtension entry with ``required`` and ``params`` written out."""
-    return _encode_extension(ext)
+# -- A2A 1.0 --------------------------------------------------------------------------
 
 
-def encode_skill(skill: AgentSkill) -> dict[str, Any]:
-    """An AgentSkill entry."""
-    return _encode_skill(skill)
+def encode_card_v1(card: AgentCard) -> dict[str, Any]:
+    """An AgentCard as 1.0 JSON; extension entries keep ``required`` and ``params``."""
+    interfaces = [_encode_interface(i) for i in card.supported_interfaces]
+    out = _encode_card(card, {}, {"supportedInterfaces": interfaces}, {})
+    if card.capabilities.extended_agent_card:
+        out["capabilities"]["extendedAgentCard"] = True
+    return out
+
+
+def _encode_interface(iface: AgentInterface) -> dict[str, Any]:
+    out = {
+        "url": iface.url,
+        "protocolBinding": iface.protocol_binding,
+        "protocolVersion": iface.protocol_version,
+    }
+    w.put(out, "tenant", iface.tenant)
+    return out
+
+
+def decode_card_v1(value: Any, pointer: str = "") -> AgentCard:
+    """An AgentCard from 1.0 JSON; ``raw`` keeps the object as received."""
+    o = w.obj(value, pointer)
+    return _decode_card(
+        o,
+        pointer,
+        lambda: w.opt_list(o, "supportedInterfaces", pointer, _decode_interface),
+        lambda caps, caps_ptr: w.opt_bool(caps, "extendedAgentCard", caps_ptr),
+    )
+
+
+def _decode_interface(value: Any, pointer: str) -> AgentInterface:
+    o = w.obj(value, pointer)
+    return AgentInterface(
+        url=w.req_str(o, "url", pointer),
+        protocol_binding=w.req_str(o, "protocolBinding", pointer),
+        protocol_version=w.opt_str(o, "protocolVersion", pointer) or "",
+        tenant=w.opt_str(o, "tenant", pointer),
+    )
 
 
 # -- A2A 0.3 --------------------------------------------------------------------------
@@ -166,33 +194,20 @@ def encode_card_v03(card: AgentCard) -> dict[str, Any]:
     if not card.supported_interfaces:
         raise ValueError("an A2A 0.3 card needs at least one interface")
     first = card.supported_interfaces[0]
-    caps = card.capabilities
-    out: dict[str, Any] = {
-        "protocolVersion": "0.3.0",
-        "name": card.name,
-        "description": card.description,
-        "url": first.url,
-        "preferredTransport": first.protocol_binding,
-        "version": card.version,
-        "capabilities": {
-            "streaming": caps.streaming,
-            "pushNotifications": caps.push_notifications,
-            "extensions": [encode_extension(e) for e in caps.extensions],
-        },
-        "defaultInputModes": list(card.default_input_modes),
-        "defaultOutputModes": list(card.default_output_modes),
-        "skills": [encode_skill(s) for s in card.skills],
-    }
+    tail: dict[str, Any] = {}
     w.put(
-        out,
+        tail,
         "additionalInterfaces",
         [{"url": i.url, "transport": i.protocol_binding} for i in card.supported_interfaces],
     )
-    if caps.extended_agent_card:
-        out["supportsAuthenticatedExtendedCard"] = True
-    w.put(out, "documentationUrl", card.documentation_url)
-    w.put(out, "provider", card.provider)
-    return out
+    if card.capabilities.extended_agent_card:
+        tail["supportsAuthenticatedExtendedCard"] = True
+    return _encode_card(
+        card,
+        {"protocolVersion": "0.3.0"},
+        {"url": first.url, "preferredTransport": first.protocol_binding},
+        tail,
+    )
 
 
 def decode_card_v03(value: Any, pointer: str = "") -> AgentCard:
@@ -214,23 +229,9 @@ def decode_card_v03(value: Any, pointer: str = "") -> AgentCard:
     for iface in w.opt_list(o, "additionalInterfaces", pointer, extra):
         if (iface.url, iface.protocol_binding) != (url, preferred):
             interfaces.append(iface)
-    caps_ptr = w.child(pointer, "capabilities")
-    caps = w.opt_obj(o, "capabilities", pointer) or {}
-    return AgentCard(
-        name=w.req_str(o, "name", pointer),
-        description=w.opt_str(o, "description", pointer) or "",
-        version=w.opt_str(o, "version", pointer) or "",
-        supported_interfaces=interfaces,
-        capabilities=AgentCapabilities(
-            streaming=w.opt_bool(caps, "streaming", caps_ptr),
-            push_notifications=w.opt_bool(caps, "pushNotifications", caps_ptr),
-            extensions=w.opt_list(caps, "extensions", caps_ptr, decode_extension),
-            extended_agent_card=w.opt_bool(o, "supportsAuthenticatedExtendedCard", pointer),
-        ),
-        skills=w.opt_list(o, "skills", pointer, decode_skill),
-        default_input_modes=w.opt_list(o, "defaultInputModes", pointer, w.string),
-        default_output_modes=w.opt_list(o, "defaultOutputModes", pointer, w.string),
-        documentation_url=w.opt_str(o, "documentationUrl", pointer),
-        provider=w.opt_obj(o, "provider", pointer),
-        raw=o,
+    return _decode_card(
+        o,
+        pointer,
+        lambda: interfaces,
+        lambda caps, caps_ptr: w.opt_bool(o, "supportsAuthenticatedExtendedCard", pointer),
     )
