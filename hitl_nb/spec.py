@@ -20,6 +20,7 @@ only 1-5; the nil and max UUIDs are refused (they are not unique).
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 from collections.abc import Mapping
@@ -193,9 +194,9 @@ class PromptEnvelope:
         """The deadline as an aware datetime (None when there is none)."""
         return parse_rfc3339(self.deadline) if self.deadline else None
 
-    @property
+    @functools.cached_property
     def compiled_schema(self) -> CompiledSchema:
-        """The response_schema compiled for validation (cached)."""
+        """The response_schema compiled for validation (once per envelope)."""
         return compile_schema(self.response_schema)
 
     def validate(self, payload: Any) -> list[ValidationIssue]:

@@ -226,12 +226,14 @@ def _payload_bounds(payload: Any) -> ValidationIssue | None:
 def _canonical_schema(schema: Any) -> str:
     if not isinstance(schema, Mapping):
         raise SchemaRejected(f"response_schema must be a JSON object, got {json_type(schema)}")
-    if json_depth(schema, 4 * MAX_DEPTH) > 4 * MAX_DEPTH:
-        raise SchemaRejected(f"response_schema nests deeper than {4 * MAX_DEPTH} JSON levels")
     try:
         return dumps_compact(schema)
     except (TypeError, ValueError) as exc:
         raise SchemaRejected(f"response_schema is not JSON: {exc}") from None
+    except RecursionError:
+        raise SchemaRejected(
+            f"response_schema nests deeper than {4 * MAX_DEPTH} JSON levels"
+        ) from None
 
 
 def compile_schema(schema: Mapping[str, Any]) -> CompiledSchema:
@@ -252,6 +254,10 @@ def _compile(canonical: str) -> CompiledSchema:
             f"response_schema is {size} bytes, over the {MAX_SCHEMA_BYTES}-byte limit (S-2)"
         )
     schema = json.loads(canonical)
+    # Only on a cache miss: how deep the JSON itself nests (enum/const/default values
+    # included), before anything recursive walks it.
+    if json_depth(schema, 4 * MAX_DEPTH) > 4 * MAX_DEPTH:
+        raise SchemaRejected(f"response_schema nests deeper than {4 * MAX_DEPTH} JSON levels")
     dialect = schema.get("$schema")
     if dialect is not None:
         known = validator_for(schema, default=_UNKNOWN)
