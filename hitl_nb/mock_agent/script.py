@@ -11,6 +11,7 @@ import asyncio
 import copy
 import logging
 import uuid
+from abc import ABC, abstractmethod
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -45,8 +46,11 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-class ScriptSteps:
-    """The scenario side of the agent core (a mixin; see the module docstring)."""
+class ScriptSteps(ABC):
+    """The scenario side of the agent core (a mixin; see the module docstring).
+
+    The class using it provides the attributes below and :meth:`_commit`.
+    """
 
     scenarios: ScenarioRegistry
     faults: Faults
@@ -54,8 +58,9 @@ class ScriptSteps:
     _reused_id: str | None
     _loop: asyncio.AbstractEventLoop | None
 
+    @abstractmethod
     def _commit(self, rec: TaskRecord) -> None:
-        raise NotImplementedError
+        """Persist ``rec``'s change: its record, new outbox events and prompt rows."""
 
     def _advance(self, rec: TaskRecord) -> None:
         if rec.step_index < len(rec.steps):

@@ -15,6 +15,7 @@ import json
 import os
 import sqlite3
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,16 +34,20 @@ class StoredState:
     prompts: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
-class Store:
-    """The interface: ``load`` once at start, ``commit`` after every change, ``close``."""
+class Store(ABC):
+    """The interface: ``load`` once at start, ``commit`` after every change, ``close``.
+
+    An abstract base: every store implements all three.
+    """
 
     #: True when state survives the process.
     durable: bool = False
 
+    @abstractmethod
     def load(self) -> StoredState:
         """Everything stored so far."""
-        raise NotImplementedError
 
+    @abstractmethod
     def commit(
         self,
         task: dict[str, Any],
@@ -56,8 +61,8 @@ class Store:
         ``prompts`` ``(prompt_id, task_id, status)`` rows to insert or update, status
         being ``"open"``, ``"answered"`` or ``"closed"``.
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def close(self) -> None:
         """Release the store's resources."""
 
@@ -76,6 +81,9 @@ class MemoryStore(Store):
         prompts: Sequence[tuple[str, str, str]],
     ) -> None:
         """Nothing to write: the core's memory is the store."""
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 class SQLiteStore(Store):
