@@ -31,7 +31,37 @@ from hitl_nb.a2a.model import (
     WireDecodeError,
 )
 
-__all__ = ["ARTIFACT_UPDATE", "MESSAGE", "STATUS_UPDATE", "TASK", "Codec", "Dialect"]
+__all__ = [
+    "ARTIFACT_UPDATE",
+    "CODEC_FUNCTIONS",
+    "MESSAGE",
+    "STATUS_UPDATE",
+    "TASK",
+    "Codec",
+    "Dialect",
+]
+
+#: The Codec methods each version module exposes as its own module-level functions.
+CODEC_FUNCTIONS = (
+    "state_to_wire",
+    "state_from_wire",
+    "encode_message",
+    "decode_message",
+    "encode_status",
+    "decode_status",
+    "encode_artifact",
+    "decode_artifact",
+    "encode_task",
+    "decode_task",
+    "encode_status_update",
+    "decode_status_update",
+    "encode_artifact_update",
+    "decode_artifact_update",
+    "encode_stream_response",
+    "decode_stream_response",
+    "encode_send_result",
+    "decode_send_result",
+)
 
 # Neutral names of the four stream events, passed to a dialect's wrap/unwrap hooks.
 TASK = "task"

@@ -18,6 +18,18 @@ from hitl_nb.a2a import _wire as w
 from hitl_nb.a2a._cards import decode_card_v03, encode_card_v03
 from hitl_nb.a2a.model import Part, Role, TaskState, WireDecodeError
 
+__all__ = [
+    "ROLE_FROM_WIRE",
+    "STATE_FROM_WIRE",
+    "STATE_TO_WIRE",
+    "VERSION",
+    "decode_agent_card",
+    "decode_part",
+    "encode_agent_card",
+    "encode_part",
+    *_codec.CODEC_FUNCTIONS,
+]
+
 #: The wire version this codec speaks.
 VERSION = "0.3"
 

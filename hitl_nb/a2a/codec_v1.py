@@ -18,6 +18,19 @@ from hitl_nb.a2a import _wire as w
 from hitl_nb.a2a._cards import decode_card_v1, encode_card_v1
 from hitl_nb.a2a.model import Part, Role, TaskState
 
+__all__ = [
+    "ROLE_FROM_WIRE",
+    "ROLE_TO_WIRE",
+    "STATE_FROM_WIRE",
+    "STATE_TO_WIRE",
+    "VERSION",
+    "decode_agent_card",
+    "decode_part",
+    "encode_agent_card",
+    "encode_part",
+    *_codec.CODEC_FUNCTIONS,
+]
+
 #: The wire version this codec speaks (the ``A2A-Version`` header value).
 VERSION = "1.0"
 
