@@ -136,8 +136,8 @@ class Codec:
                 f"A2A {self.dialect.version} has no {role.value} role: use Role.USER or Role.AGENT"
             ) from None
 
-    def _begin(self, name: str) -> dict[str, Any]:
-        """A new object, with its ``kind`` first when the version writes one."""
+    def _kind(self, name: str) -> dict[str, Any]:
+        """``{"kind": ...}`` to open an object with, or ``{}`` when the version has none."""
         spellings = self.dialect.kinds.get(name)
         return {"kind": spellings[0]} if spellings else {}
 
@@ -154,10 +154,12 @@ class Codec:
 
     def encode_message(self, message: Message) -> dict[str, Any]:
         """A Message as JSON (``ValueError`` for a role the version cannot send)."""
-        out = self._begin(MESSAGE)
-        out["messageId"] = message.message_id
-        out["role"] = self._role_to_wire(message.role)
-        out["parts"] = [self.dialect.encode_part(p) for p in message.parts]
+        out: dict[str, Any] = {
+            **self._kind(MESSAGE),
+            "messageId": message.message_id,
+            "role": self._role_to_wire(message.role),
+            "parts": [self.dialect.encode_part(p) for p in message.parts],
+        }
         w.put(out, "taskId", message.task_id)
         w.put(out, "contextId", message.context_id)
         w.put(out, "metadata", message.metadata)
@@ -232,10 +234,12 @@ class Codec:
 
     def encode_task(self, task: Task) -> dict[str, Any]:
         """A Task as JSON."""
-        out = self._begin(TASK)
-        out["id"] = task.id
-        out["contextId"] = task.context_id
-        out["status"] = self.encode_status(task.status)
+        out: dict[str, Any] = {
+            **self._kind(TASK),
+            "id": task.id,
+            "contextId": task.context_id,
+            "status": self.encode_status(task.status),
+        }
         w.put(out, "artifacts", [self.encode_artifact(a) for a in task.artifacts])
         w.put(out, "history", [self.encode_message(m) for m in task.history])
         w.put(out, "metadata", task.metadata)
@@ -254,20 +258,18 @@ class Codec:
             metadata=w.opt_obj(o, "metadata", pointer),
         )
 
-    def _begin_update(self, name: str, task_id: str, context_id: str) -> dict[str, Any]:
-        out = self._begin(name)
-        out["taskId"] = task_id
-        out["contextId"] = context_id
-        return out
-
     def encode_status_update(self, event: TaskStatusUpdateEvent) -> dict[str, Any]:
         """A status update as JSON.
 
         Where the version carries ``final``, it is ``final_hint``, or when that is None
         derived from the state (terminal or interrupted ends the stream).
         """
-        out = self._begin_update(STATUS_UPDATE, event.task_id, event.context_id)
-        out["status"] = self.encode_status(event.status)
+        out: dict[str, Any] = {
+            **self._kind(STATUS_UPDATE),
+            "taskId": event.task_id,
+            "contextId": event.context_id,
+            "status": self.encode_status(event.status),
+        }
         if self.dialect.final_flag:
             final = event.final_hint
             if final is None:
@@ -294,8 +296,12 @@ class Codec:
 
     def encode_artifact_update(self, event: TaskArtifactUpdateEvent) -> dict[str, Any]:
         """An artifact update as JSON (``append`` and ``lastChunk`` only when true)."""
-        out = self._begin_update(ARTIFACT_UPDATE, event.task_id, event.context_id)
-        out["artifact"] = self.encode_artifact(event.artifact)
+        out: dict[str, Any] = {
+            **self._kind(ARTIFACT_UPDATE),
+            "taskId": event.task_id,
+            "contextId": event.context_id,
+            "artifact": self.encode_artifact(event.artifact),
+        }
         if event.append:
             out["append"] = True
         if event.last_chunk:
