@@ -70,9 +70,12 @@ def _decode_card(
     interfaces: Callable[[], list[AgentInterface]],
     extended: Callable[[dict[str, Any], str], bool],
 ) -> AgentCard:
-    """The card members both versions read; the version's hooks read the interfaces and
-    the extended-card flag (given the capabilities object and its pointer), called where
-    the members are read so the first problem reported stays the first one met."""
+    """The card members both versions read.
+
+    The version's hooks read the interfaces and the extended-card flag (given the
+    capabilities object and its pointer); they are called in member order, so the first
+    problem reported is the first one met.
+    """
     caps_ptr = w.child(pointer, "capabilities")
     caps = w.opt_obj(o, "capabilities", pointer) or {}
     return AgentCard(

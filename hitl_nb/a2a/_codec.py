@@ -327,8 +327,10 @@ class Codec:
     # -- stream events and send results ----------------------------------------------------
 
     def encode_stream_response(self, event: StreamEvent) -> dict[str, Any]:
-        """A stream event as the version sends it (1.0: in its StreamResponse member;
-        0.3: the bare object with its ``kind``)."""
+        """A stream event as the version sends it.
+
+        1.0 puts it in its StreamResponse member; 0.3 sends the bare object with its ``kind``.
+        """
         if isinstance(event, Task):
             return self.dialect.wrap(TASK, self.encode_task(event))
         if isinstance(event, Message):
