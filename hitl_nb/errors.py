@@ -24,7 +24,7 @@
     └── A2AError                 the agent answered with an error (code, HTTP status)
         ├── JSONParseError                   -32700  400
         ├── InvalidRequest                   -32600  400
-        │   └── PayloadTooLarge              (mock_agent.http) body over the cap: 413
+        │   └── PayloadTooLarge              (mock_agent.wire_errors) over the cap: 413
         ├── MethodNotFound                   -32601  404
         ├── InvalidParams                    -32602  400
         ├── InternalError                    -32603  500
@@ -33,7 +33,7 @@
         ├── PushNotificationNotSupported     -32003  400
         ├── UnsupportedOperation             -32004  400
         ├── ContentTypeNotSupported          -32005  400
-        │   └── WrongContentType             (mock_agent.http) not JSON: 415
+        │   └── WrongContentType             (mock_agent.wire_errors) not JSON: 415
         ├── InvalidAgentResponse             -32006  500
         ├── ExtendedAgentCardNotConfigured   -32007  400
         ├── ExtensionSupportRequired         -32008  400

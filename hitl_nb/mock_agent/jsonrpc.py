@@ -32,14 +32,9 @@ from hitl_nb.errors import (
     ResponseInvalid,
     VersionNotSupported,
 )
-from hitl_nb.mock_agent.http import (
-    BaseHandler,
-    decode_send_params,
-    error_data_v03,
-    error_details,
-    list_tasks,
-)
+from hitl_nb.mock_agent.http import BaseHandler, decode_send_params, list_tasks
 from hitl_nb.mock_agent.views import task_view
+from hitl_nb.mock_agent.wire_errors import error_data_v03, error_details
 
 __all__ = ["JsonRpcHandler"]
 

@@ -25,9 +25,10 @@ from hitl_nb.errors import (
     PushNotificationNotSupported,
     VersionNotSupported,
 )
-from hitl_nb.mock_agent.http import BaseHandler, decode_send_params, list_tasks, rest_error_body
+from hitl_nb.mock_agent.http import BaseHandler, decode_send_params, list_tasks
 from hitl_nb.mock_agent.records import TaskRecord
 from hitl_nb.mock_agent.views import task_view
+from hitl_nb.mock_agent.wire_errors import rest_error_body
 
 #: A2A 1.0 §14.1: the media type of HTTP+JSON payloads.
 A2A_JSON = "application/a2a+json"
