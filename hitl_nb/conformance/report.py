@@ -151,6 +151,10 @@ class Report:
     def __contains__(self, check_id: object) -> bool:
         return any(r.id == check_id for r in self.results)
 
+    def __repr__(self) -> str:
+        # The plain-text face in a notebook without HTML, and in tracebacks: short.
+        return f"<Report {self.agent} {self.binding} A2A {self.version}: {self.summary()}>"
+
     def ids(self) -> list[str]:
         """The ids of the checks that ran, in order."""
         return [r.id for r in self.results]
