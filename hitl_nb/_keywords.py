@@ -175,7 +175,72 @@ def _unique_items(validator: Any, unique: Any, instance: Any, schema: Any) -> It
             seen[key] = index
 
 
+def _passes(validator: Any, instance: Any, subschema: Any) -> bool:
+    return next(iter(validator.descend(instance, subschema)), None) is None
+
+
+#: How many subschemas deep the search for evaluated members may go (a `$ref` cycle
+#: would otherwise recurse forever).
+_EVALUATION_DEPTH = 64
+
+
+def _evaluated(validator: Any, instance: Mapping[str, Any], schema: Any, depth: int) -> set[str]:
+    """The members of ``instance`` that ``schema`` evaluates (draft 2020-12 annotations).
+
+    Patterns run through :func:`_search` (RE2 / budgeted), never Python's ``re``: this is
+    why ``unevaluatedProperties`` is replaced at all (S-2).
+    """
+    if not isinstance(schema, dict):
+        return set()
+    if depth > _EVALUATION_DEPTH:
+        raise RecursionError("unevaluatedProperties: references nest too deeply")
+    _tick()
+    found: set[str] = set()
+    for key in ("$ref", "$dynamicRef"):
+        if isinstance(schema.get(key), str):
+            # jsonschema keeps the resolver of the current scope in ``_resolver``; a
+            # resolved reference carries its own, for references inside it.
+            resolved = validator._resolver.lookup(schema[key])
+            inner = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+            found |= _evaluated(inner, instance, resolved.contents, depth + 1)
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        found |= properties.keys() & instance.keys()
+    for key in ("additionalProperties", "unevaluatedProperties"):
+        if key in schema:
+            found |= {k for k, v in instance.items() if _passes(validator, v, schema[key])}
+    for pattern in schema.get("patternProperties", {}) or {}:
+        found |= {k for k in instance if _search(pattern, k)}
+    for prop, subschema in (schema.get("dependentSchemas") or {}).items():
+        if prop in instance:
+            found |= _evaluated(validator, instance, subschema, depth + 1)
+    for key in ("allOf", "anyOf", "oneOf"):
+        for subschema in schema.get(key) or []:
+            if _passes(validator, instance, subschema):
+                found |= _evaluated(validator, instance, subschema, depth + 1)
+    if "if" in schema:
+        branch = "then" if _passes(validator, instance, schema["if"]) else "else"
+        if branch == "then":
+            found |= _evaluated(validator, instance, schema["if"], depth + 1)
+        found |= _evaluated(validator, instance, schema.get(branch), depth + 1)
+    return found
+
+
+def _unevaluated_properties(validator: Any, up: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object"):
+        return
+    evaluated = _evaluated(validator, instance, schema, 0)
+    for key in instance:
+        if key in evaluated:
+            continue
+        if up is False:
+            yield ValidationError(f"unevaluated property {key!r} is not permitted", path=(key,))
+        else:
+            yield from _descend(validator, instance[key], up, key)
+
+
 OWN_KEYWORDS = {
+    "unevaluatedProperties": _unevaluated_properties,
     "properties": _properties,
     "required": _required,
     "dependentRequired": _dependent_required,

@@ -338,3 +338,50 @@ def test_a_removed_required_member_or_an_extra_one_is_named(pair, extra):
         got = issues(schema, payload)
         assert {"path": json_pointer([extra]), "keyword": "additionalProperties",
                 "message": f"additional property {extra!r} is not permitted"} in got  # fmt: skip
+
+
+def test_unevaluated_properties_never_runs_a_backtracking_engine():
+    # jsonschema's own unevaluatedProperties matches patternProperties with Python's re:
+    # 29 characters were enough to take seconds. Ours goes through RE2.
+    schema = {"type": "object", "patternProperties": {"^(a+)+$": {"type": "integer"}},
+              "unevaluatedProperties": False}  # fmt: skip
+    key = "a" * 28 + "!"
+    got, seconds = timed(lambda: issues(schema, {key: 1, "aaa": 2}))
+    assert got == [{"path": "/" + key, "keyword": "unevaluatedProperties",
+                    "message": f"unevaluated property {key!r} is not permitted"}]  # fmt: skip
+    assert seconds < HANG
+
+
+@pytest.mark.parametrize(
+    ("payload", "unevaluated"),
+    [
+        ({"a": 1}, []),
+        ({"a": 1, "b": 2}, ["/b"]),
+        ({"kind": "x", "x": 1}, []),
+        ({"kind": "x", "y": 1}, ["/y"]),
+        ({"kind": "z", "y": 1}, []),
+        ({"card": "1", "cvv": "2"}, []),
+    ],
+)
+def test_unevaluated_properties_follows_refs_branches_and_dependents(payload, unevaluated):
+    schema = {
+        "type": "object",
+        "$defs": {"base": {"properties": {"a": {"type": "integer"}}}},
+        "allOf": [{"$ref": "#/$defs/base"}],
+        "if": {"properties": {"kind": {"const": "x"}}, "required": ["kind"]},
+        "then": {"properties": {"kind": {}, "x": {}}},
+        "else": {"properties": {"kind": {}, "y": {}}},
+        "dependentSchemas": {"card": {"properties": {"cvv": {}}}},
+        "properties": {"card": {}},
+        "unevaluatedProperties": False,
+    }
+    got = issues(schema, payload)
+    assert [i["path"] for i in got if i["keyword"] == "unevaluatedProperties"] == unevaluated
+
+
+def test_unevaluated_properties_with_a_schema_validates_the_rest():
+    schema = {"type": "object", "properties": {"a": {}},
+              "unevaluatedProperties": {"type": "integer"}}  # fmt: skip
+    assert issues(schema, {"a": "s", "b": 1, "c": "x"}) == [
+        {"path": "/c", "keyword": "type", "message": "expected integer, got string"}
+    ]
