@@ -115,6 +115,10 @@ def pathological() -> None:
         "allOf": [{"type": "integer", "minimum": -n} for n in range(40)]}}}}  # fmt: skip
     cases.append(("2M keyword checks (time budget)",
                   lambda: validate_payload(heavy, {"a": [1] * 50_000})))  # fmt: skip
+    uneval = {"type": "object", "patternProperties": {"^(a+)+$": {}},
+              "unevaluatedProperties": False}  # fmt: skip
+    odd_key = {"a" * 28 + "!": 1}
+    cases.append(("unevaluatedProperties + ^(a+)+$ key", lambda: validate_payload(uneval, odd_key)))
     unique = {"type": "object", "properties": {"a": {"uniqueItems": True}}}
     pairs = {"a": [[i, str(i)] for i in range(50_000)]}
     cases.append(("uniqueItems over 50k arrays", lambda: validate_payload(unique, pairs)))
@@ -128,7 +132,7 @@ def pathological() -> None:
     cases.append(("65+ KiB schema", lambda: _rejected(big)))
     cases.append(("remote $ref", lambda: _rejected({"type": "object", "$ref": "https://x/y"})))
     print(f"\npathological cases (budget {TIME_BUDGET * 1000:.0f} ms; schemas compiled first):")
-    for schema in (catastrophic, lookahead, heavy, unique, APPROVAL, {"type": "object"}):
+    for schema in (catastrophic, lookahead, heavy, uneval, unique, APPROVAL, {"type": "object"}):
         compile_schema(schema)  # compiling is cached per schema; time the validation alone
     for label, fn in cases:
         t0 = time.perf_counter()
