@@ -125,6 +125,12 @@ RPC_CASES: dict[str, RpcCase] = {
         lambda c: rpc("SubscribeToTask", {"id": c.open_id}), {"Last-Event-ID": "abc"}, -32602
     ),
     "text-plain": (lambda c: rpc("GetTask", {"id": c.open_id}), {"Content-Type": "text/plain"}, -32005),
+    "huge-last-event-id": (
+        lambda c: rpc("SubscribeToTask", {"id": c.open_id}), {"Last-Event-ID": "9" * 5000}, -32602
+    ),
+    "list-token-superscript": (lambda c: rpc("ListTasks", {"pageToken": "\u00b2"}), {}, -32602),
+    "list-token-huge": (lambda c: rpc("ListTasks", {"pageToken": "9" * 5000}), {}, -32602),
+    "id-5000-digits": (lambda c: b'{"jsonrpc":"2.0","id":' + b"9" * 5000 + b',"method":"GetTask"}', {}, -32700),
     "version-9": (lambda c: rpc("GetTask", {"id": c.open_id}), {"A2A-Version": "9.9"}, -32009),
     "answer-terminal-task": (lambda c: send(answer(c, {"prompt_id": c.done_pid, "payload": {"approve": True}}, c.done_id)), {}, -32010),
     "plain-to-terminal": (lambda c: send(user_message(task_id=c.done_id)), {}, -32004),
@@ -164,6 +170,13 @@ REST_CASES: dict[str, RestCase] = {
     "list-bad-status": ("GET", lambda c: "/tasks?status=DONE", lambda c: None, {}, 400, "INVALID_PARAMS"),
     "list-bad-artifacts": ("GET", lambda c: "/tasks?includeArtifacts=maybe", lambda c: None, {}, 400, "INVALID_PARAMS"),
     "history-negative": ("GET", lambda c: f"/tasks/{c.open_id}?historyLength=-1", lambda c: None, {}, 400, "INVALID_PARAMS"),
+    "history-superscript": ("GET", lambda c: f"/tasks/{c.open_id}?historyLength=%C2%B2", lambda c: None, {}, 400, "INVALID_PARAMS"),
+    "history-5000-digits": ("GET", lambda c: f"/tasks/{c.open_id}?historyLength={'9' * 5000}", lambda c: None, {}, 400, "INVALID_PARAMS"),
+    "list-size-superscript": ("GET", lambda c: "/tasks?pageSize=%C2%B2", lambda c: None, {}, 400, "INVALID_PARAMS"),
+    "list-token-superscript": ("GET", lambda c: "/tasks?pageToken=%C2%B2", lambda c: None, {}, 400, "INVALID_PARAMS"),
+    "list-token-huge": ("GET", lambda c: f"/tasks?pageToken={'9' * 5000}", lambda c: None, {}, 400, "INVALID_PARAMS"),
+    "huge-last-event-id": ("POST", lambda c: f"/tasks/{c.open_id}:subscribe", lambda c: None, {"Last-Event-ID": "9" * 5000}, 400, "INVALID_PARAMS"),
+    "body-5000-digit-number": ("POST", lambda c: "/message:send", lambda c: b'{"message":{"messageId":' + b"9" * 5000 + b"}}", {}, 400, "PARSE_ERROR"),
     "unknown-route": ("GET", lambda c: "/v1/whatever", lambda c: None, {}, 404, "METHOD_NOT_FOUND"),
     "wrong-verb": ("GET", lambda c: "/message:send", lambda c: None, {}, 405, "METHOD_NOT_FOUND"),
     "push-config": ("POST", lambda c: f"/tasks/{c.open_id}/pushNotificationConfigs", lambda c: {}, {}, 400, "PUSH_NOTIFICATION_NOT_SUPPORTED"),
@@ -223,3 +236,18 @@ def test_rest_hostile(world: tuple[MockAgent, Ctx], name: str) -> None:
 def test_corpus_is_big_enough() -> None:
     assert len(RPC_CASES) + len(REST_CASES) >= 50
     assert len(RPC_CASES) >= 50
+
+
+def test_a_bug_still_answers_with_a_status_body(monkeypatch: pytest.MonkeyPatch) -> None:
+    with MockAgent() as agent:
+        assert agent.core is not None
+
+        def broken(task_id: str) -> Any:
+            raise RuntimeError("boom")
+
+        monkeypatch.setattr(agent.core, "get", broken)
+        r = httpx.get(agent.url + "/tasks/anything", headers=H, timeout=10)
+        assert r.status_code == 500
+        error = r.json()["error"]
+        assert error["code"] == 500 and "RuntimeError: boom" in error["message"]
+        assert error["details"][0]["reason"] == "INTERNAL"

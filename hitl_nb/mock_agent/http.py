@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -64,11 +65,24 @@ from hitl_nb.spec import (
     parse_rfc3339,
 )
 
-__all__ = ["AgentService", "make_handlers", "VALIDATION_DETAIL_TYPE"]
+__all__ = ["AgentService", "make_handlers", "parse_count", "VALIDATION_DETAIL_TYPE"]
 
 JSON_TYPES = ("application/json", "application/a2a+json")
 MAX_BODY_BYTES = 1024 * 1024
 MAX_BODY_DEPTH = 64
+# Counters on the wire (event ids, page tokens, query integers) are ASCII digits, at most
+# 18 of them: str.isdigit() also accepts "²" and "١", which int() refuses or reads,
+# and int() refuses more than 4300 digits.
+_COUNT = re.compile(r"[0-9]{1,18}")
+
+
+def parse_count(raw: str, what: str) -> int:
+    """A non-negative integer written in ASCII digits (InvalidParams naming ``what``)."""
+    text = raw.strip()
+    if _COUNT.fullmatch(text) is None:
+        shown = text if len(text) <= 40 else text[:40] + f"... ({len(text)} characters)"
+        raise InvalidParams(f"{what} must be a non-negative integer, got {shown!r}")
+    return int(text)
 
 
 @dataclass
@@ -185,6 +199,8 @@ class BaseHandler(tornado.web.RequestHandler):
             return parse_json(body, max_bytes=self.service.max_body, max_depth=MAX_BODY_DEPTH)
         except BadJSON as exc:
             raise JSONParseError(f"request body: {exc}") from None
+        except ValueError as exc:  # json.loads: an integer of more than 4300 digits
+            raise JSONParseError(f"request body: {exc}") from None
 
     def start_sse(self) -> None:
         """Send the headers of a ``text/event-stream`` response."""
@@ -237,9 +253,7 @@ class BaseHandler(tornado.web.RequestHandler):
         raw = self.request.headers.get("Last-Event-ID")
         if raw is None or not raw.strip():
             return None
-        if not raw.strip().isdigit():
-            raise InvalidParams(f"Last-Event-ID must be an event id from this agent, got {raw!r}")
-        return int(raw.strip())
+        return parse_count(raw, "Last-Event-ID (an event id from this agent)")
 
     def subscription(self, rec: TaskRecord) -> tuple[int, tuple[int, StreamEvent] | None]:
         """Where a subscription starts: ``(after, first event)``.
@@ -307,11 +321,9 @@ def list_tasks(
             wanted = codec_v1.state_from_wire(state, "/status")
         except WireDecodeError as exc:
             raise InvalidParams(str(exc)) from None
-    if page_token and not page_token.isdigit():
-        raise InvalidParams("pageToken is not a token this agent issued")
+    start = parse_count(page_token, "pageToken (a token this agent issued)") if page_token else 0
     recs = handler.core.list_tasks(context_id=context_id, state=wanted, updated_after=after)
     size = page_size or 50
-    start = int(page_token) if page_token else 0
     page = recs[start : start + size]
     tasks = [
         codec_v1.encode_task(

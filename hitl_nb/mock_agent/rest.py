@@ -12,6 +12,7 @@ exist only in 1.0.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import tornado.web
@@ -20,15 +21,18 @@ from hitl_nb.a2a import codec_v1
 from hitl_nb.errors import (
     A2AError,
     ExtendedAgentCardNotConfigured,
+    InternalError,
     InvalidParams,
     MethodNotFound,
     PushNotificationNotSupported,
     VersionNotSupported,
 )
-from hitl_nb.mock_agent.http import BaseHandler, decode_send_params, list_tasks
+from hitl_nb.mock_agent.http import BaseHandler, decode_send_params, list_tasks, parse_count
 from hitl_nb.mock_agent.records import TaskRecord
 from hitl_nb.mock_agent.views import task_view
 from hitl_nb.mock_agent.wire_errors import rest_error_body
+
+log = logging.getLogger("hitl_nb.mock_agent")
 
 #: A2A 1.0 §14.1: the media type of HTTP+JSON payloads.
 A2A_JSON = "application/a2a+json"
@@ -75,6 +79,11 @@ class RestHandler(BaseHandler):
                 _MethodNotAllowed(f"{self.request.method} is not allowed on {self.request.path}")
             )
             return
+        if not isinstance(e, tornado.web.HTTPError) and not self._finished:
+            # A bug must still answer with a Status body, as the JSON-RPC binding does.
+            log.error("HTTP+JSON request failed", exc_info=e)
+            self.send_error_body(InternalError(f"internal error: {type(e).__name__}: {e}"))
+            return
         super()._handle_request_exception(e)
 
     def write_json(self, obj: Any) -> None:
@@ -97,9 +106,10 @@ class RestHandler(BaseHandler):
         raw = self.get_query_argument(name, None)
         if raw is None:
             return None
-        if not raw.isdigit() or not low <= int(raw) <= high:
+        value = parse_count(raw, f"query parameter {name}")
+        if not low <= value <= high:
             raise InvalidParams(f"query parameter {name} must be an integer in [{low}, {high}]")
-        return int(raw)
+        return value
 
 
 class _MethodNotAllowed(MethodNotFound):
