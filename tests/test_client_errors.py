@@ -117,3 +117,15 @@ def test_every_httpx_transport_error_is_mapped(cls: type[httpx.HTTPError]) -> No
     expected = AgentTimeout if issubclass(cls, httpx.TimeoutException) else AgentUnreachable
     assert isinstance(error, expected)
     assert "GetTask" in str(error) and "boom" in str(error)
+
+
+def test_validation_errors_packed_as_deeply_nested_text_are_dropped() -> None:
+    # json.loads recursed out (RecursionError) on such text from a hostile agent.
+    data = [
+        {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "HITL_RESPONSE_INVALID",
+         "metadata": {"validation_errors": "[" * 200_000}},
+        {"validation_errors": ISSUES},
+    ]  # fmt: skip
+    error = from_jsonrpc_error({"code": -32011, "message": "x", "data": data})
+    assert isinstance(error, ResponseInvalid)
+    assert error.validation_errors == ISSUES

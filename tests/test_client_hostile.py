@@ -336,6 +336,24 @@ def test_a_50_mb_event_is_refused_early() -> None:
     assert sent["bytes"] < 50 << 20
 
 
+def test_numbers_of_thousands_of_digits_are_protocol_violations() -> None:
+    # json.loads raises ValueError (not JSONDecodeError) past 4300 digits.
+    huge = b"9" * 5000
+
+    def send(request: Request, conn: Conn) -> None:
+        conn.answer(b'{"jsonrpc": "2.0", "id": ' + huge + b', "result": {}}')
+
+    def write(request: Request, conn: Conn) -> None:
+        conn.head(content_type="text/event-stream")
+        conn.send(b'data: {"jsonrpc": "2.0", "id": ' + huge + b', "result": {}}\n\n')
+
+    with _stream_agent(write, SendMessage=send) as s:
+        with pytest.raises(ProtocolViolation, match="bad JSON"):
+            run(HitlClient(s.url, **FAST).send("x"))
+        with pytest.raises(ProtocolViolation, match="not JSON"):
+            run(_collect(HitlClient(s.url, **FAST)))
+
+
 def test_answer_for_another_request_id() -> None:
     def other_id(request: Request, conn: Conn) -> None:
         conn.answer(wire.rpc(wire.task("t", "working"), "someone-else"))

@@ -192,3 +192,9 @@ def test_aiter_events_over_async_chunks() -> None:
         return out
 
     assert asyncio.run(collect()) == [ServerSentEvent("x", id="1"), ServerSentEvent("y", id="1")]
+
+
+def test_a_retry_of_thousands_of_digits_is_ignored() -> None:
+    # int() refuses more than 4300 digits: the parser must not raise ValueError.
+    raw = b"retry: 1500\ndata: a\n\nretry: " + b"9" * 5000 + b"\ndata: b\n\nretry: 0\ndata: c\n\n"
+    assert [(e.data, e.retry) for e in parse(raw)] == [("a", 1500), ("b", 1500), ("c", 0)]

@@ -4,7 +4,7 @@ The parser follows the WHATWG "event stream interpretation" rules: lines end in 
 or CR (a CR at the end of a chunk waits for the next one), a leading BOM is dropped,
 lines starting with ``:`` are comments, ``data:`` lines join with LF, ``id:`` sets the
 last event id (kept across events, ignored when it contains NUL), ``retry:`` takes ASCII
-digits only, and an event whose data buffer is empty is not dispatched.
+digits only (at most 18 of them), and an event whose data buffer is empty is not dispatched.
 
 Why not ``httpx-sse`` (installed, maintained): it keeps no bound on a line or an event
 (a 50 MB ``data:`` line is buffered whole before anything can object), it dispatches
@@ -39,6 +39,9 @@ DEFAULT_MAX_EVENT_SIZE = 1 << 20  # 1 MiB
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 _DIGITS = re.compile(r"[0-9]+")
+# A retry longer than this many digits is ignored: no sane delay, and int() refuses
+# more than 4300 digits (a ValueError out of the parser).
+_MAX_RETRY_DIGITS = 18
 
 
 class EventTooLarge(ProtocolViolation):
@@ -166,7 +169,7 @@ class SSEParser:
             if "\0" not in value:
                 self.last_event_id = value
         elif name == "retry":
-            if _DIGITS.fullmatch(value):
+            if len(value) <= _MAX_RETRY_DIGITS and _DIGITS.fullmatch(value):
                 self.retry = int(value)
         return None
 

@@ -17,16 +17,17 @@ JSON text, or a ``google.rpc.BadRequest``'s ``fieldViolations``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
+from hitl_nb._json import parse_json
 from hitl_nb.errors import (
     A2AError,
     AgentTimeout,
     AgentUnreachable,
+    BadJSON,
     ResponseInvalid,
     TransportError,
     error_for_code,
@@ -67,9 +68,9 @@ def _from_detail(detail: Any) -> Iterator[dict[str, Any]]:
     if isinstance(meta, dict):
         packed = meta.get("validation_errors")
         if isinstance(packed, str):  # ErrorInfo metadata values are strings
-            try:
-                packed = json.loads(packed)
-            except ValueError:
+            try:  # parse_json: json.loads would recurse out on "[[[[..." (RecursionError)
+                packed = parse_json(packed, max_bytes=len(packed) * 4 + 16, max_depth=16)
+            except (BadJSON, ValueError):
                 packed = None
         yield from _issues_from_list(packed)
     for violation in detail.get("fieldViolations") or []:

@@ -114,7 +114,7 @@ class HttpSession:
             )
         try:
             return parse_json(raw, max_bytes=self.limits.max_body_size, max_depth=_MAX_JSON_DEPTH)
-        except BadJSON as exc:
+        except (BadJSON, ValueError) as exc:  # ValueError: an integer of over 4300 digits
             raise ProtocolViolation(
                 f"{what}: agent answered HTTP {response.status_code} with bad JSON: {exc}"
             ) from exc
@@ -193,5 +193,5 @@ class HttpSession:
             return parse_json(
                 data, max_bytes=self.limits.max_event_size * 4, max_depth=_MAX_JSON_DEPTH
             )
-        except BadJSON as exc:
+        except (BadJSON, ValueError) as exc:  # ValueError: an integer of over 4300 digits
             raise ProtocolViolation(f"{what}: an event's data is not JSON: {exc}") from exc
