@@ -7,6 +7,8 @@ and no task changes state."""
 from __future__ import annotations
 
 import json
+import socket
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -251,3 +253,35 @@ def test_a_bug_still_answers_with_a_status_body(monkeypatch: pytest.MonkeyPatch)
         error = r.json()["error"]
         assert error["code"] == 500 and "RuntimeError: boom" in error["message"]
         assert error["details"][0]["reason"] == "INTERNAL"
+
+
+def _raw_subscribe(port: int, task_id: str) -> socket.socket:
+    body = json.dumps(rpc("SubscribeToTask", {"id": task_id})).encode()
+    head = "".join(f"{k}: {v}\r\n" for k, v in H.items())
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(
+        f"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{head}"
+        f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+    return sock
+
+
+def test_subscribers_that_hang_up_are_forgotten_at_once() -> None:
+    # Before: each subscribe-then-disconnect left its listener (and coroutine and
+    # socket) until the next ping, here a minute away.
+    with MockAgent(ping_interval=60) as agent:
+        wire = Wire(agent.url)
+        task_id = wire.start()["id"]
+        assert agent.core is not None
+        outbox = agent.core.tasks[task_id].outbox
+        for _ in range(50):
+            _raw_subscribe(agent.port, task_id).close()
+        kept = _raw_subscribe(agent.port, task_id)
+        deadline = time.monotonic() + 10
+        while outbox.listeners != 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert outbox.listeners == 1  # only the one still connected
+        kept.close()
+        wire.close()

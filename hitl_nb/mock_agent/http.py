@@ -48,7 +48,7 @@ from hitl_nb.errors import (
 )
 from hitl_nb.mock_agent.core import AgentCore
 from hitl_nb.mock_agent.faults import Faults
-from hitl_nb.mock_agent.outbox import follow
+from hitl_nb.mock_agent.outbox import CLOSED, Listener, follow
 from hitl_nb.mock_agent.records import TaskRecord
 from hitl_nb.mock_agent.views import event_view, task_view
 from hitl_nb.mock_agent.wire_errors import (
@@ -142,6 +142,7 @@ class BaseHandler(tornado.web.RequestHandler):
         """Tornado hook: receive the shared service."""
         self.service = service
         self._streaming = False
+        self._listener: Listener | None = None
         # A mounted agent meets its loop here (deadline timers need it); idempotent.
         service.core.attach(asyncio.get_running_loop())
 
@@ -226,10 +227,13 @@ class BaseHandler(tornado.web.RequestHandler):
         activated = self.activated()
         faults = self.service.faults
 
+        listener = self._listener = Listener()
+
         async def source() -> AsyncGenerator[tuple[int, StreamEvent] | None, None]:
             if first is not None:
                 yield first
-            async for item in follow(rec.outbox, after, ping_interval=self.service.ping_interval):
+            interval = self.service.ping_interval
+            async for item in follow(rec.outbox, after, ping_interval=interval, listener=listener):
                 yield item
 
         gen = source()
@@ -247,6 +251,15 @@ class BaseHandler(tornado.web.RequestHandler):
             pass
         finally:
             await gen.aclose()
+
+    def on_connection_close(self) -> None:
+        """The client went away: end its stream now, not at the next write (a ping).
+
+        Without this, a client that subscribes and disconnects in a loop left a listener,
+        a coroutine and a socket behind per attempt until the next ``: ping``.
+        """
+        if self._listener is not None:
+            self._listener.push(CLOSED)
 
     def last_event_id(self) -> int | None:
         """The ``Last-Event-ID`` header as an outbox id (InvalidParams when malformed)."""

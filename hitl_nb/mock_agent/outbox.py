@@ -96,9 +96,10 @@ class Outbox:
         start = bisect.bisect_right(self._ids, seq)
         return list(zip(self._ids[start:], self._events[start:], strict=True))
 
-    def listen(self) -> Listener:
-        """A listener that receives ``(id, event)`` for every event appended from now on."""
-        listener = Listener()
+    def listen(self, listener: Listener | None = None) -> Listener:
+        """A listener (``listener``, or a new one) that receives ``(id, event)`` for every
+        event appended from now on."""
+        listener = listener or Listener()
         self._listeners.add(listener)
         return listener
 
@@ -126,15 +127,21 @@ def ends_stream(event: StreamEvent) -> bool:
 
 
 async def follow(
-    outbox: Outbox, after: int, *, ping_interval: float = 15.0
+    outbox: Outbox,
+    after: int,
+    *,
+    ping_interval: float = 15.0,
+    listener: Listener | None = None,
 ) -> AsyncIterator[tuple[int, StreamEvent] | None]:
     """The events after id ``after``, then live ones, until one ends the stream.
 
     Yields ``(id, event)``, or ``None`` when nothing happened for ``ping_interval``
     seconds (time for a keep-alive). The backlog is read and the listener registered in
-    one step on the loop, so no event is missed or repeated (§Outbox / Replay).
+    one step on the loop, so no event is missed or repeated (§Outbox / Replay). Pass your
+    own ``listener`` to end the stream early: push :data:`CLOSED` to it (the subscriber
+    went away).
     """
-    listener = outbox.listen()
+    listener = outbox.listen(listener)
     try:
         last = after
         for seq, event in outbox.after(after):
