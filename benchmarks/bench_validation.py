@@ -122,6 +122,17 @@ def pathological() -> None:
     unique = {"type": "object", "properties": {"a": {"uniqueItems": True}}}
     pairs = {"a": [[i, str(i)] for i in range(50_000)]}
     cases.append(("uniqueItems over 50k arrays", lambda: validate_payload(unique, pairs)))
+    bare = {"type": "object", "properties": {"a": {"items": {f"note{i}": 0 for i in range(5000)}}}}
+    cases.append(("200k items, 5000 unknown members each",
+                  lambda: validate_payload(bare, {"a": [0] * 200_000})))  # fmt: skip
+    patterns = {"type": "object", "additionalProperties": False,
+                "patternProperties": {f"^x{i}$": True for i in range(1000)}}  # fmt: skip
+    names = {f"k{i}": 0 for i in range(20_000)}
+    cases.append(("20k names x 1000 patterns", lambda: validate_payload(patterns, names)))
+    dialect = {"type": "object", "properties": {"s": {
+        "$schema": "http://json-schema.org/draft-07/schema#", "pattern": "^(a+)+$"}}}  # fmt: skip
+    cases.append(("draft-07 subschema, ^(a+)+$ on 30 chars",
+                  lambda: validate_payload(dialect, {"s": "a" * 30 + "!"})))  # fmt: skip
     huge = {"approved": True, "comment": "x" * 10**7}
     cases.append(("10 MB string (size cap)", lambda: validate_payload(APPROVAL, huge)))
     deep: dict[str, Any] = {}
@@ -132,7 +143,8 @@ def pathological() -> None:
     cases.append(("65+ KiB schema", lambda: _rejected(big)))
     cases.append(("remote $ref", lambda: _rejected({"type": "object", "$ref": "https://x/y"})))
     print(f"\npathological cases (budget {TIME_BUDGET * 1000:.0f} ms; schemas compiled first):")
-    for schema in (catastrophic, lookahead, heavy, uneval, unique, APPROVAL, {"type": "object"}):
+    compiled_first = (catastrophic, lookahead, heavy, uneval, unique, bare, patterns, dialect)
+    for schema in (*compiled_first, APPROVAL, {"type": "object"}):
         compile_schema(schema)  # compiling is cached per schema; time the validation alone
     for label, fn in cases:
         t0 = time.perf_counter()

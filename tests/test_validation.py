@@ -385,3 +385,57 @@ def test_unevaluated_properties_with_a_schema_validates_the_rest():
     assert issues(schema, {"a": "s", "b": 1, "c": "x"}) == [
         {"path": "/c", "keyword": "type", "message": "expected integer, got string"}
     ]
+
+
+# --- S-2 holes found by red-teaming: each took seconds (or forever) before the fix ------
+
+TIMEOUT = [ValidationIssue("", "timeout", "validation stopped after 50 ms")]
+
+
+@pytest.mark.parametrize(
+    ("items", "count"),
+    [
+        # No keyword at all in the item's subschema: nothing used to check the budget.
+        ({f"note{i}": 0 for i in range(5000)}, 200_000),
+        # Only leaf keywords, which run unbudgeted: 9 s for 500,000 items.
+        ({"maximum": 5, "minimum": 0, "maxLength": 3, "minLength": 0, "maxItems": 3,
+          "minItems": 0, "exclusiveMaximum": 9, "exclusiveMinimum": -1, "multipleOf": 1,
+          "const": 0, "enum": [0]}, 500_000),
+    ],  # fmt: skip
+)
+def test_budget_is_checked_for_every_item(items, count):
+    schema = {"type": "object", "properties": {"a": {"items": items}}}
+    got, seconds = timed(lambda: validate_payload(schema, {"a": [0] * count}, budget=0.05))
+    assert got == TIMEOUT
+    assert seconds < HANG
+
+
+@pytest.mark.parametrize("closed", [False, True])
+def test_budget_is_checked_for_every_member_against_many_patterns(closed):
+    # 20,000 member names x 1,000 patterns: 40 s of RE2 searches before the fix.
+    schema = {"type": "object", "patternProperties": {f"^x{i}$": True for i in range(1000)}}
+    if closed:
+        schema["additionalProperties"] = False
+    payload = {f"k{i}": 0 for i in range(20_000)}
+    got, seconds = timed(lambda: validate_payload(schema, payload, budget=0.05))
+    assert got == TIMEOUT
+    assert seconds < HANG
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        # A subschema naming another dialect ran on plain jsonschema (Python's re).
+        {"type": "object", "properties": {"s": {
+            "$schema": "http://json-schema.org/draft-07/schema#", "pattern": "^(a+)+$"}}},
+        # So did the root reached again through "$ref": "#" when it names its dialect.
+        {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": ["object", "string"],
+         "properties": {"s": {"$ref": "#"}}, "pattern": "^(a+)+$"},
+    ],  # fmt: skip
+)
+def test_a_dialect_named_inside_the_schema_stays_bounded(schema):
+    # 28 characters took 10 s (and twice as long per extra character) before the fix.
+    got, seconds = timed(lambda: issues(schema, {"s": "a" * 30 + "!"}))
+    assert [i["keyword"] for i in got] == ["pattern"]
+    assert got[0]["path"] == "/s"
+    assert seconds < HANG
