@@ -278,10 +278,44 @@ def test_subscribers_that_hang_up_are_forgotten_at_once() -> None:
         outbox = agent.core.tasks[task_id].outbox
         for _ in range(50):
             _raw_subscribe(agent.port, task_id).close()
-        kept = _raw_subscribe(agent.port, task_id)
-        deadline = time.monotonic() + 10
-        while outbox.listeners != 1 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert outbox.listeners == 1  # only the one still connected
-        kept.close()
+        with _raw_subscribe(agent.port, task_id):
+            deadline = time.monotonic() + 10
+            while outbox.listeners != 1 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert outbox.listeners == 1  # only the one still connected
         wire.close()
+
+
+def _closed_by_server(sock: socket.socket, trickle: bytes, limit: float) -> bool:
+    """Send ``trickle`` a byte at a time, slowly, until the server hangs up (or ``limit``)."""
+    deadline = time.monotonic() + limit
+    sock.settimeout(0.2)
+    for byte in trickle * 1000:
+        if time.monotonic() > deadline:
+            return False
+        try:
+            sock.sendall(bytes([byte]))
+            if sock.recv(65536) == b"":
+                return True
+        except TimeoutError:
+            continue
+        except OSError:
+            return True
+    return False
+
+
+@pytest.mark.parametrize(
+    "opening, trickle",
+    [
+        (b"POST / HTTP/1.1\r\nHost: x\r\n", b"X-Slow: a\r\n"),
+        (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n", b" "),
+    ],
+    ids=["headers", "body"],
+)
+def test_slow_clients_are_cut_off(opening: bytes, trickle: bytes) -> None:
+    # Before: tornado's defaults kept such a socket an hour (headers) or forever (body).
+    with MockAgent(read_timeout=0.5) as agent:
+        with socket.create_connection(("127.0.0.1", agent.port), timeout=10) as sock:
+            sock.sendall(opening)
+            assert _closed_by_server(sock, trickle, limit=15)
+        assert httpx.get(agent.card_url, timeout=5).status_code == 200

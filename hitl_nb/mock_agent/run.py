@@ -92,6 +92,8 @@ class MockAgent:
     added to the built-ins. ``deadline_seconds`` / ``on_deadline``: the ``deadline``
     scenario's defaults (``"keep-open"`` or ``"fail"``). ``max_body``: the request size
     cap in bytes. ``ping_interval``: seconds of silence before a stream sends ``: ping``.
+    ``read_timeout``: seconds a client gets to send a request's headers, and again its
+    body, before the connection is closed (a slow client holds no socket for longer).
     """
 
     def __init__(
@@ -106,11 +108,14 @@ class MockAgent:
         on_deadline: str = "keep-open",
         max_body: int = MAX_BODY_BYTES,
         ping_interval: float = 15.0,
+        read_timeout: float = 30.0,
     ) -> None:
         if on_deadline not in ("keep-open", "fail"):
             raise ValueError("on_deadline must be 'keep-open' or 'fail'")
         if ping_interval <= 0:
             raise ValueError("ping_interval must be positive")
+        if read_timeout <= 0:
+            raise ValueError("read_timeout must be positive")
         if deadline_seconds <= 0:
             raise ValueError("deadline_seconds must be positive")
         self.host = host
@@ -122,6 +127,7 @@ class MockAgent:
         self.on_deadline = on_deadline
         self.max_body = max_body
         self.ping_interval = ping_interval
+        self.read_timeout = read_timeout
         self.core: AgentCore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -193,7 +199,14 @@ class MockAgent:
         )
         app = tornado.web.Application(make_handlers(service), log_function=_access_log)
         self.port = sock.getsockname()[1]
-        self._server = HTTPServer(app, max_body_size=max(_TORNADO_BODY_LIMIT, self.max_body))
+        # Tornado's defaults let a client take an hour over its headers and forever over
+        # its body (slowloris); idle_connection_timeout also bounds the wait for headers.
+        self._server = HTTPServer(
+            app,
+            max_body_size=max(_TORNADO_BODY_LIMIT, self.max_body),
+            idle_connection_timeout=self.read_timeout,
+            body_timeout=self.read_timeout,
+        )
         self._server.add_sockets([sock])
 
     async def _teardown(self) -> None:
