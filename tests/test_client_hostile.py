@@ -8,8 +8,11 @@ or doubled.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
+import tracemalloc
+import zlib
 from typing import Any
 
 import pytest
@@ -352,6 +355,77 @@ def test_numbers_of_thousands_of_digits_are_protocol_violations() -> None:
             run(HitlClient(s.url, **FAST).send("x"))
         with pytest.raises(ProtocolViolation, match="not JSON"):
             run(_collect(HitlClient(s.url, **FAST)))
+
+
+def _compress(chunks: Any, wbits: int) -> bytes:
+    co = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    return b"".join(co.compress(c) for c in chunks) + co.flush()
+
+
+def _bomb(prefix: bytes, megabytes: int) -> bytes:
+    """``prefix`` then ``megabytes`` MiB of zeros, gzipped (about 1 KiB per MiB)."""
+    zeros = b"0" * (1 << 20)
+    return _compress([prefix, *([zeros] * megabytes)], 16 + zlib.MAX_WBITS)
+
+
+def test_gzip_bomb_event_is_refused_within_a_step_of_the_limit() -> None:
+    bomb = _bomb(b"data: ", 64)
+
+    def write(request: Request, conn: Conn) -> None:
+        conn.head(content_type="text/event-stream", Content_Encoding="gzip")
+        conn.send(bomb)
+
+    with _stream_agent(write) as s, pytest.raises(EventTooLarge) as caught:
+        run(_collect(HitlClient(s.url, max_event_size=256 * 1024, **FAST)))
+    # Before: httpx inflated a whole network read at once, 64 MiB here.
+    assert caught.value.size < 1 << 20
+
+
+def test_gzip_bomb_answer_never_sits_whole_in_memory() -> None:
+    bomb = _bomb(b'{"jsonrpc": "2.0", "id": 1, "result": "', 64)
+
+    def send(request: Request, conn: Conn) -> None:
+        conn.answer(bomb, Content_Encoding="gzip")
+
+    with rpc_agent({"SendMessage": send}) as s:
+        tracemalloc.start()
+        try:
+            with pytest.raises(ProtocolViolation, match="max_body_size"):
+                run(HitlClient(s.url, max_body_size=1 << 20, **FAST).send("x"))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < 32 << 20  # before: over 64 MiB (one inflated read)
+
+
+@pytest.mark.parametrize("encoding, wbits", [
+    ("gzip", 16 + zlib.MAX_WBITS), ("deflate", zlib.MAX_WBITS), ("deflate", -zlib.MAX_WBITS),
+])  # fmt: skip
+def test_compressed_answers_are_read(encoding: str, wbits: int) -> None:
+    seen: list[str | None] = []
+
+    def get(request: Request, conn: Conn) -> None:
+        seen.append(request.header("accept-encoding"))
+        body = json.dumps(wire.rpc(wire.task("t", "working"), rid(request))).encode()
+        conn.answer(_compress([body[:10], body[10:]], wbits), Content_Encoding=encoding)
+
+    with rpc_agent({"GetTask": get}) as s:
+        task = run(HitlClient(s.url, **FAST).get_task("t"))
+    assert task.id == "t" and seen == ["gzip, deflate"]
+
+
+@pytest.mark.parametrize("encoding, body", [
+    ("br", b"\x0b\x02\x80{}\x03"), ("gzip", b"not gzip at all"), ("gzip, gzip", b"{}"),
+])  # fmt: skip
+def test_unasked_or_broken_encodings_are_protocol_violations(encoding: str, body: bytes) -> None:
+    def get(request: Request, conn: Conn) -> None:
+        conn.answer(body, Content_Encoding=encoding)
+
+    with (
+        rpc_agent({"GetTask": get}) as s,
+        pytest.raises(ProtocolViolation, match=r"(?i)encod|gzip"),
+    ):
+        run(HitlClient(s.url, **FAST).get_task("t"))
 
 
 def test_answer_for_another_request_id() -> None:
