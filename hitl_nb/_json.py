@@ -16,10 +16,29 @@ from .errors import BadJSON
 MAX_JSON_BYTES = 1024 * 1024
 #: Default cap on nesting (objects and arrays) of a JSON document.
 MAX_JSON_DEPTH = 64
+#: Most digits a JSON integer may have (CPython's own default limit, whatever the
+#: interpreter is set to: converting a longer one takes time quadratic in its length).
+MAX_INT_DIGITS = 4300
 
 
 def _reject_constant(name: str) -> Any:
     raise BadJSON(f"JSON does not allow {name}")
+
+
+def _int(text: str) -> int:
+    digits = len(text) - text.startswith("-")
+    if digits > MAX_INT_DIGITS:
+        raise BadJSON(f"JSON integer of {digits} digits is over the limit of {MAX_INT_DIGITS}")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        # 1e400 is valid JSON syntax but no double holds it; Python would read infinity,
+        # which JSON cannot carry back out.
+        raise BadJSON(f"JSON number {text[:40]} is out of the range of a double")
+    return value
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -41,7 +60,9 @@ def parse_json(
 
     Raises :class:`~hitl_nb.errors.BadJSON` naming the problem for: a document larger
     than ``max_bytes``, bytes that are not UTF-8, a syntax error (with line and
-    column), duplicate keys, ``NaN``/``Infinity``, and nesting deeper than ``max_depth``.
+    column), duplicate keys, ``NaN``/``Infinity``, a number beyond a double's range
+    (``1e400``), an integer over :data:`MAX_INT_DIGITS` digits, and nesting deeper than
+    ``max_depth``.
     """
     size = len(data) if isinstance(data, (bytes, bytearray)) else len(data.encode("utf-8"))
     if size > max_bytes:
@@ -58,7 +79,13 @@ def parse_json(
     if not text.strip():
         raise BadJSON("empty JSON document")
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+        value = json.loads(
+            text,
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_reject_constant,
+            parse_int=_int,
+            parse_float=_float,
+        )
     except json.JSONDecodeError as exc:
         raise BadJSON(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:

@@ -14,6 +14,7 @@ import functools
 import threading
 import time
 from collections.abc import Iterator, Mapping
+from fractions import Fraction
 from typing import Any
 
 import attrs
@@ -150,6 +151,26 @@ def _pattern_properties(validator: Any, pp: Any, instance: Any, schema: Any) -> 
                     yield from _descend(validator, value, subschema, key)
 
 
+def _multiple_of(validator: Any, dB: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    """jsonschema's ``multipleOf``, exact where floats overflow.
+
+    jsonschema divides first: an integer beyond the float range (``10**400``, valid JSON)
+    against a float ``multipleOf`` raised ``OverflowError`` out of the validation.
+    """
+    if not validator.is_type(instance, "number"):
+        return
+    if isinstance(dB, float):
+        try:
+            quotient = instance / dB
+            failed = int(quotient) != quotient
+        except (OverflowError, ValueError):
+            failed = (Fraction(instance) / Fraction(dB)).denominator != 1
+    else:
+        failed = instance % dB != 0
+    if failed:
+        yield ValidationError(f"must be a multiple of {dB}")
+
+
 def _freeze(value: Any) -> Any:
     """Hashable key with JSON equality: 1 and 1.0 are equal, true and 1 are not."""
     if isinstance(value, bool) or value is None:
@@ -253,6 +274,7 @@ OWN_KEYWORDS = {
     "pattern": _pattern,
     "patternProperties": _pattern_properties,
     "uniqueItems": _unique_items,
+    "multipleOf": _multiple_of,
 }
 
 

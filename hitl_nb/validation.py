@@ -34,6 +34,7 @@ from urllib.parse import urldefrag, urljoin
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError
 from jsonschema.exceptions import SchemaError, best_match
 from jsonschema.validators import validator_for
+from referencing.exceptions import Unresolvable
 
 from ._json import dumps_compact, json_depth
 from ._keywords import REGISTRY, BudgetExceeded, bounded_class, clock, compile_pattern
@@ -141,6 +142,7 @@ def _walk(schema: Any, base: str, depth: int, seen: dict[str, Any]) -> None:
         return
     if depth > MAX_DEPTH:
         raise SchemaRejected(f"response_schema nests subschemas deeper than {MAX_DEPTH} levels")
+    seen["walked"].add(id(schema))
     if isinstance(schema.get("$id"), str):
         base = urljoin(base, schema["$id"])
         seen["ids"].add(urldefrag(base)[0])
@@ -163,6 +165,34 @@ def _walk(schema: Any, base: str, depth: int, seen: dict[str, Any]) -> None:
         if isinstance(sub, list):
             for child in sub:
                 _walk(child, base, depth + 1, seen)
+
+
+def _follow_refs(schema: dict[str, Any], cls: Any, root: str, seen: dict[str, Any]) -> None:
+    """Refuse remote and dangling references, and those that point at no subschema.
+
+    A ``$ref`` must land on a subschema (a place the schema's keywords define, such as
+    ``$defs`` or ``properties``), which the metaschema check and the walk have seen.
+    Anything else is refused here: it used to fail in the middle of a validation
+    (``PointerToNowhere``; a ``TypeError`` for ``{"type": 5}`` inside an ``enum``), or
+    to hide from the compile-time checks a remote reference or a bad pattern
+    (draft 2020-12 leaves references to non-schemas undefined).
+    """
+    resolver = cls(schema, registry=REGISTRY)._resolver
+    for base, ref in seen["refs"]:
+        if not ref.startswith("#"):
+            target = urldefrag(urljoin(base, ref))[0]
+            if target not in seen["ids"] and target != root:
+                raise SchemaRejected(f"remote $ref {ref!r} is not allowed: only local references")
+        try:
+            contents = resolver.lookup(urljoin(base, ref)).contents
+        except Unresolvable:
+            raise SchemaRejected(f"$ref {ref!r} points at nothing in the schema") from None
+        if isinstance(contents, bool):
+            continue
+        if not isinstance(contents, dict) or id(contents) not in seen["walked"]:
+            raise SchemaRejected(
+                f"$ref {ref!r} points at a JSON {json_type(contents)} that is not a subschema"
+            )
 
 
 class CompiledSchema:
@@ -198,6 +228,9 @@ class CompiledSchema:
             )
         except RecursionError:
             issues.append(ValidationIssue("", "depth", "schema references recurse too deeply"))
+        except Unresolvable as exc:
+            # Compiling resolves every reference it can see; this is the last guard.
+            issues.append(ValidationIssue("", "$ref", f"a reference does not resolve: {exc}"))
         finally:
             clock.deadline = None
         return issues
@@ -263,18 +296,13 @@ def _compile(canonical: str) -> CompiledSchema:
         known = validator_for(schema, default=_UNKNOWN)
         if known is _UNKNOWN:
             raise SchemaRejected(f"unknown $schema dialect {dialect!r}")
-    seen: dict[str, Any] = {"ids": set(), "refs": [], "patterns": set()}
+    seen: dict[str, Any] = {"ids": set(), "refs": [], "patterns": set(), "walked": set()}
     root = schema.get("$id") if isinstance(schema.get("$id"), str) else ""
     _walk(schema, "", 0, seen)
-    for base, ref in seen["refs"]:
-        if ref.startswith("#"):
-            continue
-        target = urldefrag(urljoin(base, ref))[0]
-        if target not in seen["ids"] and target != root:
-            raise SchemaRejected(f"remote $ref {ref!r} is not allowed: only local references")
+    cls = validator_for(schema, default=Draft202012Validator)
+    _follow_refs(schema, cls, root, seen)
     for pattern in seen["patterns"]:
         compile_pattern(pattern)
-    cls = validator_for(schema, default=Draft202012Validator)
     try:
         cls.check_schema(schema)
     except SchemaError as exc:

@@ -4,6 +4,7 @@ plain text, CSS classes, widget model budget and hostile schemas."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 
 import pytest
@@ -279,9 +280,15 @@ def test_a_field_that_fails_to_build_becomes_json_not_a_broken_form():
         "type": "object",
         "properties": {
             "c": {"type": "string", "format": "color"},
-            "bad_if": {"type": "object", "if": {"type": "object"}, "then": {"$ref": "#/nowhere"}},
+            "bad_if": {"type": "object", "if": {"type": "object"}, "then": {"$ref": "#/$defs/n"}},
         },
+        "$defs": {"n": {"type": "object"}},
     }
+    # A dangling reference no longer reaches the form: compiling the schema refuses it.
+    dangling = copy.deepcopy(schema)
+    dangling["properties"]["bad_if"]["then"]["$ref"] = "#/nowhere"
+    with pytest.raises(SchemaRejected, match="'#/nowhere' points at nothing"):
+        Form(dangling, registry=registry)
     form = Form(schema, registry=registry)
     c = form.field("/c")
     assert c.kind == "json" and "RuntimeError" in c.note.value

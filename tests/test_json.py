@@ -32,6 +32,9 @@ def test_round_trips_any_json(value):
         pytest.param(b"\xff\xfe", "UTF-8", id="not-utf8"),
         pytest.param("[" * 100_000, "deeper than", id="deep-brackets"),
         pytest.param("[" * 40 + "]" * 40, "deeper than", id="over-max-depth"),
+        # These two raised ValueError / returned inf (which JSON cannot carry) before.
+        pytest.param("1" * 4301, "integer of 4301 digits", id="long-integer"),
+        pytest.param('{"n": -1E+999}', "-1E.999 is out of the range", id="float-overflow"),
     ],
 )
 def test_refuses_with_a_clear_reason(text, words):
@@ -69,3 +72,8 @@ def test_dumps_compact_is_canonical_and_refuses_nan():
     assert dumps_compact({"b": 1, "a": "é"}) == '{"a":"é","b":1}'
     with pytest.raises(ValueError):
         dumps_compact(float("nan"))
+
+
+def test_numbers_at_the_edges_are_read_exactly():
+    assert parse_json("-" + "9" * 4300) == -int("9" * 4300)
+    assert parse_json("[1.7976931348623157e308, 1e-400, -0.0]") == [1.7976931348623157e308, 0, 0]

@@ -439,3 +439,61 @@ def test_a_dialect_named_inside_the_schema_stays_bounded(schema):
     assert [i["keyword"] for i in got] == ["pattern"]
     assert got[0]["path"] == "/s"
     assert seconds < HANG
+
+
+@pytest.mark.parametrize(
+    ("schema", "words"),
+    [
+        # Each raised in the middle of a validation before (PointerToNowhere, TypeError).
+        ({"type": "object", "$ref": "#/$defs/nope"}, "'#/$defs/nope' points at nothing"),
+        ({"type": "object", "$dynamicRef": "#nowhere"}, "'#nowhere' points at nothing"),
+        ({"type": "object", "properties": {"a": {"enum": [{"type": 5}]}},
+          "$ref": "#/properties/a/enum/0"}, "points at a JSON object that is not a subschema"),
+        ({"type": "object", "$defs": {"n": {"minimum": 3}}, "$ref": "#/$defs/n/minimum"},
+         "points at a JSON integer"),
+        # A remote reference under a member no keyword defines was never checked.
+        ({"type": "object", "$ref": "#/x", "x": {"$ref": "https://evil.example/s"}},
+         "not a subschema"),
+    ],  # fmt: skip
+)
+def test_references_must_land_on_a_subschema(schema, words):
+    with pytest.raises(SchemaRejected, match=words.replace("$", r"\$")):
+        compile_schema(schema)
+
+
+def test_local_references_of_every_kind_still_resolve():
+    schema = {
+        "$id": "https://example.com/root", "type": "object",
+        "$defs": {"a": {"$anchor": "A", "type": "integer"},
+                  "s": {"$id": "sub/", "$defs": {"b": {"type": "string"}}}},
+        "properties": {"i": {"$ref": "#A"}, "j": {"$ref": "#/$defs/a"},
+                       "m": {"$ref": "sub/#/$defs/b"}, "n": {"$ref": "#"},
+                       "t": {"$ref": "#/properties/i"}, "f": {"$ref": "#/$defs/f"}},
+    }  # fmt: skip
+    schema["$defs"]["f"] = False
+    assert issues(schema, {"i": 1, "j": 2, "m": "q", "n": {"i": 3}, "t": 4}) == []
+    got = issues(schema, {"m": 1, "n": {"i": "x"}, "f": 0})
+    assert sorted(i["path"] for i in got) == ["/f", "/m", "/n/i"]
+    tree = {"$dynamicAnchor": "node", "type": "object",
+            "properties": {"c": {"$dynamicRef": "#node"}}}  # fmt: skip
+    assert issues(tree, {"c": {"c": {}}}) == []
+    assert issues(tree, {"c": {"c": 1}})[0]["path"] == "/c/c"
+
+
+@pytest.mark.parametrize(
+    ("multiple", "value", "valid"),
+    [
+        (0.1, 10**400, False),  # raised OverflowError (int too large to convert to float)
+        (0.5, 10**400, True),
+        (3, 10**400 + 1, False),
+        (1e-300, 10**300, False),
+        (3, 1e308, False),
+        (2.5, 5, True),
+        (0.01, 1.1, True),
+    ],
+)
+def test_multiple_of_on_numbers_beyond_floats(multiple, value, valid):
+    got = issues({"type": "object", "properties": {"n": {"multipleOf": multiple}}}, {"n": value})
+    assert got == ([] if valid else [
+        {"path": "/n", "keyword": "multipleOf", "message": f"must be a multiple of {multiple}"}
+    ])  # fmt: skip
