@@ -206,3 +206,36 @@ def test_snapshot_with_artifacts_made_while_disconnected_is_delivered() -> None:
     # the first snapshot repeats "working": skipped; the second brings artifact a1
     assert kinds == ["TaskEvent", "StatusEvent", "TaskEvent", "StatusEvent", "PromptEvent"]
     assert got[2].task.artifacts[0].artifact_id == "a1"
+
+
+def test_an_agent_that_numbers_each_connection_from_one_loses_no_event() -> None:
+    # Ids "1", "2" again on the second connection, for different events: before, the
+    # client took them for replays and ended the stream without the prompt.
+    first = _events(3)[:2]  # 1: submitted task, 2: working
+    snapshot = codec_v1.decode_stream_response({"task": wire.task("t", "working")})
+    waiting = codec_v1.decode_stream_response(
+        wire.status_update("t", "input_required", wire.envelope())
+    )
+    connections: list[str | None] = []
+
+    def opener(last: str | None) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        connections.append(last)
+
+        async def gen() -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+            if len(connections) == 1:
+                for item in first:
+                    yield item
+                raise AgentUnreachable("cut")
+            yield "1", snapshot
+            yield "2", waiting
+
+        return gen()
+
+    got = asyncio.run(_collect(opener))
+    names = [type(e).__name__ for e in got]
+    assert names[-1] == "PromptEvent", names
+    assert connections == [None, "2"]
+    # submitted, working, then the prompt's status and prompt; the snapshot repeats
+    # the working status already delivered (same timestamp) and is skipped.
+    assert sum(isinstance(e, StatusEvent) and e.status.state.value == "working" for e in got) == 1
+    assert [e.event_id for e in got if isinstance(e, StatusEvent)] == ["2", "2"]

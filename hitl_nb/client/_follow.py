@@ -3,11 +3,12 @@
 A dropped connection (or one the agent closes before the task is terminal or
 interrupted) is resumed with SubscribeToTask: with ``Last-Event-ID`` when the agent
 numbers its events (hitl-prompt/v1 §Outbox / Replay), otherwise from the task snapshot
-the subscription starts with (A2A §3.1.6). Events whose id was seen are skipped; without
-ids, a snapshot or status equal to one already delivered (same state, timestamp and
-message metadata; a snapshot that brings new artifacts excepted) and a prompt already
-delivered are skipped. Retries are bounded, with exponential backoff; an attempt that
-delivered something new resets the count.
+the subscription starts with (A2A §3.1.6). An event seen before under the same id is
+skipped; an id reused for a different event counts for nothing. Without ids, a snapshot
+or status equal to one already delivered (same state, timestamp and message metadata; a
+snapshot that brings new artifacts excepted) and a prompt already delivered are skipped.
+Retries are bounded, with exponential backoff; an attempt that delivered something new
+resets the count.
 """
 
 from __future__ import annotations
@@ -65,7 +66,9 @@ def _status_key(status: TaskStatus) -> tuple[object, ...]:
 class _State:
     task_id: str | None = None
     last_event_id: str | None = None
-    seen_ids: set[str] = field(default_factory=set)
+    #: Each event id delivered, with the event it named.
+    seen_ids: dict[str, StreamEvent] = field(default_factory=dict)
+    reused_id_warned: bool = False
     prompts: set[str] = field(default_factory=set)
     statuses: set[tuple[object, ...]] = field(default_factory=set)
     artifacts: set[str] = field(default_factory=set)
@@ -73,11 +76,21 @@ class _State:
 
 def _fresh(state: _State, event_id: str | None, event: StreamEvent) -> list[ClientEvent]:
     """The neutral events not yet delivered, updating what was delivered."""
+    by_content = event_id is None
     if event_id is not None:
-        if event_id in state.seen_ids:
-            return []
-        state.seen_ids.add(event_id)
+        earlier = state.seen_ids.get(event_id)
+        if earlier is not None and earlier == event:
+            return []  # a replay
         state.last_event_id = event_id
+        if earlier is not None:
+            # The id was used for another event (e.g. an agent numbering each connection
+            # from 1, against §Outbox / Replay): judge this one by its content instead.
+            if not state.reused_id_warned:
+                state.reused_id_warned = True
+                log.warning("the agent reused event id %r for a different event", event_id)
+            by_content = True
+        else:
+            state.seen_ids[event_id] = event
     if isinstance(event, Task):
         state.task_id = state.task_id or event.id
     elif isinstance(event, TaskStatusUpdateEvent):
@@ -97,7 +110,7 @@ def _fresh(state: _State, event_id: str | None, event: StreamEvent) -> list[Clie
             if isinstance(item, TaskEvent):
                 news = {a.artifact_id for a in item.task.artifacts} - state.artifacts
                 state.artifacts |= news
-            if event_id is None and key_s in state.statuses and not news:
+            if by_content and key_s in state.statuses and not news:
                 continue
             state.statuses.add(key_s)
         elif isinstance(item, ArtifactEvent):
