@@ -15,6 +15,7 @@ import tracemalloc
 import zlib
 from typing import Any
 
+import httpx
 import pytest
 
 from hitl_nb.a2a.sse import EventTooLarge
@@ -425,6 +426,38 @@ def test_unasked_or_broken_encodings_are_protocol_violations(encoding: str, body
         rpc_agent({"GetTask": get}) as s,
         pytest.raises(ProtocolViolation, match=r"(?i)encod|gzip"),
     ):
+        run(HitlClient(s.url, **FAST).get_task("t"))
+
+
+def test_redirects_are_never_followed_even_by_a_following_client() -> None:
+    def target(request: Request, conn: Conn) -> None:
+        conn.answer(wire.card(f"http://{request.header('host')}/rpc"))
+
+    def client(url: str) -> HitlClient:
+        return HitlClient(url, httpx_client=httpx.AsyncClient(follow_redirects=True), **FAST)
+
+    with serve(target) as elsewhere:
+
+        def moved(request: Request, conn: Conn) -> None:
+            conn.answer(b"", status=307, Location=elsewhere.url + request.path)
+
+        with serve(moved) as card_moved, pytest.raises(ProtocolViolation, match="redirects"):
+            run(client(card_moved.url).connect())
+        with rpc_agent({"GetTask": moved, "SendStreamingMessage": moved}) as s:
+            with pytest.raises(ProtocolViolation, match=r"redirects \(HTTP 307\)"):
+                run(client(s.url).get_task("t"))
+            with pytest.raises(ProtocolViolation, match="redirects"):
+                run(_collect(client(s.url)))
+        assert elsewhere.requests == []
+
+
+def test_a_redirect_carrying_a_json_rpc_result_is_refused() -> None:
+    # Before: a 307 whose body held {"result": ...} was taken as the answer.
+    def get(request: Request, conn: Conn) -> None:
+        body = wire.rpc(wire.task("t", "working"), rid(request))
+        conn.answer(body, status=307, Location="http://192.0.2.1/rpc")
+
+    with rpc_agent({"GetTask": get}) as s, pytest.raises(ProtocolViolation, match="redirects"):
         run(HitlClient(s.url, **FAST).get_task("t"))
 
 

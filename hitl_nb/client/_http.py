@@ -128,6 +128,17 @@ async def decoded_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
         yield tail
 
 
+def _refuse_redirect(response: httpx.Response, what: str) -> None:
+    """Redirects are never followed, even by an injected client that would: a request
+    carrying the answer to a prompt must not go to a host nobody named."""
+    if 300 <= response.status_code < 400:
+        target = response.headers.get("location", "")
+        raise ProtocolViolation(
+            f"{what}: the agent redirects (HTTP {response.status_code}) to {target[:200]!r}; "
+            "redirects are not followed: use that URL if you trust it"
+        )
+
+
 def _media_type(response: httpx.Response) -> str:
     value: str = response.headers.get("content-type", "")
     return value.split(";")[0].strip().lower()
@@ -205,8 +216,10 @@ class HttpSession:
                 params=params,
                 headers=self.headers,
                 timeout=self.limits.request_timeout(),
+                follow_redirects=False,
             ) as response:
                 self._seen(response)
+                _refuse_redirect(response, what)
                 raw = await self._read_body(response, what)
         except httpx.HTTPError as exc:
             raise from_httpx(exc, what) from exc
@@ -235,9 +248,15 @@ class HttpSession:
         parser = SSEParser(max_event_size=self.limits.max_event_size)
         try:
             async with self.client.stream(
-                method, url, json=json_body, headers=headers, timeout=self.limits.stream_timeout()
+                method,
+                url,
+                json=json_body,
+                headers=headers,
+                timeout=self.limits.stream_timeout(),
+                follow_redirects=False,
             ) as response:
                 self._seen(response)
+                _refuse_redirect(response, what)
                 media = _media_type(response)
                 if media != "text/event-stream":
                     raw = await self._read_body(response, what)
