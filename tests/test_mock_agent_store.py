@@ -26,7 +26,9 @@ def test_sqlite_store_round_trip(tmp_path: Path) -> None:
                  [("p1", "t1", "open")])  # fmt: skip
     store.commit({"id": "t1", "x": 2}, [(3, {"statusUpdate": {}})], [("p1", "t1", "answered")])
     store.close()
-    state = SQLiteStore(tmp_path / "s.db").load()
+    reopened = SQLiteStore(tmp_path / "s.db")
+    state = reopened.load()
+    reopened.close()  # the store holds the file's lock until closed
     assert state.tasks == [{"id": "t1", "x": 2}]
     assert [seq for seq, _ in state.events["t1"]] == [1, 2, 3]
     assert state.prompts == {"p1": ("t1", "answered")}
@@ -152,3 +154,20 @@ def test_kill_9_and_restart_on_the_same_file(tmp_path: Path, spawn: object) -> N
     assert wire.answer(done["id"], done_pid, {"approve": True})[1]["error"]["code"] == -32010
     assert sub.join()[-1][1]["result"]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
     wire.close()
+
+
+def test_a_second_agent_on_the_same_store_is_refused(tmp_path: Path) -> None:
+    # Before: both opened the file; their commits then collided (IntegrityError after
+    # the in-memory change) or silently interleaved two agents' ids.
+    db = tmp_path / "agent.db"
+    with MockAgent(store=db) as agent:
+        wire = Wire(agent.url)
+        task = wire.start()
+        with pytest.raises(ValueError, match="in use by another"):
+            MockAgent(store=db).start()
+        pid = envelope_of(task)["prompt_id"]
+        response, body = wire.answer(task["id"], pid, {"approve": True})
+        assert response.status_code == 200 and "result" in body, body
+        wire.close()
+    with MockAgent(store=db) as again:  # free again once the first one stopped
+        assert again.core is not None and task["id"] in again.core.tasks

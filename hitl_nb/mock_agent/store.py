@@ -89,7 +89,9 @@ class MemoryStore(Store):
 class SQLiteStore(Store):
     """State in a SQLite database (stdlib ``sqlite3``, WAL journal), chosen by a path.
 
-    One process at a time: a second agent on the same file would issue conflicting ids.
+    One agent at a time: the file stays locked (SQLite's exclusive locking mode) until
+    :meth:`close`, and a second store on it is refused with a ValueError; two agents on
+    one file would otherwise issue conflicting event ids and overwrite each other.
     """
 
     durable = True
@@ -101,11 +103,15 @@ class SQLiteStore(Store):
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         try:
+            self._db.execute("PRAGMA busy_timeout=2000")
+            # Before WAL: exclusive mode keeps the WAL index in memory, no -shm file.
+            self._db.execute("PRAGMA locking_mode=EXCLUSIVE")
             self._db.execute("PRAGMA journal_mode=WAL")
             # NORMAL in WAL mode loses nothing when the process dies (the WAL is written
             # before commit returns); only an OS crash could lose the last commits.
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA busy_timeout=2000")
+            self._db.execute("BEGIN EXCLUSIVE")  # take the lock now, not at the first write
+            self._db.execute("COMMIT")
             self._db.executescript(
                 """
                 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -124,6 +130,13 @@ class SQLiteStore(Store):
                 raise ValueError(
                     f"{self.path}: store schema {row[0]!r}, this version reads {_SCHEMA_VERSION!r}"
                 )
+        except sqlite3.OperationalError as exc:
+            self._db.close()
+            if "locked" in str(exc):
+                raise ValueError(
+                    f"{self.path} is in use by another mock agent (one agent per store file)"
+                ) from None
+            raise ValueError(f"{self.path} is not a usable mock-agent store: {exc}") from None
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise ValueError(f"{self.path} is not a usable mock-agent store: {exc}") from None
