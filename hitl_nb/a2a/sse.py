@@ -94,7 +94,13 @@ class SSEParser:
     def reset(self) -> None:
         """Forget a half-read event and start a new stream (keeps the last id, retry)."""
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._buffer = ""
+        # The unfinished line, in pieces: joined once when its end arrives (joining on
+        # every chunk made a long line trickled in small chunks cost quadratic time).
+        self._partial: list[str] = []
+        self._partial_size = 0
+        # The last chunk ended in a CR that may be the first half of a CRLF: the line
+        # in ``_partial`` is complete but waits for the next chunk (or the end).
+        self._held_cr = False
         self._at_start = True
         self._data: list[str] = []
         self._event_type = ""
@@ -108,9 +114,9 @@ class SSEParser:
     def close(self) -> list[ServerSentEvent]:
         """End of stream: flush the decoder. A half-written event is discarded (WHATWG)."""
         events = self._feed_text(self._decoder.decode(b"", final=True))
-        if self._buffer.endswith("\r"):
+        if self._held_cr:
             events += self._feed_text("\n")
-        self._buffer = ""
+        self._partial, self._partial_size = [], 0
         self._data = []
         self._event_type = ""
         self._event_size = 0
@@ -119,7 +125,7 @@ class SSEParser:
     @property
     def in_event(self) -> bool:
         """True when part of an event (or a line) has been read but not dispatched."""
-        return bool(self._buffer) or self._saw_field
+        return bool(self._partial) or self._saw_field
 
     def _feed_text(self, text: str) -> list[ServerSentEvent]:
         if not text:
@@ -128,26 +134,38 @@ class SSEParser:
             self._at_start = False
             if text.startswith("\ufeff"):
                 text = text[1:]
-        buffer = self._buffer + text
         events: list[ServerSentEvent] = []
+        if self._held_cr:
+            self._held_cr = False
+            if text.startswith("\n"):  # the second half of a CRLF
+                text = text[1:]
+            events += self._take_line("")
         pos = 0
-        while True:
-            match = _LINE_END.search(buffer, pos)
-            if match is None:
+        for match in _LINE_END.finditer(text):  # only the new text is scanned
+            if match.group() == "\r" and match.end() == len(text):
+                # A lone CR at the very end may be the first half of CRLF: wait for more.
+                self._partial.append(text[pos : match.start()])
+                self._partial_size += match.end() - pos
+                self._held_cr = True
+                pos = len(text)
                 break
-            # A lone CR at the very end may be the first half of CRLF: wait for more.
-            if match.group() == "\r" and match.end() == len(buffer):
-                break
-            line = buffer[pos : match.start()]
+            events += self._take_line(text[pos : match.start()])
             pos = match.end()
-            event = self._line(line)
-            if event is not None:
-                events.append(event)
-        self._buffer = buffer[pos:]
-        pending = self._event_size + len(self._buffer)
+        if pos < len(text):
+            self._partial.append(text[pos:])
+            self._partial_size += len(text) - pos
+        pending = self._event_size + self._partial_size
         if pending > self.max_event_size:
             raise EventTooLarge(pending, self.max_event_size)
         return events
+
+    def _take_line(self, tail: str) -> list[ServerSentEvent]:
+        """Finish the pending line with ``tail`` and interpret it."""
+        if self._partial:
+            tail = "".join(self._partial) + tail
+            self._partial, self._partial_size = [], 0
+        event = self._line(tail)
+        return [] if event is None else [event]
 
     def _line(self, line: str) -> ServerSentEvent | None:
         if not line:
