@@ -256,6 +256,39 @@ def test_accepted_but_slow_transition_then_409_is_success() -> None:
     assert result.status.state.value == "working"
 
 
+@pytest.mark.parametrize("ours_in_history", [False, True])
+def test_answer_cut_while_the_deadline_failed_the_task(ours_in_history: bool) -> None:
+    # The deadline (policy fail) closed the prompt; the answer's 409 was lost with the
+    # connection. Before: GetTask showed the task out of INPUT_REQUIRED, so respond()
+    # returned the failed task as if the answer had been accepted.
+    env = wire.envelope()
+    sent: list[dict[str, Any]] = []
+
+    def get(request: Request, conn: Conn) -> None:
+        task = wire.task("t1", "failed")
+        notice = {"messageId": "m-agent", "role": "ROLE_AGENT", "parts": [{"text": "late"}]}
+        task["history"] = [notice] + (sent[:1] if ours_in_history else [])
+        conn.answer(wire.rpc(task, rid(request)))
+
+    def send(request: Request, conn: Conn) -> None:
+        sent.append(request.json()["params"]["message"])
+        if len(sent) == 1:
+            conn.cut()
+        else:
+            conn.answer(wire.rpc_error(-32010, "hitl_already_answered_or_unknown",
+                                       req_id=rid(request)))  # fmt: skip
+
+    with rpc_agent({"GetTask": get, "SendMessage": send}) as s:
+        client = HitlClient(s.url, **FAST)
+        if ours_in_history:  # accepted before the task failed: that is a success
+            result = run(client.respond("t1", env["prompt_id"], {"approved": True}))
+            assert result.status.state.value == "failed" and len(sent) == 1
+        else:
+            with pytest.raises(PromptConflict):
+                run(client.respond("t1", env["prompt_id"], {"approved": True}))
+            assert len(sent) == 2 and sent[0]["messageId"] == sent[1]["messageId"]
+
+
 def test_outcome_unknown_when_the_agent_cannot_be_asked() -> None:
     env = wire.envelope()
     calls = {"get": 0}

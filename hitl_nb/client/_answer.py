@@ -45,9 +45,19 @@ class AnswerOutcomeUnknown(AgentUnreachable):
     whether it landed. Check the task (``get_task``) before answering again."""
 
 
-def landed(task: Task, prompt_id: str) -> bool:
-    """Did the task leave INPUT_REQUIRED for this prompt (answer accepted)?"""
+_ENDED_WITHOUT_ANSWER = (TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED)
+
+
+def landed(task: Task, prompt_id: str, message_id: str | None = None) -> bool:
+    """Did the task leave INPUT_REQUIRED for this prompt (answer accepted)?
+
+    A task that failed, was canceled or rejected may have ended without the answer (a
+    deadline with policy fail, a CancelTask): when its history is there and does not
+    hold the answer's ``message_id``, the answer did not land.
+    """
     if task.status.state is not TaskState.INPUT_REQUIRED:
+        if message_id is not None and task.history and task.status.state in _ENDED_WITHOUT_ANSWER:
+            return any(m.message_id == message_id for m in task.history)
         return True
     open_prompt = prompt_in_status(task.id, task.context_id, task.status)
     return open_prompt is None or open_prompt.prompt_id != prompt_id
@@ -112,13 +122,13 @@ async def _settle(
         except (AgentUnreachable, AgentTimeout) as exc:
             last = exc
             continue
-        if landed(task, prompt_id):
+        if landed(task, prompt_id, message.message_id):
             log.info("answer to prompt %s landed before the connection failed", prompt_id)
             return task
         try:
             return await binding.send(message, return_immediately=not wait)
         except PromptConflict:
-            moved = await _await_transition(binding, task_id, prompt_id)
+            moved = await _await_transition(binding, task_id, prompt_id, message.message_id)
             if moved is not None:
                 return moved
             raise
@@ -131,7 +141,9 @@ async def _settle(
     ) from last
 
 
-async def _await_transition(binding: Binding, task_id: str, prompt_id: str) -> Task | None:
+async def _await_transition(
+    binding: Binding, task_id: str, prompt_id: str, message_id: str
+) -> Task | None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + _TRANSITION_WAIT
     while True:
@@ -139,7 +151,7 @@ async def _await_transition(binding: Binding, task_id: str, prompt_id: str) -> T
             task: Task | None = await binding.get_task(task_id)
         except (AgentUnreachable, AgentTimeout):
             task = None
-        if task is not None and landed(task, prompt_id):
+        if task is not None and landed(task, prompt_id, message_id):
             return task
         if loop.time() >= deadline:
             return None
