@@ -133,6 +133,11 @@ def pathological() -> None:
         "$schema": "http://json-schema.org/draft-07/schema#", "pattern": "^(a+)+$"}}}  # fmt: skip
     cases.append(("draft-07 subschema, ^(a+)+$ on 30 chars",
                   lambda: validate_payload(dialect, {"s": "a" * 30 + "!"})))  # fmt: skip
+    nfa = {"type": "object", "properties": {"s": {"pattern": "(a|b|c|.){999}z"}}}
+    cases.append(("RE2 NFA pattern on 1 MB (refused up front)",
+                  lambda: validate_payload(nfa, {"s": "a" * 1_000_000})))  # fmt: skip
+    expanding = {"type": "object", "properties": {"s": {"pattern": "(?=a)(((a{100}){100}){100})"}}}
+    cases.append(("look-ahead + 10**6-node repeat", lambda: _rejected(expanding)))
     huge = {"approved": True, "comment": "x" * 10**7}
     cases.append(("10 MB string (size cap)", lambda: validate_payload(APPROVAL, huge)))
     deep: dict[str, Any] = {}
@@ -143,7 +148,7 @@ def pathological() -> None:
     cases.append(("65+ KiB schema", lambda: _rejected(big)))
     cases.append(("remote $ref", lambda: _rejected({"type": "object", "$ref": "https://x/y"})))
     print(f"\npathological cases (budget {TIME_BUDGET * 1000:.0f} ms; schemas compiled first):")
-    compiled_first = (catastrophic, lookahead, heavy, uneval, unique, bare, patterns, dialect)
+    compiled_first = (catastrophic, lookahead, heavy, uneval, unique, bare, patterns, dialect, nfa)
     for schema in (*compiled_first, APPROVAL, {"type": "object"}):
         compile_schema(schema)  # compiling is cached per schema; time the validation alone
     for label, fn in cases:

@@ -32,7 +32,7 @@ DEFAULT_BUDGET = 0.25
 
 
 class BudgetExceeded(Exception):
-    """Raised inside a validation when its time budget is spent."""
+    """Raised inside a validation when its time budget is spent (or would be)."""
 
 
 #: Per-thread deadline of the validation running on that thread (None: unbounded).
@@ -51,28 +51,126 @@ _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
 
 
-@functools.lru_cache(maxsize=1024)
+#: How many program instructions the patterns of one schema may add up to: RE2's
+#: ``programsize`` for the patterns it runs, an upper bound of the expanded size for the
+#: others. Compiling costs about half a microsecond per instruction, so this bounds the
+#: compile time of a schema (64 KiB of ``\\w{1000}``-like patterns is 6,000 of them).
+MAX_PATTERN_PROGRAM = 400_000
+#: RE2 searches in time ``len(text) x programsize`` at worst (its DFA gives up on
+#: patterns such as ``(a|b|.){999}z``, 28 s on 1 MB); a search whose worst case exceeds
+#: the remaining budget at this many seconds per unit is not started.
+SECONDS_PER_UNIT = 3e-9
+
+_QUANTIFIER = regex.compile(r"\{(\d*)(?:,(\d*))?\}")
+
+
+def expanded_size(pattern: str) -> int:
+    """An upper bound of the nodes a backtracking engine builds for ``pattern``.
+
+    ``regex`` expands counted repetitions when it compiles: ``((a{100}){100}){100}``
+    is a million nodes (0.5 s), one more level exhausts memory. Each atom counts 1; a
+    group counts the sum of its contents; ``{m,n}`` multiplies what it applies to by
+    ``max(m, n)``. Group syntax (``?:``, ``?=``, names) counts as atoms: a bound, not
+    an exact figure.
+    """
+    levels: list[list[int]] = [[0, 0]]  # per open group: [total, size of the last atom]
+    index, end = 0, len(pattern)
+    while index < end:
+        char = pattern[index]
+        size = 1
+        if char == "\\":
+            index += 2
+            if index < end and pattern[index - 1] in "pPNxu" and pattern[index] == "{":
+                close = pattern.find("}", index)
+                index = end if close < 0 else close + 1
+        elif char == "[":
+            index += 1
+            if index < end and pattern[index] == "^":
+                index += 1
+            if index < end and pattern[index] == "]":
+                index += 1
+            while index < end and pattern[index] != "]":
+                index += 2 if pattern[index] == "\\" else 1
+            index += 1
+        elif char == "(":
+            levels.append([0, 0])
+            index += 1
+            continue
+        elif char == ")" and len(levels) > 1:
+            size = levels.pop()[0]
+            index += 1
+        elif char == "{" and (match := _QUANTIFIER.match(pattern, index)) is not None:
+            low, high = match.group(1), match.group(2)
+            count = max(int(low or 0), int(high or 0)) if len(low + (high or "")) < 8 else 10**8
+            level = levels[-1]
+            level[0] += level[1] * (count - 1)
+            level[1] *= count
+            index = match.end()
+            if level[0] > 10**9:
+                return level[0]
+            continue
+        else:
+            index += 1
+        levels[-1][0] += size
+        levels[-1][1] = size
+    while len(levels) > 1:
+        inner = levels.pop()[0]
+        levels[-1][0] += inner
+    return levels[0][0]
+
+
 def compile_pattern(pattern: str) -> Any:
-    """RE2 when it can; otherwise the ``regex`` engine (searched with a timeout)."""
+    """RE2 when it can; otherwise the ``regex`` engine (searched with a timeout).
+
+    Raises :class:`~hitl_nb.errors.SchemaRejected` for an invalid pattern and for one
+    RE2 cannot run that would expand past :data:`MAX_PATTERN_PROGRAM` instructions.
+    """
+    compiled, _ = _compile_pattern(pattern)
+    return compiled
+
+
+def pattern_cost(pattern: str) -> int:
+    """The instructions ``pattern`` counts towards :data:`MAX_PATTERN_PROGRAM`."""
+    return _compile_pattern(pattern)[1]
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile_pattern(pattern: str) -> tuple[Any, int]:
     try:
-        return re2.compile(pattern, _RE2_OPTIONS)
+        compiled = re2.compile(pattern, _RE2_OPTIONS)
+        return compiled, int(compiled.programsize)
     except re2.error:
         pass
+    size = expanded_size(pattern)
+    if size > MAX_PATTERN_PROGRAM:
+        raise SchemaRejected(
+            f"regular expression {pattern[:60]!r} is too large: it would expand to about "
+            f"{size} instructions (at most {MAX_PATTERN_PROGRAM})"
+        )
     try:
-        return regex.compile(pattern, regex.V0)
+        return regex.compile(pattern, regex.V0), size
     except regex.error as exc:
         raise SchemaRejected(f"invalid regular expression {pattern!r}: {exc}") from None
 
 
 def _search(pattern: str, text: str) -> bool:
     compiled = compile_pattern(pattern)
+    deadline = getattr(clock, "deadline", None)
     if isinstance(compiled, regex.Pattern):
-        deadline = getattr(clock, "deadline", None)
         timeout = max(deadline - time.perf_counter(), 0.001) if deadline else DEFAULT_BUDGET
         try:
             return compiled.search(text, timeout=timeout) is not None
         except TimeoutError:
             raise BudgetExceeded from None
+    if deadline is not None:
+        worst = len(text) * compiled.programsize * SECONDS_PER_UNIT
+        if worst > 0.01 and worst > deadline - time.perf_counter():
+            # RE2 cannot be interrupted: refuse a long search that might not fit in the
+            # budget (a short one just runs; the next check of the budget stops it).
+            raise BudgetExceeded(
+                f"pattern {pattern[:40]!r} on {len(text)} characters could take longer than "
+                "the time budget"
+            )
     return compiled.search(text) is not None
 
 

@@ -38,7 +38,14 @@ from referencing.exceptions import Unresolvable
 from rfc3986_validator import validate_rfc3986  # type: ignore[import-untyped]
 
 from ._json import dumps_compact, json_depth
-from ._keywords import REGISTRY, BudgetExceeded, bounded_class, clock, compile_pattern
+from ._keywords import (
+    MAX_PATTERN_PROGRAM,
+    REGISTRY,
+    BudgetExceeded,
+    bounded_class,
+    clock,
+    pattern_cost,
+)
 from ._messages import json_type, message_for
 from .errors import SchemaRejected
 
@@ -284,10 +291,9 @@ class CompiledSchema:
                 issues.append(_issue(error))
                 if len(issues) >= MAX_ISSUES:
                     break
-        except BudgetExceeded:
-            issues.append(
-                ValidationIssue("", "timeout", f"validation stopped after {budget * 1000:.0f} ms")
-            )
+        except BudgetExceeded as exc:
+            why = str(exc) or f"validation stopped after {budget * 1000:.0f} ms"
+            issues.append(ValidationIssue("", "timeout", why))
         except RecursionError:
             issues.append(ValidationIssue("", "depth", "schema references recurse too deeply"))
         except Unresolvable as exc:
@@ -363,8 +369,14 @@ def _compile(canonical: str) -> CompiledSchema:
     _walk(schema, "", 0, seen)
     cls = validator_for(schema, default=Draft202012Validator)
     _follow_refs(schema, cls, root, seen)
+    program = 0
     for pattern in seen["patterns"]:
-        compile_pattern(pattern)
+        program += pattern_cost(pattern)
+        if program > MAX_PATTERN_PROGRAM:
+            raise SchemaRejected(
+                f"response_schema's regular expressions are too large together: over "
+                f"{MAX_PATTERN_PROGRAM} instructions"
+            )
     try:
         cls.check_schema(schema)
     except SchemaError as exc:

@@ -530,3 +530,44 @@ def test_iri_formats_are_linear(fmt):
     got, seconds = timed(lambda: validate_payload(schema, {"s": texts}, budget=HANG))
     assert {i.keyword for i in got} <= {"format"}
     assert seconds < HANG
+
+
+def test_a_pattern_expanding_without_bound_is_refused_before_compiling():
+    # RE2 refuses look-ahead, so this went to the backtracking engine, whose compile
+    # expands counted repetitions: 10**8 nodes, memory exhausted (10**6 took 0.5 s).
+    pattern = "(?=a)((((a{100}){100}){100}){100})"
+    schema = {"type": "object", "properties": {"s": {"pattern": pattern}}}
+    with pytest.raises(SchemaRejected, match="is too large: it would expand to about"):
+        compile_schema(schema)
+    # The same with RE2 syntax only: RE2 refuses the size, and so do we.
+    with pytest.raises(SchemaRejected, match="too large"):
+        compile_schema({"type": "object", "properties": {"s": {"pattern": "((a{100}){100}){100}"}}})
+    small = {"type": "object", "properties": {"s": {"pattern": "^(?=a)(a{10}){10}"}}}
+    assert [i["keyword"] for i in issues(small, {"s": "b"})] == ["pattern"]
+    assert issues(small, {"s": "a" * 100}) == []
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "\\w{{{n}}}{i}",  # RE2: 3,200 of them took 1.4 s to compile
+        "(?=a)(a{{140}}){{{n}}}{i}",  # regex fallback: 2,000 of them, 7 s
+    ],
+)
+def test_patterns_of_one_schema_are_bounded_together(pattern):
+    pp = {pattern.format(n=140 + i % 50, i=i): True for i in range(2000)}
+    schema = {"type": "object", "patternProperties": pp}
+    got, seconds = timed(lambda: pytest.raises(SchemaRejected, compile_schema, schema))
+    assert "regular expressions are too large together" in str(got.value)
+    assert seconds < HANG
+
+
+def test_an_re2_search_that_could_outrun_the_budget_is_not_started():
+    # RE2's DFA gives up on this pattern; its NFA took 28 s on 1 MB, in one call.
+    schema = {"type": "object", "properties": {"s": {"pattern": "(a|b|c|.){999}z"}}}
+    got, seconds = timed(lambda: issues(schema, {"s": "a" * 1_000_000}))
+    assert [(i["keyword"], i["message"][:36]) for i in got] == [
+        ("timeout", "pattern '(a|b|c|.){999}z' on 1000000")
+    ]
+    assert seconds < HANG
+    assert issues(schema, {"s": "a" * 1000 + "z"}) == []
