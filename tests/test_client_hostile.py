@@ -494,6 +494,28 @@ def test_a_redirect_carrying_a_json_rpc_result_is_refused() -> None:
         run(HitlClient(s.url, **FAST).get_task("t"))
 
 
+def test_a_non_ascii_event_id_is_sent_back_as_utf8() -> None:
+    # Before: reconnecting with Last-Event-ID "café" raised UnicodeEncodeError in httpx.
+    seen: list[str | None] = []
+
+    def stream(request: Request, conn: Conn) -> None:
+        conn.head(content_type="text/event-stream")
+        conn.send(wire.sse(wire.rpc({"task": wire.task("t", "working")}, rid(request)),
+                           ids=["caf\u00e9"]))  # fmt: skip
+        conn.cut()
+
+    def subscribe(request: Request, conn: Conn) -> None:
+        seen.append(request.header("last-event-id"))
+        conn.head(content_type="text/event-stream")
+        conn.send(wire.sse(wire.rpc({"task": wire.task("t", "completed")}, rid(request)),
+                           ids=["2"]))  # fmt: skip
+
+    with rpc_agent({"SendStreamingMessage": stream, "SubscribeToTask": subscribe}) as s:
+        events = run(_collect(HitlClient(s.url, **FAST)))
+    assert [e.task.status.state.value for e in events] == ["working", "completed"]
+    assert seen == ["caf\u00e9".encode().decode("latin-1")]  # the server reads latin-1
+
+
 def test_answer_for_another_request_id() -> None:
     def other_id(request: Request, conn: Conn) -> None:
         conn.answer(wire.rpc(wire.task("t", "working"), "someone-else"))

@@ -241,10 +241,13 @@ class HttpSession:
         stream) goes to ``on_json``, which must raise. Closing the iterator closes the
         connection.
         """
-        headers = dict(self.headers)
-        headers["Accept"] = "text/event-stream"
+        fields = httpx.Headers(self.headers)
+        fields["Accept"] = "text/event-stream"
+        headers = list(fields.raw)
         if last_event_id is not None:
-            headers["Last-Event-ID"] = last_event_id
+            # An id is any text without NUL, CR, LF; httpx encodes str headers as ASCII
+            # (UnicodeEncodeError on "café"). Send UTF-8 bytes, as browsers do.
+            headers.append((b"Last-Event-ID", last_event_id.encode("utf-8")))
         parser = SSEParser(max_event_size=self.limits.max_event_size)
         try:
             async with self.client.stream(
