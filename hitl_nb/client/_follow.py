@@ -14,6 +14,7 @@ resets the count.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
@@ -66,8 +67,9 @@ def _status_key(status: TaskStatus) -> tuple[object, ...]:
 class _State:
     task_id: str | None = None
     last_event_id: str | None = None
-    #: Each event id delivered, with the event it named.
-    seen_ids: dict[str, StreamEvent] = field(default_factory=dict)
+    #: Each event id delivered, with a digest of the event it named (not the event:
+    #: a long stream of large events would all stay in memory).
+    seen_ids: dict[str, bytes] = field(default_factory=dict)
     reused_id_warned: bool = False
     prompts: set[str] = field(default_factory=set)
     statuses: set[tuple[object, ...]] = field(default_factory=set)
@@ -78,8 +80,9 @@ def _fresh(state: _State, event_id: str | None, event: StreamEvent) -> list[Clie
     """The neutral events not yet delivered, updating what was delivered."""
     by_content = event_id is None
     if event_id is not None:
+        digest = hashlib.blake2b(repr(event).encode(), digest_size=16).digest()
         earlier = state.seen_ids.get(event_id)
-        if earlier is not None and earlier == event:
+        if earlier == digest:
             return []  # a replay
         state.last_event_id = event_id
         if earlier is not None:
@@ -90,7 +93,7 @@ def _fresh(state: _State, event_id: str | None, event: StreamEvent) -> list[Clie
                 log.warning("the agent reused event id %r for a different event", event_id)
             by_content = True
         else:
-            state.seen_ids[event_id] = event
+            state.seen_ids[event_id] = digest
     if isinstance(event, Task):
         state.task_id = state.task_id or event.id
     elif isinstance(event, TaskStatusUpdateEvent):
