@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from hitl_nb.client import HitlClient
 from hitl_nb.client.card import (
     NoUsableInterface,
     card_url,
@@ -87,3 +90,31 @@ def test_card_url() -> None:
         "http://a/rpc/.well-known/agent-card.json",
         "http://a/.well-known/agent-card.json",
     ]
+
+
+@pytest.mark.parametrize("bad", ["file:///etc/passwd", "/rpc", "rpc", "http://[::1", "ftp://a/"])
+def test_interfaces_without_an_absolute_http_url_are_skipped(bad: str) -> None:
+    # Before: chosen, then every call failed as AgentUnreachable ("missing an 'http://'
+    # protocol", retried as a network fault) or raised httpx.InvalidURL.
+    good = {"url": "http://a/rpc2", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+    assert choose_interface(parse_card(wire.card(bad, more=[good]))).url == "http://a/rpc2"
+    with pytest.raises(NoUsableInterface, match="absolute http"):
+        choose_interface(parse_card(wire.card(bad)))
+    with pytest.raises(NoUsableInterface, match="absolute http"):
+        choose_interface(parse_card(wire.card(bad)), "JSONRPC", "0.3")
+
+
+def test_a_card_with_10000_interfaces_gives_a_short_error() -> None:
+    grpc = [{"url": f"http://a/{i}", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+            for i in range(10_000)]  # fmt: skip
+    card = wire.card("http://a/g", more=grpc)
+    card["supportedInterfaces"] = grpc
+    with pytest.raises(NoUsableInterface, match="and 9990 more") as caught:
+        choose_interface(parse_card(card))
+    assert len(str(caught.value)) < 2000
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "nonsense", "ftp://a/"])
+def test_a_bad_agent_url_is_a_value_error_naming_it(url: str) -> None:
+    with pytest.raises(ValueError, match="not an absolute http"):
+        asyncio.run(HitlClient(url).connect())

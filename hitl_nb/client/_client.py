@@ -34,6 +34,7 @@ from .card import (
     choose_interface,
     declares_extension,
     parse_card,
+    usable_url,
 )
 from .events import ClientEvent, PromptEvent, prompt_in_status
 
@@ -148,6 +149,10 @@ class HitlClient:
             return self._agent
         if isinstance(self._agent, Mapping):
             return parse_card(dict(self._agent))
+        if not usable_url(self._agent):
+            raise ValueError(
+                f"agent {self._agent!r} is not an absolute http(s) URL, a card dict or an AgentCard"
+            )
         http = HttpSession(self._http_client, self._extra_headers, self.limits)
         urls = card_urls(self._agent)
         for url in urls:

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
+
 from hitl_nb.a2a import codec_v03, codec_v1
 from hitl_nb.a2a.model import AgentCard, AgentInterface, WireDecodeError
 from hitl_nb.errors import HitlError, ProtocolViolation
@@ -26,12 +28,14 @@ __all__ = [
     "choose_interface",
     "declares_extension",
     "parse_card",
+    "usable_url",
 ]
 
 #: Where an agent serves its card (A2A §8.2).
 CARD_PATH = "/.well-known/agent-card.json"
 _SPOKEN_BINDINGS = ("JSONRPC", "HTTP+JSON")
 _SPOKEN_VERSIONS = ("1.0", "0.3")
+_SHOWN_INTERFACES = 10
 
 
 class NoUsableInterface(HitlError):
@@ -84,6 +88,15 @@ def parse_card(raw: Any) -> AgentCard:
     return card
 
 
+def usable_url(url: str) -> bool:
+    """True for an absolute ``http`` or ``https`` URL with a host (what an interface needs)."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        return False
+    return parsed.scheme in ("http", "https") and bool(parsed.host)
+
+
 def _major_minor(version: str) -> str:
     return ".".join(version.strip().split(".")[:2])
 
@@ -104,6 +117,8 @@ def choose_interface(card: AgentCard, binding: str = "auto", version: str = "aut
         raise ValueError(f"version must be 'auto', '1.0' or '0.3', got {version!r}")
 
     def fits(iface: AgentInterface, v: str) -> bool:
+        if not usable_url(iface.url):
+            return False
         b = iface.protocol_binding.upper()
         if b not in _SPOKEN_BINDINGS or (want_binding != "AUTO" and b != want_binding):
             return False
@@ -120,15 +135,16 @@ def choose_interface(card: AgentCard, binding: str = "auto", version: str = "aut
         # Asked for 0.3 explicitly: agents commonly serve both dialects on one JSON-RPC
         # endpoint (A2A 1.0 treats a request without A2A-Version as 0.3, §3.6).
         for iface in card.supported_interfaces:
-            if iface.protocol_binding.upper() == "JSONRPC":
+            if iface.protocol_binding.upper() == "JSONRPC" and usable_url(iface.url):
                 return Selection(iface.url, "JSONRPC", "0.3")
-    offered = ", ".join(
-        f"{i.protocol_binding} {i.protocol_version} at {i.url}" for i in card.supported_interfaces
-    )
+    shown = card.supported_interfaces[:_SHOWN_INTERFACES]
+    offered = ", ".join(f"{i.protocol_binding} {i.protocol_version} at {i.url}" for i in shown)
+    if len(card.supported_interfaces) > len(shown):  # a hostile card may list 10,000
+        offered += f" and {len(card.supported_interfaces) - len(shown)} more"
     raise NoUsableInterface(
         f"agent {card.name!r} offers no interface for binding={binding!r}, "
         f"version={version!r}; it offers: {offered or 'nothing'} "
-        "(this client speaks JSONRPC 1.0/0.3 and HTTP+JSON 1.0)"
+        "(this client speaks JSONRPC 1.0/0.3 and HTTP+JSON 1.0, at absolute http(s) URLs)"
     )
 
 
