@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -17,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from hitl_nb.mock_agent import MockAgent
+from hitl_nb.mock_agent import MockAgent, Scenario, Step
 from tests.helpers.mock_agent_client import Wire, envelope_of, headers, user_message
 
 
@@ -112,6 +113,8 @@ RPC_CASES: dict[str, RpcCase] = {
     "config-type": (lambda c: send(user_message(), returnImmediately="yes"), {}, -32602),
     "history-negative": (lambda c: send(user_message(), historyLength=-1), {}, -32602),
     "unknown-scenario": (lambda c: send(user_message([{"data": {"scenario": "rm -rf"}}])), {}, -32602),
+    "deadline-past-year-9999": (lambda c: send(user_message([{"data": {"scenario": "deadline", "deadline_seconds": 1e12}}])), {}, -32602),
+    "deadline-1e308": (lambda c: send(user_message([{"data": {"scenario": "deadline", "deadline_seconds": 1e308}}])), {}, -32602),
     "get-no-id": (lambda c: rpc("GetTask", {}), {}, -32602),
     "get-int-id": (lambda c: rpc("GetTask", {"id": 5}), {}, -32602),
     "get-unknown": (lambda c: rpc("GetTask", {"id": "no-such-task"}), {}, -32001),
@@ -319,3 +322,25 @@ def test_slow_clients_are_cut_off(opening: bytes, trickle: bytes) -> None:
             sock.sendall(opening)
             assert _closed_by_server(sock, trickle, limit=15)
         assert httpx.get(agent.card_url, timeout=5).status_code == 200
+
+
+def test_a_scenario_that_breaks_while_starting_leaves_no_task() -> None:
+    # Before: the task was registered before its first step ran; a step that raised
+    # (an OverflowError from a deadline past year 9999, here an uncopyable schema)
+    # left a WORKING task that never moved, in memory only.
+    unusable = {"type": "object", "x": threading.Lock()}
+    broken = Scenario("broken", "Breaks at its first step.", steps=[Step("Q?", unusable)])
+    with MockAgent(scenarios=[broken]) as agent:
+        body = send(user_message([{"data": {"scenario": "broken"}}]))
+        r = _post(agent.url + "/", body, {})
+        assert r.json()["error"]["code"] == -32603
+        assert _states(agent) == {}
+        assert "result" in _post(agent.url + "/", send(user_message()), {}).json()
+
+
+@pytest.mark.parametrize("seconds", [1e12, float("nan"), 0.0])
+def test_step_deadlines_are_bounded(seconds: float) -> None:
+    with pytest.raises(ValueError, match="deadline_seconds must be positive"):
+        Step("Q?", {"type": "object"}, deadline_seconds=seconds)
+    with pytest.raises(ValueError, match="deadline_seconds must be positive"):
+        MockAgent(deadline_seconds=seconds)

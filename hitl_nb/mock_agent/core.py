@@ -253,9 +253,16 @@ class AgentCore(ScriptSteps):
         )
         rec = TaskRecord(task, name, options, steps)
         self.tasks[task_id] = rec
-        rec.outbox.append(copy.deepcopy(task))
-        self._emit_status(rec, TaskState.WORKING, None)
-        self._advance(rec)
+        try:
+            rec.outbox.append(copy.deepcopy(task))
+            self._emit_status(rec, TaskState.WORKING, None)
+            self._advance(rec)
+        except BaseException:
+            # A scenario that breaks while starting leaves no half-made task behind.
+            del self.tasks[task_id]
+            if rec.timer is not None:
+                rec.timer.cancel()
+            raise
         self._commit(rec)
         return rec, 0
 

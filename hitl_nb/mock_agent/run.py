@@ -28,7 +28,7 @@ from tornado.httpserver import HTTPServer
 from hitl_nb.mock_agent.core import AgentCore
 from hitl_nb.mock_agent.faults import FAULT_NAMES, Faults
 from hitl_nb.mock_agent.http import MAX_BODY_BYTES, AgentService, make_handlers
-from hitl_nb.mock_agent.scenarios import Scenario, ScenarioRegistry
+from hitl_nb.mock_agent.scenarios import MAX_DEADLINE_SECONDS, Scenario, ScenarioRegistry
 from hitl_nb.mock_agent.store import open_store
 
 __all__ = ["MockAgent", "add_cli_arguments", "mock_agent_handlers", "run_cli", "serve"]
@@ -116,8 +116,8 @@ class MockAgent:
             raise ValueError("ping_interval must be positive")
         if read_timeout <= 0:
             raise ValueError("read_timeout must be positive")
-        if deadline_seconds <= 0:
-            raise ValueError("deadline_seconds must be positive")
+        if not 0 < deadline_seconds <= MAX_DEADLINE_SECONDS:
+            raise ValueError(f"deadline_seconds must be positive, at most {MAX_DEADLINE_SECONDS}")
         self.host = host
         self.port = port
         self.store = store

@@ -37,6 +37,7 @@ from hitl_nb.a2a.model import TaskState
 __all__ = [
     "BUILTIN_SCENARIOS",
     "DEFAULT_SCENARIO",
+    "MAX_DEADLINE_SECONDS",
     "Outcome",
     "Scenario",
     "ScenarioRegistry",
@@ -45,6 +46,9 @@ __all__ = [
 
 DEFAULT_SCENARIO = "approval"
 _DEADLINE_POLICIES = ("keep-open", "fail")
+#: The longest deadline a step may set (a year): a deadline is written as a date, and
+#: datetime stops at year 9999 (1e12 seconds raised OverflowError mid-task).
+MAX_DEADLINE_SECONDS = 366 * 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -70,8 +74,12 @@ class Step:
             raise ValueError("Step.response_schema must be a JSON Schema object")
         if self.response_schema.get("type") != "object":
             raise ValueError('Step.response_schema must declare type "object" at the top')
-        if self.deadline_seconds is not None and self.deadline_seconds <= 0:
-            raise ValueError("Step.deadline_seconds must be positive")
+        if self.deadline_seconds is not None and not (
+            0 < self.deadline_seconds <= MAX_DEADLINE_SECONDS  # also refuses NaN
+        ):
+            raise ValueError(
+                f"Step.deadline_seconds must be positive and at most {MAX_DEADLINE_SECONDS}"
+            )
         if self.on_deadline not in _DEADLINE_POLICIES:
             raise ValueError(f"Step.on_deadline must be one of {_DEADLINE_POLICIES}")
 
@@ -233,15 +241,15 @@ def _multi_step_finish(answers: Sequence[Mapping[str, Any]]) -> Outcome:
     )
 
 
-def _number(options: Mapping[str, Any], key: str, default: float) -> float:
+def _number(options: Mapping[str, Any], key: str, default: float, maximum: float) -> float:
     value = options.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ValueError(f"option {key!r} must be a positive number")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= maximum:
+        raise ValueError(f"option {key!r} must be a positive number, at most {maximum:.0f}")
     return float(value)
 
 
 def _deadline_steps(options: Mapping[str, Any]) -> list[Step]:
-    seconds = _number(options, "deadline_seconds", 30.0)
+    seconds = _number(options, "deadline_seconds", 30.0, MAX_DEADLINE_SECONDS)
     policy = options.get("on_deadline", "keep-open")
     if policy not in _DEADLINE_POLICIES:
         raise ValueError(f"option 'on_deadline' must be one of {_DEADLINE_POLICIES}")
