@@ -344,3 +344,19 @@ def test_step_deadlines_are_bounded(seconds: float) -> None:
         Step("Q?", {"type": "object"}, deadline_seconds=seconds)
     with pytest.raises(ValueError, match="deadline_seconds must be positive"):
         MockAgent(deadline_seconds=seconds)
+
+
+def test_a_step_that_breaks_after_an_answer_fails_the_task() -> None:
+    unusable = {"type": "object", "x": threading.Lock()}
+    approve = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+    two = Scenario(
+        "two", "Breaks at its second step.", steps=[Step("1?", approve), Step("2?", unusable)]
+    )
+    with MockAgent(scenarios=[two]) as agent:
+        wire = Wire(agent.url)
+        task = wire.start("two")
+        # A blocking send: before, it waited for a task that never left WORKING.
+        response, body = wire.answer(task["id"], envelope_of(task)["prompt_id"], {"ok": True})
+        assert response.status_code == 200, body
+        assert body["result"]["task"]["status"]["state"] == "TASK_STATE_FAILED"
+        wire.close()

@@ -354,10 +354,18 @@ class AgentCore(ScriptSteps):
 
     def _continue(self, rec: TaskRecord) -> None:
         rec.pending -= 1
-        if rec.task.status.state is TaskState.WORKING:
-            self._advance(rec)
-            self._commit(rec)
-        self._wake(rec)
+        try:
+            if rec.task.status.state is TaskState.WORKING:
+                try:
+                    self._advance(rec)
+                except Exception as exc:
+                    # A step that breaks fails the task; before, it stayed WORKING and a
+                    # blocking send waiting for it never returned.
+                    log.exception("scenario %s: the next step failed", rec.scenario)
+                    self._emit_status(rec, TaskState.FAILED, f"The scenario failed: {exc}")
+                self._commit(rec)
+        finally:
+            self._wake(rec)
 
     def _wake(self, rec: TaskRecord) -> None:
         if not rec.pending:
