@@ -70,7 +70,7 @@ def _from_detail(detail: Any) -> Iterator[dict[str, Any]]:
         if isinstance(packed, str):  # ErrorInfo metadata values are strings
             try:  # parse_json: json.loads would recurse out on "[[[[..." (RecursionError)
                 packed = parse_json(packed, max_bytes=len(packed) * 4 + 16, max_depth=16)
-            except (BadJSON, ValueError):
+            except BadJSON:
                 packed = None
         yield from _issues_from_list(packed)
     for violation in detail.get("fieldViolations") or []:
