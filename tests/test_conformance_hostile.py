@@ -187,3 +187,46 @@ def test_a_right_code_with_another_message_passes_with_a_warning() -> None:
     ]
     assert "    warning: the JSON-RPC error message is 'no such prompt here'" in report.to_text()
     assert report.to_json()["results"][0]["warnings"] == result.warnings
+
+
+def test_a_card_that_is_a_gzip_bomb_is_refused_without_inflating_it() -> None:
+    import gzip
+
+    bomb = gzip.compress(b"{" + b" " * (64 * 1024 * 1024) + b"}")  # 64 MiB of JSON, ~65 KB
+
+    def handle(request: Request, conn: Conn) -> None:
+        conn.answer(bomb, content_encoding="gzip")
+
+    with serve(handle) as agent:
+        report = run(agent.url, only=["CF-1"], settings=QUICK)
+    result = report["CF-1"]
+    assert result.outcome == "error"
+    assert "over 1048576 bytes" in (result.error or ""), result.error
+
+
+def test_a_non_ascii_event_id_goes_back_in_last_event_id() -> None:
+    from hitl_nb.conformance.wire import RawSubscription
+
+    seen: list[bytes] = []
+
+    def handle(request: Request, conn: Conn) -> None:
+        seen.append((request.header("last-event-id") or "").encode("latin-1"))
+        conn.head(200, "text/event-stream")
+
+    async def subscribe(url: str) -> None:
+        import httpx
+
+        from hitl_nb.a2a import codec_v1
+
+        async with httpx.AsyncClient() as http:
+            sub = RawSubscription(http, url=url, binding="JSONRPC", version="1.0",
+                                  codec=codec_v1, headers={}, task_id="t-1",
+                                  last_event_id="café-7")  # fmt: skip
+            await sub.open()
+            await sub.cut()
+
+    import asyncio
+
+    with serve(handle) as agent:
+        asyncio.run(subscribe(agent.url))
+    assert seen == ["café-7".encode()]  # UTF-8 on the wire (before: UnicodeEncodeError)

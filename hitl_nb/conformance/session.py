@@ -18,12 +18,20 @@ from typing import Any
 
 import httpx
 
+from hitl_nb._json import parse_json
 from hitl_nb.a2a import codec_for
 from hitl_nb.a2a.model import AgentCard, Task, TaskState
 from hitl_nb.a2a.model import TaskStatus as Status
 from hitl_nb.client import HitlClient, MalformedPromptEvent, PromptEvent, StatusEvent, TaskEvent
+from hitl_nb.client._http import ACCEPT_ENCODING
 from hitl_nb.client.card import card_url, parse_card
-from hitl_nb.errors import A2AError, AgentTimeout, AgentUnreachable, ProtocolViolation
+from hitl_nb.errors import (
+    A2AError,
+    AgentTimeout,
+    AgentUnreachable,
+    BadJSON,
+    ProtocolViolation,
+)
 from hitl_nb.spec import (
     EXTENSION_URI,
     HEADER_EXTENSIONS,
@@ -46,7 +54,7 @@ from .records import (
     activated,
     uris,
 )
-from .wire import RawSubscription
+from .wire import RawSubscription, read_bounded
 
 __all__ = ["Session", "left"]
 
@@ -88,22 +96,28 @@ class Session:
     async def open(self) -> None:
         """Read the card, choose the interface, and make the client."""
         where = card_url(self.url)
+        request = self._http.build_request(
+            "GET",
+            where,
+            headers={"Accept-Encoding": ACCEPT_ENCODING, **self.settings.headers},
+            timeout=self.settings.request_timeout,
+        )
         try:
-            answer = await self._http.get(
-                where, headers=dict(self.settings.headers), timeout=self.settings.request_timeout
-            )
+            answer = await self._http.send(request, stream=True)
+            try:
+                body = await read_bounded(answer)
+            finally:
+                await answer.aclose()
         except httpx.TimeoutException as exc:
             raise AgentTimeout(f"reading the agent card at {where} timed out: {exc}") from exc
         except httpx.HTTPError as exc:
             raise AgentUnreachable(f"cannot read the agent card at {where}: {exc}") from exc
         if answer.status_code != 200:
-            raise ProtocolViolation(
-                f"no agent card at {card_url(self.url)}: HTTP {answer.status_code}"
-            )
+            raise ProtocolViolation(f"no agent card at {where}: HTTP {answer.status_code}")
         try:
-            raw = answer.json()
-        except ValueError as exc:
-            raise ProtocolViolation(f"the agent card at {card_url(self.url)} is not JSON") from exc
+            raw = parse_json(body)
+        except BadJSON as exc:
+            raise ProtocolViolation(f"the agent card at {where} is not JSON: {exc}") from exc
         card = parse_card(raw)
         self.card_raw = raw if isinstance(raw, dict) else {}
         self.card = card

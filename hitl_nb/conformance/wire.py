@@ -20,9 +20,30 @@ import httpx
 from hitl_nb._json import parse_json
 from hitl_nb.a2a.model import StreamEvent, WireDecodeError
 from hitl_nb.a2a.sse import SSEParser
+from hitl_nb.client._http import ACCEPT_ENCODING, decoded_chunks
 from hitl_nb.errors import BadJSON, ProtocolViolation
 
-__all__ = ["RawSubscription"]
+__all__ = ["RawSubscription", "read_bounded"]
+
+#: The most the harness reads of an answer that is not an event stream (a card, an
+#: error page): it talks to agents it does not trust.
+MAX_ANSWER_BYTES = 1024 * 1024
+
+
+async def read_bounded(response: httpx.Response, limit: int = MAX_ANSWER_BYTES) -> bytes:
+    """The body of a streamed ``response``, decoded in 64 KiB pieces, at most ``limit``.
+
+    Raises ProtocolViolation past the limit; a gzip bomb stops there instead of being
+    inflated whole by httpx.
+    """
+    size, pieces = 0, []
+    async for piece in decoded_chunks(response):
+        size += len(piece)
+        if size > limit:
+            raise ProtocolViolation(f"the agent's answer is over {limit} bytes")
+        pieces.append(piece)
+    return b"".join(pieces)
+
 
 _SUBSCRIBE = {"1.0": "SubscribeToTask", "0.3": "tasks/resubscribe"}
 
@@ -47,9 +68,14 @@ class RawSubscription:
         self.binding = binding
         self.task_id = task_id
         self.last_event_id = last_event_id
-        self._headers = {**headers, "Accept": "text/event-stream"}
+        self._headers: dict[str, Any] = {
+            "Accept-Encoding": ACCEPT_ENCODING,
+            **headers,
+            "Accept": "text/event-stream",
+        }
         if last_event_id is not None:
-            self._headers["Last-Event-ID"] = last_event_id
+            # An id is any text the agent chose; it goes back as UTF-8 bytes, as browsers do.
+            self._headers["Last-Event-ID"] = last_event_id.encode("utf-8")
         if binding == "JSONRPC":
             self._url = url
             self._body: Any = {
@@ -73,13 +99,18 @@ class RawSubscription:
         self._response = await self.http.send(request, stream=True)
         media = self._response.headers.get("content-type", "").split(";")[0].strip().lower()
         if media != "text/event-stream":
-            body = (await self._response.aread())[:300].decode("utf-8", "replace")
+            try:
+                body = (await read_bounded(self._response, 64 * 1024))[:300].decode(
+                    "utf-8", "replace"
+                )
+            except ProtocolViolation as exc:
+                body = str(exc)
             await self._response.aclose()
             raise ProtocolViolation(
                 f"subscription answered HTTP {self._response.status_code} {media or 'no type'} "
                 f"instead of an event stream: {body}"
             )
-        self._chunks = self._response.aiter_bytes()
+        self._chunks = decoded_chunks(self._response)
 
     async def next(self, timeout: float) -> tuple[str | None, StreamEvent] | None:
         """The next ``(event id, event)``; None when the agent ended the stream.
