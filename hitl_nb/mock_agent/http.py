@@ -65,7 +65,7 @@ from hitl_nb.spec import (
     parse_rfc3339,
 )
 
-__all__ = ["AgentService", "make_handlers", "parse_count", "VALIDATION_DETAIL_TYPE"]
+__all__ = ["AgentCardHandler", "AgentService", "BaseHandler", "VALIDATION_DETAIL_TYPE", "parse_count"]
 
 JSON_TYPES = ("application/json", "application/a2a+json")
 MAX_BODY_BYTES = 1024 * 1024
@@ -366,35 +366,3 @@ class AgentCardHandler(BaseHandler):
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "no-cache")
         self.finish(json.dumps(codec_v1.encode_agent_card(self.service.card(base))))
-
-
-def make_handlers(service: AgentService) -> list[tuple[str, type, dict[str, Any]]]:
-    """The route table under ``service.prefix``, ready for ``Application.add_handlers``."""
-    from hitl_nb.mock_agent.jsonrpc import JsonRpcHandler
-    from hitl_nb.mock_agent.rest import (
-        ExtendedCardHandler,
-        MessageSendHandler,
-        MessageStreamHandler,
-        NotFoundHandler,
-        PushConfigHandler,
-        TaskActionHandler,
-        TaskHandler,
-        TasksHandler,
-    )
-
-    p = service.prefix.rstrip("/")
-    service.prefix = p
-    kw = {"service": service}
-    tid = r"([^/:]+)"
-    return [
-        (rf"{p}/\.well-known/agent-card\.json", AgentCardHandler, kw),
-        (rf"{p}/?", JsonRpcHandler, kw),
-        (rf"{p}/message:send", MessageSendHandler, kw),
-        (rf"{p}/message:stream", MessageStreamHandler, kw),
-        (rf"{p}/tasks", TasksHandler, kw),
-        (rf"{p}/tasks/{tid}", TaskHandler, kw),
-        (rf"{p}/tasks/{tid}:(cancel|subscribe)", TaskActionHandler, kw),
-        (rf"{p}/tasks/{tid}/pushNotificationConfigs(?:/.*)?", PushConfigHandler, kw),
-        (rf"{p}/extendedAgentCard", ExtendedCardHandler, kw),
-        (rf"{p}/.*", NotFoundHandler, kw),
-    ]

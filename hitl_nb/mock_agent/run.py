@@ -27,7 +27,8 @@ from tornado.httpserver import HTTPServer
 
 from hitl_nb.mock_agent.core import AgentCore
 from hitl_nb.mock_agent.faults import FAULT_NAMES, Faults
-from hitl_nb.mock_agent.http import MAX_BODY_BYTES, AgentService, make_handlers
+from hitl_nb.mock_agent.http import MAX_BODY_BYTES, AgentService
+from hitl_nb.mock_agent.routes import make_handlers
 from hitl_nb.mock_agent.scenarios import MAX_DEADLINE_SECONDS, Scenario, ScenarioRegistry
 from hitl_nb.mock_agent.store import open_store
 
