@@ -65,7 +65,13 @@ from hitl_nb.spec import (
     parse_rfc3339,
 )
 
-__all__ = ["AgentCardHandler", "AgentService", "BaseHandler", "VALIDATION_DETAIL_TYPE", "parse_count"]
+__all__ = [
+    "AgentCardHandler",
+    "AgentService",
+    "BaseHandler",
+    "VALIDATION_DETAIL_TYPE",
+    "parse_count",
+]
 
 JSON_TYPES = ("application/json", "application/a2a+json")
 MAX_BODY_BYTES = 1024 * 1024
