@@ -254,6 +254,35 @@ def test_deep_and_self_referencing_schemas_build():
     assert form.field("/x").kind == "json"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "schema",
+    [
+        # Required sections are built at once: 2**32 fields, it never returned.
+        {"type": "object", "required": ["a", "b"],
+         "properties": {"a": {"$ref": "#"}, "b": {"$ref": "#"}}},
+        # The same through arrays whose entries are all there from the start.
+        {"type": "object", "required": ["t"], "properties": {"t": {"$ref": "#/$defs/t"}},
+         "$defs": {"t": {"type": "array", "prefixItems": [{"$ref": "#/$defs/t"}] * 2}}},
+        {"type": "object", "required": ["k"], "$defs": {"n": {"type": "object",
+         "required": ["k"], "properties": {"k": {"type": "array", "minItems": 3,
+                                                  "items": {"$ref": "#/$defs/n"}}}}},
+         "properties": {"k": {"type": "array", "minItems": 3, "items": {"$ref": "#/$defs/n"}}}},
+    ],  # fmt: skip
+)
+def test_self_referencing_required_parts_stop_at_a_field_count(schema):
+    from hitl_nb.forms.registry import MAX_FIELDS
+
+    before = len(_instances)
+    form = Form(schema)
+    fields = list(form.root.walk())
+    assert MAX_FIELDS <= len(fields) <= MAX_FIELDS * 2
+    assert any(f.kind == "json" and f"already has {MAX_FIELDS} fields" in f.note.value
+               for f in fields)  # fmt: skip
+    assert len(_instances) - before < 10 * MAX_FIELDS
+    assert isinstance(form.value, dict)
+
+
 def test_every_test_named_in_the_coverage_table_exists():
     import re
     from pathlib import Path

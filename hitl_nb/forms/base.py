@@ -53,6 +53,8 @@ class Context:
         self.reveal = False
         self._batch = 0
         self._dirty: dict[int, Callable[[], None]] = {}
+        #: Fields built so far (the registry draws parts past its limit as JSON).
+        self.fields_built = 0
 
     def forget(self, field: Field) -> None:
         """A field was removed (array entry, map row): stop re-evaluating its parts."""

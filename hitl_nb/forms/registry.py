@@ -39,6 +39,11 @@ Factory = Callable[[Context, Node, str, "Mapping[str, Any] | None", bool, str], 
 
 #: Beyond this many pointer segments a subtree is edited as JSON (spec S-2 depth bound).
 MAX_FIELD_DEPTH = 32
+#: How many fields one form builds with widgets of their own; past it, each further
+#: part is edited as JSON. Required sections are built at once, so a schema whose
+#: required members refer back to it (``{"required": ["a", "b"], "properties": {"a":
+#: {"$ref": "#"}, "b": {"$ref": "#"}}}``) asked for 2**32 fields and never returned.
+MAX_FIELDS = 2500
 
 
 @dataclass(frozen=True)
@@ -112,8 +117,11 @@ class Registry:
         note saying why.
         """
         node = ctx.resolver.classify(schema)
+        ctx.fields_built += 1
         if len(split_pointer(pointer)) > MAX_FIELD_DEPTH:
             node = Node("json", node.schema, note=f"nested deeper than {MAX_FIELD_DEPTH}")
+        elif ctx.fields_built > MAX_FIELDS:
+            node = Node("json", node.schema, note=f"the form already has {MAX_FIELDS} fields")
         try:
             node.hints = hints_for(node.schema, ui)
             field = self.lookup(node, node.hints)(ctx, node, pointer, ui, required, name)
