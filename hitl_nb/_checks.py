@@ -57,6 +57,11 @@ class Finding:
         return f"{self.severity}: {where}: {self.message} [{self.rule}, {self.section}]"
 
 
+def _member(key: str) -> str:
+    """The JSON Pointer of a top-level member (RFC 6901: ``~`` and ``/`` escaped)."""
+    return "/" + key.replace("~", "~0").replace("/", "~1")
+
+
 def _errors(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity == "error"]
 
@@ -130,7 +135,7 @@ def _check_schema(value: Any, pointer: str, mode: Mode) -> list[Finding]:
     dialect = value.get("$schema")
     if (
         mode == "strict"
-        and dialect is not None
+        and isinstance(dialect, str)  # anything else: compiling refuses it, below
         and dialect.rstrip("#") != ("https://json-schema.org/draft/2020-12/schema")
     ):
         findings.append(
@@ -188,7 +193,7 @@ def check_prompt(obj: Any, *, mode: Mode = "strict", now: datetime | None = None
     # §Versioning lets minor versions add optional fields.
     extra: Literal["error", "warning"] = "error" if mode == "strict" else "warning"
     findings: list[Finding] = [
-        Finding(f"/{key}", "additionalProperties", S_FIELDS, f"unknown member {key!r}", extra)
+        Finding(_member(key), "additionalProperties", S_FIELDS, f"unknown member {key!r}", extra)
         for key in obj
         if key not in PROMPT_MEMBERS
     ]
@@ -239,7 +244,7 @@ def check_response(obj: Any, *, mode: Mode = "strict") -> list[Finding]:
     if not isinstance(obj, dict):
         return [Finding("", "type", S_RESPONSE, "hitl_response_for must be a JSON object")]
     findings = [
-        Finding(f"/{key}", "additionalProperties", S_RESPONSE, f"unknown member {key!r}")
+        Finding(_member(key), "additionalProperties", S_RESPONSE, f"unknown member {key!r}")
         for key in obj
         if key not in RESPONSE_MEMBERS
     ]

@@ -372,6 +372,9 @@ def _compile(canonical: str) -> CompiledSchema:
     if json_depth(schema, 4 * MAX_DEPTH) > 4 * MAX_DEPTH:
         raise SchemaRejected(f"response_schema nests deeper than {4 * MAX_DEPTH} JSON levels")
     dialect = schema.get("$schema")
+    if dialect is not None and not isinstance(dialect, str):
+        # validator_for would raise TypeError (unhashable) or AttributeError on it.
+        raise SchemaRejected(f"$schema must be a string (a dialect URI), got {json_type(dialect)}")
     if dialect is not None:
         known = validator_for(schema, default=_UNKNOWN)
         if known is _UNKNOWN:

@@ -342,3 +342,23 @@ def test_bundled_response_schema():
     good = {"prompt_id": PROMPT["prompt_id"], "payload": {}}
     assert Draft202012Validator(schema).is_valid(good)
     assert not Draft202012Validator(schema).is_valid({**good, "x": 1})
+
+
+@pytest.mark.parametrize("dialect", [5, True, [], {}], ids=["number", "bool", "list", "object"])
+@pytest.mark.parametrize("mode", ["strict", "orchestrator"])
+def test_a_dialect_that_is_not_a_string_is_a_finding(dialect, mode):
+    # Raised AttributeError ('int' object has no attribute 'rstrip') or TypeError.
+    env = copy.deepcopy(PROMPT)
+    env["response_schema"]["$schema"] = dialect
+    with pytest.raises(MalformedPrompt) as info:
+        PromptEnvelope.from_json(env, mode=mode, now=NOW)
+    assert "/response_schema" in errors(info.value.findings)
+    assert "$schema must be a string" in str(info.value)
+
+
+def test_unknown_members_are_named_by_an_escaped_pointer():
+    env = copy.deepcopy(PROMPT)
+    env["a/b~c"] = 1
+    assert "/a~1b~0c" in errors(check_prompt(env, now=NOW))
+    assert "/x~1y" in errors(check_response({"prompt_id": PROMPT["prompt_id"], "payload": {},
+                                             "x/y": 0}))  # fmt: skip
