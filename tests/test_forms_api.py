@@ -254,6 +254,16 @@ def test_deep_and_self_referencing_schemas_build():
     assert form.field("/x").kind == "json"
 
 
+def test_a_one_option_variant_that_refers_back_is_json_not_a_recursion_error():
+    # Form() raised RecursionError: the single option is classified as itself, forever.
+    form = Form({"type": "object", "oneOf": [{"$ref": "#"}]})
+    assert form.root.kind == "json" and "refers back to itself" in form.root.note.value
+    a = {"anyOf": [{"$ref": "#/$defs/x"}, {"type": "null"}]}
+    loop = {"type": "object", "properties": {"a": a},
+            "$defs": {"x": {"oneOf": [{"$ref": "#/$defs/x"}]}}}  # fmt: skip
+    assert Form(loop).field("/a").kind == "json"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "schema",

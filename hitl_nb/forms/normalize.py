@@ -127,6 +127,7 @@ class Resolver:
     def __init__(self, root: Mapping[str, Any], max_depth: int = 32) -> None:
         self.root = root
         self.max_depth = max_depth
+        self._nesting = 0
         self._compiled: dict[int, tuple[Any, CompiledSchema | None]] = {}
 
     def deref(self, ref: str) -> Any:
@@ -208,6 +209,17 @@ class Resolver:
             return Node("json", raw, note=str(exc))
 
     def _classify(self, schema: Any) -> Node:
+        # A one-option oneOf/anyOf is classified as its option, which may lead back to
+        # the same schema ({"oneOf": [{"$ref": "#"}]}): that recursed until RecursionError.
+        if self._nesting > self.max_depth:
+            raise Unsupported("oneOf/anyOf refers back to itself")
+        self._nesting += 1
+        try:
+            return self._classify_resolved(schema)
+        finally:
+            self._nesting -= 1
+
+    def _classify_resolved(self, schema: Any) -> Node:
         if schema is True:
             return Node("json", {}, note=None)
         if schema is False:
