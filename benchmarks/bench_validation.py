@@ -138,6 +138,14 @@ def pathological() -> None:
                   lambda: validate_payload(nfa, {"s": "a" * 1_000_000})))  # fmt: skip
     expanding = {"type": "object", "properties": {"s": {"pattern": "(?=a)(((a{100}){100}){100})"}}}
     cases.append(("look-ahead + 10**6-node repeat", lambda: _rejected(expanding)))
+    iri = {"type": "object", "properties": {"s": {"format": "iri-reference"}}}
+    cases.append(("format iri-reference on 8 KiB",
+                  lambda: validate_payload(iri, {"s": "a" * 8192})))  # fmt: skip
+    colliding = {"a": [k * (2**61 - 1) for k in range(1, 42_000)]}
+    cases.append(("uniqueItems, 42k colliding int hashes",
+                  lambda: validate_payload(unique, colliding)))  # fmt: skip
+    many = {"type": "object", "allOf": [{} for _ in range(21_000)]}
+    cases.append(("21,000 subschemas (compile)", lambda: _rejected(many)))
     huge = {"approved": True, "comment": "x" * 10**7}
     cases.append(("10 MB string (size cap)", lambda: validate_payload(APPROVAL, huge)))
     deep: dict[str, Any] = {}
@@ -148,7 +156,8 @@ def pathological() -> None:
     cases.append(("65+ KiB schema", lambda: _rejected(big)))
     cases.append(("remote $ref", lambda: _rejected({"type": "object", "$ref": "https://x/y"})))
     print(f"\npathological cases (budget {TIME_BUDGET * 1000:.0f} ms; schemas compiled first):")
-    compiled_first = (catastrophic, lookahead, heavy, uneval, unique, bare, patterns, dialect, nfa)
+    compiled_first = (catastrophic, lookahead, heavy, uneval, unique, bare, patterns, dialect,
+                      nfa, iri)  # fmt: skip
     for schema in (*compiled_first, APPROVAL, {"type": "object"}):
         compile_schema(schema)  # compiling is cached per schema; time the validation alone
     for label, fn in cases:
