@@ -165,6 +165,7 @@ class ArrayField(Field):
         given = value if isinstance(value, list) else []
         if len(given) > len(self.prefix) and self.items is False:
             raise FormValueError(self.pointer, f"at most {len(self.prefix)} entries fit here")
+        self.ctx.check_rows(self.pointer, len(given) - len(self.rows), given)
         self.ctx.quiet += 1
         try:
             keep = max(len(self.prefix), len(given))

@@ -40,6 +40,24 @@ def route(errors: Errors) -> tuple[list[Message], dict[str, dict[str, list[Messa
     return own, below
 
 
+#: Most entries one array or map shows as rows of widgets.
+MAX_ROWS = 500
+#: Most fields the values put into a form (defaults included) may add up to.
+MAX_FILLED_FIELDS = 2500
+
+
+def _entries(value: Any) -> int:
+    """How many array entries and object members ``value`` holds, at every level."""
+    total, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, dict)):
+            children = list(item.values()) if isinstance(item, dict) else item
+            total += len(children)
+            stack.extend(children)
+    return total
+
+
 class Context:
     """What every field of one form shares: resolver, registry, change notification."""
 
@@ -60,6 +78,18 @@ class Context:
         """A field was removed (array entry, map row): stop re-evaluating its parts."""
         gone = {id(f) for f in field.walk()}
         self.reactors = [r for r in self.reactors if id(r) not in gone]
+        self.fields_built = max(0, self.fields_built - len(gone))
+
+    def check_rows(self, pointer: str, count: int, value: Any) -> None:
+        """Refuse to show ``count`` more entries (``value`` being put in) when too many.
+
+        A default (or a value) of 15,000 array entries built 72,000 widgets in 15 s;
+        6,000 map entries took 63 s. Checked before anything is built.
+        """
+        if count > MAX_ROWS:
+            raise FormValueError(pointer, f"at most {MAX_ROWS} entries can be edited here")
+        if self.fields_built + _entries(value) > MAX_FILLED_FIELDS:
+            raise FormValueError(pointer, "the form cannot show this many entries")
 
     def schedule(self, hook: Callable[[], None]) -> None:
         """Run a relayout hook now, or once at the end of the current batch."""
@@ -156,7 +186,11 @@ class Field(ABC):
             try:
                 self.set(self.schema["default"])
             except FormValueError:
-                pass  # a default the widget cannot show is simply not pre-filled
+                # A default the widget cannot show is simply not pre-filled (nor half).
+                try:
+                    self.set(MISSING)
+                except FormValueError:
+                    pass
             self.untouch()
 
     def untouch(self) -> None:

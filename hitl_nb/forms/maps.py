@@ -94,6 +94,7 @@ class MapEditor:
 
     def set(self, extras: dict[str, Any]) -> None:
         """Replace the rows with ``extras``."""
+        self.owner.ctx.check_rows(self.owner.pointer, len(extras) - len(self.rows), extras)
         for _key, field, _box in self.rows:
             self.owner.ctx.forget(field)
         self.rows = []
