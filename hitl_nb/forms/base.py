@@ -309,9 +309,9 @@ class LeafField(Field):
         self.note = make(W.HTML, self.classes("hitl-note"), lay, value=self.note_html())
         self.widgets = [self.input, self.note]
 
+    @abstractmethod
     def make_input(self, lay: str) -> W.Widget:
         """Create the input widget (subclasses)."""
-        raise NotImplementedError
 
     def tooltip(self) -> str:
         """The input's tooltip: the help text, else the title."""
@@ -341,9 +341,9 @@ class LeafField(Field):
             self.ctx.quiet -= 1
         self._touched = self._has_value = value is not MISSING
 
+    @abstractmethod
     def write(self, value: Any) -> None:
         """Put ``value`` into the input (subclasses); MISSING empties it."""
-        raise NotImplementedError
 
     def local_errors(self) -> list[tuple[str, str]]:
         self.get()
