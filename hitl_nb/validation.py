@@ -291,8 +291,13 @@ class CompiledSchema:
             self.schema, registry=REGISTRY, format_checker=FORMAT_CHECKER
         )
 
-    def validate(self, payload: Any, *, budget: float = TIME_BUDGET) -> list[ValidationIssue]:
-        """Every issue with ``payload`` (at most :data:`MAX_ISSUES`); ``[]`` when valid."""
+    def validate(self, payload: Any, *, budget: float | None = None) -> list[ValidationIssue]:
+        """Every issue with ``payload`` (at most :data:`MAX_ISSUES`); ``[]`` when valid.
+
+        ``budget`` is in seconds; None means :data:`TIME_BUDGET` as it is at call time.
+        """
+        if budget is None:
+            budget = TIME_BUDGET
         issues: list[ValidationIssue] = []
         clock.deadline = time.perf_counter() + budget
         try:
@@ -404,7 +409,7 @@ def _compile(canonical: str) -> CompiledSchema:
 
 
 def validate_payload(
-    schema: Mapping[str, Any] | CompiledSchema, payload: Any, *, budget: float = TIME_BUDGET
+    schema: Mapping[str, Any] | CompiledSchema, payload: Any, *, budget: float | None = None
 ) -> list[ValidationIssue]:
     """Validate ``payload`` against ``schema``; ``[]`` means valid.
 
