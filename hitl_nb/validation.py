@@ -24,6 +24,7 @@ member itself, not its parent).
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import time
 from collections.abc import Mapping
@@ -299,6 +300,12 @@ class CompiledSchema:
         if budget is None:
             budget = TIME_BUDGET
         issues: list[ValidationIssue] = []
+        # A full garbage collection of a big process (a kernel full of widgets) can take
+        # longer than the whole budget; one landing inside a validation would turn a
+        # valid answer into a timeout. Collection waits the few ms until we are done.
+        collecting = gc.isenabled()
+        if collecting:
+            gc.disable()
         clock.deadline = time.perf_counter() + budget
         try:
             bound = _payload_bounds(payload)
@@ -318,6 +325,8 @@ class CompiledSchema:
             issues.append(ValidationIssue("", "$ref", f"a reference does not resolve: {exc}"))
         finally:
             clock.deadline = None
+            if collecting:
+                gc.enable()
         return issues
 
     def is_valid(self, payload: Any) -> bool:

@@ -594,3 +594,28 @@ def test_unique_items_is_not_fooled_by_colliding_number_hashes():
     same = [1, 1.0, -0.0, 0, 2**70, float(2**70), 0.1, 1e308, int(1e308), True, "1"]
     got = issues(schema, {"a": same})
     assert [i["path"] for i in got] == ["/a/1", "/a/3", "/a/5", "/a/8"]
+
+
+def test_garbage_collection_waits_for_a_validation_and_resumes(monkeypatch):
+    import gc
+
+    from hitl_nb import validation
+
+    during = []
+    real_bounds = validation._payload_bounds
+
+    def spy(payload):
+        during.append(gc.isenabled())
+        return real_bounds(payload)
+
+    monkeypatch.setattr(validation, "_payload_bounds", spy)
+    compiled = compile_schema({"type": "object"})
+    assert gc.isenabled()
+    compiled.validate({"a": 1})
+    assert during == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        compiled.validate({"a": 1})
+        assert not gc.isenabled()  # a caller's choice is left as it was
+    finally:
+        gc.enable()
