@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._rawhttp import RawConnection  # noqa: E402
-from hitl_nb.a2a.sse import SSEParser  # noqa: E402
+from hitl_nb.a2a._sse import SSEParser  # noqa: E402
 from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY  # noqa: E402
 
 HEADERS = {"A2A-Version": "1.0", "A2A-Extensions": EXTENSION_URI}

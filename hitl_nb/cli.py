@@ -9,7 +9,7 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 
 
 def _mock_agent(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from hitl_nb.mock_agent.run import add_cli_arguments, run_cli
+    from hitl_nb.mock_agent._run import add_cli_arguments, run_cli
 
     parser = sub.add_parser(
         "mock-agent",
@@ -28,7 +28,7 @@ def _tutorials(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _conformance(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from hitl_nb.conformance.cli import register
+    from hitl_nb.conformance._cli import register
 
     register(sub)
 

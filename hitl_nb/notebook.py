@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 import ipywidgets as W
 
-from .a2a.model import Task, TaskState
+from .a2a._model import Task, TaskState
 from .client import MalformedPromptEvent, PromptEvent, SyncHitlClient, prompt_of
 from .errors import HitlError, PromptConflict, ResponseInvalid
 from .forms import Form, FormValueError

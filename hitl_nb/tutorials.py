@@ -29,8 +29,7 @@ def find_notebooks(explicit: str | None = None) -> Path:
             return folder
     tried = ", ".join(str(c) for c in candidates)
     raise FileNotFoundError(
-        f"no tutorial notebooks found (tried {tried}); run from a checkout of hitl-nb "
-        "or pass --dir"
+        f"no tutorial notebooks found (tried {tried}); run from a checkout of hitl-nb or pass --dir"
     )
 
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hitl_nb.a2a import codec_v03, codec_v1
-from hitl_nb.a2a.model import (
+from hitl_nb.a2a import _codec_v03, _codec_v1
+from hitl_nb.a2a._model import (
     AgentCapabilities,
     AgentCard,
     AgentExtension,
@@ -105,73 +105,73 @@ V03_RESPONSE = {
 
 
 def test_v03_prompt_event_decodes_and_reencodes_identically() -> None:
-    event = codec_v03.decode_stream_response(V03_PROMPT_EVENT)
+    event = _codec_v03.decode_stream_response(V03_PROMPT_EVENT)
     assert isinstance(event, TaskStatusUpdateEvent)
     assert event.status.state is TaskState.INPUT_REQUIRED
     assert event.final_hint is True
     assert event.status.message is not None
     assert event.status.message.metadata == {URI: ENVELOPE}
-    assert codec_v03.encode_stream_response(event) == V03_PROMPT_EVENT
+    assert _codec_v03.encode_stream_response(event) == V03_PROMPT_EVENT
 
 
 def test_v1_prompt_event_is_the_same_event() -> None:
-    v1 = codec_v1.decode_stream_response(V1_PROMPT_EVENT)
-    v03 = codec_v03.decode_stream_response(V03_PROMPT_EVENT)
+    v1 = _codec_v1.decode_stream_response(V1_PROMPT_EVENT)
+    v03 = _codec_v03.decode_stream_response(V03_PROMPT_EVENT)
     assert isinstance(v1, TaskStatusUpdateEvent) and isinstance(v03, TaskStatusUpdateEvent)
     assert v1.final_hint is None
     v1.final_hint = True
     assert v1 == v03
-    assert codec_v1.encode_stream_response(v03) == V1_PROMPT_EVENT
+    assert _codec_v1.encode_stream_response(v03) == V1_PROMPT_EVENT
 
 
 def test_reference_kind_spelling_task_status_update_is_read() -> None:
     event = dict(V03_PROMPT_EVENT, kind="task-status-update")
-    assert isinstance(codec_v03.decode_stream_response(event), TaskStatusUpdateEvent)
+    assert isinstance(_codec_v03.decode_stream_response(event), TaskStatusUpdateEvent)
 
 
 def test_v03_response_message_round_trip() -> None:
-    msg = codec_v03.decode_message(V03_RESPONSE)
+    msg = _codec_v03.decode_message(V03_RESPONSE)
     assert msg.role is Role.USER
     assert msg.task_id == "task-41"
     assert msg.metadata is not None and "hitl_response_for" in msg.metadata
-    assert codec_v03.encode_message(msg) == V03_RESPONSE
-    assert codec_v1.encode_message(msg)["role"] == "ROLE_USER"
-    assert "kind" not in codec_v1.encode_message(msg)
+    assert _codec_v03.encode_message(msg) == V03_RESPONSE
+    assert _codec_v1.encode_message(msg)["role"] == "ROLE_USER"
+    assert "kind" not in _codec_v1.encode_message(msg)
 
 
 def test_send_results() -> None:
     task = Task("t", "c", TaskStatus(TaskState.WORKING))
-    assert codec_v1.encode_send_result(task) == {
+    assert _codec_v1.encode_send_result(task) == {
         "task": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}
     }
-    assert codec_v03.encode_send_result(task)["kind"] == "task"
-    assert codec_v1.decode_send_result(codec_v1.encode_send_result(task)) == task
-    assert codec_v03.decode_send_result(codec_v03.encode_send_result(task)) == task
+    assert _codec_v03.encode_send_result(task)["kind"] == "task"
+    assert _codec_v1.decode_send_result(_codec_v1.encode_send_result(task)) == task
+    assert _codec_v03.decode_send_result(_codec_v03.encode_send_result(task)) == task
     with pytest.raises(WireDecodeError, match="task or a message"):
-        codec_v1.decode_send_result(V1_PROMPT_EVENT)
+        _codec_v1.decode_send_result(V1_PROMPT_EVENT)
     with pytest.raises(WireDecodeError, match="task or a message"):
-        codec_v03.decode_send_result(V03_PROMPT_EVENT)
+        _codec_v03.decode_send_result(V03_PROMPT_EVENT)
 
 
 def test_file_parts_in_v03() -> None:
     raw = Part(raw=b"\x00\x01hi", filename="a.bin", media_type="application/octet-stream")
-    enc = codec_v03.encode_part(raw)
+    enc = _codec_v03.encode_part(raw)
     assert enc == {
         "kind": "file",
         "file": {"bytes": "AAFoaQ==", "name": "a.bin", "mimeType": "application/octet-stream"},
     }
-    assert codec_v03.decode_part(enc) == raw
+    assert _codec_v03.decode_part(enc) == raw
     url = Part(url="https://example.org/x.pdf", media_type="application/pdf")
-    assert codec_v03.decode_part(codec_v03.encode_part(url)) == url
+    assert _codec_v03.decode_part(_codec_v03.encode_part(url)) == url
     with pytest.raises(ValueError, match="object only"):
-        codec_v03.encode_part(Part(data=[1, 2]))
+        _codec_v03.encode_part(Part(data=[1, 2]))
     with pytest.raises(ValueError, match="unspecified role"):
-        codec_v03.encode_message(Message("m", Role.UNSPECIFIED, []))
+        _codec_v03.encode_message(Message("m", Role.UNSPECIFIED, []))
 
 
 def test_v1_raw_part_accepts_urlsafe_and_unpadded_base64() -> None:
-    assert codec_v1.decode_part({"raw": "-_8"}).raw == b"\xfb\xff"
-    assert codec_v1.decode_part({"raw": "AAFoaQ"}).raw == b"\x00\x01hi"
+    assert _codec_v1.decode_part({"raw": "-_8"}).raw == b"\xfb\xff"
+    assert _codec_v1.decode_part({"raw": "AAFoaQ"}).raw == b"\x00\x01hi"
 
 
 def _card() -> AgentCard:
@@ -192,7 +192,7 @@ def _card() -> AgentCard:
 
 
 def test_agent_card_v1_writes_required_and_params_out() -> None:
-    enc = codec_v1.encode_agent_card(_card())
+    enc = _codec_v1.encode_agent_card(_card())
     ext = enc["capabilities"]["extensions"][0]
     assert ext == {
         "uri": URI,
@@ -202,16 +202,16 @@ def test_agent_card_v1_writes_required_and_params_out() -> None:
     }
     assert enc["capabilities"]["pushNotifications"] is False
     assert enc["supportedInterfaces"][1]["protocolBinding"] == "HTTP+JSON"
-    back = codec_v1.decode_agent_card(json.loads(json.dumps(enc)))
+    back = _codec_v1.decode_agent_card(json.loads(json.dumps(enc)))
     assert back == _card()
     assert back.raw == enc
 
 
 def test_agent_card_v03_round_trip() -> None:
-    enc = codec_v03.encode_agent_card(_card())
+    enc = _codec_v03.encode_agent_card(_card())
     assert enc["url"] == "http://127.0.0.1:1/a2a/jsonrpc"
     assert enc["preferredTransport"] == "JSONRPC"
-    back = codec_v03.decode_agent_card(enc)
+    back = _codec_v03.decode_agent_card(enc)
     assert [i.protocol_binding for i in back.supported_interfaces] == ["JSONRPC", "HTTP+JSON"]
     assert back.capabilities.extensions == _card().capabilities.extensions
 
@@ -263,7 +263,7 @@ BAD_V1 = [
 @pytest.mark.parametrize(("func", "value", "pointer", "words"), BAD_V1)
 def test_v1_errors_name_the_member(func: str, value: Any, pointer: str, words: str) -> None:
     with pytest.raises(WireDecodeError, match=words) as info:
-        getattr(codec_v1, func)(value)
+        getattr(_codec_v1, func)(value)
     assert info.value.pointer == pointer
 
 
@@ -287,7 +287,7 @@ BAD_V03 = [
 @pytest.mark.parametrize(("func", "value", "pointer"), BAD_V03)
 def test_v03_errors_name_the_member(func: str, value: Any, pointer: str) -> None:
     with pytest.raises(WireDecodeError) as info:
-        getattr(codec_v03, func)(value)
+        getattr(_codec_v03, func)(value)
     assert info.value.pointer == pointer
 
 
@@ -368,12 +368,12 @@ _event = st.one_of(
 )
 
 
-@pytest.mark.parametrize("codec", [codec_v1, codec_v03], ids=["v1", "v03"])
+@pytest.mark.parametrize("codec", [_codec_v1, _codec_v03], ids=["v1", "v03"])
 @settings(max_examples=60, deadline=None)
 @given(event=_event)
 def test_stream_events_round_trip(codec: ModuleType, event: Any) -> None:
     wire = json.loads(json.dumps(codec.encode_stream_response(event)))
     back = codec.decode_stream_response(wire)
-    if isinstance(event, TaskStatusUpdateEvent) and codec is codec_v1:
+    if isinstance(event, TaskStatusUpdateEvent) and codec is _codec_v1:
         back.final_hint = event.final_hint  # 1.0 has no final flag
     assert back == event

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hitl_nb.a2a import codec_for, codec_v03, codec_v1
-from hitl_nb.a2a.model import (
+from hitl_nb.a2a import _codec_v03, _codec_v1, codec_for
+from hitl_nb.a2a._model import (
     AgentCard,
     AgentExtension,
     AgentInterface,
@@ -78,9 +78,9 @@ def test_card_lookups() -> None:
 
 
 def test_codec_for() -> None:
-    assert codec_for("1.0") is codec_v1
-    assert codec_for("0.3") is codec_v03
-    assert codec_for("0.3.0") is codec_v03
+    assert codec_for("1.0") is _codec_v1
+    assert codec_for("0.3") is _codec_v03
+    assert codec_for("0.3.0") is _codec_v03
     with pytest.raises(ValueError, match="unsupported A2A version '2.0'"):
         codec_for("2.0")
 

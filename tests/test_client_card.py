@@ -1,4 +1,4 @@
-"""Tests for hitl_nb.client.card: which interface a client picks, and card decoding."""
+"""Tests for hitl_nb.client._card: which interface a client picks, and card decoding."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from hitl_nb.client import HitlClient
-from hitl_nb.client.card import (
+from hitl_nb.client._card import (
     NoUsableInterface,
     card_url,
     card_urls,

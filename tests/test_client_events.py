@@ -1,4 +1,4 @@
-"""Tests for hitl_nb.client.events: prompts found, malformed ones reported, never raised."""
+"""Tests for hitl_nb.client._events: prompts found, malformed ones reported, never raised."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from hitl_nb.a2a import codec_v03, codec_v1
-from hitl_nb.client.events import (
+from hitl_nb.a2a import _codec_v03, _codec_v1
+from hitl_nb.client._events import (
     ArtifactEvent,
     MalformedPromptEvent,
     MessageEvent,
@@ -21,7 +21,7 @@ from tests.helpers import wire
 
 
 def decode(payload: dict[str, Any]) -> Any:
-    return codec_v1.decode_stream_response(payload)
+    return _codec_v1.decode_stream_response(payload)
 
 
 def test_status_with_envelope_gives_status_then_prompt() -> None:
@@ -109,7 +109,7 @@ def test_ends_stream_states(state: str, ends: bool) -> None:
 
 
 def test_v03_final_flag_ends_stream() -> None:
-    event = codec_v03.decode_stream_response(
+    event = _codec_v03.decode_stream_response(
         {
             "kind": "status-update",
             "taskId": "t",

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from hitl_nb.a2a.sse import EventTooLarge
+from hitl_nb.a2a._sse import EventTooLarge
 from hitl_nb.client import (
     AnswerOutcomeUnknown,
     ExtensionNotDeclared,

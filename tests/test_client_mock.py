@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from hitl_nb.a2a.model import TaskState
+from hitl_nb.a2a._model import TaskState
 from hitl_nb.client import (
     HitlClient,
     MalformedPromptEvent,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from hitl_nb.a2a.model import TaskState
+from hitl_nb.a2a._model import TaskState
 from hitl_nb.client import HitlClient, PromptEvent, StatusEvent, TaskEvent, prompt_of
 from hitl_nb.errors import PromptConflict, ResponseInvalid
 from hitl_nb.spec import PromptEnvelope

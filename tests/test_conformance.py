@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from hitl_nb.a2a.model import Part
+from hitl_nb.a2a._model import Part
 from hitl_nb.conformance import (
     CHECK_IDS,
     CallableDriver,

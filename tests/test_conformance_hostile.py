@@ -205,7 +205,7 @@ def test_a_card_that_is_a_gzip_bomb_is_refused_without_inflating_it() -> None:
 
 
 def test_a_non_ascii_event_id_goes_back_in_last_event_id() -> None:
-    from hitl_nb.conformance.wire import RawSubscription
+    from hitl_nb.conformance._wire import RawSubscription
 
     seen: list[bytes] = []
 
@@ -216,11 +216,11 @@ def test_a_non_ascii_event_id_goes_back_in_last_event_id() -> None:
     async def subscribe(url: str) -> None:
         import httpx
 
-        from hitl_nb.a2a import codec_v1
+        from hitl_nb.a2a import _codec_v1
 
         async with httpx.AsyncClient() as http:
             sub = RawSubscription(http, url=url, binding="JSONRPC", version="1.0",
-                                  codec=codec_v1, headers={}, task_id="t-1",
+                                  codec=_codec_v1, headers={}, task_id="t-1",
                                   last_event_id="café-7")  # fmt: skip
             await sub.open()
             await sub.cut()

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hitl_nb.conformance.payloads import EXTRA_MEMBER, invalid_payload, valid_payload
+from hitl_nb.conformance._payloads import EXTRA_MEMBER, invalid_payload, valid_payload
 from hitl_nb.validation import validate_payload
 
 # These tests check verdicts, not speed: a loaded CI machine must not turn a valid

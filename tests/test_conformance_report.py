@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hitl_nb.conformance import CHECK_IDS
-from hitl_nb.conformance.report import CheckResult, Failure, Report
+from hitl_nb.conformance._report import CheckResult, Failure, Report
 
 
 def _report() -> Report:

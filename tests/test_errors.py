@@ -63,8 +63,11 @@ def test_unknown_code_and_status_fall_back():
 
 
 def test_response_invalid_keeps_and_shows_validation_errors():
-    exc = ResponseInvalid(validation_errors=[{"path": "/approved", "keyword": "type",
-                                              "message": "expected boolean, got string"}])
+    exc = ResponseInvalid(
+        validation_errors=[
+            {"path": "/approved", "keyword": "type", "message": "expected boolean, got string"}
+        ]
+    )
     assert exc.validation_errors[0]["path"] == "/approved"
     assert "/approved: expected boolean" in str(exc)
     assert exc.code == -32011 and exc.http_status == 422

@@ -269,19 +269,36 @@ def test_a_one_option_variant_that_refers_back_is_json_not_a_recursion_error():
     "schema",
     [
         # Required sections are built at once: 2**32 fields, it never returned.
-        {"type": "object", "required": ["a", "b"],
-         "properties": {"a": {"$ref": "#"}, "b": {"$ref": "#"}}},
+        {
+            "type": "object",
+            "required": ["a", "b"],
+            "properties": {"a": {"$ref": "#"}, "b": {"$ref": "#"}},
+        },
         # The same through arrays whose entries are all there from the start.
-        {"type": "object", "required": ["t"], "properties": {"t": {"$ref": "#/$defs/t"}},
-         "$defs": {"t": {"type": "array", "prefixItems": [{"$ref": "#/$defs/t"}] * 2}}},
-        {"type": "object", "required": ["k"], "$defs": {"n": {"type": "object",
-         "required": ["k"], "properties": {"k": {"type": "array", "minItems": 3,
-                                                  "items": {"$ref": "#/$defs/n"}}}}},
-         "properties": {"k": {"type": "array", "minItems": 3, "items": {"$ref": "#/$defs/n"}}}},
+        {
+            "type": "object",
+            "required": ["t"],
+            "properties": {"t": {"$ref": "#/$defs/t"}},
+            "$defs": {"t": {"type": "array", "prefixItems": [{"$ref": "#/$defs/t"}] * 2}},
+        },
+        {
+            "type": "object",
+            "required": ["k"],
+            "$defs": {
+                "n": {
+                    "type": "object",
+                    "required": ["k"],
+                    "properties": {
+                        "k": {"type": "array", "minItems": 3, "items": {"$ref": "#/$defs/n"}}
+                    },
+                }
+            },
+            "properties": {"k": {"type": "array", "minItems": 3, "items": {"$ref": "#/$defs/n"}}},
+        },
     ],  # fmt: skip
 )
 def test_self_referencing_required_parts_stop_at_a_field_count(schema):
-    from hitl_nb.forms.registry import MAX_FIELDS
+    from hitl_nb.forms._registry import MAX_FIELDS
 
     before = len(_instances)
     form = Form(schema)
@@ -333,8 +350,8 @@ def test_a_field_that_fails_to_build_becomes_json_not_a_broken_form():
     assert c.kind == "json" and "RuntimeError" in c.note.value
     c.input.value = '"#ff0000"'
     assert form.value == {"c": "#ff0000"}
-    from hitl_nb.forms.hints import Hints
-    from hitl_nb.forms.normalize import Node
+    from hitl_nb.forms._hints import Hints
+    from hitl_nb.forms._normalize import Node
 
     color = Node("string", {"type": "string", "format": "color"})
     assert registry.lookup(color, Hints()) is broken
@@ -421,10 +438,14 @@ def test_plain_text_of_a_compound_form():
     [
         # Defaults of this size built 72,000 widgets in 15 s / took 63 s / 9.5 s.
         ({"type": "array", "items": {"type": "integer"}}, [0] * 15_000),
-        ({"type": "object", "additionalProperties": {"type": "integer"}},
-         {f"k{i}": 0 for i in range(6000)}),
-        ({"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
-         [[0] * 100] * 100),
+        (
+            {"type": "object", "additionalProperties": {"type": "integer"}},
+            {f"k{i}": 0 for i in range(6000)},
+        ),
+        (
+            {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
+            [[0] * 100] * 100,
+        ),
     ],  # fmt: skip
 )
 def test_huge_defaults_and_values_are_refused_before_building(schema, value):

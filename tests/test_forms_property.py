@@ -32,6 +32,7 @@ def _generous_budget():
         patch.setattr("hitl_nb.validation.TIME_BUDGET", SLACK)
         yield
 
+
 NAMES = st.sampled_from(["a", "b", "name", "kind_2", "x y", "é"])
 SCALARS = st.one_of(
     st.none(),
@@ -267,9 +268,9 @@ def _act(form: Form, rnd) -> None:
 
     import ipywidgets as W
 
-    from hitl_nb.forms.arrays import ArrayField
-    from hitl_nb.forms.objects import ObjectField
-    from hitl_nb.forms.variants import NullableField, VariantField
+    from hitl_nb.forms._arrays import ArrayField
+    from hitl_nb.forms._objects import ObjectField
+    from hitl_nb.forms._variants import NullableField, VariantField
 
     f = rnd.choice(list(form.root.walk()))
     if isinstance(f, ObjectField):

@@ -6,7 +6,10 @@ from hitl_nb._json import dumps_compact, json_depth, parse_json
 from hitl_nb.errors import BadJSON, HitlError
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(), kids, max_size=4),
     max_leaves=20,

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from hitl_nb.a2a.model import TaskState, TaskStatus, TaskStatusUpdateEvent
-from hitl_nb.mock_agent.outbox import CLOSED, Outbox, ends_stream, follow
+from hitl_nb.a2a._model import TaskState, TaskStatus, TaskStatusUpdateEvent
+from hitl_nb.mock_agent._outbox import CLOSED, Outbox, ends_stream, follow
 
 
 def ev(state: TaskState) -> TaskStatusUpdateEvent:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from hitl_nb.errors import A2A_ERRORS
 from hitl_nb.mock_agent import MockAgent
-from hitl_nb.mock_agent.scenarios import APPROVAL_SCHEMA
+from hitl_nb.mock_agent._scenarios import APPROVAL_SCHEMA
 from hitl_nb.validation import validate_payload
 from tests.helpers.mock_agent_client import Wire, envelope_of, headers
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from hitl_nb.a2a.model import TaskState
+from hitl_nb.a2a._model import TaskState
 from hitl_nb.mock_agent import (
     BUILTIN_SCENARIOS,
     MockAgent,

@@ -1,4 +1,4 @@
-"""Tests for hitl_nb.a2a.sse: WHATWG parsing rules, the size cap, the encoder."""
+"""Tests for hitl_nb.a2a._sse: WHATWG parsing rules, the size cap, the encoder."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hitl_nb.a2a.sse import (
+from hitl_nb.a2a._sse import (
     EventTooLarge,
     ServerSentEvent,
     SSEParser,

@@ -49,8 +49,11 @@ def test_valid_payload_has_no_issues():
 
 def test_required_names_the_missing_member():
     assert issues(APPROVAL, {}) == [
-        {"path": "/approved", "keyword": "required",
-         "message": "required property 'approved' is missing"}  # fmt: skip
+        {
+            "path": "/approved",
+            "keyword": "required",
+            "message": "required property 'approved' is missing",
+        }  # fmt: skip
     ]
 
 
@@ -79,8 +82,12 @@ def test_nested_paths_and_escaping():
         ({"minItems": 1}, [], "minItems", "must have at least 1 items"),
         ({"pattern": "^[a-z]+$"}, "A1", "pattern", "must match the pattern '^[a-z]+$'"),
         ({"format": "email"}, "no-at-sign", "format", "is not a valid email"),
-        ({"oneOf": [{"type": "string"}, {"type": "integer"}]}, [], "oneOf",
-         "must match exactly one of the allowed forms"),
+        (
+            {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+            [],
+            "oneOf",
+            "must match exactly one of the allowed forms",
+        ),
         (False, 1, "false", "no value is allowed here"),
     ],
 )
@@ -398,9 +405,22 @@ TIMEOUT = [ValidationIssue("", "timeout", "validation stopped after 50 ms")]
         # No keyword at all in the item's subschema: nothing used to check the budget.
         ({f"note{i}": 0 for i in range(5000)}, 200_000),
         # Only leaf keywords, which run unbudgeted: 9 s for 500,000 items.
-        ({"maximum": 5, "minimum": 0, "maxLength": 3, "minLength": 0, "maxItems": 3,
-          "minItems": 0, "exclusiveMaximum": 9, "exclusiveMinimum": -1, "multipleOf": 1,
-          "const": 0, "enum": [0]}, 500_000),
+        (
+            {
+                "maximum": 5,
+                "minimum": 0,
+                "maxLength": 3,
+                "minLength": 0,
+                "maxItems": 3,
+                "minItems": 0,
+                "exclusiveMaximum": 9,
+                "exclusiveMinimum": -1,
+                "multipleOf": 1,
+                "const": 0,
+                "enum": [0],
+            },
+            500_000,
+        ),
     ],  # fmt: skip
 )
 def test_budget_is_checked_for_every_item(items, count):
@@ -426,11 +446,19 @@ def test_budget_is_checked_for_every_member_against_many_patterns(closed):
     "schema",
     [
         # A subschema naming another dialect ran on plain jsonschema (Python's re).
-        {"type": "object", "properties": {"s": {
-            "$schema": "http://json-schema.org/draft-07/schema#", "pattern": "^(a+)+$"}}},
+        {
+            "type": "object",
+            "properties": {
+                "s": {"$schema": "http://json-schema.org/draft-07/schema#", "pattern": "^(a+)+$"}
+            },
+        },
         # So did the root reached again through "$ref": "#" when it names its dialect.
-        {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": ["object", "string"],
-         "properties": {"s": {"$ref": "#"}}, "pattern": "^(a+)+$"},
+        {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": ["object", "string"],
+            "properties": {"s": {"$ref": "#"}},
+            "pattern": "^(a+)+$",
+        },
     ],  # fmt: skip
 )
 def test_a_dialect_named_inside_the_schema_stays_bounded(schema):
@@ -447,13 +475,23 @@ def test_a_dialect_named_inside_the_schema_stays_bounded(schema):
         # Each raised in the middle of a validation before (PointerToNowhere, TypeError).
         ({"type": "object", "$ref": "#/$defs/nope"}, "'#/$defs/nope' points at nothing"),
         ({"type": "object", "$dynamicRef": "#nowhere"}, "'#nowhere' points at nothing"),
-        ({"type": "object", "properties": {"a": {"enum": [{"type": 5}]}},
-          "$ref": "#/properties/a/enum/0"}, "points at a JSON object that is not a subschema"),
-        ({"type": "object", "$defs": {"n": {"minimum": 3}}, "$ref": "#/$defs/n/minimum"},
-         "points at a JSON integer"),
+        (
+            {
+                "type": "object",
+                "properties": {"a": {"enum": [{"type": 5}]}},
+                "$ref": "#/properties/a/enum/0",
+            },
+            "points at a JSON object that is not a subschema",
+        ),
+        (
+            {"type": "object", "$defs": {"n": {"minimum": 3}}, "$ref": "#/$defs/n/minimum"},
+            "points at a JSON integer",
+        ),
         # A remote reference under a member no keyword defines was never checked.
-        ({"type": "object", "$ref": "#/x", "x": {"$ref": "https://evil.example/s"}},
-         "not a subschema"),
+        (
+            {"type": "object", "$ref": "#/x", "x": {"$ref": "https://evil.example/s"}},
+            "not a subschema",
+        ),
     ],  # fmt: skip
 )
 def test_references_must_land_on_a_subschema(schema, words):

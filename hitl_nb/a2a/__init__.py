@@ -1,7 +1,7 @@
 """The A2A wire: a version-neutral model and one codec per wire version.
 
-:mod:`hitl_nb.a2a.model` holds the dataclasses; :mod:`hitl_nb.a2a.codec_v1` speaks
-A2A 1.0 JSON and :mod:`hitl_nb.a2a.codec_v03` A2A 0.3 JSON. Pick a codec with
+:mod:`hitl_nb.a2a._model` holds the dataclasses; :mod:`hitl_nb.a2a._codec_v1` speaks
+A2A 1.0 JSON and :mod:`hitl_nb.a2a._codec_v03` A2A 0.3 JSON. Pick a codec with
 :func:`codec_for`.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from hitl_nb.a2a import codec_v03, codec_v1
-from hitl_nb.a2a.model import (
+from hitl_nb.a2a import _codec_v03, _codec_v1
+from hitl_nb.a2a._model import (
     AgentCapabilities,
     AgentCard,
     AgentExtension,
@@ -49,19 +49,17 @@ __all__ = [
     "TaskStatusUpdateEvent",
     "WireDecodeError",
     "codec_for",
-    "codec_v03",
-    "codec_v1",
 ]
 
 
 def codec_for(version: str) -> ModuleType:
-    """The codec module for a wire version: ``"1.0"`` -> codec_v1, ``"0.3"`` -> codec_v03.
+    """The codec module for a wire version: ``"1.0"`` -> _codec_v1, ``"0.3"`` -> _codec_v03.
 
     Patch versions are accepted (``"0.3.0"``); anything else raises ``ValueError``.
     """
     major_minor = ".".join(version.strip().split(".")[:2])
     if major_minor == "1.0":
-        return codec_v1
+        return _codec_v1
     if major_minor == "0.3":
-        return codec_v03
+        return _codec_v03
     raise ValueError(f"unsupported A2A version {version!r} (this codec set speaks 1.0 and 0.3)")

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hitl_nb.a2a import _wire as w
-from hitl_nb.a2a.model import (
+from hitl_nb.a2a._model import (
     AgentCapabilities,
     AgentCard,
     AgentExtension,

@@ -4,8 +4,8 @@ Messages, statuses, artifacts, tasks and the two update events have the same cam
 members in A2A 1.0 and 0.3. What differs is data or a small hook: the spelling of task
 states and roles, 0.3's ``kind`` member, the part shapes, the status update's ``final``
 flag (0.3 only), and how a stream event is wrapped (1.0's StreamResponse member vs
-0.3's bare object told apart by ``kind``). :mod:`hitl_nb.a2a.codec_v1` and
-:mod:`hitl_nb.a2a.codec_v03` each build one :class:`Codec` and expose its methods as
+0.3's bare object told apart by ``kind``). :mod:`hitl_nb.a2a._codec_v1` and
+:mod:`hitl_nb.a2a._codec_v03` each build one :class:`Codec` and expose its methods as
 their module-level functions.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hitl_nb.a2a import _wire as w
-from hitl_nb.a2a.model import (
+from hitl_nb.a2a._model import (
     Artifact,
     Message,
     Part,
@@ -101,7 +101,7 @@ class Codec:
     """Encode the neutral model to one wire version's JSON and decode it back.
 
     ``encode_*`` build plain JSON-ready dicts; ``decode_*`` read untrusted JSON and
-    raise :class:`~hitl_nb.a2a.model.WireDecodeError` naming the member that was wrong.
+    raise :class:`~hitl_nb.a2a._model.WireDecodeError` naming the member that was wrong.
     Unknown members are ignored (forward compatibility).
     """
 
@@ -125,7 +125,7 @@ class Codec:
         return self.dialect.states[state]
 
     def state_from_wire(self, value: Any, pointer: str = "") -> TaskState:
-        """A wire task state as the neutral :class:`~hitl_nb.a2a.model.TaskState`."""
+        """A wire task state as the neutral :class:`~hitl_nb.a2a._model.TaskState`."""
         return w.enum_member(value, pointer, self.states_from_wire, "task state")
 
     def _role_to_wire(self, role: Role) -> str:

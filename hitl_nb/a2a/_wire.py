@@ -11,7 +11,7 @@ import binascii
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from hitl_nb.a2a.model import WireDecodeError
+from hitl_nb.a2a._model import WireDecodeError
 
 T = TypeVar("T")
 

@@ -1,7 +1,7 @@
 """Talk to A2A agents about their hitl-prompt/v1 prompts.
 
 :class:`HitlClient` is async; :class:`SyncHitlClient` blocks and is safe in notebook
-cells. Streams yield the neutral events of :mod:`hitl_nb.client.events`::
+cells. Streams yield the neutral events of :mod:`hitl_nb.client._events`::
 
     async with HitlClient("http://127.0.0.1:8000") as client:
         async for event in client.stream("approval"):
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from ._answer import AnswerOutcomeUnknown
 from ._bindings import TaskPage
+from ._card import ExtensionNotDeclared, NoUsableInterface, Selection
 from ._client import HitlClient, prompt_of
-from .card import ExtensionNotDeclared, NoUsableInterface, Selection
-from .events import (
+from ._events import (
     ArtifactEvent,
     ClientEvent,
     MalformedPromptEvent,
@@ -27,7 +27,7 @@ from .events import (
     StatusEvent,
     TaskEvent,
 )
-from .sync import SyncHitlClient
+from ._sync_client import SyncHitlClient
 
 __all__ = [
     "AnswerOutcomeUnknown",

@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from hitl_nb.a2a.model import Message, Part, Role, SendResult, Task, TaskState
+from hitl_nb.a2a._model import Message, Part, Role, SendResult, Task, TaskState
 from hitl_nb.errors import (
     AgentTimeout,
     AgentUnreachable,
@@ -27,8 +27,8 @@ from hitl_nb.errors import (
 from hitl_nb.spec import PromptEnvelope, ResponseEnvelope
 
 from ._bindings import Binding
+from ._events import prompt_in_status
 from ._follow import FollowPolicy
-from .events import prompt_in_status
 
 __all__ = ["AnswerOutcomeUnknown", "answer_message", "check_locally", "deliver", "landed"]
 

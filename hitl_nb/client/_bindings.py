@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import quote
 
-from hitl_nb.a2a.model import Message, SendResult, StreamEvent, Task, TaskState, WireDecodeError
+from hitl_nb.a2a._model import Message, SendResult, StreamEvent, Task, TaskState, WireDecodeError
 from hitl_nb.errors import ProtocolViolation, UnsupportedOperation
 
 from ._errors import from_jsonrpc_error, from_rest_error

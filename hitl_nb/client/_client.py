@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 
 from hitl_nb.a2a import codec_for
-from hitl_nb.a2a.model import AgentCard, Message, Part, Role, SendResult, Task, TaskState
+from hitl_nb.a2a._model import AgentCard, Message, Part, Role, SendResult, Task, TaskState
 from hitl_nb.errors import ProtocolViolation
 from hitl_nb.spec import (
     EXTENSION_URI,
@@ -25,9 +25,7 @@ from hitl_nb.spec import (
 
 from ._answer import answer_message, check_locally, deliver
 from ._bindings import Binding, TaskPage, binding_class
-from ._follow import FollowPolicy, Opener, follow
-from ._http import HttpLimits, HttpSession
-from .card import (
+from ._card import (
     ExtensionNotDeclared,
     Selection,
     card_urls,
@@ -36,7 +34,9 @@ from .card import (
     parse_card,
     usable_url,
 )
-from .events import ClientEvent, PromptEvent, prompt_in_status
+from ._events import ClientEvent, PromptEvent, prompt_in_status
+from ._follow import FollowPolicy, Opener, follow
+from ._http import HttpLimits, HttpSession
 
 __all__ = ["HitlClient", "prompt_of"]
 
@@ -56,7 +56,7 @@ class HitlClient:
 
     Every request carries ``A2A-Version`` and the extension activation header
     (``A2A-Extensions``; ``X-A2A-Extensions`` for 0.3). A card that does not declare
-    the extension raises :class:`~hitl_nb.client.card.ExtensionNotDeclared` unless
+    the extension raises :class:`~hitl_nb.client._card.ExtensionNotDeclared` unless
     ``require_extension=False``. Limits (``timeout``, ``connect_timeout``,
     ``stream_idle_timeout``, ``max_event_size``, ``max_body_size``) and stream
     reconnects (``max_reconnects``, ``backoff``) are configurable; each limit gives a

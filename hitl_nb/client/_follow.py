@@ -20,10 +20,10 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
-from hitl_nb.a2a.model import StreamEvent, Task, TaskStatus, TaskStatusUpdateEvent
+from hitl_nb.a2a._model import StreamEvent, Task, TaskStatus, TaskStatusUpdateEvent
 from hitl_nb.errors import AgentTimeout, AgentUnreachable, TaskNotFound, UnsupportedOperation
 
-from .events import (
+from ._events import (
     ArtifactEvent,
     ClientEvent,
     MalformedPromptEvent,

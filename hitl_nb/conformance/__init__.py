@@ -6,17 +6,17 @@
 
 Also a command (``hitl-nb conformance URL``) and a pytest plugin
 (``pytest -p hitl_nb.conformance.pytest_plugin --hitl-agent URL``). The checks are listed
-in :mod:`~hitl_nb.conformance.scenarios`; how the agent is driven into INPUT_REQUIRED
-is the contract of :mod:`~hitl_nb.conformance.driver`.
+in :mod:`~hitl_nb.conformance._checks`; how the agent is driven into INPUT_REQUIRED
+is the contract of :mod:`~hitl_nb.conformance._driver`.
 """
 
 from __future__ import annotations
 
-from .driver import CallableDriver, Driver, MessageDriver, PromptInfo, ScenarioDriver, as_driver
-from .records import Settings
-from .report import CheckResult, Failure, Report
-from .runner import arun, run
-from .scenarios import CHECK_IDS, CHECKS, select
+from ._checks import CHECK_IDS, CHECKS, select
+from ._driver import CallableDriver, Driver, MessageDriver, PromptInfo, ScenarioDriver, as_driver
+from ._records import Settings
+from ._report import CheckResult, Failure, Report
+from ._runner import arun, run
 
 __all__ = [
     "CHECKS",

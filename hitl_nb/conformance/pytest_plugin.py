@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from .report import CheckResult, Report
-from .runner import run
-from .scenarios import select
+from ._checks import select
+from ._report import CheckResult, Report
+from ._runner import run
 
 __all__ = ["ConformanceItem", "pytest_addoption", "pytest_collection_modifyitems"]
 

@@ -6,12 +6,12 @@ See :class:`Form`. The coverage table, hint vocabulary and CSS class names are i
 
 from __future__ import annotations
 
+from ._base import Context, Field
+from ._form import Form, FormClosed, FormInvalid
+from ._hints import Hints, hints_for
+from ._registry import Registry, default_registry
+from ._text import render_text
 from ._util import MISSING, FormValueError, css_class
-from .base import Context, Field
-from .form import Form, FormClosed, FormInvalid
-from .hints import Hints, hints_for
-from .registry import Registry, default_registry
-from .text import render_text
 
 __all__ = [
     "MISSING",

@@ -4,15 +4,15 @@
 >>> with MockAgent() as agent:                        # doctest: +SKIP
 ...     agent.url                                     # JSON-RPC + HTTP+JSON, A2A 1.0 and 0.3
 
-See :mod:`~hitl_nb.mock_agent.scenarios` for the scripts (and how to add yours) and
-:mod:`~hitl_nb.mock_agent.faults` for the fault modes.
+See :mod:`~hitl_nb.mock_agent._scenarios` for the scripts (and how to add yours) and
+:mod:`~hitl_nb.mock_agent._faults` for the fault modes.
 """
 
 from __future__ import annotations
 
-from hitl_nb.mock_agent.faults import FAULT_NAMES, Faults
-from hitl_nb.mock_agent.run import MockAgent, mock_agent_handlers
-from hitl_nb.mock_agent.scenarios import (
+from hitl_nb.mock_agent._faults import FAULT_NAMES, Faults
+from hitl_nb.mock_agent._run import MockAgent, mock_agent_handlers
+from hitl_nb.mock_agent._scenarios import (
     BUILTIN_SCENARIOS,
     DEFAULT_SCENARIO,
     Outcome,
@@ -20,8 +20,8 @@ from hitl_nb.mock_agent.scenarios import (
     ScenarioRegistry,
     Step,
 )
-from hitl_nb.mock_agent.script import TIMEOUT_KEY
-from hitl_nb.mock_agent.store import MemoryStore, SQLiteStore
+from hitl_nb.mock_agent._script import TIMEOUT_KEY
+from hitl_nb.mock_agent._store import MemoryStore, SQLiteStore
 
 __all__ = [
     "BUILTIN_SCENARIOS",

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from hitl_nb.a2a.sse import SSEParser
+from hitl_nb.a2a._sse import SSEParser
 from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY
 
 URI = EXTENSION_URI

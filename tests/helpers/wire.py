@@ -6,7 +6,7 @@ import json
 import uuid
 from typing import Any
 
-from hitl_nb.a2a.sse import encode_event
+from hitl_nb.a2a._sse import encode_event
 from hitl_nb.spec import EXTENSION_URI
 
 APPROVAL_SCHEMA: dict[str, Any] = {

@@ -1,0 +1,153 @@
+"""Finding an agent: its card (A2A §8) and the interface a client will use.
+
+A 1.0 card lists ``supportedInterfaces`` (url, protocolBinding, protocolVersion); a 0.3
+card has ``url`` + ``preferredTransport`` (+ ``additionalInterfaces``) and
+``protocolVersion: "0.3.x"``. Both decode to the same :class:`~hitl_nb.a2a.AgentCard`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from hitl_nb.a2a import _codec_v03, _codec_v1
+from hitl_nb.a2a._model import AgentCard, AgentInterface, WireDecodeError
+from hitl_nb.errors import HitlError, ProtocolViolation
+from hitl_nb.spec import EXTENSION_URI
+
+__all__ = [
+    "CARD_PATH",
+    "ExtensionNotDeclared",
+    "NoUsableInterface",
+    "Selection",
+    "card_url",
+    "card_urls",
+    "choose_interface",
+    "declares_extension",
+    "parse_card",
+    "usable_url",
+]
+
+#: Where an agent serves its card (A2A §8.2).
+CARD_PATH = "/.well-known/agent-card.json"
+_SPOKEN_BINDINGS = ("JSONRPC", "HTTP+JSON")
+_SPOKEN_VERSIONS = ("1.0", "0.3")
+_SHOWN_INTERFACES = 10
+
+
+class NoUsableInterface(HitlError):
+    """The card offers no interface with a binding and version this client speaks."""
+
+
+class ExtensionNotDeclared(HitlError):
+    """The agent's card does not declare hitl-prompt/v1 (§Activation).
+
+    Such an agent never sends prompt envelopes; pass ``require_extension=False`` to talk
+    to it anyway (INPUT_REQUIRED then comes with unstructured text only).
+    """
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The interface chosen: where to send, which binding, which wire version."""
+
+    url: str
+    binding: str
+    version: str
+
+
+def card_url(url: str) -> str:
+    """The card's URL for an agent base URL (a URL already naming a ``.json`` is kept)."""
+    if url.rstrip("/").endswith(".json"):
+        return url
+    return url.rstrip("/") + CARD_PATH
+
+
+def card_urls(url: str) -> list[str]:
+    """Where to look for the card: below ``url``, then at the origin's well-known path
+    (for a URL naming an endpoint such as ``http://host/rpc``)."""
+    first = card_url(url)
+    parts = urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}{CARD_PATH}"
+    return [first] if origin == first else [first, origin]
+
+
+def parse_card(raw: Any) -> AgentCard:
+    """Decode a card in either version's shape; raises ProtocolViolation naming the member."""
+    if not isinstance(raw, dict):
+        raise ProtocolViolation("the agent card is not a JSON object")
+    codec = _codec_v1 if "supportedInterfaces" in raw else _codec_v03
+    try:
+        card: AgentCard = codec.decode_agent_card(raw)
+    except WireDecodeError as exc:
+        raise ProtocolViolation(f"the agent card does not decode: {exc}") from exc
+    card.raw = raw
+    return card
+
+
+def usable_url(url: str) -> bool:
+    """True for an absolute ``http`` or ``https`` URL with a host (what an interface needs)."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        return False
+    return parsed.scheme in ("http", "https") and bool(parsed.host)
+
+
+def _major_minor(version: str) -> str:
+    return ".".join(version.strip().split(".")[:2])
+
+
+def choose_interface(card: AgentCard, binding: str = "auto", version: str = "auto") -> Selection:
+    """The first interface, in the card's order of preference, that fits the request.
+
+    ``binding`` is ``"auto"``, ``"JSONRPC"`` or ``"HTTP+JSON"``; ``version`` is
+    ``"auto"``, ``"1.0"`` or ``"0.3"``. With ``"auto"`` versions, 1.0 interfaces win over
+    0.3 ones. An explicit ``"0.3"`` falls back to the card's JSON-RPC interface when no
+    interface is listed as 0.3. Raises :class:`NoUsableInterface` listing what is offered.
+    """
+    want_binding = binding.upper()
+    if want_binding not in ("AUTO", *_SPOKEN_BINDINGS):
+        raise ValueError(f"binding must be 'auto', 'JSONRPC' or 'HTTP+JSON', got {binding!r}")
+    want_version = version if version == "auto" else _major_minor(version)
+    if want_version not in ("auto", *_SPOKEN_VERSIONS):
+        raise ValueError(f"version must be 'auto', '1.0' or '0.3', got {version!r}")
+
+    def fits(iface: AgentInterface, v: str) -> bool:
+        if not usable_url(iface.url):
+            return False
+        b = iface.protocol_binding.upper()
+        if b not in _SPOKEN_BINDINGS or (want_binding != "AUTO" and b != want_binding):
+            return False
+        if _major_minor(iface.protocol_version) != v:
+            return False
+        return not (v == "0.3" and b == "HTTP+JSON")  # 0.3 agents are reached over JSON-RPC
+
+    order = [want_version] if want_version != "auto" else list(_SPOKEN_VERSIONS)
+    for v in order:
+        for iface in card.supported_interfaces:
+            if fits(iface, v):
+                return Selection(iface.url, iface.protocol_binding.upper(), v)
+    if want_version == "0.3" and want_binding in ("AUTO", "JSONRPC"):
+        # Asked for 0.3 explicitly: agents commonly serve both dialects on one JSON-RPC
+        # endpoint (A2A 1.0 treats a request without A2A-Version as 0.3, §3.6).
+        for iface in card.supported_interfaces:
+            if iface.protocol_binding.upper() == "JSONRPC" and usable_url(iface.url):
+                return Selection(iface.url, "JSONRPC", "0.3")
+    shown = card.supported_interfaces[:_SHOWN_INTERFACES]
+    offered = ", ".join(f"{i.protocol_binding} {i.protocol_version} at {i.url}" for i in shown)
+    if len(card.supported_interfaces) > len(shown):  # a hostile card may list 10,000
+        offered += f" and {len(card.supported_interfaces) - len(shown)} more"
+    raise NoUsableInterface(
+        f"agent {card.name!r} offers no interface for binding={binding!r}, "
+        f"version={version!r}; it offers: {offered or 'nothing'} "
+        "(this client speaks JSONRPC 1.0/0.3 and HTTP+JSON 1.0, at absolute http(s) URLs)"
+    )
+
+
+def declares_extension(card: AgentCard) -> bool:
+    """True when the card's ``capabilities.extensions`` lists hitl-prompt/v1."""
+    return card.extension(EXTENSION_URI) is not None

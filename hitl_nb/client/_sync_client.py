@@ -1,0 +1,176 @@
+"""SyncHitlClient: the same operations as :class:`HitlClient`, blocking.
+
+For scripts and notebook cells. Every call runs on one private event loop thread
+(:class:`hitl_nb._sync.LoopThread`), never on the kernel's loop and never through
+``nest_asyncio``, so it is safe inside a running ipykernel (cells queued behind it
+still run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hitl_nb._sync import LoopThread, SyncIterator
+from hitl_nb.a2a._model import AgentCard, SendResult, Task, TaskState
+from hitl_nb.spec import PromptEnvelope
+
+from ._bindings import TaskPage
+from ._card import Selection
+from ._client import Content, HitlClient
+from ._events import ClientEvent
+
+__all__ = ["SyncHitlClient"]
+
+
+class SyncHitlClient:
+    """Blocking client; takes the arguments of :class:`HitlClient` (except an injected
+    ``httpx_client``: the connections belong to the private loop).
+
+    ``call_timeout`` (seconds, default none) bounds each call as a whole on top of the
+    client's own network timeouts. Use ``with SyncHitlClient(url) as client:`` or call
+    :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        agent: str | AgentCard | Mapping[str, Any],
+        *,
+        call_timeout: float | None = None,
+        binding: str = "auto",
+        version: str = "auto",
+        require_extension: bool = True,
+        activate_extension: bool = True,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 30.0,
+        connect_timeout: float = 5.0,
+        stream_idle_timeout: float = 60.0,
+        max_event_size: int = 1024 * 1024,
+        max_body_size: int = 8 * 1024 * 1024,
+        max_reconnects: int = 5,
+        backoff: float = 0.25,
+    ) -> None:
+        options = {
+            "binding": binding,
+            "version": version,
+            "require_extension": require_extension,
+            "activate_extension": activate_extension,
+            "headers": headers,
+            "timeout": timeout,
+            "connect_timeout": connect_timeout,
+            "stream_idle_timeout": stream_idle_timeout,
+            "max_event_size": max_event_size,
+            "max_body_size": max_body_size,
+            "max_reconnects": max_reconnects,
+            "backoff": backoff,
+        }
+        self._runner = LoopThread(name="hitl-nb-client")
+        self._timeout = call_timeout
+        try:
+            self._client = self._runner.run(_make(agent, options))
+        except BaseException:
+            self._runner.close()
+            raise
+
+    @property
+    def client(self) -> HitlClient:
+        """The async client underneath (its coroutines belong to the private loop)."""
+        return self._client
+
+    def connect(self) -> AgentCard:
+        """Read the card and choose the interface."""
+        return self._runner.run(self._client.connect(), self._timeout)
+
+    @property
+    def card(self) -> AgentCard | None:
+        """The agent's card (None before the first call)."""
+        return self._client.card
+
+    @property
+    def selection(self) -> Selection | None:
+        """The interface in use."""
+        return self._client.selection
+
+    @property
+    def activation_echoed(self) -> bool | None:
+        """Whether the agent echoed the activation header."""
+        return self._client.activation_echoed
+
+    def send(self, content: Content, **kwargs: Any) -> SendResult:
+        """SendMessage (see :meth:`HitlClient.send`)."""
+        return self._runner.run(self._client.send(content, **kwargs), self._timeout)
+
+    def stream(self, content: Content, **kwargs: Any) -> SyncIterator[ClientEvent]:
+        """SendStreamingMessage as a blocking iterator; ``close()`` it to hang up."""
+        return SyncIterator(self._runner, self._client.stream(content, **kwargs), self._timeout)
+
+    def subscribe(
+        self, task_id: str, *, last_event_id: str | None = None
+    ) -> SyncIterator[ClientEvent]:
+        """SubscribeToTask as a blocking iterator."""
+        events = self._client.subscribe(task_id, last_event_id=last_event_id)
+        return SyncIterator(self._runner, events, self._timeout)
+
+    def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
+        """GetTask."""
+        return self._runner.run(
+            self._client.get_task(task_id, history_length=history_length), self._timeout
+        )
+
+    def list_tasks(
+        self,
+        *,
+        context_id: str | None = None,
+        state: TaskState | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
+    ) -> TaskPage:
+        """ListTasks (A2A 1.0 agents)."""
+        coro = self._client.list_tasks(
+            context_id=context_id, state=state, page_size=page_size, page_token=page_token
+        )
+        return self._runner.run(coro, self._timeout)
+
+    def cancel(self, task_id: str) -> Task:
+        """CancelTask."""
+        return self._runner.run(self._client.cancel(task_id), self._timeout)
+
+    def respond(
+        self,
+        task_id: str,
+        prompt_id: str,
+        payload: Mapping[str, Any],
+        *,
+        prompt: PromptEnvelope | None = None,
+        **kwargs: Any,
+    ) -> SendResult:
+        """Answer a prompt, exactly-once safe (see :meth:`HitlClient.respond`)."""
+        coro = self._client.respond(task_id, prompt_id, payload, prompt=prompt, **kwargs)
+        return self._runner.run(coro, self._timeout)
+
+    def close(self) -> None:
+        """Close the connections and stop the private loop thread (idempotent)."""
+        if not self._runner.closed:
+            try:
+                self._runner.run(self._client.aclose(), 10.0)
+            finally:
+                self._runner.close()
+
+    def __del__(self) -> None:
+        runner = getattr(self, "_runner", None)
+        if runner is not None and not runner.closed:
+            try:
+                self.close()
+            except Exception:  # best effort at garbage collection
+                pass
+
+    def __enter__(self) -> SyncHitlClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+async def _make(agent: str | AgentCard | Mapping[str, Any], options: dict[str, Any]) -> HitlClient:
+    # Created on the private loop so its lock and connection pool belong to it.
+    return HitlClient(agent, **options)

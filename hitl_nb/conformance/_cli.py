@@ -1,0 +1,173 @@
+"""``hitl-nb conformance URL``: run the checks, print the table, exit 0 only when green.
+
+Exit status: 0 every selected check passed, 1 something failed, 2 bad arguments or no
+usable interface. ``--json FILE`` and ``--junit FILE`` write the report as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from hitl_nb.errors import HitlError
+
+from ._checks import CHECK_IDS
+from ._driver import Driver, MessageDriver, ScenarioDriver
+from ._records import Settings
+from ._report import CheckResult
+from ._runner import run
+
+__all__ = ["add_arguments", "build_parser", "main", "register", "run_cli"]
+
+_DESCRIPTION = (
+    "Run the hitl-prompt/v1 conformance scenarios CF-1..CF-7 and the further MUST checks "
+    f"({', '.join(i for i in CHECK_IDS if i.startswith('EXT'))}) against the A2A agent at "
+    "URL. By default each task is started with the mock agent's convention, a data part "
+    '{"scenario": "approval"}; use --scenario, --text or --data for other agents.'
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the conformance options to ``parser``."""
+    parser.add_argument("url", help="the agent's base URL (its card is read from it)")
+    parser.add_argument(
+        "--binding",
+        choices=("auto", "jsonrpc", "http-json"),
+        default="auto",
+        help="protocol binding (default: the card's first usable interface)",
+    )
+    parser.add_argument(
+        "--a2a-version",
+        choices=("auto", "1.0", "0.3"),
+        default="auto",
+        help="A2A wire version (default: 1.0 when the card offers it)",
+    )
+    parser.add_argument(
+        "--trials", type=int, default=20, metavar="N", help="CF-4 trials (default 20)"
+    )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="ID",
+        help=f"run only these checks (CF-7 brings CF-1..CF-6): {' '.join(CHECK_IDS)}",
+    )
+    parser.add_argument("--json", metavar="FILE", help="write the report as JSON")
+    parser.add_argument("--junit", metavar="FILE", help="write the report as JUnit XML")
+    drive = parser.add_mutually_exclusive_group()
+    drive.add_argument(
+        "--scenario", metavar="NAME", help='start tasks with a data part {"scenario": NAME}'
+    )
+    drive.add_argument("--text", metavar="TEXT", help="start tasks with this text message")
+    drive.add_argument("--data", metavar="JSON", help="start tasks with this JSON object")
+    parser.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="NAME:VALUE",
+        help="an extra request header, e.g. Authorization (repeatable)",
+    )
+    parser.add_argument(
+        "--resume-timeout",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="seconds one CF-4 trial may wait for the task to resume (default 5)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="print only the summary line")
+
+
+def register(sub: Any) -> None:
+    """Add the ``conformance`` subcommand to the ``hitl-nb`` subparsers."""
+    parser = sub.add_parser(
+        "conformance",
+        help="run the hitl-prompt/v1 conformance harness against an agent",
+        description=_DESCRIPTION,
+    )
+    add_arguments(parser)
+    parser.set_defaults(func=run_cli)
+
+
+def _driver(args: argparse.Namespace) -> Driver:
+    if args.data is not None:
+        try:
+            data = json.loads(args.data)
+        except ValueError as exc:
+            raise ValueError(f"--data is not JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise ValueError("--data must be a JSON object")
+        return MessageDriver(data=data)
+    if args.text is not None:
+        return MessageDriver(text=args.text)
+    return ScenarioDriver(args.scenario or "approval")
+
+
+def _headers(values: list[str]) -> dict[str, str]:
+    out = {}
+    for raw in values:
+        name, sep, value = raw.partition(":")
+        if not sep or not name.strip():
+            raise ValueError(f"--header wants NAME:VALUE, got {raw!r}")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    """Run from parsed arguments; returns the exit status."""
+    out = sys.stdout
+
+    def progress(result: CheckResult) -> None:
+        if not args.quiet:
+            print(f"{result.id:<18} {result.outcome}", file=sys.stderr, flush=True)
+
+    # The report says what the client would warn about (a missing echo, ...): keep the
+    # terminal to the table while the run lasts.
+    client_log = logging.getLogger("hitl_nb.client")
+    level = client_log.level
+    client_log.setLevel(logging.ERROR)
+    try:
+        settings = Settings(trials=args.trials, resume_timeout=args.resume_timeout)
+        report = run(
+            args.url,
+            binding=args.binding,
+            a2a_version=args.a2a_version,
+            only=args.only,
+            driver=_driver(args),
+            headers=_headers(args.header),
+            settings=settings,
+            on_result=progress,
+        )
+    except (ValueError, HitlError) as exc:
+        print(f"hitl-nb conformance: error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        client_log.setLevel(level)
+    print(report.summary() if args.quiet else report.to_text(), file=out)
+    try:
+        if args.json:
+            report.write_json(args.json)
+        if args.junit:
+            report.write_junit(args.junit)
+    except OSError as exc:
+        print(f"hitl-nb conformance: cannot write the report: {exc}", file=sys.stderr)
+        return 2
+    return 0 if report.passed else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """A stand-alone parser (``python -m hitl_nb.conformance._cli URL``)."""
+    parser = argparse.ArgumentParser(prog="hitl-nb conformance", description=_DESCRIPTION)
+    add_arguments(parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run; returns the exit status."""
+    return run_cli(build_parser().parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,170 @@
+"""Run the checks against an agent: :func:`run` (blocking) and :func:`arun` (async)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from hitl_nb._sync import run_sync
+from hitl_nb.errors import A2AError, HitlError, TransportError
+from hitl_nb.spec import EXTENSION_URI
+
+from ._checks import select
+from ._context import CheckFailed, CheckSpec, Context
+from ._driver import Driver, as_driver
+from ._records import Settings
+from ._report import CheckResult, Report
+from ._session import Session
+
+__all__ = ["arun", "run"]
+
+DriverSpec = Driver | str | Mapping[str, Any] | Callable[..., Any] | None
+
+
+def _budget(spec: CheckSpec, s: Settings) -> float:
+    """How long one check may take in all before it is called an error (seconds)."""
+    base = 30 + 4 * (s.drive_timeout + s.transition_timeout + s.replay_timeout)
+    if spec.id == "CF-4":
+        return base + s.trials * (s.drive_timeout + s.resume_timeout)
+    return base
+
+
+def _at_step(result: CheckResult) -> str:
+    if not result.steps:
+        return ""
+    number, _, text = result.steps[-1][0].partition(": ")
+    return f"{number} ({text.rstrip('.')}): "
+
+
+async def run_check(spec: CheckSpec, session: Session, done: list[CheckResult]) -> CheckResult:
+    """Run one check and return its result; never raises for what the agent does."""
+    result = CheckResult(spec.id, spec.title, spec.group, spec.section)
+    ctx = Context(spec, session, result, done)
+    t0 = time.perf_counter()
+    budget = _budget(spec, session.settings)
+    try:
+        await asyncio.wait_for(spec.run(ctx), budget)
+    except CheckFailed as exc:
+        result.failures.append(exc.failure)
+    except asyncio.TimeoutError:
+        result.error = f"{_at_step(result)}the check did not finish within {budget:g} s"
+    except A2AError as exc:
+        result.error = (
+            f"{_at_step(result)}the agent answered with an unexpected error: "
+            f"{type(exc).__name__} (code {exc.code}): {exc}"
+        )
+    except TransportError as exc:
+        result.error = f"{_at_step(result)}{type(exc).__name__}: {exc}"
+    except (HitlError, RuntimeError, ValueError, TypeError) as exc:
+        result.error = f"{_at_step(result)}{type(exc).__name__}: {exc}"
+    result.duration_ms = (time.perf_counter() - t0) * 1000
+    if result.error is not None:
+        result.outcome = "error"
+        if result.steps and result.steps[-1][1] == "passed":
+            result.steps[-1] = (result.steps[-1][0], "error")
+    elif result.failures:
+        result.outcome = "failed"
+    return result
+
+
+async def arun(
+    url: str,
+    *,
+    binding: str = "auto",
+    a2a_version: str = "auto",
+    trials: int | None = None,
+    only: Iterable[str] | None = None,
+    driver: DriverSpec = None,
+    headers: Mapping[str, str] | None = None,
+    settings: Settings | None = None,
+    on_result: Callable[[CheckResult], None] | None = None,
+) -> Report:
+    """The async form of :func:`run`; ``on_result`` sees each result as it is made."""
+    base = settings or Settings()
+    settings = dataclasses.replace(
+        base,
+        binding=binding if binding != "auto" else base.binding,
+        version=a2a_version if a2a_version != "auto" else base.version,
+        trials=trials if trials is not None else base.trials,
+        headers={**base.headers, **(headers or {})},
+    )
+    checks = select(only)
+    the_driver = as_driver(driver)
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    t0 = time.perf_counter()
+    session = Session(url, settings, the_driver)
+    report = Report(url, settings.binding, settings.version, EXTENSION_URI, started)
+    report.notes.append(f"driver: {the_driver.description}")
+    try:
+        try:
+            await session.open()
+        except TransportError as exc:
+            for spec in checks:
+                result = CheckResult(spec.id, spec.title, spec.group, spec.section, "error")
+                result.error = f"cannot talk to the agent: {type(exc).__name__}: {exc}"
+                report.results.append(result)
+                if on_result is not None:
+                    on_result(result)
+            return report
+        report.binding, report.version = session.binding, session.version
+        report.notes.append(f"interface: {session.binding} A2A {session.version} at "
+                            f"{session.interface_url}")  # fmt: skip
+        done: list[CheckResult] = []
+        for spec in checks:
+            result = await run_check(spec, session, done)
+            done.append(result)
+            report.results.append(result)
+            if on_result is not None:
+                on_result(result)
+    finally:
+        report.notes[1:1] = session.notes
+        await session.close()
+        report.duration_ms = (time.perf_counter() - t0) * 1000
+    return report
+
+
+def run(
+    url: str,
+    *,
+    binding: str = "auto",
+    a2a_version: str = "auto",
+    trials: int | None = None,
+    only: Iterable[str] | None = None,
+    driver: DriverSpec = None,
+    headers: Mapping[str, str] | None = None,
+    settings: Settings | None = None,
+    on_result: Callable[[CheckResult], None] | None = None,
+) -> Report:
+    """Run the hitl-prompt/v1 conformance checks against the agent at ``url``.
+
+    ``binding`` (``"auto"``, ``"jsonrpc"``, ``"http-json"``) and ``a2a_version``
+    (``"auto"``, ``"1.0"``, ``"0.3"``) pick the interface; ``trials`` is the number of
+    CF-4 trials (default 20, the least the spec allows); ``only`` selects checks by id
+    (``["CF-3", "EXT-ECHO"]``; CF-7 brings CF-1..CF-6); ``driver`` says how a task is
+    started (see :mod:`hitl_nb.conformance._driver`; default: the mock agent's
+    ``approval`` scenario); ``headers`` go on every request (authentication);
+    ``settings`` holds the timeouts.
+
+    Returns a :class:`~hitl_nb.conformance._report.Report` (a table in a notebook).
+    Raises ``ValueError`` for a bad argument and
+    :class:`~hitl_nb.client.NoUsableInterface` when the card offers no interface that
+    fits; everything the agent does wrong ends up in the report. Safe in a notebook
+    cell: the run uses a private event loop thread.
+    """
+    return run_sync(
+        arun(
+            url,
+            binding=binding,
+            a2a_version=a2a_version,
+            trials=trials,
+            only=only,
+            driver=driver,
+            headers=headers,
+            settings=settings,
+            on_result=on_result,
+        )
+    )

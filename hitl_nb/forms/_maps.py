@@ -1,0 +1,143 @@
+"""The key/value editor for ``additionalProperties`` (and for members a value brought
+that the schema does not declare, when extra members are allowed)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as W
+
+from ._base import Field, Message
+from ._hints import child_ui
+from ._util import MISSING, child_pointer, make
+
+if TYPE_CHECKING:
+    from ._objects import ObjectField
+
+Routed = dict[str, list[Message]]
+
+
+class MapEditor:
+    """Key/value rows for ``additionalProperties`` (a schema: add and remove rows)."""
+
+    def __init__(self, owner: ObjectField, schema: Any, can_add: bool) -> None:
+        self.owner = owner
+        self.schema = schema if isinstance(schema, Mapping) else True
+        self.rows: list[tuple[W.Text, Field, W.HBox]] = []
+        self.box = make(W.VBox, owner.classes("hitl-map"))
+        self.add: W.Button | None = None
+        if can_add:
+            self.add = make(
+                W.Button,
+                owner.classes("hitl-add"),
+                description="+ Add entry",
+                tooltip="add a member with a name of your choice",
+            )
+            self.add.on_click(lambda _b: self._add_row())
+        self._relayout()
+
+    def _relayout(self) -> None:
+        self.box.children = [r for _k, _f, r in self.rows] + ([self.add] if self.add else [])
+
+    def _add_row(self, key: str = "", value: Any = MISSING) -> Field:
+        ctx = self.owner.ctx
+        pointer = child_pointer(self.owner.pointer, key or len(self.rows))
+        field = ctx.build(
+            self.schema, pointer, child_ui(self.owner.ui, "additionalProperties"), False, "value"
+        )
+        key_input = make(
+            W.Text,
+            self.owner.classes("hitl-map-key"),
+            value=key,
+            placeholder="name",
+            tooltip="member name",
+        )
+        remove = make(
+            W.Button,
+            self.owner.classes("hitl-remove"),
+            description="✕",
+            tooltip="remove this entry",
+        )
+        box = make(
+            W.HBox,
+            self.owner.classes("hitl-map-row"),
+            "row",
+            children=[key_input, *field.widgets, remove],
+        )
+        row = (key_input, field, box)
+        field.parent_hook = lambda: setattr(box, "children", [key_input, *field.widgets, remove])
+        self.rows.append(row)
+        remove.on_click(lambda _b: self._remove(row))
+        key_input.observe(lambda _c: ctx.changed(), names="value")
+        if value is not MISSING:
+            field.set(value)
+        self._relayout()
+        ctx.changed()
+        return field
+
+    def _remove(self, row: tuple[W.Text, Field, W.HBox]) -> None:
+        self.rows.remove(row)
+        self.owner.ctx.forget(row[1])
+        self._relayout()
+        self.owner.ctx.changed()
+
+    def entries(self) -> dict[str, Any]:
+        """The members the rows hold (rows without a name or value are skipped)."""
+        out: dict[str, Any] = {}
+        for key_input, field, _box in self.rows:
+            value = field.get()
+            key = key_input.value
+            if key and value is not MISSING and key not in out and key not in self.owner.fields:
+                out[key] = value
+        return out
+
+    def set(self, extras: dict[str, Any]) -> None:
+        """Replace the rows with ``extras``."""
+        self.owner.ctx.check_rows(self.owner.pointer, len(extras) - len(self.rows), extras)
+        for _key, field, _box in self.rows:
+            self.owner.ctx.forget(field)
+        self.rows = []
+        ctx = self.owner.ctx
+        ctx.quiet += 1
+        try:
+            for key, value in extras.items():
+                self._add_row(key, value)
+        finally:
+            ctx.quiet -= 1
+        self._relayout()
+
+    def local_errors(self) -> list[tuple[str, str]]:
+        """Rows without a name, repeated names, names that are declared properties."""
+        out: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for i, (key_input, field, _box) in enumerate(self.rows):
+            key = key_input.value
+            value = field.get()
+            where = child_pointer("", key) if key else f"/{i}"
+            if not key and value is not MISSING:
+                out.append((where, f"entry {i + 1} needs a name"))
+            elif key and value is MISSING:
+                out.append((where, f"entry {key!r} needs a value"))
+            elif key in seen:
+                out.append((where, f"the name {key!r} is used twice"))
+            elif key in self.owner.fields:
+                out.append((where, f"{key!r} is already a field of this section"))
+            seen.add(key)
+            out += [(child_pointer("", key or str(i)) + p, m) for p, m in field.local_errors()]
+        return out
+
+    def show_errors(self, below: dict[str, Routed]) -> dict[str, Routed]:
+        """Show the errors of rows by name; returns those that match no row."""
+        for key_input, field, _box in self.rows:
+            field.show_errors(below.pop(key_input.value, {}))
+        return below
+
+    def set_disabled(self, disabled: bool) -> None:
+        """Disable every row and the add button."""
+        for key_input, field, box in self.rows:
+            key_input.disabled = disabled
+            field.set_disabled(disabled)
+            box.children[-1].disabled = disabled
+        if self.add is not None:
+            self.add.disabled = disabled

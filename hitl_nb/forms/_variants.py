@@ -1,0 +1,306 @@
+"""Choice between schemas: ``oneOf``/``anyOf`` variants and nullable values.
+
+A variant selector shows one option at a time; options are built when first chosen.
+When a value is set, a ``const`` discriminator picks the option, else the first option
+the value validates against. Switching options keeps what still fits: the members the
+new option declares (when their values validate there), or the whole value when it
+validates against the new option.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import ipywidgets as W
+
+from ._base import Context, Errors, Field, route
+from ._normalize import Node
+from ._util import MISSING, FormValueError, esc, json_equal, json_type, make, short_json
+
+_KIND_TYPES = {
+    "object": dict,
+    "array": list,
+    "tuple": list,
+    "string": str,
+    "boolean": bool,
+}
+
+
+def _fits_kind(kind: str, value: Any) -> bool:
+    if kind in ("number", "integer"):
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    t = _KIND_TYPES.get(kind)
+    return t is not None and isinstance(value, t)
+
+
+class VariantField(Field):
+    """A selector for ``oneOf``/``anyOf`` options (and ``type`` lists)."""
+
+    kind = "variant"
+
+    def __init__(
+        self,
+        ctx: Context,
+        node: Node,
+        pointer: str,
+        ui: Mapping[str, Any] | None,
+        required: bool,
+        name: str = "",
+    ) -> None:
+        super().__init__(ctx, node, pointer, ui, required, name)
+        self.options = node.options
+        self.disc = node.discriminator
+        self.built: dict[int, Field] = {}
+        self.current = 0
+        lay = "hidden" if self.hints.hidden else "default"
+        self.label = make(W.HTML, self.classes("hitl-label"), value=self.label_html())
+        self.selector = make(
+            W.Dropdown,
+            self.classes("hitl-variant"),
+            options=list(zip(self._titles(), range(len(self.options)), strict=True)),
+            value=0,
+            tooltip=self.help or f"which kind of {self.title}",
+            description=self._label_text(),
+        )
+        self.selector.observe(self._on_select, names="value")
+        self.body = make(W.VBox, self.classes("hitl-body"), "indent")
+        self.box = make(
+            W.VBox,
+            self.classes("hitl-variants"),
+            lay,
+            children=[self.selector, self.label, self.body],
+        )
+        self.widgets = [self.box]
+        self._show(0)
+
+    def _titles(self) -> list[str]:
+        names = self.hints.enum_names
+        if len(names) == len(self.options):
+            return list(names)
+        out = []
+        for i, opt in enumerate(self.options):
+            title = opt.get("title")
+            if isinstance(title, str) and title:
+                out.append(title)
+            elif self.disc is not None:
+                sub = self.ctx.resolver.resolve(opt["properties"][self.disc])
+                const = sub.get("const")
+                out.append(const if isinstance(const, str) else short_json(const))
+            elif isinstance(opt.get("type"), str):
+                out.append(opt["type"])
+            else:
+                out.append(f"option {i + 1}")
+        return out
+
+    def _field(self, index: int) -> Field:
+        field = self.built.get(index)
+        if field is None:
+            field = self.ctx.build(
+                self.options[index],
+                self.pointer,
+                self.ui,
+                self.required,
+                self.selector.options[index][0],
+            )
+            self.built[index] = field
+            field.parent_hook = lambda: self._show(self.current)
+            field.set_disabled(self.disabled)
+        return field
+
+    def _show(self, index: int) -> None:
+        self.current = index
+        self.body.children = list(self._field(index).widgets)
+
+    def _on_select(self, change: Any) -> None:
+        if self.ctx.quiet or change["new"] is None:
+            return
+        old = self.built[self.current].get() if self.current in self.built else MISSING
+        self._show(change["new"])
+        self._carry(old)
+        self.ctx.changed()
+
+    def _carry(self, old: Any) -> None:
+        """Move what still fits from the previous option into the current one."""
+        if old is MISSING:
+            return
+        field = self._field(self.current)
+        option = self.options[self.current]
+        resolver = self.ctx.resolver
+        if isinstance(old, dict) and field.kind == "object":
+            props = option.get("properties")
+            props = props if isinstance(props, Mapping) else {}
+            keep = {
+                k: v
+                for k, v in old.items()
+                if k in props and k != self.disc and resolver.matches(props[k], v)
+            }
+            current = field.get()
+            merged = {**(current if isinstance(current, dict) else {}), **keep}
+            if merged:
+                self._quiet_set(field, merged)
+        elif resolver.matches(option, old):
+            self._quiet_set(field, old)
+
+    def _quiet_set(self, field: Field, value: Any) -> None:
+        try:
+            field.set(value)
+        except FormValueError:
+            field.set(MISSING)
+
+    def _pick(self, value: Any) -> int:
+        if self.disc is not None and isinstance(value, dict) and self.disc in value:
+            for i, opt in enumerate(self.options):
+                sub = self.ctx.resolver.resolve(opt["properties"][self.disc])
+                if json_equal(sub.get("const"), value[self.disc]):
+                    return i
+        for i, opt in enumerate(self.options):
+            if self.ctx.resolver.matches(opt, value):
+                return i
+        for i, opt in enumerate(self.options):
+            if _fits_kind(self.ctx.resolver.classify(opt).kind, value):
+                return i
+        if self.ctx.resolver.classify(self.options[self.current]).kind == "json":
+            return self.current
+        raise FormValueError(self.pointer, f"{json_type(value)} fits none of the options")
+
+    def get(self) -> Any:
+        return self._field(self.current).get()
+
+    def set(self, value: Any) -> None:
+        if value is MISSING:
+            self._field(self.current).set(MISSING)
+            return
+        index = self._pick(value)
+        self.ctx.quiet += 1
+        try:
+            self.selector.value = index
+        finally:
+            self.ctx.quiet -= 1
+        self._show(index)
+        self._field(index).set(value)
+
+    def touched(self) -> bool:
+        return self._field(self.current).touched()
+
+    def untouch(self) -> None:
+        self._field(self.current).untouch()
+
+    def local_errors(self) -> list[tuple[str, str]]:
+        return self._field(self.current).local_errors()
+
+    def show_errors(self, errors: Errors) -> None:
+        own, below = route(errors)
+        rest = {
+            ("/" + k.replace("~", "~0").replace("/", "~1")) + p: m
+            for k, sub in below.items()
+            for p, m in sub.items()
+        }
+        self._field(self.current).show_errors(rest)
+        self.show_own(own)
+
+    def _label_text(self) -> str:
+        return self.title + (" *" if self.required else "")
+
+    def label_html(self, suffix: str = "") -> str:
+        # the title is the selector's label; this line holds help and messages
+        parts = (
+            [f'<div style="color:#666;font-size:90%">{esc(self.help)}</div>'] if self.help else []
+        )
+        parts += [
+            f'<div class="hitl-error" style="color:#b00020">⚠ {esc(m)}</div>' for m in self.messages
+        ]
+        return "".join(parts)
+
+    def refresh_label(self) -> None:
+        self.label.value = self.label_html()
+        if hasattr(self, "selector") and self.selector.description != self._label_text():
+            self.selector.description = self._label_text()
+
+    def set_disabled(self, disabled: bool) -> None:
+        self.disabled = disabled
+        self.selector.disabled = disabled or self.readonly
+        for field in self.built.values():
+            field.set_disabled(disabled)
+
+    def children(self) -> list[Field]:
+        return [self._field(self.current)]
+
+
+class NullableField(Field):
+    """A field whose schema also allows ``null``: the field plus a "null" checkbox."""
+
+    kind = "nullable"
+
+    def __init__(self, inner: Field) -> None:
+        super().__init__(
+            inner.ctx, inner.node, inner.pointer, inner.ui, inner.required, inner.title
+        )
+        self.inner = inner
+        self._touched = False
+        self.check = make(
+            W.Checkbox,
+            self.classes("hitl-null"),
+            value=False,
+            indent=False,
+            description="null (no value)",
+            tooltip=f"send null for {inner.title}",
+        )
+        self.check.observe(self._on_check, names="value")
+        self.widgets = [*inner.widgets, self.check]
+        inner.parent_hook = self._inner_changed
+
+    def _inner_changed(self) -> None:
+        self.widgets = [*self.inner.widgets, self.check]
+        self.widgets_changed()
+
+    def _on_check(self, change: Any) -> None:
+        self.inner.set_disabled(self.disabled or bool(change["new"]))
+        if self.ctx.quiet:
+            return
+        self._touched = True
+        self.ctx.changed()
+
+    def get(self) -> Any:
+        return None if self.check.value else self.inner.get()
+
+    def set(self, value: Any) -> None:
+        self.ctx.quiet += 1
+        try:
+            self.check.value = value is None
+        finally:
+            self.ctx.quiet -= 1
+        self.inner.set(MISSING if value is None else value)
+        self._touched = value is None
+
+    def touched(self) -> bool:
+        return self._touched and bool(self.check.value) or self.inner.touched()
+
+    def untouch(self) -> None:
+        self._touched = False
+        self.inner.untouch()
+
+    def apply_default(self) -> None:
+        if "default" in self.schema and self.schema["default"] is None:
+            self.set(None)  # a null default is a value like any other
+            self._touched = False
+        else:
+            self.inner.apply_default()
+
+    def local_errors(self) -> list[tuple[str, str]]:
+        return [] if self.check.value else self.inner.local_errors()
+
+    def show_errors(self, errors: Errors) -> None:
+        self.inner.show_errors(errors)
+
+    def set_required(self, required: bool) -> None:
+        self.required = required
+        self.inner.set_required(required)
+
+    def set_disabled(self, disabled: bool) -> None:
+        self.disabled = disabled
+        self.check.disabled = disabled or self.readonly
+        self.inner.set_disabled(disabled or bool(self.check.value))
+
+    def children(self) -> list[Field]:
+        return [self.inner]

@@ -1,0 +1,274 @@
+"""The JSON-RPC binding of the mock agent: A2A 1.0 and, for old clients, A2A 0.3.
+
+The version comes from the ``A2A-Version`` header (or query parameter). A missing
+version means 0.3, as A2A 1.0 §3.6 requires; ``0.3`` and ``1.0`` are served, anything
+else gets VersionNotSupported (-32009). Both versions share the core; only the codec
+(:mod:`~hitl_nb.a2a._codec_v1` or :mod:`~hitl_nb.a2a._codec_v03`) and the error ``data``
+shape differ: 1.0 sends a list of detail objects (an ErrorInfo first), 0.3 the object of
+the extension's reference example. Errors travel with HTTP 200, as JSON-RPC does,
+except the extension's two errors on 0.3, which carry HTTP 409 / 422 as the extension's
+reference example shows.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from types import ModuleType
+from typing import Any
+
+from hitl_nb.a2a import _codec_v03, _codec_v1
+from hitl_nb.a2a._model import StreamEvent
+from hitl_nb.errors import (
+    A2AError,
+    ExtendedAgentCardNotConfigured,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+    PromptConflict,
+    PushNotificationNotSupported,
+    ResponseInvalid,
+    VersionNotSupported,
+)
+from hitl_nb.mock_agent._http import BaseHandler, decode_send_params, list_tasks
+from hitl_nb.mock_agent._views import task_view
+from hitl_nb.mock_agent._wire_errors import error_data_v03, error_details
+
+__all__ = ["JsonRpcHandler"]
+
+log = logging.getLogger("hitl_nb.mock_agent")
+
+Method = Callable[["JsonRpcHandler", dict[str, Any]], Awaitable[Any]]
+
+
+def _codec(version: str) -> ModuleType:
+    return _codec_v1 if version == "1.0" else _codec_v03
+
+
+def _normalize(version: str | None) -> str | None:
+    if version is None:
+        return "0.3"
+    major_minor = ".".join(version.split(".")[:2])
+    return major_minor if major_minor in ("1.0", "0.3") else None
+
+
+def _str_param(params: dict[str, Any], key: str) -> str:
+    value = params.get(key)
+    if not isinstance(value, str) or not value:
+        raise InvalidParams(f"/params/{key}: expected a non-empty string")
+    return value
+
+
+def _int_param(params: dict[str, Any], key: str, low: int, high: int) -> int | None:
+    value = params.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidParams(f"/params/{key}: expected an integer in [{low}, {high}]")
+    return value
+
+
+class JsonRpcHandler(BaseHandler):
+    """``POST /``: one JSON-RPC request per call (batches are refused)."""
+
+    version = "0.3"
+    request_id: str | int | None = None
+
+    async def post(self) -> None:
+        """Answer one JSON-RPC request (errors as JSON-RPC error objects)."""
+        raw_version = self.requested_version()
+        self.version = _normalize(raw_version) or "1.0"
+        self.echo_extensions(self.version)
+        try:
+            await self._dispatch(raw_version)
+        except A2AError as exc:
+            self.reply_error(exc)
+        except Exception as exc:  # a bug must still answer in JSON-RPC
+            log.exception("JSON-RPC request failed")
+            self.reply_error(InternalError(f"internal error: {type(exc).__name__}: {exc}"))
+
+    async def _dispatch(self, raw_version: str | None) -> None:
+        body = self.read_body()
+        if isinstance(body, list):
+            raise InvalidRequest("JSON-RPC batch requests are not supported: send one object")
+        if not isinstance(body, dict):
+            raise InvalidRequest("a JSON-RPC request must be a JSON object")
+        rid = body.get("id")
+        if isinstance(rid, (str, int)) and not isinstance(rid, bool):
+            self.request_id = rid
+        if body.get("jsonrpc") != "2.0":
+            raise InvalidRequest('/jsonrpc: must be "2.0"')
+        if "id" not in body:
+            raise InvalidRequest("/id: required (notifications are not supported)")
+        if self.request_id is None:
+            raise InvalidRequest("/id: must be a string or an integer")
+        method = body.get("method")
+        if not isinstance(method, str):
+            raise InvalidRequest("/method: must be a string")
+        if _normalize(raw_version) is None:
+            raise VersionNotSupported(
+                f"A2A-Version {raw_version!r} is not supported; this agent speaks 1.0 and 0.3"
+            )
+        params = body.get("params", {})
+        if not isinstance(params, dict):
+            raise InvalidParams("/params: expected an object")
+        table = METHODS_V1 if self.version == "1.0" else METHODS_V03
+        handler = table.get(method)
+        if handler is None:
+            other = METHODS_V03 if self.version == "1.0" else METHODS_V1
+            hint = ""
+            if method in other:
+                hint = f" (it is an A2A {'0.3' if self.version == '1.0' else '1.0'} method: "
+                hint += f"send {'no A2A-Version' if self.version == '1.0' else 'A2A-Version: 1.0'})"
+            raise MethodNotFound(f"method {method!r} not found in A2A {self.version}{hint}")
+        result = await handler(self, params)
+        if result is not _STREAMED:
+            self.reply({"jsonrpc": "2.0", "id": self.request_id, "result": result})
+
+    # -- replies ----------------------------------------------------------------------
+
+    def reply(self, obj: dict[str, Any]) -> None:
+        """Answer with a JSON-RPC response object (HTTP 200)."""
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(obj, separators=(",", ":")))
+
+    def reply_error(self, exc: A2AError) -> None:
+        """Answer with ``exc`` as a JSON-RPC error in this version's shape."""
+        if self._streaming:
+            self.finish()
+            return
+        err: dict[str, Any] = {"code": exc.code, "message": exc.message}
+        data = error_details(exc) if self.version == "1.0" else error_data_v03(exc)
+        if data is not None:
+            err["data"] = data
+        if self.version == "0.3" and isinstance(exc, (PromptConflict, ResponseInvalid)):
+            # The extension's 0.3-era reference example (invalid-response-422.json) pairs
+            # the JSON-RPC error with HTTP 422 (409 for -32010). 1.0 keeps HTTP 200: the
+            # official SDK's JSON-RPC client raises on any other status before reading
+            # the error object.
+            self.set_status(exc.http_status)
+        self.reply({"jsonrpc": "2.0", "id": self.request_id, "error": err})
+
+    def wrap(self, event: StreamEvent) -> dict[str, Any]:
+        """One SSE ``data:`` object: the JSON-RPC response carrying a stream event."""
+        result = _codec(self.version).encode_stream_response(event)
+        return {"jsonrpc": "2.0", "id": self.request_id, "result": result}
+
+    def task_json(self, rec: Any, history_length: int | None = None) -> dict[str, Any]:
+        """The task as this client may see it, in this version's JSON."""
+        task = task_view(
+            rec.task,
+            activated=self.activated(),
+            faults=self.service.faults,
+            history_length=history_length,
+        )
+        out: dict[str, Any] = _codec(self.version).encode_task(task)
+        return out
+
+    # -- methods ----------------------------------------------------------------------
+
+    async def send(self, params: dict[str, Any]) -> Any:
+        """SendMessage / message/send: blocks until settled unless asked not to."""
+        codec = _codec(self.version)
+        message, config = decode_send_params(params, "/params", codec)
+        rec, _ = self.core.send(message)
+        blocking = (
+            not config.get("returnImmediately", False)
+            if self.version == "1.0"
+            else config.get("blocking", True)
+        )
+        if blocking:
+            await self.core.settled(rec)
+        task = task_view(
+            rec.task,
+            activated=self.activated(),
+            faults=self.service.faults,
+            history_length=config.get("historyLength"),
+        )
+        return codec.encode_send_result(task)
+
+    async def stream(self, params: dict[str, Any]) -> Any:
+        """SendStreamingMessage / message/stream: the events this message causes."""
+        message, _ = decode_send_params(params, "/params", _codec(self.version))
+        rec, start = self.core.send(message)
+        self.start_sse()
+        await self.pump(rec, start, self.wrap)
+        return _STREAMED
+
+    async def get_task(self, params: dict[str, Any]) -> Any:
+        """GetTask / tasks/get."""
+        rec = self.core.get(_str_param(params, "id"))
+        return self.task_json(rec, _int_param(params, "historyLength", 0, 1_000_000))
+
+    async def list(self, params: dict[str, Any]) -> Any:
+        """ListTasks (1.0 only)."""
+        ctx, status, token = params.get("contextId"), params.get("status"), params.get("pageToken")
+        after = params.get("statusTimestampAfter")
+        strings = (("contextId", ctx), ("status", status), ("pageToken", token))
+        for key, value in (*strings, ("statusTimestampAfter", after)):
+            if value is not None and not isinstance(value, str):
+                raise InvalidParams(f"/params/{key}: expected a string")
+        include = params.get("includeArtifacts", False)
+        if not isinstance(include, bool):
+            raise InvalidParams("/params/includeArtifacts: expected a boolean")
+        return list_tasks(
+            self,
+            context_id=ctx,
+            state=status,
+            page_size=_int_param(params, "pageSize", 1, 100),
+            page_token=token,
+            history_length=_int_param(params, "historyLength", 0, 1_000_000),
+            include_artifacts=include,
+            updated_after=after,
+        )
+
+    async def cancel(self, params: dict[str, Any]) -> Any:
+        """CancelTask / tasks/cancel."""
+        return self.task_json(self.core.cancel(_str_param(params, "id")))
+
+    async def subscribe(self, params: dict[str, Any]) -> Any:
+        """SubscribeToTask / tasks/resubscribe: snapshot (or replay), then live events."""
+        rec = self.core.get(_str_param(params, "id"))
+        after, first = self.subscription(rec)
+        self.start_sse()
+        await self.pump(rec, after, self.wrap, first=first)
+        return _STREAMED
+
+    async def no_push(self, params: dict[str, Any]) -> Any:
+        """Every push-notification method."""
+        raise PushNotificationNotSupported("this agent does not support push notifications")
+
+    async def no_extended_card(self, params: dict[str, Any]) -> Any:
+        """GetExtendedAgentCard / agent/getAuthenticatedExtendedCard."""
+        raise ExtendedAgentCardNotConfigured("this agent has no extended agent card")
+
+
+_STREAMED = object()
+
+METHODS_V1: dict[str, Method] = {
+    "SendMessage": JsonRpcHandler.send,
+    "SendStreamingMessage": JsonRpcHandler.stream,
+    "GetTask": JsonRpcHandler.get_task,
+    "ListTasks": JsonRpcHandler.list,
+    "CancelTask": JsonRpcHandler.cancel,
+    "SubscribeToTask": JsonRpcHandler.subscribe,
+    "CreateTaskPushNotificationConfig": JsonRpcHandler.no_push,
+    "GetTaskPushNotificationConfig": JsonRpcHandler.no_push,
+    "ListTaskPushNotificationConfigs": JsonRpcHandler.no_push,
+    "DeleteTaskPushNotificationConfig": JsonRpcHandler.no_push,
+    "GetExtendedAgentCard": JsonRpcHandler.no_extended_card,
+}
+METHODS_V03: dict[str, Method] = {
+    "message/send": JsonRpcHandler.send,
+    "message/stream": JsonRpcHandler.stream,
+    "tasks/get": JsonRpcHandler.get_task,
+    "tasks/cancel": JsonRpcHandler.cancel,
+    "tasks/resubscribe": JsonRpcHandler.subscribe,
+    "tasks/pushNotificationConfig/set": JsonRpcHandler.no_push,
+    "tasks/pushNotificationConfig/get": JsonRpcHandler.no_push,
+    "tasks/pushNotificationConfig/list": JsonRpcHandler.no_push,
+    "tasks/pushNotificationConfig/delete": JsonRpcHandler.no_push,
+    "agent/getAuthenticatedExtendedCard": JsonRpcHandler.no_extended_card,
+}
