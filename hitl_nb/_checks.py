@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Literal
 
+from . import _pointer
 from ._json import dumps_compact
 from .errors import SchemaRejected
 from .responders import _RESPONDER
@@ -55,11 +56,6 @@ class Finding:
     def __str__(self) -> str:
         where = self.pointer or "(envelope)"
         return f"{self.severity}: {where}: {self.message} [{self.rule}, {self.section}]"
-
-
-def _member(key: str) -> str:
-    """The JSON Pointer of a top-level member (RFC 6901: ``~`` and ``/`` escaped)."""
-    return "/" + key.replace("~", "~0").replace("/", "~1")
 
 
 def _errors(findings: list[Finding]) -> list[Finding]:
@@ -193,7 +189,13 @@ def check_prompt(obj: Any, *, mode: Mode = "strict", now: datetime | None = None
     # §Versioning lets minor versions add optional fields.
     extra: Literal["error", "warning"] = "error" if mode == "strict" else "warning"
     findings: list[Finding] = [
-        Finding(_member(key), "additionalProperties", S_FIELDS, f"unknown member {key!r}", extra)
+        Finding(
+            _pointer.join("", key),
+            "additionalProperties",
+            S_FIELDS,
+            f"unknown member {key!r}",
+            extra,
+        )
         for key in obj
         if key not in PROMPT_MEMBERS
     ]
@@ -244,7 +246,9 @@ def check_response(obj: Any, *, mode: Mode = "strict") -> list[Finding]:
     if not isinstance(obj, dict):
         return [Finding("", "type", S_RESPONSE, "hitl_response_for must be a JSON object")]
     findings = [
-        Finding(_member(key), "additionalProperties", S_RESPONSE, f"unknown member {key!r}")
+        Finding(
+            _pointer.join("", key), "additionalProperties", S_RESPONSE, f"unknown member {key!r}"
+        )
         for key in obj
         if key not in RESPONSE_MEMBERS
     ]

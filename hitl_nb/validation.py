@@ -48,6 +48,7 @@ from ._keywords import (
     pattern_cost,
 )
 from ._messages import json_type, message_for
+from ._pointer import pointer
 from .errors import SchemaRejected
 
 #: S-2: the largest response_schema accepted, in bytes of compact UTF-8 JSON.
@@ -88,15 +89,10 @@ class ValidationIssue:
             return cls("", "unknown", str(obj))
         path = obj.get("path", "")
         return cls(
-            path if isinstance(path, str) else json_pointer(path) if isinstance(path, list) else "",
+            path if isinstance(path, str) else pointer(path) if isinstance(path, list) else "",
             str(obj.get("keyword", "unknown")),
             str(obj.get("message", "")),
         )
-
-
-def json_pointer(parts: Any) -> str:
-    """RFC 6901 pointer for a sequence of keys and indexes (``[]`` is the root, ``""``)."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 # --- formats ---------------------------------------------------------------------------
@@ -196,7 +192,7 @@ def _issue(error: ValidationError) -> ValidationIssue:
         deeper = best_match(error.context)
         if deeper is not None and len(deeper.absolute_path) > len(error.absolute_path):
             return _issue(deeper)
-    return ValidationIssue(json_pointer(error.absolute_path), keyword, message_for(error))
+    return ValidationIssue(pointer(error.absolute_path), keyword, message_for(error))
 
 
 # --- compiling a schema -----------------------------------------------------------------
@@ -410,7 +406,7 @@ def _compile(canonical: str) -> CompiledSchema:
     try:
         cls.check_schema(schema)
     except SchemaError as exc:
-        where = json_pointer(exc.absolute_path)
+        where = pointer(exc.absolute_path)
         raise SchemaRejected(
             f"response_schema is not a valid JSON Schema at '{where}': {exc.message}"
         ) from None

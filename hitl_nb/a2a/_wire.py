@@ -11,6 +11,7 @@ import binascii
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from hitl_nb._pointer import join
 from hitl_nb.a2a._model import WireDecodeError
 
 T = TypeVar("T")
@@ -32,9 +33,8 @@ def type_name(value: Any) -> str:
 
 
 def child(pointer: str, key: str | int) -> str:
-    """The pointer of ``key`` under ``pointer`` (RFC 6901 escaping)."""
-    token = str(key).replace("~", "~0").replace("/", "~1")
-    return f"{pointer}/{token}"
+    """The pointer of ``key`` under ``pointer`` (escaped by :mod:`hitl_nb._pointer`)."""
+    return join(pointer, key)
 
 
 def obj(value: Any, pointer: str) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from hitl_nb._pointer import unescape
 from hitl_nb.errors import SchemaRejected
 from hitl_nb.validation import validate_payload
 
@@ -64,7 +65,7 @@ def _resolve(schema: Any, root: Mapping[str, Any]) -> Any:
             return schema
         target: Any = root
         for raw in ref[1:].lstrip("/").split("/") if ref not in ("#", "#/") else []:
-            key = raw.replace("~1", "/").replace("~0", "~")
+            key = unescape(raw)
             if isinstance(target, Mapping) and key in target:
                 target = target[key]
             else:
