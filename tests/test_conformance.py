@@ -44,17 +44,14 @@ def _failed(report: Report) -> set[str]:
 
 @pytest.mark.parametrize(
     ("binding", "version"),
-    [("jsonrpc", "1.0"), ("http-json", "1.0"), ("jsonrpc", "0.3")],
+    [("JSONRPC", "1.0"), ("HTTP+JSON", "1.0"), ("JSONRPC", "0.3")],
     ids=["jsonrpc-1.0", "http-json-1.0", "jsonrpc-0.3"],
 )
 def test_healthy_mock_agent_is_green(agent: MockAgent, binding: str, version: str) -> None:
-    report = run(agent.url, binding=binding, a2a_version=version, settings=FAST)
+    report = run(agent.url, binding=binding, version=version, settings=FAST)
     assert report.passed, report.to_text()
     assert report.ids() == list(CHECK_IDS)
-    assert (report.binding, report.version) == (
-        {"jsonrpc": "JSONRPC", "http-json": "HTTP+JSON"}[binding],
-        version,
-    )
+    assert (report.binding, report.version) == (binding, version)
     cf4 = report["CF-4"].metrics
     assert cf4["trials"] == 2 and cf4["p95_ms"] <= 1000 and len(cf4["trials_ms"]) == 2
     assert any("2 trials: the spec asks for at least 20" in n for n in report["CF-4"].notes)
@@ -200,7 +197,8 @@ def test_unreachable_agent_reports_errors_not_a_crash() -> None:
     [
         ({"only": ["CF-9"]}, "unknown check id"),
         ({"binding": "grpc"}, "binding must be"),
-        ({"a2a_version": "2.0"}, "a2a version must be"),
+        ({"version": "2.0"}, "version must be"),
+        ({"binding": "http-json"}, "binding must be"),
         ({"trials": 0}, "trials must be a positive integer"),
         ({"driver": 42}, "driver must be"),
     ],

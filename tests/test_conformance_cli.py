@@ -22,7 +22,7 @@ def test_green_run_exits_0_and_writes_both_reports(
     out_json, out_xml = tmp_path / "r.json", tmp_path / "r.xml"
     with MockAgent() as agent:
         code = main(
-            ["conformance", agent.url, "--binding", "http-json", "--trials", "2",
+            ["conformance", agent.url, "--binding", "HTTP+JSON", "--trials", "2",
              "--only", "CF-1", "CF-3", "EXT-ECHO", "--json", str(out_json),
              "--junit", str(out_xml)]
         )  # fmt: skip
@@ -64,7 +64,7 @@ def test_bad_arguments_exit_2(
 
 def test_no_usable_interface_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     with MockAgent() as agent:
-        code = main(["conformance", agent.url, "--binding", "http-json", "--a2a-version", "0.3"])
+        code = main(["conformance", agent.url, "--binding", "HTTP+JSON", "--a2a-version", "0.3"])
     assert code == 2
     assert "offers no interface" in capsys.readouterr().err
 

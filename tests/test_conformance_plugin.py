@@ -37,7 +37,7 @@ def test_items_per_check_and_a_green_run(project: pytest.Pytester) -> None:
         listed = _pytest(project, "--collect-only", "-q", "--hitl-agent", agent.url)
         result = _pytest(
             project, "--hitl-agent", agent.url, "--hitl-trials", "2", "--hitl-binding",
-            "http-json", "--hitl-only", "CF-1,CF-4,EXT-CARD", "-rA",
+            "HTTP+JSON", "--hitl-only", "CF-1,CF-4,EXT-CARD", "-rA",
         )  # fmt: skip
     names = listed.stdout.str()
     assert "test_own.py::test_own" in names

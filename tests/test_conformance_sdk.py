@@ -26,7 +26,7 @@ def agent() -> Iterator[SdkAgent]:
 
 @pytest.mark.parametrize(
     ("binding", "version"),
-    [("jsonrpc", "1.0"), ("http-json", "1.0"), ("jsonrpc", "0.3")],
+    [("JSONRPC", "1.0"), ("HTTP+JSON", "1.0"), ("JSONRPC", "0.3")],
     ids=["jsonrpc-1.0", "http-json-1.0", "jsonrpc-0.3"],
 )
 def test_sdk_agent_passes_every_conformance_scenario(
@@ -35,7 +35,7 @@ def test_sdk_agent_passes_every_conformance_scenario(
     report = run(
         agent.url,
         binding=binding,
-        a2a_version=version,
+        version=version,
         driver="release",
         settings=Settings(trials=3, transition_timeout=1.0),
     )

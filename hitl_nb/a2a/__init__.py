@@ -29,14 +29,31 @@ from hitl_nb.a2a._model import (
     TaskStatusUpdateEvent,
     WireDecodeError,
 )
+from hitl_nb.a2a._transports import (
+    BINDINGS,
+    VERSIONS,
+    A2AVersion,
+    BindingChoice,
+    BindingName,
+    VersionChoice,
+    binding_choice,
+    major_minor,
+    spoken_version,
+    version_choice,
+)
 
 __all__ = [
+    "BINDINGS",
+    "VERSIONS",
+    "A2AVersion",
     "AgentCapabilities",
     "AgentCard",
     "AgentExtension",
     "AgentInterface",
     "AgentSkill",
     "Artifact",
+    "BindingChoice",
+    "BindingName",
     "Message",
     "Part",
     "Role",
@@ -47,8 +64,13 @@ __all__ = [
     "TaskState",
     "TaskStatus",
     "TaskStatusUpdateEvent",
+    "VersionChoice",
     "WireDecodeError",
+    "binding_choice",
     "codec_for",
+    "major_minor",
+    "spoken_version",
+    "version_choice",
 ]
 
 

@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import quote
 
+from hitl_nb.a2a import BindingName
 from hitl_nb.a2a._model import Message, SendResult, StreamEvent, Task, TaskState, WireDecodeError
 from hitl_nb.errors import ProtocolViolation, UnsupportedOperation
 
@@ -23,9 +24,6 @@ from ._errors import from_jsonrpc_error, from_rest_error
 from ._http import HttpSession, JsonAnswer
 
 __all__ = ["Binding", "JsonRpcBinding", "RestBinding", "TaskPage"]
-
-BINDING_JSONRPC = "JSONRPC"
-BINDING_REST = "HTTP+JSON"
 
 _METHODS = {
     "1.0": {
@@ -59,7 +57,7 @@ class TaskPage:
 class Binding(abc.ABC):
     """Operations of one A2A binding over one :class:`HttpSession`."""
 
-    name: str = ""
+    name: BindingName
 
     def __init__(self, http: HttpSession, url: str, codec: ModuleType) -> None:
         self.http = http
@@ -130,7 +128,7 @@ class Binding(abc.ABC):
 class JsonRpcBinding(Binding):
     """JSON-RPC 2.0 over HTTP POST to the interface URL (A2A §9)."""
 
-    name = BINDING_JSONRPC
+    name: BindingName = "JSONRPC"
 
     def _method(self, op: str) -> str:
         method = _METHODS[self.version].get(op)
@@ -228,7 +226,7 @@ class JsonRpcBinding(Binding):
 class RestBinding(Binding):
     """HTTP+JSON (A2A 1.0 §11): resource URLs under the interface URL."""
 
-    name = BINDING_REST
+    name: BindingName = "HTTP+JSON"
 
     def __init__(self, http: HttpSession, url: str, codec: ModuleType) -> None:
         super().__init__(http, url.rstrip("/"), codec)
@@ -311,11 +309,6 @@ def _status_of(error: Any) -> int:
     return code if isinstance(code, int) and 400 <= code < 600 else 500
 
 
-def binding_class(name: str) -> type[Binding]:
-    """The binding class for a card's ``protocolBinding`` value."""
-    upper = name.upper()
-    if upper == BINDING_JSONRPC:
-        return JsonRpcBinding
-    if upper in (BINDING_REST, "HTTP_JSON", "REST"):
-        return RestBinding
-    raise ValueError(f"unsupported protocol binding {name!r} (JSONRPC and HTTP+JSON are spoken)")
+def binding_class(name: BindingName) -> type[Binding]:
+    """The class that speaks a binding."""
+    return JsonRpcBinding if name == "JSONRPC" else RestBinding

@@ -13,7 +13,16 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from hitl_nb.a2a import _codec_v03, _codec_v1
+from hitl_nb.a2a import (
+    VERSIONS,
+    A2AVersion,
+    BindingName,
+    _codec_v03,
+    _codec_v1,
+    binding_choice,
+    major_minor,
+    version_choice,
+)
 from hitl_nb.a2a._model import AgentCard, AgentInterface, WireDecodeError
 from hitl_nb.errors import HitlError, ProtocolViolation
 from hitl_nb.spec import EXTENSION_URI
@@ -33,8 +42,6 @@ __all__ = [
 
 #: Where an agent serves its card (A2A §8.2).
 CARD_PATH = "/.well-known/agent-card.json"
-_SPOKEN_BINDINGS = ("JSONRPC", "HTTP+JSON")
-_SPOKEN_VERSIONS = ("1.0", "0.3")
 _SHOWN_INTERFACES = 10
 
 
@@ -55,8 +62,8 @@ class Selection:
     """The interface chosen: where to send, which binding, which wire version."""
 
     url: str
-    binding: str
-    version: str
+    binding: BindingName
+    version: A2AVersion
 
 
 def card_url(url: str) -> str:
@@ -97,10 +104,6 @@ def usable_url(url: str) -> bool:
     return parsed.scheme in ("http", "https") and bool(parsed.host)
 
 
-def _major_minor(version: str) -> str:
-    return ".".join(version.strip().split(".")[:2])
-
-
 def choose_interface(card: AgentCard, binding: str = "auto", version: str = "auto") -> Selection:
     """The first interface, in the card's order of preference, that fits the request.
 
@@ -109,29 +112,29 @@ def choose_interface(card: AgentCard, binding: str = "auto", version: str = "aut
     0.3 ones. An explicit ``"0.3"`` falls back to the card's JSON-RPC interface when no
     interface is listed as 0.3. Raises :class:`NoUsableInterface` listing what is offered.
     """
-    want_binding = binding.upper()
-    if want_binding not in ("AUTO", *_SPOKEN_BINDINGS):
-        raise ValueError(f"binding must be 'auto', 'JSONRPC' or 'HTTP+JSON', got {binding!r}")
-    want_version = version if version == "auto" else _major_minor(version)
-    if want_version not in ("auto", *_SPOKEN_VERSIONS):
-        raise ValueError(f"version must be 'auto', '1.0' or '0.3', got {version!r}")
+    want_binding = binding_choice(binding)
+    want_version = version_choice(version)
 
-    def fits(iface: AgentInterface, v: str) -> bool:
-        if not usable_url(iface.url):
-            return False
-        b = iface.protocol_binding.upper()
-        if b not in _SPOKEN_BINDINGS or (want_binding != "AUTO" and b != want_binding):
-            return False
-        if _major_minor(iface.protocol_version) != v:
-            return False
-        return not (v == "0.3" and b == "HTTP+JSON")  # 0.3 agents are reached over JSON-RPC
+    def fits(iface: AgentInterface, v: A2AVersion) -> BindingName | None:
+        if not usable_url(iface.url) or major_minor(iface.protocol_version) != v:
+            return None
+        try:
+            b = binding_choice(iface.protocol_binding)
+        except ValueError:
+            return None  # a binding this client does not speak (GRPC, ...)
+        if b == "auto" or (want_binding != "auto" and b != want_binding):
+            return None
+        if v == "0.3" and b == "HTTP+JSON":
+            return None  # 0.3 agents are reached over JSON-RPC
+        return b
 
-    order = [want_version] if want_version != "auto" else list(_SPOKEN_VERSIONS)
+    order = VERSIONS if want_version == "auto" else (want_version,)
     for v in order:
         for iface in card.supported_interfaces:
-            if fits(iface, v):
-                return Selection(iface.url, iface.protocol_binding.upper(), v)
-    if want_version == "0.3" and want_binding in ("AUTO", "JSONRPC"):
+            fitting = fits(iface, v)
+            if fitting is not None:
+                return Selection(iface.url, fitting, v)
+    if want_version == "0.3" and want_binding in ("auto", "JSONRPC"):
         # Asked for 0.3 explicitly: agents commonly serve both dialects on one JSON-RPC
         # endpoint (A2A 1.0 treats a request without A2A-Version as 0.3, §3.6).
         for iface in card.supported_interfaces:

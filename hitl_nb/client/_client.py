@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from hitl_nb.a2a import codec_for
+from hitl_nb.a2a import BindingChoice, VersionChoice, codec_for
 from hitl_nb.a2a._model import AgentCard, Message, Part, Role, SendResult, Task, TaskState
 from hitl_nb.errors import ProtocolViolation
 from hitl_nb.spec import (
@@ -73,8 +73,8 @@ class HitlClient:
         agent: str | AgentCard | Mapping[str, Any],
         *,
         httpx_client: httpx.AsyncClient | None = None,
-        binding: str = "auto",
-        version: str = "auto",
+        binding: BindingChoice = "auto",
+        version: VersionChoice = "auto",
         require_extension: bool = True,
         activate_extension: bool = True,
         headers: Mapping[str, str] | None = None,
@@ -170,7 +170,7 @@ class HitlClient:
         )
 
     def _headers(self, selection: Selection) -> dict[str, str]:
-        headers = {HEADER_VERSION: selection.version}
+        headers: dict[str, str] = {HEADER_VERSION: selection.version}
         if self.activate_extension:
             name = HEADER_EXTENSIONS_V03 if selection.version == "0.3" else HEADER_EXTENSIONS
             headers[name] = EXTENSION_URI

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hitl_nb._sync import LoopThread, SyncIterator
+from hitl_nb.a2a import BindingChoice, VersionChoice
 from hitl_nb.a2a._model import AgentCard, SendResult, Task, TaskState
 from hitl_nb.spec import PromptEnvelope
 
@@ -37,8 +38,8 @@ class SyncHitlClient:
         agent: str | AgentCard | Mapping[str, Any],
         *,
         call_timeout: float | None = None,
-        binding: str = "auto",
-        version: str = "auto",
+        binding: BindingChoice = "auto",
+        version: VersionChoice = "auto",
         require_extension: bool = True,
         activate_extension: bool = True,
         headers: Mapping[str, str] | None = None,

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from hitl_nb.a2a import BINDINGS, VERSIONS
 from hitl_nb.errors import HitlError
 
 from ._checks import CHECK_IDS
@@ -36,13 +37,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("url", help="the agent's base URL (its card is read from it)")
     parser.add_argument(
         "--binding",
-        choices=("auto", "jsonrpc", "http-json"),
+        choices=("auto", *BINDINGS),
         default="auto",
         help="protocol binding (default: the card's first usable interface)",
     )
     parser.add_argument(
         "--a2a-version",
-        choices=("auto", "1.0", "0.3"),
+        choices=("auto", *VERSIONS),
         default="auto",
         help="A2A wire version (default: 1.0 when the card offers it)",
     )
@@ -133,7 +134,7 @@ def run_cli(args: argparse.Namespace) -> int:
         report = run(
             args.url,
             binding=args.binding,
-            a2a_version=args.a2a_version,
+            version=args.a2a_version,
             only=args.only,
             driver=_driver(args),
             headers=_headers(args.header),

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from hitl_nb.a2a import BindingChoice, VersionChoice, binding_choice, version_choice
 from hitl_nb.a2a._model import Task, TaskState
 from hitl_nb.errors import A2AError
 from hitl_nb.spec import EXTENSION_URI, HEADER_EXTENSIONS, HEADER_EXTENSIONS_V03
@@ -26,15 +27,16 @@ __all__ = ["Answer", "DriveFailed", "Prompted", "Seen", "Settings", "Sighting", 
 class Settings:
     """Knobs of a run; times in seconds unless the name says ms.
 
-    ``binding``: ``"auto"``, ``"jsonrpc"`` or ``"http-json"``; ``version``: ``"auto"``,
-    ``"1.0"`` or ``"0.3"``. ``trials``: CF-4 trials (the spec asks for at least 20).
+    ``binding``: ``"auto"``, ``"JSONRPC"`` or ``"HTTP+JSON"``; ``version``: ``"auto"``,
+    ``"1.0"`` or ``"0.3"`` (as for the client). ``trials``: CF-4 trials (the spec asks
+    for at least 20).
     ``transition_timeout``: how long an accepted answer may take to move the task out of
     INPUT_REQUIRED before CF-1/2/3 call it stuck; ``resume_timeout``: the same for one
     CF-4 trial (its verdict is the 95th percentile against ``latency_budget_ms``).
     """
 
-    binding: str = "auto"
-    version: str = "auto"
+    binding: BindingChoice = "auto"
+    version: VersionChoice = "auto"
     trials: int = 20
     latency_budget_ms: float = 1000.0
     request_timeout: float = 10.0
@@ -45,24 +47,15 @@ class Settings:
     headers: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.binding.lower() not in ("auto", "jsonrpc", "http-json", "http+json"):
-            raise ValueError(f"binding must be auto, jsonrpc or http-json; got {self.binding!r}")
-        if self.version not in ("auto", "1.0", "0.3"):
-            raise ValueError(f"a2a version must be auto, 1.0 or 0.3; got {self.version!r}")
+        # Checked and spelled as the client spells them ("jsonrpc" -> "JSONRPC").
+        object.__setattr__(self, "binding", binding_choice(self.binding))
+        object.__setattr__(self, "version", version_choice(self.version))
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
             raise ValueError(f"trials must be a positive integer; got {self.trials!r}")
         for name in ("request_timeout", "drive_timeout", "transition_timeout",
                      "resume_timeout", "replay_timeout", "latency_budget_ms"):  # fmt: skip
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive")
-
-    @property
-    def client_binding(self) -> str:
-        """The binding as the client spells it."""
-        b = self.binding.lower()
-        return {"jsonrpc": "JSONRPC", "http-json": "HTTP+JSON", "http+json": "HTTP+JSON"}.get(
-            b, "auto"
-        )
 
 
 class DriveFailed(Exception):

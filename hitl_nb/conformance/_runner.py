@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from hitl_nb._sync import run_sync
+from hitl_nb.a2a import BindingChoice, VersionChoice
 from hitl_nb.errors import A2AError, HitlError, TransportError
 from hitl_nb.spec import EXTENSION_URI
 
@@ -74,8 +75,8 @@ async def run_check(spec: CheckSpec, session: Session, done: list[CheckResult]) 
 async def arun(
     url: str,
     *,
-    binding: str = "auto",
-    a2a_version: str = "auto",
+    binding: BindingChoice = "auto",
+    version: VersionChoice = "auto",
     trials: int | None = None,
     only: Iterable[str] | None = None,
     driver: DriverSpec = None,
@@ -88,7 +89,7 @@ async def arun(
     settings = dataclasses.replace(
         base,
         binding=binding if binding != "auto" else base.binding,
-        version=a2a_version if a2a_version != "auto" else base.version,
+        version=version if version != "auto" else base.version,
         trials=trials if trials is not None else base.trials,
         headers={**base.headers, **(headers or {})},
     )
@@ -130,8 +131,8 @@ async def arun(
 def run(
     url: str,
     *,
-    binding: str = "auto",
-    a2a_version: str = "auto",
+    binding: BindingChoice = "auto",
+    version: VersionChoice = "auto",
     trials: int | None = None,
     only: Iterable[str] | None = None,
     driver: DriverSpec = None,
@@ -141,11 +142,11 @@ def run(
 ) -> Report:
     """Run the hitl-prompt/v1 conformance checks against the agent at ``url``.
 
-    ``binding`` (``"auto"``, ``"jsonrpc"``, ``"http-json"``) and ``a2a_version``
-    (``"auto"``, ``"1.0"``, ``"0.3"``) pick the interface; ``trials`` is the number of
-    CF-4 trials (default 20, the least the spec allows); ``only`` selects checks by id
-    (``["CF-3", "EXT-ECHO"]``; CF-7 brings CF-1..CF-6); ``driver`` says how a task is
-    started (see :mod:`hitl_nb.conformance._driver`; default: the mock agent's
+    ``binding`` (``"auto"``, ``"JSONRPC"``, ``"HTTP+JSON"``) and ``version``
+    (``"auto"``, ``"1.0"``, ``"0.3"``) pick the interface, as for the client; ``trials``
+    is the number of CF-4 trials (default 20, the least the spec allows); ``only`` selects
+    checks by id (``["CF-3", "EXT-ECHO"]``; CF-7 brings CF-1..CF-6); ``driver`` says how
+    a task is started (see :mod:`hitl_nb.conformance._driver`; default: the mock agent's
     ``approval`` scenario); ``headers`` go on every request (authentication);
     ``settings`` holds the timeouts.
 
@@ -159,7 +160,7 @@ def run(
         arun(
             url,
             binding=binding,
-            a2a_version=a2a_version,
+            version=version,
             trials=trials,
             only=only,
             driver=driver,

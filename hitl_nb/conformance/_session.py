@@ -147,7 +147,7 @@ class Session:
         return HitlClient(
             card,
             httpx_client=self._http,
-            binding=s.client_binding,
+            binding=s.binding,
             version=s.version,
             require_extension=False,
             activate_extension=activate,

@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from hitl_nb.a2a import BINDINGS, VERSIONS
+
 from ._checks import select
 from ._report import CheckResult, Report
 from ._runner import run
@@ -37,8 +39,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="run the hitl-prompt/v1 conformance checks against the A2A agent at URL",
     )
-    group.addoption("--hitl-binding", choices=("auto", "jsonrpc", "http-json"), default="auto")
-    group.addoption("--hitl-a2a-version", choices=("auto", "1.0", "0.3"), default="auto")
+    group.addoption(
+        "--hitl-binding",
+        choices=("auto", *BINDINGS),
+        default="auto",
+        help="protocol binding (default: the card's first usable interface)",
+    )
+    group.addoption(
+        "--hitl-a2a-version",
+        choices=("auto", *VERSIONS),
+        default="auto",
+        help="A2A wire version (default: 1.0 when the card offers it)",
+    )
     group.addoption("--hitl-trials", type=int, default=20, metavar="N", help="CF-4 trials")
     group.addoption("--hitl-only", default=None, metavar="IDS", help="e.g. CF-1,CF-3,EXT-ECHO")
     group.addoption(
@@ -74,7 +86,7 @@ class ConformanceItem(pytest.Item):
                 report = run(
                     opt("--hitl-agent"),
                     binding=opt("--hitl-binding"),
-                    a2a_version=opt("--hitl-a2a-version"),
+                    version=opt("--hitl-a2a-version"),
                     trials=opt("--hitl-trials"),
                     only=config.stash.get(_IDS, None) or (only.split(",") if only else None),
                     driver=opt("--hitl-scenario"),
