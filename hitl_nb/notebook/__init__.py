@@ -1,0 +1,21 @@
+"""What a notebook cell calls: ask an agent, answer its prompts in cards, see the outcome.
+
+::
+
+    from hitl_nb.notebook import Conversation
+    chat = Conversation.start(agent_url, {"scenario": "approval"})
+    chat                                   # the prompt as a card with its form
+    chat.answer({"approved": True})        # ... or answer from code (tests, nbval)
+
+One concern per module: ``_conversation`` (a task followed in the notebook), ``_card``
+(one prompt's card), ``_outcome`` (what became of an answer), ``_deadline`` (S-4),
+``_responder`` (who is answering, S-3), ``_style`` (escaping and theme colours).
+"""
+
+from __future__ import annotations
+
+from ._card import PromptCard
+from ._conversation import Conversation
+from ._outcome import Outcome, Status
+
+__all__ = ["Conversation", "Outcome", "PromptCard", "Status"]
