@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from hitl_nb.a2a import _codec_v1
 from hitl_nb.a2a._model import StreamEvent, Task
 from hitl_nb.client._events import StatusEvent, TaskEvent
-from hitl_nb.client._follow import FollowPolicy, follow
+from hitl_nb.client._follow import Reconnect, follow
 from hitl_nb.errors import AgentUnreachable, UnsupportedOperation
 from tests.helpers import wire
 
-POLICY = FollowPolicy(max_reconnects=3, backoff=0.0)
+POLICY = Reconnect(max_reconnects=3, backoff=0.0)
 
 
 def _events(n: int) -> list[tuple[str, StreamEvent]]:
@@ -110,7 +110,7 @@ def test_total_reconnects_are_bounded_even_with_progress() -> None:
 
         return gen()
 
-    policy = FollowPolicy(max_reconnects=3, backoff=0.0, max_total_reconnects=20)
+    policy = Reconnect(max_reconnects=3, backoff=0.0, max_total_reconnects=20)
     assert policy.max_total_reconnects < 60  # the timestamps above stay valid
 
     async def go() -> None:

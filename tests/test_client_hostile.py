@@ -13,6 +13,7 @@ import logging
 import time
 import tracemalloc
 import zlib
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -23,7 +24,9 @@ from hitl_nb.client import (
     AnswerOutcomeUnknown,
     ExtensionNotDeclared,
     HitlClient,
+    HttpLimits,
     PromptEvent,
+    Reconnect,
     StatusEvent,
     TaskEvent,
     prompt_of,
@@ -41,7 +44,14 @@ from tests.helpers import wire
 from tests.helpers.scripted import rpc_agent
 from tests.helpers.tiny_server import Conn, Request, serve
 
-FAST = {"timeout": 5.0, "connect_timeout": 2.0, "backoff": 0.01}
+LIMITS = HttpLimits(timeout=5.0, connect_timeout=2.0)
+QUICK = Reconnect(backoff=0.01)
+FAST = {"limits": LIMITS, "reconnect": QUICK}
+
+
+def limited(url: str, reconnect: Reconnect = QUICK, **limits: Any) -> HitlClient:
+    """A client with FAST's settings, some of its limits replaced."""
+    return HitlClient(url, limits=replace(LIMITS, **limits), reconnect=reconnect)
 
 
 def run(coro: Any) -> Any:
@@ -304,7 +314,7 @@ def test_outcome_unknown_when_the_agent_cannot_be_asked() -> None:
         conn.cut()
 
     with rpc_agent({"GetTask": get, "SendMessage": cut}) as s:
-        client = HitlClient(s.url, max_reconnects=2, **FAST)
+        client = limited(s.url, Reconnect(max_reconnects=2, backoff=0.01))
         with pytest.raises(AnswerOutcomeUnknown, match="may or may not"):
             run(client.respond("t1", env["prompt_id"], {"approved": True}))
 
@@ -369,7 +379,7 @@ def test_a_50_mb_event_is_refused_early() -> None:
             sent["bytes"] += len(chunk)
 
     with _stream_agent(write) as s, pytest.raises(EventTooLarge, match="too large"):
-        run(_collect(HitlClient(s.url, max_event_size=256 * 1024, **FAST)))
+        run(_collect(limited(s.url, max_event_size=256 * 1024)))
     assert sent["bytes"] < 50 << 20
 
 
@@ -410,7 +420,7 @@ def test_gzip_bomb_event_is_refused_within_a_step_of_the_limit() -> None:
         conn.send(bomb)
 
     with _stream_agent(write) as s, pytest.raises(EventTooLarge) as caught:
-        run(_collect(HitlClient(s.url, max_event_size=256 * 1024, **FAST)))
+        run(_collect(limited(s.url, max_event_size=256 * 1024)))
     # Before: httpx inflated a whole network read at once, 64 MiB here.
     assert caught.value.size < 1 << 20
 
@@ -425,7 +435,7 @@ def test_gzip_bomb_answer_never_sits_whole_in_memory() -> None:
         tracemalloc.start()
         try:
             with pytest.raises(ProtocolViolation, match="max_body_size"):
-                run(HitlClient(s.url, max_body_size=1 << 20, **FAST).send("x"))
+                run(limited(s.url, max_body_size=1 << 20).send("x"))
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
@@ -534,7 +544,7 @@ def test_an_endless_json_answer_is_cut_at_max_body_size() -> None:
 
     with rpc_agent({"SendMessage": endless}) as s:
         with pytest.raises(ProtocolViolation, match="max_body_size"):
-            run(HitlClient(s.url, max_body_size=1 << 20, **FAST).send("x"))
+            run(limited(s.url, max_body_size=1 << 20).send("x"))
 
 
 def test_a_stalling_agent_times_out() -> None:
@@ -544,7 +554,7 @@ def test_a_stalling_agent_times_out() -> None:
     with rpc_agent({"SendMessage": stall}) as s:
         start = time.monotonic()
         with pytest.raises(AgentTimeout, match="timed out"):
-            run(HitlClient(s.url, timeout=0.3, connect_timeout=1).send("x"))
+            run(HitlClient(s.url, limits=HttpLimits(timeout=0.3, connect_timeout=1)).send("x"))
         assert time.monotonic() - start < 5
 
 
@@ -557,7 +567,7 @@ def test_a_silent_stream_times_out_after_bounded_reconnects() -> None:
         conn.stopped.wait(20)
 
     with _stream_agent(write, SubscribeToTask=write) as s:
-        client = HitlClient(s.url, stream_idle_timeout=0.2, max_reconnects=2, **FAST)
+        client = limited(s.url, Reconnect(max_reconnects=2, backoff=0.01), stream_idle_timeout=0.2)
         with pytest.raises(AgentTimeout, match="gave up after 2 reconnect"):
             run(_collect(client))
     assert s.calls.count("SubscribeToTask") == 2  # type: ignore[attr-defined]

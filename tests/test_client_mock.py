@@ -16,6 +16,7 @@ from hitl_nb.client import (
     HitlClient,
     MalformedPromptEvent,
     PromptEvent,
+    Reconnect,
     StatusEvent,
     SyncHitlClient,
     TaskEvent,
@@ -45,13 +46,16 @@ def agent() -> Iterator[MockAgent]:
         yield running
 
 
+QUICK = Reconnect(backoff=0.02)
+
+
 def run(coro: Any) -> Any:
     return asyncio.run(asyncio.wait_for(coro, 30))
 
 
 def client_for(url: str, dialect: tuple[str, str], **kw: Any) -> HitlClient:
     binding, version = dialect
-    return HitlClient(url, binding=binding, version=version, backoff=0.02, **kw)
+    return HitlClient(url, binding=binding, version=version, reconnect=QUICK, **kw)
 
 
 async def until_prompt(client: HitlClient, scenario: Any = "approval") -> PromptEvent:
@@ -116,7 +120,7 @@ def test_multi_step_stream_subscribe_respond_loop(agent: MockAgent) -> None:
 
     async def go() -> tuple[list[str], Any]:
         seen: list[str] = []
-        async with HitlClient(agent.url, backoff=0.02) as client:
+        async with HitlClient(agent.url, reconnect=QUICK) as client:
             last: Any = await until_prompt(client, {"scenario": "multi-step"})
             while isinstance(last, PromptEvent):
                 seen.append(last.prompt)
@@ -160,7 +164,7 @@ def test_no_replay_agent_resumes_from_the_snapshot(agent: MockAgent) -> None:
 
         async def collect(url: str) -> list[Any]:
             no_reuse = httpx.AsyncClient(limits=httpx.Limits(max_keepalive_connections=0))
-            async with no_reuse, HitlClient(url, httpx_client=no_reuse, backoff=0.02) as client:
+            async with no_reuse, HitlClient(url, httpx_client=no_reuse, reconnect=QUICK) as client:
                 return [e async for e in client.stream("approval")]
 
         with cut_proxy(broken.url) as proxy:

@@ -27,6 +27,8 @@ from ._events import (
     StatusEvent,
     TaskEvent,
 )
+from ._follow import Reconnect
+from ._http import HttpLimits
 from ._sync_client import SyncHitlClient
 
 __all__ = [
@@ -35,10 +37,12 @@ __all__ = [
     "ClientEvent",
     "ExtensionNotDeclared",
     "HitlClient",
+    "HttpLimits",
     "MalformedPromptEvent",
     "MessageEvent",
     "NoUsableInterface",
     "PromptEvent",
+    "Reconnect",
     "Selection",
     "StatusEvent",
     "SyncHitlClient",

@@ -28,7 +28,7 @@ from hitl_nb.spec import PromptEnvelope, ResponseEnvelope
 
 from ._bindings import Binding
 from ._events import prompt_in_status
-from ._follow import FollowPolicy
+from ._follow import Reconnect
 
 __all__ = ["AnswerOutcomeUnknown", "answer_message", "check_locally", "deliver", "landed"]
 
@@ -96,7 +96,7 @@ def answer_message(
 
 
 async def deliver(
-    binding: Binding, message: Message, prompt_id: str, policy: FollowPolicy, wait: bool
+    binding: Binding, message: Message, prompt_id: str, policy: Reconnect, wait: bool
 ) -> SendResult:
     """Send the answer; if its fate is unknown, find out before sending it again."""
     try:
@@ -109,7 +109,7 @@ async def _settle(
     binding: Binding,
     message: Message,
     prompt_id: str,
-    policy: FollowPolicy,
+    policy: Reconnect,
     wait: bool,
     first: Exception,
 ) -> SendResult:

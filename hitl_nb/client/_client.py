@@ -35,12 +35,16 @@ from ._card import (
     usable_url,
 )
 from ._events import ClientEvent, PromptEvent, prompt_in_status
-from ._follow import FollowPolicy, Opener, follow
+from ._follow import Opener, Reconnect, follow
 from ._http import HttpLimits, HttpSession
 
 __all__ = ["HitlClient", "prompt_of"]
 
 log = logging.getLogger("hitl_nb.client")
+
+#: The limits and retries a client uses unless given others.
+DEFAULT_LIMITS = HttpLimits()
+DEFAULT_RECONNECT = Reconnect()
 
 Content = str | Mapping[str, Any] | Message | Sequence[Part]
 
@@ -55,12 +59,15 @@ class HitlClient:
     interface; "auto" takes the card's first usable one, 1.0 before 0.3.
 
     Every request carries ``A2A-Version`` and the extension activation header
-    (``A2A-Extensions``; ``X-A2A-Extensions`` for 0.3). A card that does not declare
-    the extension raises :class:`~hitl_nb.client._card.ExtensionNotDeclared` unless
-    ``require_extension=False``. Limits (``timeout``, ``connect_timeout``,
-    ``stream_idle_timeout``, ``max_event_size``, ``max_body_size``) and stream
-    reconnects (``max_reconnects``, ``backoff``) are configurable; each limit gives a
-    clear :class:`~hitl_nb.errors.TransportError`, never a hang.
+    (``A2A-Extensions``; ``X-A2A-Extensions`` for 0.3; ``activate_extension=False``
+    leaves it out) and any extra ``headers``. A card that does not declare the
+    extension raises :class:`~hitl_nb.client.ExtensionNotDeclared` unless
+    ``require_extension=False``. ``limits`` (an :class:`~hitl_nb.client.HttpLimits`:
+    timeouts and size caps) and ``reconnect`` (a :class:`~hitl_nb.client.Reconnect`:
+    retries after a dropped connection) are settings objects; each limit gives a clear
+    :class:`~hitl_nb.errors.TransportError`, never a hang::
+
+        HitlClient(url, limits=HttpLimits(timeout=10), reconnect=Reconnect(backoff=0.1))
 
     Use ``async with HitlClient(url) as client:``; without a ``with``, call
     :meth:`aclose` when done. An injected ``httpx_client`` is not closed. One client
@@ -78,14 +85,13 @@ class HitlClient:
         require_extension: bool = True,
         activate_extension: bool = True,
         headers: Mapping[str, str] | None = None,
-        timeout: float = 30.0,
-        connect_timeout: float = 5.0,
-        stream_idle_timeout: float = 60.0,
-        max_event_size: int = 1024 * 1024,
-        max_body_size: int = 8 * 1024 * 1024,
-        max_reconnects: int = 5,
-        backoff: float = 0.25,
+        limits: HttpLimits = DEFAULT_LIMITS,
+        reconnect: Reconnect = DEFAULT_RECONNECT,
     ) -> None:
+        if not isinstance(limits, HttpLimits):
+            raise TypeError(f"limits must be an HttpLimits, got {type(limits).__name__}")
+        if not isinstance(reconnect, Reconnect):
+            raise TypeError(f"reconnect must be a Reconnect, got {type(reconnect).__name__}")
         self._agent = agent
         self._own_client = httpx_client is None
         self._http_client = httpx_client or httpx.AsyncClient()
@@ -94,10 +100,10 @@ class HitlClient:
         self.require_extension = require_extension
         self.activate_extension = activate_extension
         self._extra_headers = dict(headers or {})
-        self.limits = HttpLimits(
-            timeout, connect_timeout, stream_idle_timeout, max_body_size, max_event_size
-        )
-        self.policy = FollowPolicy(max_reconnects, backoff)
+        #: The timeouts and size caps in force.
+        self.limits = limits
+        #: How dropped connections are retried.
+        self.reconnect = reconnect
         self._card: AgentCard | None = None
         self._selection: Selection | None = None
         self._binding: Binding | None = None
@@ -312,7 +318,7 @@ class HitlClient:
             return lambda last: binding.subscribe(tid, last)
 
         events = follow(
-            first, again, binding.get_task, self.policy, task_id,
+            first, again, binding.get_task, self.reconnect, task_id,
             first_is_subscription=subscription,
         )  # fmt: skip
         async with aclosing(events):
@@ -394,7 +400,7 @@ class HitlClient:
         if envelope is not None:
             check_locally(envelope, payload)
         message = answer_message(task_id, context_id, prompt_id, payload, text)
-        result = await deliver(binding, message, prompt_id, self.policy, wait)
+        result = await deliver(binding, message, prompt_id, self.reconnect, wait)
         self._prompts.pop(prompt_id, None)
         self._remember_task(result)
         return result

@@ -34,7 +34,7 @@ from ._events import (
     neutral_events,
 )
 
-__all__ = ["FollowPolicy", "follow"]
+__all__ = ["Reconnect", "follow"]
 
 log = logging.getLogger("hitl_nb.client")
 
@@ -42,16 +42,32 @@ Opener = Callable[[str | None], AsyncGenerator[tuple[str | None, StreamEvent], N
 
 
 @dataclass(frozen=True)
-class FollowPolicy:
-    """How hard to try: reconnects in a row without progress (``max_reconnects``) and in
-    all, and the backoff between them (seconds)."""
+class Reconnect:
+    """How hard a client tries again after a dropped connection (times in seconds).
+
+    ``max_reconnects``: attempts in a row that bring nothing new (a stream resumed, an
+    answer whose fate is unknown asked after); ``backoff``: the first delay, doubled on
+    each attempt up to ``max_backoff``; ``max_total_reconnects``: attempts over a whole
+    stream, progress or not (a hostile agent could otherwise cut every connection after
+    one new event, forever).
+
+    >>> HitlClient(url, reconnect=Reconnect(max_reconnects=2, backoff=0.1))  # doctest: +SKIP
+    """
 
     max_reconnects: int = 5
     backoff: float = 0.25
     max_backoff: float = 5.0
-    #: Reconnects allowed over the whole stream, progress or not (a hostile agent could
-    #: otherwise cut every connection after one new event, forever).
     max_total_reconnects: int = 100
+
+    def __post_init__(self) -> None:
+        for name in ("max_reconnects", "max_total_reconnects"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"Reconnect: {name} must be an integer >= 0, got {value!r}")
+        for name in ("backoff", "max_backoff"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise ValueError(f"Reconnect: {name} must be a number >= 0, got {value!r}")
 
     def delay(self, attempt: int) -> float:
         """Delay before reconnect number ``attempt`` (1-based)."""
@@ -126,7 +142,7 @@ async def follow(
     first: Opener,
     resubscribe: Callable[[str], Opener],
     get_task: Callable[[str], Awaitable[Task]],
-    policy: FollowPolicy,
+    policy: Reconnect,
     task_id: str | None = None,
     *,
     first_is_subscription: bool = False,

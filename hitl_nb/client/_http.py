@@ -29,12 +29,15 @@ _MAX_JSON_DEPTH = 128
 
 @dataclass(frozen=True)
 class HttpLimits:
-    """Caps and timeouts, in bytes and seconds.
+    """A client's timeouts (seconds) and size caps (bytes); each gives a clear
+    :class:`~hitl_nb.errors.TransportError` when reached, never a hang.
 
     ``timeout`` bounds each ordinary request (connect, write, read); ``connect_timeout``
     the connection; ``stream_idle_timeout`` the silence allowed on an open stream (SSE
     agents send ``: ping`` comments to stay under it); ``max_body_size`` a JSON answer;
     ``max_event_size`` one server-sent event.
+
+    >>> HitlClient(url, limits=HttpLimits(timeout=10, max_event_size=256 * 1024))  # doctest: +SKIP
     """
 
     timeout: float = 30.0
@@ -42,6 +45,16 @@ class HttpLimits:
     stream_idle_timeout: float = 60.0
     max_body_size: int = 8 * 1024 * 1024
     max_event_size: int = 1024 * 1024
+
+    def __post_init__(self) -> None:
+        for name in ("timeout", "connect_timeout", "stream_idle_timeout"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"HttpLimits: {name} must be a positive number, got {value!r}")
+        for name in ("max_body_size", "max_event_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"HttpLimits: {name} must be a positive integer, got {value!r}")
 
     def request_timeout(self) -> httpx.Timeout:
         """The httpx timeout of an ordinary request."""

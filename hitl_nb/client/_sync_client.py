@@ -18,19 +18,23 @@ from hitl_nb.spec import PromptEnvelope
 
 from ._bindings import TaskPage
 from ._card import Selection
-from ._client import Content, HitlClient
+from ._client import DEFAULT_LIMITS, DEFAULT_RECONNECT, Content, HitlClient
 from ._events import ClientEvent
+from ._follow import Reconnect
+from ._http import HttpLimits
 
 __all__ = ["SyncHitlClient"]
 
 
 class SyncHitlClient:
-    """Blocking client; takes the arguments of :class:`HitlClient` (except an injected
-    ``httpx_client``: the connections belong to the private loop).
+    """Blocking client for an A2A agent that speaks hitl-prompt/v1.
 
-    ``call_timeout`` (seconds, default none) bounds each call as a whole on top of the
-    client's own network timeouts. Use ``with SyncHitlClient(url) as client:`` or call
-    :meth:`close`.
+    Takes the arguments of :class:`~hitl_nb.client.HitlClient` (``binding``,
+    ``version``, ``require_extension``, ``activate_extension``, ``headers``, ``limits``,
+    ``reconnect``), except an injected ``httpx_client``: the connections belong to the
+    private loop. ``call_timeout`` (seconds, default none) bounds each call as a whole
+    on top of the client's own network timeouts. Use ``with SyncHitlClient(url) as
+    client:`` or call :meth:`close`.
     """
 
     def __init__(
@@ -43,32 +47,26 @@ class SyncHitlClient:
         require_extension: bool = True,
         activate_extension: bool = True,
         headers: Mapping[str, str] | None = None,
-        timeout: float = 30.0,
-        connect_timeout: float = 5.0,
-        stream_idle_timeout: float = 60.0,
-        max_event_size: int = 1024 * 1024,
-        max_body_size: int = 8 * 1024 * 1024,
-        max_reconnects: int = 5,
-        backoff: float = 0.25,
+        limits: HttpLimits = DEFAULT_LIMITS,
+        reconnect: Reconnect = DEFAULT_RECONNECT,
     ) -> None:
-        options = {
-            "binding": binding,
-            "version": version,
-            "require_extension": require_extension,
-            "activate_extension": activate_extension,
-            "headers": headers,
-            "timeout": timeout,
-            "connect_timeout": connect_timeout,
-            "stream_idle_timeout": stream_idle_timeout,
-            "max_event_size": max_event_size,
-            "max_body_size": max_body_size,
-            "max_reconnects": max_reconnects,
-            "backoff": backoff,
-        }
+        async def make() -> HitlClient:
+            # Made on the private loop, so its lock and connection pool belong to it.
+            return HitlClient(
+                agent,
+                binding=binding,
+                version=version,
+                require_extension=require_extension,
+                activate_extension=activate_extension,
+                headers=headers,
+                limits=limits,
+                reconnect=reconnect,
+            )
+
         self._runner = LoopThread(name="hitl-nb-client")
         self._timeout = call_timeout
         try:
-            self._client = self._runner.run(_make(agent, options))
+            self._client = self._runner.run(make())
         except BaseException:
             self._runner.close()
             raise
@@ -170,8 +168,3 @@ class SyncHitlClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-async def _make(agent: str | AgentCard | Mapping[str, Any], options: dict[str, Any]) -> HitlClient:
-    # Created on the private loop so its lock and connection pool belong to it.
-    return HitlClient(agent, **options)

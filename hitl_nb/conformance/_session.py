@@ -22,7 +22,15 @@ from hitl_nb._json import parse_json
 from hitl_nb.a2a import codec_for
 from hitl_nb.a2a._model import AgentCard, Task, TaskState
 from hitl_nb.a2a._model import TaskStatus as Status
-from hitl_nb.client import HitlClient, MalformedPromptEvent, PromptEvent, StatusEvent, TaskEvent
+from hitl_nb.client import (
+    HitlClient,
+    HttpLimits,
+    MalformedPromptEvent,
+    PromptEvent,
+    Reconnect,
+    StatusEvent,
+    TaskEvent,
+)
 from hitl_nb.client._card import card_url, parse_card
 from hitl_nb.client._http import ACCEPT_ENCODING
 from hitl_nb.errors import (
@@ -152,10 +160,11 @@ class Session:
             require_extension=False,
             activate_extension=activate,
             headers=dict(s.headers),
-            timeout=s.request_timeout,
-            stream_idle_timeout=max(s.drive_timeout, s.resume_timeout),
-            max_reconnects=2,
-            backoff=0.1,
+            limits=HttpLimits(
+                timeout=s.request_timeout,
+                stream_idle_timeout=max(s.drive_timeout, s.resume_timeout),
+            ),
+            reconnect=Reconnect(max_reconnects=2, backoff=0.1),
         )
 
     async def close(self) -> None:
