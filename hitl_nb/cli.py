@@ -33,11 +33,18 @@ def _conformance(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     register(sub)
 
 
+def _nbval_sanitize(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from hitl_nb.testing._cli import register
+
+    register(sub)
+
+
 #: Each entry adds one subcommand to the parser; its ``func`` default runs it.
 COMMANDS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _mock_agent,
     _tutorials,
     _conformance,
+    _nbval_sanitize,
 ]
 
 

@@ -3,8 +3,10 @@
 Each check (``CF-1`` .. ``CF-7``, ``EXT-*``) becomes one item,
 ``hitl-conformance::CF-3``, so ``-k``, ``--junitxml`` and CI reports work as usual.
 The checks run once, together, when the first item runs; each item then reports its
-own result. Without ``--hitl-agent`` the plugin adds its options and nothing else: no
-items, no fixtures, no network.
+own result. Without ``--hitl-agent`` the plugin adds its options and the fixtures of
+:mod:`hitl_nb.testing.pytest_plugin` (``mock_agent``, ``hitl_client``,
+``conversation``; nothing runs until a test asks for one) and nothing else: no items,
+no network.
 
 Options: ``--hitl-agent URL``, ``--hitl-binding``, ``--hitl-a2a-version``,
 ``--hitl-trials N``, ``--hitl-only ID,ID``, ``--hitl-scenario NAME``.
@@ -18,6 +20,7 @@ from typing import Any
 import pytest
 
 from hitl_nb.a2a import BINDINGS, VERSIONS
+from hitl_nb.testing import pytest_plugin as _testing_plugin
 
 from ._checks import select
 from ._report import CheckResult, Report
@@ -30,8 +33,12 @@ _IDS = pytest.StashKey[list[str]]()
 _FAILED = pytest.StashKey[str]()
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    """Register the ``--hitl-*`` options."""
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    """Register the ``--hitl-*`` options, and the fixtures of :mod:`hitl_nb.testing`."""
+    name = _testing_plugin.__name__
+    if pluginmanager.get_plugin(name) is None and not pluginmanager.is_registered(_testing_plugin):
+        # Registered from here, its own pytest_addoption still runs (a historic hook).
+        pluginmanager.register(_testing_plugin, name)
     group = parser.getgroup("hitl-conformance", "hitl-prompt/v1 conformance harness")
     group.addoption(
         "--hitl-agent",

@@ -1,0 +1,27 @@
+"""Regression-test an agent's hitl-prompt/v1 side from pytest and from notebooks.
+
+- The nbval sanitize file shipped in the package: :func:`sanitize_file` (or
+  ``hitl-nb nbval-sanitize``, or ``pytest --nbval --hitl-nbval``), which makes UUIDs,
+  timestamps, loopback ports, durations and addresses compare equal across runs.
+- :func:`stable_output`: renderings without timings, so committed notebook outputs
+  match on every run.
+- pytest fixtures ``mock_agent``, ``hitl_agent_url``, ``hitl_client`` and
+  ``conversation`` (see :mod:`hitl_nb.testing.pytest_plugin`), offered by hitl-nb's
+  pytest plugin.
+"""
+
+from __future__ import annotations
+
+from hitl_nb._display import STABLE_OUTPUT_ENV
+
+from ._sanitize import sanitize, sanitize_file, sanitize_patterns, write_sanitize_file
+from ._stable import stable_output
+
+__all__ = [
+    "STABLE_OUTPUT_ENV",
+    "sanitize",
+    "sanitize_file",
+    "sanitize_patterns",
+    "stable_output",
+    "write_sanitize_file",
+]
