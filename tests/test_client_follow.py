@@ -239,3 +239,27 @@ def test_an_agent_that_numbers_each_connection_from_one_loses_no_event() -> None
     # the working status already delivered (same timestamp) and is skipped.
     assert sum(isinstance(e, StatusEvent) and e.status.state.value == "working" for e in got) == 1
     assert [e.event_id for e in got if isinstance(e, StatusEvent)] == ["2", "2"]
+
+
+def test_on_reconnect_is_told_before_each_reconnect() -> None:
+    events = _events(5)
+    opener, connections = _server(events, [2, 1], honours=True)
+    told: list[tuple[int, str]] = []
+
+    def hook(attempt: int, delay: float, reason: Exception) -> None:
+        told.append((attempt, str(reason)))
+        raise RuntimeError("a broken display hook")  # logged, never ends the stream
+
+    async def gather() -> list[Any]:
+        follower = follow(opener, lambda tid: opener, _no_task, POLICY, on_reconnect=hook)
+        return [e async for e in follower]
+
+    out = asyncio.run(asyncio.wait_for(gather(), 10))
+    assert [e.event_id for e in out if isinstance(e, (TaskEvent, StatusEvent))] == [
+        "1", "2", "3", "4", "5",
+    ]  # fmt: skip
+    assert told == [(1, "cut"), (1, "cut")] and len(connections) == 3
+
+
+async def _no_task(task_id: str) -> Task:
+    raise AssertionError("not needed")

@@ -35,7 +35,7 @@ from ._card import (
     usable_url,
 )
 from ._events import ClientEvent, PromptEvent, prompt_in_status
-from ._follow import Opener, Reconnect, follow
+from ._follow import Opener, Reconnect, ReconnectHook, follow
 from ._http import HttpLimits, HttpSession
 
 __all__ = ["HitlClient", "prompt_of"]
@@ -286,40 +286,56 @@ class HitlClient:
         task_id: str | None = None,
         context_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        on_reconnect: ReconnectHook | None = None,
     ) -> AsyncGenerator[ClientEvent, None]:
         """SendStreamingMessage: neutral events until the task is terminal or waits.
 
         A dropped connection is resumed (Last-Event-ID or the task snapshot) without
-        repeating an event. Leaving the ``async for`` closes the connection.
+        repeating an event; ``on_reconnect(attempt, delay, reason)`` is told before each
+        try. Leaving the ``async for`` closes the connection.
         """
         binding = await self._ready()
         message = self._message(content, task_id, context_id, metadata)
-        async for item in self._follow(lambda _last: binding.stream(message), binding, task_id):
+        events = self._follow(
+            lambda _last: binding.stream(message), binding, task_id, on_reconnect=on_reconnect
+        )
+        async for item in events:
             yield item
 
     async def subscribe(
-        self, task_id: str, *, last_event_id: str | None = None
+        self,
+        task_id: str,
+        *,
+        last_event_id: str | None = None,
+        on_reconnect: ReconnectHook | None = None,
     ) -> AsyncGenerator[ClientEvent, None]:
         """SubscribeToTask: the task snapshot, then its events (replayed after
         ``last_event_id`` when the agent numbers them). A task that is already terminal
-        (which A2A refuses to subscribe to) yields its final snapshot."""
+        (which A2A refuses to subscribe to) yields its final snapshot. ``on_reconnect``
+        as for :meth:`stream`."""
         binding = await self._ready()
 
         def first(last: str | None) -> Any:
             return binding.subscribe(task_id, last or last_event_id)
 
-        async for item in self._follow(first, binding, task_id, subscription=True):
+        events = self._follow(first, binding, task_id, subscription=True, on_reconnect=on_reconnect)
+        async for item in events:
             yield item
 
     async def _follow(
-        self, first: Opener, binding: Binding, task_id: str | None, subscription: bool = False
+        self,
+        first: Opener,
+        binding: Binding,
+        task_id: str | None,
+        subscription: bool = False,
+        on_reconnect: ReconnectHook | None = None,
     ) -> AsyncGenerator[ClientEvent, None]:
         def again(tid: str) -> Opener:
             return lambda last: binding.subscribe(tid, last)
 
         events = follow(
             first, again, binding.get_task, self.reconnect, task_id,
-            first_is_subscription=subscription,
+            first_is_subscription=subscription, on_reconnect=on_reconnect,
         )  # fmt: skip
         async with aclosing(events):
             async for item in events:

@@ -34,11 +34,13 @@ from ._events import (
     neutral_events,
 )
 
-__all__ = ["Reconnect", "follow"]
+__all__ = ["Reconnect", "ReconnectHook", "follow"]
 
 log = logging.getLogger("hitl_nb.client")
 
 Opener = Callable[[str | None], AsyncGenerator[tuple[str | None, StreamEvent], None]]
+#: Called before each reconnect: ``(attempt, delay_seconds, reason)``.
+ReconnectHook = Callable[[int, float, Exception], None]
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,7 @@ async def follow(
     task_id: str | None = None,
     *,
     first_is_subscription: bool = False,
+    on_reconnect: ReconnectHook | None = None,
 ) -> AsyncGenerator[ClientEvent, None]:
     """Yield neutral events from ``first``, resuming with ``resubscribe(task_id)``.
 
@@ -153,6 +156,8 @@ async def follow(
     A subscription refused because the task is terminal yields its final snapshot.
     Raises :class:`AgentUnreachable` / :class:`AgentTimeout` once the reconnects are
     spent; other errors (protocol violations, agent errors) end the stream at once.
+    ``on_reconnect(attempt, delay, reason)`` is called before each reconnect (e.g. to
+    show "reconnecting"); an exception it raises is logged and ignored.
     """
     state = _State(task_id=task_id)
     opener = first
@@ -197,6 +202,11 @@ async def follow(
         log.info(
             "stream of task %s dropped (%s); reconnecting in %.2fs", state.task_id, reason, delay
         )
+        if on_reconnect is not None:
+            try:
+                on_reconnect(attempt, delay, reason)
+            except Exception:  # a display hook must not end the stream
+                log.exception("on_reconnect hook failed")
         await asyncio.sleep(delay)
         opener = resubscribe(state.task_id)
         resuming = True

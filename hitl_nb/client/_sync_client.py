@@ -8,8 +8,9 @@ still run).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import concurrent.futures
+from collections.abc import Coroutine, Mapping
+from typing import Any, TypeVar
 
 from hitl_nb._sync import LoopThread, SyncIterator
 from hitl_nb.a2a import BindingChoice, VersionChoice
@@ -20,10 +21,12 @@ from ._bindings import TaskPage
 from ._card import Selection
 from ._client import DEFAULT_LIMITS, DEFAULT_RECONNECT, Content, HitlClient
 from ._events import ClientEvent
-from ._follow import Reconnect
+from ._follow import Reconnect, ReconnectHook
 from ._http import HttpLimits
 
 __all__ = ["SyncHitlClient"]
+
+T = TypeVar("T")
 
 
 class SyncHitlClient:
@@ -104,11 +107,26 @@ class SyncHitlClient:
         return SyncIterator(self._runner, self._client.stream(content, **kwargs), self._timeout)
 
     def subscribe(
-        self, task_id: str, *, last_event_id: str | None = None
+        self,
+        task_id: str,
+        *,
+        last_event_id: str | None = None,
+        on_reconnect: ReconnectHook | None = None,
     ) -> SyncIterator[ClientEvent]:
-        """SubscribeToTask as a blocking iterator."""
-        events = self._client.subscribe(task_id, last_event_id=last_event_id)
+        """SubscribeToTask as a blocking iterator (see :meth:`HitlClient.subscribe`)."""
+        events = self._client.subscribe(
+            task_id, last_event_id=last_event_id, on_reconnect=on_reconnect
+        )
         return SyncIterator(self._runner, events, self._timeout)
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Schedule a coroutine on this client's private loop and return at once.
+
+        For background work with :attr:`client` (e.g. following a task while the cell
+        returns): the coroutine runs on the loop the connections belong to. Raises
+        ``RuntimeError`` once the client is closed.
+        """
+        return self._runner.submit(coro)
 
     def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
         """GetTask."""

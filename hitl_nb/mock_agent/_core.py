@@ -251,12 +251,20 @@ class AgentCore(ScriptSteps):
             history=[first],
             metadata={"scenario": name},
         )
+        delay = _start_delay(merged)
         rec = TaskRecord(task, name, options, steps)
         self.tasks[task_id] = rec
         try:
             rec.outbox.append(copy.deepcopy(task))
-            self._emit_status(rec, TaskState.WORKING, None)
-            self._advance(rec)
+            if delay and self._loop is not None:
+                # An agent that thinks before its first question: WORKING with a word
+                # about it, the first prompt ``delay`` seconds later.
+                self._emit_status(rec, TaskState.WORKING, "Preparing the first question.")
+                rec.pending += 1
+                self._loop.call_later(delay, self._delayed_start, rec)
+            else:
+                self._emit_status(rec, TaskState.WORKING, None)
+                self._advance(rec)
         except BaseException:
             # A scenario that breaks while starting leaves no half-made task behind.
             del self.tasks[task_id]
@@ -265,6 +273,19 @@ class AgentCore(ScriptSteps):
             raise
         self._commit(rec)
         return rec, 0
+
+    def _delayed_start(self, rec: TaskRecord) -> None:
+        rec.pending -= 1
+        try:
+            if rec.task.status.state is TaskState.WORKING and rec.step_index == 0:
+                try:
+                    self._advance(rec)
+                except Exception as exc:
+                    log.exception("scenario %s: the first step failed", rec.scenario)
+                    self._emit_status(rec, TaskState.FAILED, f"The scenario failed: {exc}")
+                self._commit(rec)
+        finally:
+            self._wake(rec)
 
     def _pick_scenario(self, message: Message) -> tuple[str, dict[str, Any]]:
         for i, part in enumerate(message.parts):
@@ -385,3 +406,15 @@ class AgentCore(ScriptSteps):
             self.store.commit(record_to_json(rec), events, rec.prompt_rows)
         rec.committed = rec.outbox.last_id
         rec.prompt_rows.clear()
+
+
+def _start_delay(options: dict[str, Any]) -> float:
+    """The ``start_delay_seconds`` option (any scenario): 0 when absent."""
+    raw = options.get("start_delay_seconds")
+    if raw is None:
+        return 0.0
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 <= raw <= 3600:
+        raise InvalidParams(
+            f"start_delay_seconds must be a number of seconds from 0 to 3600; got {raw!r}"
+        )
+    return float(raw)

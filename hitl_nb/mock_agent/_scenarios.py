@@ -8,7 +8,9 @@ with neither, ``approval``. Options in the data part reach the steps:
 - ``deadline``: ``deadline_seconds`` (default: the agent's, 30 s), ``on_deadline``
   (``"keep-open"``, the default, or ``"fail"``);
 - ``specific``: ``responder`` (default ``reviewer@example.org``);
-- ``consensus``: ``n`` (default 2).
+- ``consensus``: ``n`` (default 2);
+- any scenario: ``start_delay_seconds`` (0 to 3600): the task stays WORKING, with the
+  status message "Preparing the first question.", that long before its first prompt.
 
 Register your own from Python::
 
