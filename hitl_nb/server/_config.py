@@ -1,0 +1,57 @@
+"""The extension's settings, as traitlets (``c.HitlServer.<name> = ...`` in a config file).
+
+An administrator sets them in ``jupyter_server_config.py`` or on the command line
+(``--HitlServer.mock_agent=False``).
+"""
+
+from __future__ import annotations
+
+from traitlets import Bool, Float, Int, List, Unicode
+from traitlets.config import Configurable
+
+__all__ = ["HitlServer"]
+
+
+class HitlServer(Configurable):
+    """Settings of the hitl-nb server extension."""
+
+    mock_agent = Bool(
+        True,
+        help="Host the bundled mock agent under {base_url}hitl/mock-agent/.",
+    ).tag(config=True)
+
+    state_dir = Unicode(
+        "",
+        help=(
+            "Directory of the extension's SQLite files (gateway state, the hosted mock "
+            "agent's tasks). Default: the 'hitl_nb' folder in the server's data directory."
+        ),
+    ).tag(config=True)
+
+    allowed_agent_hosts = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "Host names (or patterns like '*.example.org', 'host:port') of agents users "
+            "may register with the gateway. Empty: any host. Requests to a host not on "
+            "the list, including interfaces named by an agent's card, are refused."
+        ),
+    ).tag(config=True)
+
+    max_registrations = Int(
+        1000,
+        help="At most this many registered tasks (across all users).",
+    ).tag(config=True)
+
+    accept_after_deadline = Bool(
+        False,
+        help=(
+            "Forward answers that arrive after a prompt's deadline. Off: the gateway's own "
+            "timer (spec S-4) closes the prompt at its deadline and later answers get 410."
+        ),
+    ).tag(config=True)
+
+    agent_timeout = Float(
+        30.0,
+        help="Seconds the gateway waits for an agent's answer to one request.",
+    ).tag(config=True)

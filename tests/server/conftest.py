@@ -1,0 +1,78 @@
+"""A Jupyter server with the hitl-nb extension, and three named users (pytest-jupyter).
+
+The fixtures and hooks of ``pytest_jupyter.jupyter_server`` are imported here, so they
+apply to this directory only (its autouse fixtures create a ServerApp per test).
+
+Users (alice, bob, carol) come from :mod:`tests.helpers.jupyter_users`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+try:
+    from pytest_jupyter.jupyter_server import *  # noqa: F403
+except ImportError:  # pragma: no cover - the test extra brings it
+    collect_ignore_glob = ["test_*.py"]
+else:
+    from tornado.httpclient import HTTPClientError, HTTPResponse
+
+    from tests.helpers.jupyter_users import NamedTokens, auth
+
+    @pytest.fixture
+    def jp_server_config(tmp_path: Any) -> dict[str, Any]:
+        return {
+            "ServerApp": {
+                "jpserver_extensions": {"hitl_nb.server": True},
+                "identity_provider_class": NamedTokens,
+            },
+            "HitlServer": {"state_dir": str(tmp_path / "hitl-state")},
+        }
+
+    @pytest.fixture
+    def jp_auth_header() -> dict[str, str]:
+        return auth("alice")
+
+    @pytest.fixture
+    def server_url(http_server: Any, http_server_port: Any, jp_base_url: str) -> str:
+        """The server's base URL as a client outside the process would use it."""
+        _sock, port = http_server_port
+        return f"http://127.0.0.1:{port}{jp_base_url}"
+
+    Fetch = Callable[..., Awaitable[HTTPResponse]]
+
+    @pytest.fixture
+    def api(jp_fetch: Fetch) -> Callable[..., Awaitable[tuple[int, Any]]]:
+        """``await api("GET", "hitl/api/tasks", user="bob", body=...)`` -> (status, json)."""
+
+        async def call(
+            method: str,
+            path: str,
+            *,
+            user: str | None = "alice",
+            body: Any = None,
+            headers: dict[str, str] | None = None,
+            raw: bytes | None = None,
+        ) -> tuple[int, Any]:
+            hdrs = dict(headers or {})
+            hdrs["Authorization"] = auth(user)["Authorization"] if user else "token nobody"
+            kwargs: dict[str, Any] = {"method": method, "headers": hdrs}
+            if raw is not None:
+                kwargs["body"] = raw
+            elif body is not None:
+                kwargs["body"] = json.dumps(body)
+            elif method in ("POST", "PUT"):
+                kwargs["body"] = b""
+            try:
+                resp = await jp_fetch(*path.split("/"), **kwargs)
+            except HTTPClientError as exc:
+                assert exc.response is not None
+                resp = exc.response
+            text = resp.body.decode() if resp.body else ""
+            return resp.code, (json.loads(text) if text else None)
+
+        return call
