@@ -99,9 +99,9 @@ async def test_hosted_agent_passes_conformance_on_both_bindings(
     server_url: str, tmp_path: Any
 ) -> None:
     url = server_url + MOCK_AGENT_PATH
-    for binding in ("jsonrpc", "http-json"):
+    for binding in ("JSONRPC", "HTTP+JSON"):
         report = await _conformance(url, binding, "carol-token", str(tmp_path))
         assert report["passed"] is True, report
         outcomes = {r["id"]: r["outcome"] for r in report["results"]}
         assert all(outcomes[f"CF-{i}"] == "passed" for i in range(1, 8)), outcomes
-        assert report["binding"] == {"jsonrpc": "JSONRPC", "http-json": "HTTP+JSON"}[binding]
+        assert report["binding"] == binding
