@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from types import ModuleType
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hitl_nb.a2a import _codec_v03, _codec_v1
+from hitl_nb.a2a import CODEC_V03, CODEC_V1, Codec
 from hitl_nb.a2a._model import (
     AgentCapabilities,
     AgentCard,
@@ -105,73 +104,73 @@ V03_RESPONSE = {
 
 
 def test_v03_prompt_event_decodes_and_reencodes_identically() -> None:
-    event = _codec_v03.decode_stream_response(V03_PROMPT_EVENT)
+    event = CODEC_V03.decode_stream_response(V03_PROMPT_EVENT)
     assert isinstance(event, TaskStatusUpdateEvent)
     assert event.status.state is TaskState.INPUT_REQUIRED
     assert event.final_hint is True
     assert event.status.message is not None
     assert event.status.message.metadata == {URI: ENVELOPE}
-    assert _codec_v03.encode_stream_response(event) == V03_PROMPT_EVENT
+    assert CODEC_V03.encode_stream_response(event) == V03_PROMPT_EVENT
 
 
 def test_v1_prompt_event_is_the_same_event() -> None:
-    v1 = _codec_v1.decode_stream_response(V1_PROMPT_EVENT)
-    v03 = _codec_v03.decode_stream_response(V03_PROMPT_EVENT)
+    v1 = CODEC_V1.decode_stream_response(V1_PROMPT_EVENT)
+    v03 = CODEC_V03.decode_stream_response(V03_PROMPT_EVENT)
     assert isinstance(v1, TaskStatusUpdateEvent) and isinstance(v03, TaskStatusUpdateEvent)
     assert v1.final_hint is None
     v1.final_hint = True
     assert v1 == v03
-    assert _codec_v1.encode_stream_response(v03) == V1_PROMPT_EVENT
+    assert CODEC_V1.encode_stream_response(v03) == V1_PROMPT_EVENT
 
 
 def test_reference_kind_spelling_task_status_update_is_read() -> None:
     event = dict(V03_PROMPT_EVENT, kind="task-status-update")
-    assert isinstance(_codec_v03.decode_stream_response(event), TaskStatusUpdateEvent)
+    assert isinstance(CODEC_V03.decode_stream_response(event), TaskStatusUpdateEvent)
 
 
 def test_v03_response_message_round_trip() -> None:
-    msg = _codec_v03.decode_message(V03_RESPONSE)
+    msg = CODEC_V03.decode_message(V03_RESPONSE)
     assert msg.role is Role.USER
     assert msg.task_id == "task-41"
     assert msg.metadata is not None and "hitl_response_for" in msg.metadata
-    assert _codec_v03.encode_message(msg) == V03_RESPONSE
-    assert _codec_v1.encode_message(msg)["role"] == "ROLE_USER"
-    assert "kind" not in _codec_v1.encode_message(msg)
+    assert CODEC_V03.encode_message(msg) == V03_RESPONSE
+    assert CODEC_V1.encode_message(msg)["role"] == "ROLE_USER"
+    assert "kind" not in CODEC_V1.encode_message(msg)
 
 
 def test_send_results() -> None:
     task = Task("t", "c", TaskStatus(TaskState.WORKING))
-    assert _codec_v1.encode_send_result(task) == {
+    assert CODEC_V1.encode_send_result(task) == {
         "task": {"id": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}
     }
-    assert _codec_v03.encode_send_result(task)["kind"] == "task"
-    assert _codec_v1.decode_send_result(_codec_v1.encode_send_result(task)) == task
-    assert _codec_v03.decode_send_result(_codec_v03.encode_send_result(task)) == task
+    assert CODEC_V03.encode_send_result(task)["kind"] == "task"
+    assert CODEC_V1.decode_send_result(CODEC_V1.encode_send_result(task)) == task
+    assert CODEC_V03.decode_send_result(CODEC_V03.encode_send_result(task)) == task
     with pytest.raises(WireDecodeError, match="task or a message"):
-        _codec_v1.decode_send_result(V1_PROMPT_EVENT)
+        CODEC_V1.decode_send_result(V1_PROMPT_EVENT)
     with pytest.raises(WireDecodeError, match="task or a message"):
-        _codec_v03.decode_send_result(V03_PROMPT_EVENT)
+        CODEC_V03.decode_send_result(V03_PROMPT_EVENT)
 
 
 def test_file_parts_in_v03() -> None:
     raw = Part(raw=b"\x00\x01hi", filename="a.bin", media_type="application/octet-stream")
-    enc = _codec_v03.encode_part(raw)
+    enc = CODEC_V03.encode_part(raw)
     assert enc == {
         "kind": "file",
         "file": {"bytes": "AAFoaQ==", "name": "a.bin", "mimeType": "application/octet-stream"},
     }
-    assert _codec_v03.decode_part(enc) == raw
+    assert CODEC_V03.decode_part(enc) == raw
     url = Part(url="https://example.org/x.pdf", media_type="application/pdf")
-    assert _codec_v03.decode_part(_codec_v03.encode_part(url)) == url
+    assert CODEC_V03.decode_part(CODEC_V03.encode_part(url)) == url
     with pytest.raises(ValueError, match="object only"):
-        _codec_v03.encode_part(Part(data=[1, 2]))
+        CODEC_V03.encode_part(Part(data=[1, 2]))
     with pytest.raises(ValueError, match="unspecified role"):
-        _codec_v03.encode_message(Message("m", Role.UNSPECIFIED, []))
+        CODEC_V03.encode_message(Message("m", Role.UNSPECIFIED, []))
 
 
 def test_v1_raw_part_accepts_urlsafe_and_unpadded_base64() -> None:
-    assert _codec_v1.decode_part({"raw": "-_8"}).raw == b"\xfb\xff"
-    assert _codec_v1.decode_part({"raw": "AAFoaQ"}).raw == b"\x00\x01hi"
+    assert CODEC_V1.decode_part({"raw": "-_8"}).raw == b"\xfb\xff"
+    assert CODEC_V1.decode_part({"raw": "AAFoaQ"}).raw == b"\x00\x01hi"
 
 
 def _card() -> AgentCard:
@@ -192,7 +191,7 @@ def _card() -> AgentCard:
 
 
 def test_agent_card_v1_writes_required_and_params_out() -> None:
-    enc = _codec_v1.encode_agent_card(_card())
+    enc = CODEC_V1.encode_agent_card(_card())
     ext = enc["capabilities"]["extensions"][0]
     assert ext == {
         "uri": URI,
@@ -202,16 +201,16 @@ def test_agent_card_v1_writes_required_and_params_out() -> None:
     }
     assert enc["capabilities"]["pushNotifications"] is False
     assert enc["supportedInterfaces"][1]["protocolBinding"] == "HTTP+JSON"
-    back = _codec_v1.decode_agent_card(json.loads(json.dumps(enc)))
+    back = CODEC_V1.decode_agent_card(json.loads(json.dumps(enc)))
     assert back == _card()
     assert back.raw == enc
 
 
 def test_agent_card_v03_round_trip() -> None:
-    enc = _codec_v03.encode_agent_card(_card())
+    enc = CODEC_V03.encode_agent_card(_card())
     assert enc["url"] == "http://127.0.0.1:1/a2a/jsonrpc"
     assert enc["preferredTransport"] == "JSONRPC"
-    back = _codec_v03.decode_agent_card(enc)
+    back = CODEC_V03.decode_agent_card(enc)
     assert [i.protocol_binding for i in back.supported_interfaces] == ["JSONRPC", "HTTP+JSON"]
     assert back.capabilities.extensions == _card().capabilities.extensions
 
@@ -263,7 +262,7 @@ BAD_V1 = [
 @pytest.mark.parametrize(("func", "value", "pointer", "words"), BAD_V1)
 def test_v1_errors_name_the_member(func: str, value: Any, pointer: str, words: str) -> None:
     with pytest.raises(WireDecodeError, match=words) as info:
-        getattr(_codec_v1, func)(value)
+        getattr(CODEC_V1, func)(value)
     assert info.value.pointer == pointer
 
 
@@ -287,7 +286,7 @@ BAD_V03 = [
 @pytest.mark.parametrize(("func", "value", "pointer"), BAD_V03)
 def test_v03_errors_name_the_member(func: str, value: Any, pointer: str) -> None:
     with pytest.raises(WireDecodeError) as info:
-        getattr(_codec_v03, func)(value)
+        getattr(CODEC_V03, func)(value)
     assert info.value.pointer == pointer
 
 
@@ -368,12 +367,12 @@ _event = st.one_of(
 )
 
 
-@pytest.mark.parametrize("codec", [_codec_v1, _codec_v03], ids=["v1", "v03"])
+@pytest.mark.parametrize("codec", [CODEC_V1, CODEC_V03], ids=["v1", "v03"])
 @settings(max_examples=60, deadline=None)
 @given(event=_event)
-def test_stream_events_round_trip(codec: ModuleType, event: Any) -> None:
+def test_stream_events_round_trip(codec: Codec, event: Any) -> None:
     wire = json.loads(json.dumps(codec.encode_stream_response(event)))
     back = codec.decode_stream_response(wire)
-    if isinstance(event, TaskStatusUpdateEvent) and codec is _codec_v1:
+    if isinstance(event, TaskStatusUpdateEvent) and codec is CODEC_V1:
         back.final_hint = event.final_hint  # 1.0 has no final flag
     assert back == event

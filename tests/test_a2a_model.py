@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hitl_nb.a2a import _codec_v03, _codec_v1, codec_for
+from hitl_nb.a2a import CODEC_V03, CODEC_V1, codec_for
 from hitl_nb.a2a._model import (
     AgentCard,
     AgentExtension,
@@ -78,9 +78,9 @@ def test_card_lookups() -> None:
 
 
 def test_codec_for() -> None:
-    assert codec_for("1.0") is _codec_v1
-    assert codec_for("0.3") is _codec_v03
-    assert codec_for("0.3.0") is _codec_v03
+    assert codec_for("1.0") is CODEC_V1
+    assert codec_for("0.3") is CODEC_V03
+    assert codec_for("0.3.0") is CODEC_V03
     with pytest.raises(ValueError, match="unsupported A2A version '2.0'"):
         codec_for("2.0")
 

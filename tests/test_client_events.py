@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from hitl_nb.a2a import _codec_v03, _codec_v1
+from hitl_nb.a2a import CODEC_V03, CODEC_V1
 from hitl_nb.client._events import (
     ArtifactEvent,
     MalformedPromptEvent,
@@ -21,7 +21,7 @@ from tests.helpers import wire
 
 
 def decode(payload: dict[str, Any]) -> Any:
-    return _codec_v1.decode_stream_response(payload)
+    return CODEC_V1.decode_stream_response(payload)
 
 
 def test_status_with_envelope_gives_status_then_prompt() -> None:
@@ -109,7 +109,7 @@ def test_ends_stream_states(state: str, ends: bool) -> None:
 
 
 def test_v03_final_flag_ends_stream() -> None:
-    event = _codec_v03.decode_stream_response(
+    event = CODEC_V03.decode_stream_response(
         {
             "kind": "status-update",
             "taskId": "t",

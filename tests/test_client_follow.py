@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hitl_nb.a2a import _codec_v1
+from hitl_nb.a2a import CODEC_V1
 from hitl_nb.a2a._model import StreamEvent, Task
 from hitl_nb.client._events import StatusEvent, TaskEvent
 from hitl_nb.client._follow import Reconnect, follow
@@ -26,12 +26,12 @@ POLICY = Reconnect(max_reconnects=3, backoff=0.0)
 
 def _events(n: int) -> list[tuple[str, StreamEvent]]:
     out: list[tuple[str, StreamEvent]] = [
-        ("1", _codec_v1.decode_stream_response({"task": wire.task("t", "submitted")}))
+        ("1", CODEC_V1.decode_stream_response({"task": wire.task("t", "submitted")}))
     ]
     for i in range(2, n + 1):
         state = "input_required" if i == n else "working"
         env = wire.envelope() if i == n else None
-        out.append((str(i), _codec_v1.decode_stream_response(wire.status_update("t", state, env))))
+        out.append((str(i), CODEC_V1.decode_stream_response(wire.status_update("t", state, env))))
     return out
 
 
@@ -105,7 +105,7 @@ def test_total_reconnects_are_bounded_even_with_progress() -> None:
         update["statusUpdate"]["status"]["timestamp"] = f"2026-01-01T00:00:{len(opened):02d}Z"
 
         async def gen() -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
-            yield None, _codec_v1.decode_stream_response(update)
+            yield None, CODEC_V1.decode_stream_response(update)
             raise AgentUnreachable("cut")
 
         return gen()
@@ -159,7 +159,7 @@ def test_progress_resets_the_reconnect_budget() -> None:
 
 def test_terminal_task_after_a_drop_is_read_with_get_task() -> None:
     events = _events(3)
-    final = _codec_v1.decode_task(wire.task("t", "completed"))
+    final = CODEC_V1.decode_task(wire.task("t", "completed"))
 
     def opener(last: str | None) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
         async def gen() -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
@@ -177,8 +177,8 @@ def test_terminal_task_after_a_drop_is_read_with_get_task() -> None:
 
 def test_snapshot_with_artifacts_made_while_disconnected_is_delivered() -> None:
     events = _events(3)
-    working = _codec_v1.decode_task(wire.task("t", "working"))
-    with_artifact = _codec_v1.decode_task(
+    working = CODEC_V1.decode_task(wire.task("t", "working"))
+    with_artifact = CODEC_V1.decode_task(
         {**wire.task("t", "working"), "artifacts": [{"artifactId": "a1", "parts": [{"text": "x"}]}]}
     )
     snapshots = [working, with_artifact]
@@ -212,8 +212,8 @@ def test_an_agent_that_numbers_each_connection_from_one_loses_no_event() -> None
     # Ids "1", "2" again on the second connection, for different events: before, the
     # client took them for replays and ended the stream without the prompt.
     first = _events(3)[:2]  # 1: submitted task, 2: working
-    snapshot = _codec_v1.decode_stream_response({"task": wire.task("t", "working")})
-    waiting = _codec_v1.decode_stream_response(
+    snapshot = CODEC_V1.decode_stream_response({"task": wire.task("t", "working")})
+    waiting = CODEC_V1.decode_stream_response(
         wire.status_update("t", "input_required", wire.envelope())
     )
     connections: list[str | None] = []

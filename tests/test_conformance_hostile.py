@@ -216,11 +216,11 @@ def test_a_non_ascii_event_id_goes_back_in_last_event_id() -> None:
     async def subscribe(url: str) -> None:
         import httpx
 
-        from hitl_nb.a2a import _codec_v1
+        from hitl_nb.a2a import CODEC_V1
 
         async with httpx.AsyncClient() as http:
             sub = RawSubscription(http, url=url, binding="JSONRPC", version="1.0",
-                                  codec=_codec_v1, headers={}, task_id="t-1",
+                                  codec=CODEC_V1, headers={}, task_id="t-1",
                                   last_event_id="café-7")  # fmt: skip
             await sub.open()
             await sub.cut()

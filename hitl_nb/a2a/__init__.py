@@ -1,15 +1,17 @@
 """The A2A wire: a version-neutral model and one codec per wire version.
 
-:mod:`hitl_nb.a2a._model` holds the dataclasses; :mod:`hitl_nb.a2a._codec_v1` speaks
-A2A 1.0 JSON and :mod:`hitl_nb.a2a._codec_v03` A2A 0.3 JSON. Pick a codec with
-:func:`codec_for`.
+The dataclasses (:class:`Task`, :class:`Message`, :class:`AgentCard`, ...) are the
+model; a :class:`Codec` turns them into one wire version's JSON and back:
+``codec_for("1.0")`` (``CODEC_V1``) or ``codec_for("0.3")`` (``CODEC_V03``). The
+names of bindings and versions (:data:`BindingName`, :data:`A2AVersion`) are the one
+vocabulary the whole package uses.
 """
 
 from __future__ import annotations
 
-from types import ModuleType
-
-from hitl_nb.a2a import _codec_v03, _codec_v1
+from hitl_nb.a2a._codec import Codec
+from hitl_nb.a2a._codec_v03 import CODEC as CODEC_V03
+from hitl_nb.a2a._codec_v1 import CODEC as CODEC_V1
 from hitl_nb.a2a._model import (
     AgentCapabilities,
     AgentCard,
@@ -44,6 +46,8 @@ from hitl_nb.a2a._transports import (
 
 __all__ = [
     "BINDINGS",
+    "CODEC_V03",
+    "CODEC_V1",
     "VERSIONS",
     "A2AVersion",
     "AgentCapabilities",
@@ -54,6 +58,7 @@ __all__ = [
     "Artifact",
     "BindingChoice",
     "BindingName",
+    "Codec",
     "Message",
     "Part",
     "Role",
@@ -74,14 +79,12 @@ __all__ = [
 ]
 
 
-def codec_for(version: str) -> ModuleType:
-    """The codec module for a wire version: ``"1.0"`` -> _codec_v1, ``"0.3"`` -> _codec_v03.
+def codec_for(version: str) -> Codec:
+    """The codec of a wire version: ``"1.0"`` -> ``CODEC_V1``, ``"0.3"`` -> ``CODEC_V03``.
 
     Patch versions are accepted (``"0.3.0"``); anything else raises ``ValueError``.
     """
-    major_minor = ".".join(version.strip().split(".")[:2])
-    if major_minor == "1.0":
-        return _codec_v1
-    if major_minor == "0.3":
-        return _codec_v03
-    raise ValueError(f"unsupported A2A version {version!r} (this codec set speaks 1.0 and 0.3)")
+    spoken = spoken_version(version)
+    if spoken is None:
+        raise ValueError(f"unsupported A2A version {version!r} (this codec set speaks 1.0 and 0.3)")
+    return CODEC_V1 if spoken == "1.0" else CODEC_V03

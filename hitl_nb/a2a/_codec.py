@@ -5,8 +5,8 @@ members in A2A 1.0 and 0.3. What differs is data or a small hook: the spelling o
 states and roles, 0.3's ``kind`` member, the part shapes, the status update's ``final``
 flag (0.3 only), and how a stream event is wrapped (1.0's StreamResponse member vs
 0.3's bare object told apart by ``kind``). :mod:`hitl_nb.a2a._codec_v1` and
-:mod:`hitl_nb.a2a._codec_v03` each build one :class:`Codec` and expose its methods as
-their module-level functions.
+:mod:`hitl_nb.a2a._codec_v03` each build one :class:`Codec`, ``CODEC``; callers get it
+from :func:`hitl_nb.a2a.codec_for` (or as ``CODEC_V1`` / ``CODEC_V03``).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 
 from hitl_nb.a2a import _wire as w
 from hitl_nb.a2a._model import (
+    AgentCard,
     Artifact,
     Message,
     Part,
@@ -30,38 +31,16 @@ from hitl_nb.a2a._model import (
     TaskStatusUpdateEvent,
     WireDecodeError,
 )
+from hitl_nb.a2a._transports import A2AVersion
 
 __all__ = [
     "ARTIFACT_UPDATE",
-    "CODEC_FUNCTIONS",
     "MESSAGE",
     "STATUS_UPDATE",
     "TASK",
     "Codec",
     "Dialect",
 ]
-
-#: The Codec methods each version module exposes as its own module-level functions.
-CODEC_FUNCTIONS = (
-    "state_to_wire",
-    "state_from_wire",
-    "encode_message",
-    "decode_message",
-    "encode_status",
-    "decode_status",
-    "encode_artifact",
-    "decode_artifact",
-    "encode_task",
-    "decode_task",
-    "encode_status_update",
-    "decode_status_update",
-    "encode_artifact_update",
-    "decode_artifact_update",
-    "encode_stream_response",
-    "decode_stream_response",
-    "encode_send_result",
-    "decode_send_result",
-)
 
 # Neutral names of the four stream events, passed to a dialect's wrap/unwrap hooks.
 TASK = "task"
@@ -82,14 +61,17 @@ class Dialect:
     ``final``. ``wrap(name, body)`` puts an encoded stream event in its wrapper;
     ``unwrap(obj, pointer)`` finds the event in a checked object and returns
     ``(name, value, pointer of value)``. ``send_result_problem`` is the decode error
-    for a send result that is neither a task nor a message.
+    for a send result that is neither a task nor a message. ``encode_card`` and
+    ``decode_card`` are the version's agent card shape.
     """
 
-    version: str
+    version: A2AVersion
     states: Mapping[TaskState, str]
     roles: Mapping[Role, str]
     encode_part: Callable[[Part], dict[str, Any]]
     decode_part: Callable[[Any, str], Part]
+    encode_card: Callable[[AgentCard], dict[str, Any]]
+    decode_card: Callable[[Any, str], AgentCard]
     wrap: Callable[[str, dict[str, Any]], dict[str, Any]]
     unwrap: Callable[[dict[str, Any], str], tuple[str, Any, str]]
     send_result_problem: str
@@ -101,12 +83,15 @@ class Codec:
     """Encode the neutral model to one wire version's JSON and decode it back.
 
     ``encode_*`` build plain JSON-ready dicts; ``decode_*`` read untrusted JSON and
-    raise :class:`~hitl_nb.a2a._model.WireDecodeError` naming the member that was wrong.
-    Unknown members are ignored (forward compatibility).
+    raise :class:`~hitl_nb.a2a.WireDecodeError` naming the member that was wrong.
+    Unknown members are ignored (forward compatibility). One instance per wire version:
+    ``codec_for("1.0")`` and ``codec_for("0.3")``.
     """
 
     def __init__(self, dialect: Dialect) -> None:
         self.dialect = dialect
+        #: The wire version spoken (the ``A2A-Version`` header value).
+        self.version: A2AVersion = dialect.version
         #: Wire word -> neutral state, the inverse of ``dialect.states``.
         self.states_from_wire: dict[str, TaskState] = {v: k for k, v in dialect.states.items()}
         #: Wire word -> neutral role, the inverse of ``dialect.roles``.
@@ -117,6 +102,9 @@ class Codec:
             STATUS_UPDATE: self.decode_status_update,
             ARTIFACT_UPDATE: self.decode_artifact_update,
         }
+
+    def __repr__(self) -> str:
+        return f"<Codec A2A {self.version}>"
 
     # -- the dialect's enum tables and kind ------------------------------------------------
 
@@ -149,6 +137,25 @@ class Codec:
             raise WireDecodeError(
                 w.child(pointer, "kind"), f"expected kind {expected[0]!r}, got {kind!r}"
             )
+
+    # -- parts and cards --------------------------------------------------------------------
+
+    def encode_part(self, part: Part) -> dict[str, Any]:
+        """A Part as JSON (``ValueError`` for a part the version cannot carry)."""
+        return self.dialect.encode_part(part)
+
+    def decode_part(self, value: Any, pointer: str = "") -> Part:
+        """A Part from JSON."""
+        return self.dialect.decode_part(value, pointer)
+
+    def encode_agent_card(self, card: AgentCard) -> dict[str, Any]:
+        """An AgentCard in the version's shape (1.0: ``supportedInterfaces``; 0.3: the
+        first interface as ``url`` + ``preferredTransport``)."""
+        return self.dialect.encode_card(card)
+
+    def decode_agent_card(self, value: Any, pointer: str = "") -> AgentCard:
+        """An AgentCard from the version's shape; ``raw`` keeps the object as received."""
+        return self.dialect.decode_card(value, pointer)
 
     # -- messages -------------------------------------------------------------------------
 

@@ -1,12 +1,12 @@
 """A2A 0.3 JSON for the neutral model: ``kind`` fields, ``"input-required"``, ``"user"``.
 
-The same functions as :mod:`hitl_nb.a2a._codec_v1`. Differences from 1.0: every object
-carries ``kind`` (``message``, ``task``, ``status-update``, ``artifact-update``; parts
-``text``, ``data``, ``file``), states and roles are lower-case words, a status update
-carries ``final``, stream events and send results are the bare objects (told apart by
-``kind``), and the agent card has ``url`` + ``preferredTransport`` +
-``additionalInterfaces`` instead of ``supportedInterfaces``. The shared logic is
-:class:`hitl_nb.a2a._codec.Codec`; this module holds what 0.3 spells its own way.
+Builds ``CODEC``, the 0.3 :class:`~hitl_nb.a2a._codec.Codec`. Differences from 1.0:
+every object carries ``kind`` (``message``, ``task``, ``status-update``,
+``artifact-update``; parts ``text``, ``data``, ``file``), states and roles are lower-case
+words, a status update carries ``final``, stream events and send results are the bare
+objects (told apart by ``kind``), and the agent card has ``url`` + ``preferredTransport`` +
+``additionalInterfaces`` instead of ``supportedInterfaces``. The shared logic is in
+:mod:`hitl_nb.a2a._codec`; this module holds what 0.3 spells its own way.
 """
 
 from __future__ import annotations
@@ -18,20 +18,7 @@ from hitl_nb.a2a import _wire as w
 from hitl_nb.a2a._cards import decode_card_v03, encode_card_v03
 from hitl_nb.a2a._model import Part, Role, TaskState, WireDecodeError
 
-__all__ = [
-    "ROLE_FROM_WIRE",
-    "STATE_FROM_WIRE",
-    "STATE_TO_WIRE",
-    "VERSION",
-    "decode_agent_card",
-    "decode_part",
-    "encode_agent_card",
-    "encode_part",
-    *_codec.CODEC_FUNCTIONS,
-]
-
-#: The wire version this codec speaks.
-VERSION = "0.3"
+__all__ = ["CODEC", "STATE_TO_WIRE", "decode_part", "encode_part"]
 
 STATE_TO_WIRE: dict[TaskState, str] = {
     TaskState.SUBMITTED: "submitted",
@@ -124,9 +111,10 @@ def _unwrap(o: dict[str, Any], pointer: str) -> tuple[str, Any, str]:
     return _EVENT_OF_KIND[kind], o, pointer
 
 
-_CODEC = _codec.Codec(
+#: The A2A 0.3 codec.
+CODEC = _codec.Codec(
     _codec.Dialect(
-        version=VERSION,
+        version="0.3",
         states=STATE_TO_WIRE,
         roles=_ROLE_TO_WIRE,
         encode_part=encode_part,
@@ -134,40 +122,9 @@ _CODEC = _codec.Codec(
         wrap=_wrap,
         unwrap=_unwrap,
         send_result_problem="a message/send result is a task or a message",
+        encode_card=encode_card_v03,
+        decode_card=decode_card_v03,
         kinds=_KINDS,
         final_flag=True,
     )
 )
-
-STATE_FROM_WIRE: dict[str, TaskState] = _CODEC.states_from_wire
-ROLE_FROM_WIRE: dict[str, Role] = _CODEC.roles_from_wire
-
-state_to_wire = _CODEC.state_to_wire
-state_from_wire = _CODEC.state_from_wire
-encode_message = _CODEC.encode_message
-decode_message = _CODEC.decode_message
-encode_status = _CODEC.encode_status
-decode_status = _CODEC.decode_status
-encode_artifact = _CODEC.encode_artifact
-decode_artifact = _CODEC.decode_artifact
-encode_task = _CODEC.encode_task
-decode_task = _CODEC.decode_task
-#: A status update; ``final`` is ``final_hint`` or derived from the state.
-encode_status_update = _CODEC.encode_status_update
-#: A status update (``final`` kept as ``final_hint``).
-decode_status_update = _CODEC.decode_status_update
-encode_artifact_update = _CODEC.encode_artifact_update
-decode_artifact_update = _CODEC.decode_artifact_update
-#: A stream event as 0.3 sends it: the bare object with its ``kind``.
-encode_stream_response = _CODEC.encode_stream_response
-#: A 0.3 stream event, told apart by ``kind``.
-decode_stream_response = _CODEC.decode_stream_response
-#: A ``message/send`` result: the bare Task or Message.
-encode_send_result = _CODEC.encode_send_result
-#: A ``message/send`` result (a Task or a Message).
-decode_send_result = _CODEC.decode_send_result
-
-#: An AgentCard as 0.3 JSON: the first interface is ``url`` + ``preferredTransport``.
-encode_agent_card = encode_card_v03
-#: An AgentCard from 0.3 JSON (interfaces gathered from url and additionalInterfaces).
-decode_agent_card = decode_card_v03

@@ -6,7 +6,7 @@ members are ignored (forward compatibility). Stream events travel in a
 ``StreamResponse`` wrapper holding exactly one of ``task``, ``message``,
 ``statusUpdate``, ``artifactUpdate`` (A2A §3.2.3). Objects carry no ``kind`` and a
 status update no ``final``. The shared logic is :class:`hitl_nb.a2a._codec.Codec`;
-this module holds what 1.0 spells its own way.
+this module holds what 1.0 spells its own way and builds ``CODEC`` from it.
 """
 
 from __future__ import annotations
@@ -18,21 +18,7 @@ from hitl_nb.a2a import _wire as w
 from hitl_nb.a2a._cards import decode_card_v1, encode_card_v1
 from hitl_nb.a2a._model import Part, Role, TaskState
 
-__all__ = [
-    "ROLE_FROM_WIRE",
-    "ROLE_TO_WIRE",
-    "STATE_FROM_WIRE",
-    "STATE_TO_WIRE",
-    "VERSION",
-    "decode_agent_card",
-    "decode_part",
-    "encode_agent_card",
-    "encode_part",
-    *_codec.CODEC_FUNCTIONS,
-]
-
-#: The wire version this codec speaks (the ``A2A-Version`` header value).
-VERSION = "1.0"
+__all__ = ["CODEC", "ROLE_TO_WIRE", "STATE_TO_WIRE", "decode_part", "encode_part"]
 
 STATE_TO_WIRE: dict[TaskState, str] = {
     TaskState.SUBMITTED: "TASK_STATE_SUBMITTED",
@@ -109,9 +95,10 @@ def _unwrap(o: dict[str, Any], pointer: str) -> tuple[str, Any, str]:
     return _EVENT_OF_KEY[key], o[key], w.child(pointer, key)
 
 
-_CODEC = _codec.Codec(
+#: The A2A 1.0 codec.
+CODEC = _codec.Codec(
     _codec.Dialect(
-        version=VERSION,
+        version="1.0",
         states=STATE_TO_WIRE,
         roles=ROLE_TO_WIRE,
         encode_part=encode_part,
@@ -119,36 +106,7 @@ _CODEC = _codec.Codec(
         wrap=_wrap,
         unwrap=_unwrap,
         send_result_problem="a SendMessage result holds a task or a message",
+        encode_card=encode_card_v1,
+        decode_card=decode_card_v1,
     )
 )
-
-STATE_FROM_WIRE: dict[str, TaskState] = _CODEC.states_from_wire
-ROLE_FROM_WIRE: dict[str, Role] = _CODEC.roles_from_wire
-
-state_to_wire = _CODEC.state_to_wire
-state_from_wire = _CODEC.state_from_wire
-encode_message = _CODEC.encode_message
-decode_message = _CODEC.decode_message
-encode_status = _CODEC.encode_status
-decode_status = _CODEC.decode_status
-encode_artifact = _CODEC.encode_artifact
-decode_artifact = _CODEC.decode_artifact
-encode_task = _CODEC.encode_task
-decode_task = _CODEC.decode_task
-encode_status_update = _CODEC.encode_status_update
-decode_status_update = _CODEC.decode_status_update
-encode_artifact_update = _CODEC.encode_artifact_update
-decode_artifact_update = _CODEC.decode_artifact_update
-#: An event in its StreamResponse wrapper, e.g. ``{"statusUpdate": {...}}``.
-encode_stream_response = _CODEC.encode_stream_response
-#: The event inside a StreamResponse (exactly one of its four members).
-decode_stream_response = _CODEC.decode_stream_response
-#: A SendMessage result: ``{"task": ...}`` or ``{"message": ...}``.
-encode_send_result = _CODEC.encode_send_result
-#: A SendMessage result (a Task or a Message).
-decode_send_result = _CODEC.decode_send_result
-
-#: An AgentCard as 1.0 JSON; extension entries keep ``required`` and ``params``.
-encode_agent_card = encode_card_v1
-#: An AgentCard from 1.0 JSON; ``raw`` keeps the object as received.
-decode_agent_card = decode_card_v1

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import abc
 import uuid
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
-from types import ModuleType
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import quote
 
-from hitl_nb.a2a import BindingName
+from hitl_nb.a2a import A2AVersion, BindingName, Codec
 from hitl_nb.a2a._model import Message, SendResult, StreamEvent, Task, TaskState, WireDecodeError
 from hitl_nb.errors import ProtocolViolation, UnsupportedOperation
 
@@ -24,6 +23,8 @@ from ._errors import from_jsonrpc_error, from_rest_error
 from ._http import HttpSession, JsonAnswer
 
 __all__ = ["Binding", "JsonRpcBinding", "RestBinding", "TaskPage"]
+
+T = TypeVar("T")
 
 _METHODS = {
     "1.0": {
@@ -59,11 +60,11 @@ class Binding(abc.ABC):
 
     name: BindingName
 
-    def __init__(self, http: HttpSession, url: str, codec: ModuleType) -> None:
+    def __init__(self, http: HttpSession, url: str, codec: Codec) -> None:
         self.http = http
         self.url = url
         self.codec = codec
-        self.version: str = codec.VERSION
+        self.version: A2AVersion = codec.version
 
     def _configuration(self, return_immediately: bool) -> dict[str, Any]:
         if self.version == "0.3":
@@ -76,7 +77,7 @@ class Binding(abc.ABC):
             "configuration": self._configuration(return_immediately),
         }
 
-    def _decode(self, decoder: Any, value: Any, pointer: str, what: str) -> Any:
+    def _decode(self, decoder: Callable[[Any, str], T], value: Any, pointer: str, what: str) -> T:
         try:
             return decoder(value, pointer)
         except WireDecodeError as exc:
@@ -190,7 +191,7 @@ class JsonRpcBinding(Binding):
     async def send(self, message: Message, *, return_immediately: bool = False) -> SendResult:
         """SendMessage / ``message/send``."""
         result = await self._call("send", self._send_params(message, return_immediately))
-        return self._decode(self.codec.decode_send_result, result, "/result", "SendMessage")  # type: ignore[no-any-return]
+        return self._decode(self.codec.decode_send_result, result, "/result", "SendMessage")
 
     def stream(self, message: Message) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
         """SendStreamingMessage / ``message/stream``."""
@@ -208,7 +209,7 @@ class JsonRpcBinding(Binding):
         if history_length is not None:
             params["historyLength"] = history_length
         result = await self._call("get", params)
-        return self._decode(self.codec.decode_task, result, "/result", "GetTask")  # type: ignore[no-any-return]
+        return self._decode(self.codec.decode_task, result, "/result", "GetTask")
 
     async def list_tasks(self, filters: dict[str, Any]) -> TaskPage:
         """ListTasks (1.0 only)."""
@@ -220,7 +221,7 @@ class JsonRpcBinding(Binding):
     async def cancel(self, task_id: str) -> Task:
         """CancelTask / ``tasks/cancel``."""
         result = await self._call("cancel", {"id": task_id})
-        return self._decode(self.codec.decode_task, result, "/result", "CancelTask")  # type: ignore[no-any-return]
+        return self._decode(self.codec.decode_task, result, "/result", "CancelTask")
 
 
 class RestBinding(Binding):
@@ -228,7 +229,7 @@ class RestBinding(Binding):
 
     name: BindingName = "HTTP+JSON"
 
-    def __init__(self, http: HttpSession, url: str, codec: ModuleType) -> None:
+    def __init__(self, http: HttpSession, url: str, codec: Codec) -> None:
         super().__init__(http, url.rstrip("/"), codec)
         if self.version != "1.0":
             raise ValueError("the HTTP+JSON binding is spoken for A2A 1.0 only; use JSONRPC")
@@ -264,7 +265,7 @@ class RestBinding(Binding):
             "SendMessage",
             json_body=self._send_params(message, return_immediately),
         )
-        return self._decode(self.codec.decode_send_result, self._ok(answer), "", "SendMessage")  # type: ignore[no-any-return]
+        return self._decode(self.codec.decode_send_result, self._ok(answer), "", "SendMessage")
 
     def stream(self, message: Message) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
         """``POST /message:stream``."""
@@ -284,7 +285,7 @@ class RestBinding(Binding):
         answer = await self.http.request_json(
             "GET", self._task_url(task_id), "GetTask", params=params
         )
-        return self._decode(self.codec.decode_task, self._ok(answer), "", "GetTask")  # type: ignore[no-any-return]
+        return self._decode(self.codec.decode_task, self._ok(answer), "", "GetTask")
 
     async def list_tasks(self, filters: dict[str, Any]) -> TaskPage:
         """``GET /tasks``."""
@@ -301,7 +302,7 @@ class RestBinding(Binding):
         answer = await self.http.request_json(
             "POST", self._task_url(task_id, ":cancel"), "CancelTask", json_body={}
         )
-        return self._decode(self.codec.decode_task, self._ok(answer), "", "CancelTask")  # type: ignore[no-any-return]
+        return self._decode(self.codec.decode_task, self._ok(answer), "", "CancelTask")
 
 
 def _status_of(error: Any) -> int:

@@ -14,11 +14,11 @@ from urllib.parse import urlsplit
 import httpx
 
 from hitl_nb.a2a import (
+    CODEC_V03,
+    CODEC_V1,
     VERSIONS,
     A2AVersion,
     BindingName,
-    _codec_v03,
-    _codec_v1,
     binding_choice,
     major_minor,
     version_choice,
@@ -86,9 +86,9 @@ def parse_card(raw: Any) -> AgentCard:
     """Decode a card in either version's shape; raises ProtocolViolation naming the member."""
     if not isinstance(raw, dict):
         raise ProtocolViolation("the agent card is not a JSON object")
-    codec = _codec_v1 if "supportedInterfaces" in raw else _codec_v03
+    codec = CODEC_V1 if "supportedInterfaces" in raw else CODEC_V03
     try:
-        card: AgentCard = codec.decode_agent_card(raw)
+        card = codec.decode_agent_card(raw)
     except WireDecodeError as exc:
         raise ProtocolViolation(f"the agent card does not decode: {exc}") from exc
     card.raw = raw

@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
-from types import ModuleType
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 
 from hitl_nb._json import parse_json
+from hitl_nb.a2a import Codec
 from hitl_nb.a2a._model import StreamEvent, WireDecodeError
 from hitl_nb.a2a._sse import SSEParser
 from hitl_nb.client._http import ACCEPT_ENCODING, decoded_chunks
@@ -58,7 +58,7 @@ class RawSubscription:
         url: str,
         binding: str,
         version: str,
-        codec: ModuleType,
+        codec: Codec,
         headers: dict[str, str],
         task_id: str,
         last_event_id: str | None = None,

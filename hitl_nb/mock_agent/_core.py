@@ -21,7 +21,7 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any
 
-from hitl_nb.a2a import _codec_v1
+from hitl_nb.a2a import CODEC_V1
 from hitl_nb.a2a._model import (
     Message,
     Role,
@@ -100,7 +100,7 @@ class AgentCore(ScriptSteps):
         self.issued.update(state.prompts)
         for blob in state.tasks:
             events = [
-                (seq, _codec_v1.decode_stream_response(body))
+                (seq, CODEC_V1.decode_stream_response(body))
                 for seq, body in state.events.get(blob["id"], [])
             ]
             name = blob["scenario"]
@@ -400,7 +400,7 @@ class AgentCore(ScriptSteps):
     def _commit(self, rec: TaskRecord) -> None:
         if self.store.durable:
             events = [
-                (seq, _codec_v1.encode_stream_response(ev))
+                (seq, CODEC_V1.encode_stream_response(ev))
                 for seq, ev in rec.outbox.after(rec.committed)
             ]
             self.store.commit(record_to_json(rec), events, rec.prompt_rows)

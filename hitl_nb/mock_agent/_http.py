@@ -28,7 +28,7 @@ import tornado.web
 from tornado.iostream import StreamClosedError
 
 from hitl_nb._json import parse_json
-from hitl_nb.a2a import _codec_v1
+from hitl_nb.a2a import CODEC_V1, Codec, Message
 from hitl_nb.a2a._model import (
     AgentCapabilities,
     AgentCard,
@@ -293,7 +293,7 @@ class BaseHandler(tornado.web.RequestHandler):
         return rec.outbox.last_id, (rec.outbox.last_id, snap)
 
 
-def decode_send_params(body: Any, pointer: str, codec: Any) -> tuple[Any, dict[str, Any]]:
+def decode_send_params(body: Any, pointer: str, codec: Codec) -> tuple[Message, dict[str, Any]]:
     """The message and configuration of a send request (InvalidParams naming the member)."""
     if not isinstance(body, dict):
         raise InvalidParams(f"{pointer or '/'}: expected an object")
@@ -335,7 +335,7 @@ def list_tasks(
     wanted: TaskState | None = None
     if state:
         try:
-            wanted = _codec_v1.state_from_wire(state, "/status")
+            wanted = CODEC_V1.state_from_wire(state, "/status")
         except WireDecodeError as exc:
             raise InvalidParams(str(exc)) from None
     start = parse_count(page_token, "pageToken (a token this agent issued)") if page_token else 0
@@ -343,7 +343,7 @@ def list_tasks(
     size = page_size or 50
     page = recs[start : start + size]
     tasks = [
-        _codec_v1.encode_task(
+        CODEC_V1.encode_task(
             task_view(
                 r.task,
                 activated=handler.activated(),
@@ -371,4 +371,4 @@ class AgentCardHandler(BaseHandler):
         base = f"{self.request.protocol}://{self.request.host}{self.service.prefix}"
         self.set_header("Content-Type", "application/json")
         self.set_header("Cache-Control", "no-cache")
-        self.finish(json.dumps(_codec_v1.encode_agent_card(self.service.card(base))))
+        self.finish(json.dumps(CODEC_V1.encode_agent_card(self.service.card(base))))

@@ -3,7 +3,7 @@
 The version comes from the ``A2A-Version`` header (or query parameter). A missing
 version means 0.3, as A2A 1.0 §3.6 requires; ``0.3`` and ``1.0`` are served, anything
 else gets VersionNotSupported (-32009). Both versions share the core; only the codec
-(:mod:`~hitl_nb.a2a._codec_v1` or :mod:`~hitl_nb.a2a._codec_v03`) and the error ``data``
+(``codec_for(version)``) and the error ``data``
 shape differ: 1.0 sends a list of detail objects (an ErrorInfo first), 0.3 the object of
 the extension's reference example. Errors travel with HTTP 200, as JSON-RPC does,
 except the extension's two errors on 0.3, which carry HTTP 409 / 422 as the extension's
@@ -15,10 +15,9 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from types import ModuleType
 from typing import Any
 
-from hitl_nb.a2a import _codec_v03, _codec_v1
+from hitl_nb.a2a import A2AVersion, codec_for, spoken_version
 from hitl_nb.a2a._model import StreamEvent
 from hitl_nb.errors import (
     A2AError,
@@ -43,15 +42,9 @@ log = logging.getLogger("hitl_nb.mock_agent")
 Method = Callable[["JsonRpcHandler", dict[str, Any]], Awaitable[Any]]
 
 
-def _codec(version: str) -> ModuleType:
-    return _codec_v1 if version == "1.0" else _codec_v03
-
-
-def _normalize(version: str | None) -> str | None:
-    if version is None:
-        return "0.3"
-    major_minor = ".".join(version.split(".")[:2])
-    return major_minor if major_minor in ("1.0", "0.3") else None
+def _normalize(version: str | None) -> A2AVersion | None:
+    """The version a request asks for; none named means 0.3 (A2A 1.0 §3.6)."""
+    return "0.3" if version is None else spoken_version(version)
 
 
 def _str_param(params: dict[str, Any], key: str) -> str:
@@ -73,7 +66,7 @@ def _int_param(params: dict[str, Any], key: str, low: int, high: int) -> int | N
 class JsonRpcHandler(BaseHandler):
     """``POST /``: one JSON-RPC request per call (batches are refused)."""
 
-    version = "0.3"
+    version: A2AVersion = "0.3"
     request_id: str | int | None = None
 
     async def post(self) -> None:
@@ -153,7 +146,7 @@ class JsonRpcHandler(BaseHandler):
 
     def wrap(self, event: StreamEvent) -> dict[str, Any]:
         """One SSE ``data:`` object: the JSON-RPC response carrying a stream event."""
-        result = _codec(self.version).encode_stream_response(event)
+        result = codec_for(self.version).encode_stream_response(event)
         return {"jsonrpc": "2.0", "id": self.request_id, "result": result}
 
     def task_json(self, rec: Any, history_length: int | None = None) -> dict[str, Any]:
@@ -164,14 +157,14 @@ class JsonRpcHandler(BaseHandler):
             faults=self.service.faults,
             history_length=history_length,
         )
-        out: dict[str, Any] = _codec(self.version).encode_task(task)
+        out: dict[str, Any] = codec_for(self.version).encode_task(task)
         return out
 
     # -- methods ----------------------------------------------------------------------
 
     async def send(self, params: dict[str, Any]) -> Any:
         """SendMessage / message/send: blocks until settled unless asked not to."""
-        codec = _codec(self.version)
+        codec = codec_for(self.version)
         message, config = decode_send_params(params, "/params", codec)
         rec, _ = self.core.send(message)
         blocking = (
@@ -191,7 +184,7 @@ class JsonRpcHandler(BaseHandler):
 
     async def stream(self, params: dict[str, Any]) -> Any:
         """SendStreamingMessage / message/stream: the events this message causes."""
-        message, _ = decode_send_params(params, "/params", _codec(self.version))
+        message, _ = decode_send_params(params, "/params", codec_for(self.version))
         rec, start = self.core.send(message)
         self.start_sse()
         await self.pump(rec, start, self.wrap)

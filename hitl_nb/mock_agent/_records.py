@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from hitl_nb.a2a import _codec_v1
+from hitl_nb.a2a import CODEC_V1
 from hitl_nb.a2a._model import Task
 from hitl_nb.mock_agent._outbox import Outbox
 from hitl_nb.mock_agent._scenarios import Step
@@ -81,7 +81,7 @@ def record_to_json(rec: TaskRecord) -> dict[str, Any]:
         }
     return {
         "id": rec.id,
-        "task": _codec_v1.encode_task(rec.task),
+        "task": CODEC_V1.encode_task(rec.task),
         "scenario": rec.scenario,
         "options": rec.options,
         "step_index": rec.step_index,
@@ -95,7 +95,7 @@ def record_from_json(blob: Mapping[str, Any], outbox: Outbox, steps: list[Step])
     """Rebuild a record from its JSON, its outbox and the steps of its scenario."""
     p = blob.get("prompt")
     return TaskRecord(
-        task=_codec_v1.decode_task(blob["task"]),
+        task=CODEC_V1.decode_task(blob["task"]),
         scenario=blob["scenario"],
         options=dict(blob.get("options") or {}),
         steps=steps,

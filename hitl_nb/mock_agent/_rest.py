@@ -17,7 +17,7 @@ from typing import Any
 
 import tornado.web
 
-from hitl_nb.a2a import _codec_v1
+from hitl_nb.a2a import CODEC_V1
 from hitl_nb.errors import (
     A2AError,
     ExtendedAgentCardNotConfigured,
@@ -99,7 +99,7 @@ class RestHandler(BaseHandler):
             faults=self.service.faults,
             history_length=history_length,
         )
-        return _codec_v1.encode_task(task)
+        return CODEC_V1.encode_task(task)
 
     def int_arg(self, name: str, low: int, high: int) -> int | None:
         """An optional integer query parameter within ``[low, high]``."""
@@ -121,7 +121,7 @@ class MessageSendHandler(RestHandler):
 
     async def post(self) -> None:
         """SendMessage; blocks until settled unless configuration.returnImmediately."""
-        message, config = decode_send_params(self.read_body(), "", _codec_v1)
+        message, config = decode_send_params(self.read_body(), "", CODEC_V1)
         rec, _ = self.core.send(message)
         if not config.get("returnImmediately"):
             await self.core.settled(rec)
@@ -133,10 +133,10 @@ class MessageStreamHandler(RestHandler):
 
     async def post(self) -> None:
         """SendStreamingMessage: the events this message causes, as SSE."""
-        message, _ = decode_send_params(self.read_body(), "", _codec_v1)
+        message, _ = decode_send_params(self.read_body(), "", CODEC_V1)
         rec, start = self.core.send(message)
         self.start_sse()
-        await self.pump(rec, start, _codec_v1.encode_stream_response)
+        await self.pump(rec, start, CODEC_V1.encode_stream_response)
 
 
 class TaskHandler(RestHandler):
@@ -183,7 +183,7 @@ class TaskActionHandler(RestHandler):
         rec = self.core.get(task_id)
         after, first = self.subscription(rec)
         self.start_sse()
-        await self.pump(rec, after, _codec_v1.encode_stream_response, first=first)
+        await self.pump(rec, after, CODEC_V1.encode_stream_response, first=first)
 
     async def get(self, task_id: str, action: str) -> None:
         """SubscribeToTask by GET (a2a-sdk routes allow it); GET :cancel is refused."""
