@@ -102,7 +102,8 @@ class A2AError(HitlError):
 
     ``code`` is the JSON-RPC code, ``http_status`` the HTTP+JSON status, ``data`` the
     JSON-RPC ``error.data`` (1.0: a list of detail objects; 0.3: an object) or the REST
-    ``details`` list, exactly as received.
+    ``details`` list, exactly as received. ``deviations`` lists, in words, how the
+    agent's error departed from the shape the specs give (read anyway).
     """
 
     code: ClassVar[int] = -32603
@@ -113,6 +114,7 @@ class A2AError(HitlError):
     def __init__(self, message: str | None = None, *, data: Any = None) -> None:
         self.message = message or self.default_message
         self.data = data
+        self.deviations: list[str] = []
         super().__init__(self.message)
 
     def __repr__(self) -> str:
@@ -277,7 +279,9 @@ A2A_ERRORS: tuple[type[A2AError], ...] = (
 _BY_CODE: dict[int, type[A2AError]] = {cls.code: cls for cls in A2A_ERRORS}
 _BY_REASON: dict[str, type[A2AError]] = {cls.reason: cls for cls in A2A_ERRORS}
 # Statuses shared by several classes map to the most general one; the ErrorInfo
-# reason (REST details) picks the exact class when present.
+# reason (REST details) picks the exact class when present. 409 and 422 are
+# hitl-prompt/v1's own (§Acceptance and rejection), used by no core A2A error: they
+# decide by themselves (an SDK-built agent can only send its core reasons with them).
 _BY_STATUS: dict[int, type[A2AError]] = {
     400: InvalidRequest,
     404: TaskNotFound,
@@ -297,8 +301,17 @@ def error_for_reason(reason: str) -> type[A2AError] | None:
     return _BY_REASON.get(reason.upper())
 
 
+_DECIDED_BY_STATUS = (409, 422)
+
+
 def error_for_status(status: int, reason: str | None = None) -> type[A2AError]:
-    """The class for an HTTP+JSON error: the ErrorInfo ``reason`` wins over the status."""
+    """The class for an HTTP+JSON error.
+
+    409 and 422 are the extension's rejections whatever the ErrorInfo says; for other
+    statuses the ErrorInfo ``reason`` picks the exact class (400 is shared by many).
+    """
+    if status in _DECIDED_BY_STATUS:
+        return _BY_STATUS[status]
     if reason:
         by_reason = error_for_reason(reason)
         if by_reason is not None:

@@ -92,6 +92,51 @@ def test_rest_status_without_reason(status: int, cls: type[A2AError]) -> None:
     assert type(from_rest_error(status, "not even an object")) is cls
 
 
+@pytest.mark.parametrize(
+    ("status", "cls"), [(409, PromptConflict), (422, ResponseInvalid)], ids=["409", "422"]
+)
+@pytest.mark.parametrize("reason", ["INVALID_PARAMS", "INVALID_REQUEST", "TASK_NOT_FOUND", None])
+def test_the_extensions_statuses_decide_whatever_the_reason(
+    status: int, cls: type[A2AError], reason: str | None
+) -> None:
+    # An agent on an SDK can only send its core reasons: the status is what the
+    # extension defines (before: INVALID_PARAMS with 422 became InvalidParams).
+    info = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "domain": "a2a-protocol.org"}
+    if reason:
+        info["reason"] = reason
+    body = {"error": {"code": status, "message": "m", "details": [info]}}
+    assert type(from_rest_error(status, body)) is cls
+
+
+def test_validation_errors_from_an_sdk_agents_422() -> None:
+    # What an agent on the JS SDK can send: its core reason, the list as JSON text in
+    # the ErrorInfo metadata, and (from a middleware) a detail of its own type.
+    info = {
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        "reason": "INVALID_PARAMS",
+        "domain": "a2a-protocol.org",
+        "metadata": {"validation_errors": json.dumps(ISSUES)},
+    }
+    body = {"error": {"code": 422, "message": "hitl_response_invalid", "details": [info]}}
+    error = from_rest_error(422, body)
+    assert isinstance(error, ResponseInvalid) and error.validation_errors == ISSUES
+    assert len(error.deviations) == 1 and "JSON text" in error.deviations[0]
+    own = {"@type": "type.example.com/acme.Whatever", "validation_errors": ISSUES}
+    both = {"error": {"code": 422, "details": [info, own]}}
+    error = from_rest_error(422, both)
+    assert error.validation_errors == ISSUES  # the same list twice counts once
+    assert error.deviations == []  # the array is there: nothing departs
+
+
+def test_field_violations_only_are_read_and_reported() -> None:
+    violation = {"field": "a.b", "description": "no", "reason": "type"}
+    bad = {"@type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": [violation]}
+    error = from_jsonrpc_error({"code": -32011, "message": "x", "data": [bad]})
+    assert isinstance(error, ResponseInvalid)
+    assert error.validation_errors == [{"path": "/a/b", "keyword": "type", "message": "no"}]
+    assert "no validation_errors array" in error.deviations[0]
+
+
 def test_rest_reason_beats_status() -> None:
     body = {
         "error": {

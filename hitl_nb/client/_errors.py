@@ -60,10 +60,14 @@ def _issues_from_list(value: Any) -> list[dict[str, Any]]:
     return [ValidationIssue.from_json(item).to_json() for item in value]
 
 
-def _from_detail(detail: Any) -> Iterator[dict[str, Any]]:
+def _from_detail(detail: Any, forms: set[str]) -> Iterator[dict[str, Any]]:
+    """The entries in one detail object; ``forms`` learns how they were carried."""
     if not isinstance(detail, dict):
         return
-    yield from _issues_from_list(detail.get("validation_errors"))
+    listed = _issues_from_list(detail.get("validation_errors"))
+    if listed:
+        forms.add("array")
+    yield from listed
     meta = detail.get("metadata")
     if isinstance(meta, dict):
         packed = meta.get("validation_errors")
@@ -72,9 +76,13 @@ def _from_detail(detail: Any) -> Iterator[dict[str, Any]]:
                 packed = parse_json(packed, max_bytes=len(packed) * 4 + 16, max_depth=16)
             except BadJSON:
                 packed = None
-        yield from _issues_from_list(packed)
+        unpacked = _issues_from_list(packed)
+        if unpacked:
+            forms.add("text")
+        yield from unpacked
     for violation in detail.get("fieldViolations") or []:
         if isinstance(violation, dict):
+            forms.add("fieldViolations")
             field = violation.get("field", "")
             path = field if isinstance(field, str) else ""
             if path and not path.startswith("/"):
@@ -86,21 +94,51 @@ def _from_detail(detail: Any) -> Iterator[dict[str, Any]]:
             }
 
 
-def validation_errors_in(*places: Any) -> list[dict[str, Any]]:
-    """Every ``validation_errors`` entry found in the given error ``data``/``details``."""
+def _gather(places: tuple[Any, ...]) -> tuple[list[dict[str, Any]], set[str]]:
     found: list[dict[str, Any]] = []
+    forms: set[str] = set()
     for place in places:
-        if isinstance(place, dict):
-            found += list(_from_detail(place))
-        elif isinstance(place, list):
-            for detail in place:
-                found += list(_from_detail(detail))
-    return found
+        for detail in place if isinstance(place, list) else [place]:
+            for issue in _from_detail(detail, forms):
+                if issue not in found:  # the same list in two places counts once
+                    found.append(issue)
+    return found, forms
+
+
+def validation_errors_in(*places: Any) -> list[dict[str, Any]]:
+    """Every ``validation_errors`` entry found in the given error ``data``/``details``.
+
+    Read wherever a real agent may put them: a detail object of any ``@type`` (or the
+    0.3 ``data`` object) holding a ``validation_errors`` array, an ErrorInfo whose
+    ``metadata.validation_errors`` is that array as JSON text, a
+    ``google.rpc.BadRequest``'s ``fieldViolations``. An entry found twice counts once.
+    """
+    return _gather(places)[0]
+
+
+def _carriage_deviation(forms: set[str]) -> str | None:
+    """What departs from §Acceptance and rejection's ``validation_errors`` array."""
+    if "array" in forms or not forms:
+        return None
+    if "text" in forms:
+        return (
+            "validation_errors came as JSON text in an ErrorInfo's metadata (ErrorInfo "
+            "metadata holds strings), not as the array §Acceptance and rejection shows"
+        )
+    return (
+        "no validation_errors array (§Acceptance and rejection: MUST); the entries were "
+        "read from a google.rpc.BadRequest's fieldViolations"
+    )
 
 
 def _build(cls: type[A2AError], message: str | None, data: Any, *places: Any) -> A2AError:
     if issubclass(cls, ResponseInvalid):
-        return cls(message, data=data, validation_errors=validation_errors_in(*places))
+        issues, forms = _gather(places)
+        error = cls(message, data=data, validation_errors=issues)
+        deviation = _carriage_deviation(forms)
+        if deviation:
+            error.deviations.append(deviation)
+        return error
     return cls(message, data=data)
 
 
