@@ -5,6 +5,7 @@ The names here are the public API; everything else is private and may change.
 
 from .client import (
     AnswerOutcomeUnknown,
+    AnswerReceipt,
     ArtifactEvent,
     ExtensionNotDeclared,
     HitlClient,
@@ -83,6 +84,7 @@ __all__ = [
     "AgentTimeout",
     "AgentUnreachable",
     "AnswerOutcomeUnknown",
+    "AnswerReceipt",
     "AnyResponder",
     "ArtifactEvent",
     "BadJSON",

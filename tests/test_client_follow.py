@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from hitl_nb.a2a import CODEC_V1
 from hitl_nb.a2a._model import StreamEvent, Task
-from hitl_nb.client._events import StatusEvent, TaskEvent
+from hitl_nb.client._events import PromptEvent, StatusEvent, TaskEvent
 from hitl_nb.client._follow import Reconnect, follow
 from hitl_nb.errors import AgentUnreachable, UnsupportedOperation
 from tests.helpers import wire
@@ -263,3 +263,58 @@ def test_on_reconnect_is_told_before_each_reconnect() -> None:
 
 async def _no_task(task_id: str) -> Task:
     raise AssertionError("not needed")
+
+
+def _answer_stream(cut_after_snapshot: bool) -> tuple[Any, list[int], str]:
+    """An SDK-style answer stream: the stored task (still on prompt X), WORKING, then a
+    new prompt Y; the first connection is cut right after the snapshot when asked."""
+    x, y = wire.envelope("first?"), wire.envelope("second?")
+    snapshot = _codec_v1.decode_stream_response({"task": wire.task("t", "input_required", x)})
+    working = _codec_v1.decode_stream_response(wire.status_update("t", "working"))
+    asks = _codec_v1.decode_stream_response(wire.status_update("t", "input_required", y))
+    opened: list[int] = []
+
+    def opener(last: str | None) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+        opened.append(1)
+
+        async def gen() -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+            yield None, snapshot
+            if cut_after_snapshot and len(opened) == 1:
+                raise AgentUnreachable("cut")
+            yield None, working
+            yield None, asks
+
+        return gen()
+
+    return opener, opened, x["prompt_id"]
+
+
+@pytest.mark.parametrize("cut", [False, True], ids=["whole", "cut-after-snapshot"])
+def test_an_answer_stream_goes_past_the_prompt_it_answers(cut: bool) -> None:
+    opener, opened, answered = _answer_stream(cut)
+
+    async def gather() -> list[Any]:
+        async def get_task(task_id: str) -> Task:
+            raise AssertionError("not needed")
+
+        events = follow(opener, lambda tid: opener, get_task, POLICY, "t", answered=answered)
+        return [e async for e in events]
+
+    events = asyncio.run(asyncio.wait_for(gather(), 10))
+    prompts = [e for e in events if isinstance(e, PromptEvent)]
+    assert [p.prompt for p in prompts] == ["second?"]  # never the one being answered
+    assert isinstance(events[0], TaskEvent) and isinstance(events[-1], PromptEvent)
+    assert len(opened) == (2 if cut else 1)
+
+
+def test_without_the_answered_prompt_the_snapshot_ends_the_stream() -> None:
+    opener, _, _ = _answer_stream(False)
+
+    async def gather() -> list[Any]:
+        async def get_task(task_id: str) -> Task:
+            raise AssertionError("not needed")
+
+        return [e async for e in follow(opener, lambda tid: opener, get_task, POLICY, "t")]
+
+    events = asyncio.run(asyncio.wait_for(gather(), 10))
+    assert [type(e) for e in events] == [TaskEvent, PromptEvent]  # a plain stream: stops

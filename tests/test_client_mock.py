@@ -14,6 +14,7 @@ import pytest
 from hitl_nb.a2a._model import TaskState
 from hitl_nb.client import (
     HitlClient,
+    HttpLimits,
     MalformedPromptEvent,
     PromptEvent,
     Reconnect,
@@ -250,3 +251,41 @@ def test_subscribe_replays_after_a_last_event_id(
         (PromptEvent, "3"),
     ]
     assert replay[-1].prompt_id == first[-1].prompt_id
+
+
+@pytest.mark.parametrize("dialect", DIALECTS[:2])
+def test_an_answer_that_landed_late_is_accepted_never_a_conflict(dialect: tuple[str, str]) -> None:
+    # The agent takes 2.5 s to resume; the client gives up waiting after 0.5 s, asks,
+    # and (before) resent the answer, got 409 and reported a conflict: yet the task's
+    # history held our answer and the task went on to COMPLETED.
+    with MockAgent(faults=["slow-resume=2500"]) as slow:
+
+        async def go() -> None:
+            async with client_for(slow.url, dialect, limits=HttpLimits(timeout=0.5)) as client:
+                prompt = prompt_of(await client.send("approval"))
+                assert isinstance(prompt, PromptEvent)
+                result = await client.respond(
+                    prompt.task_id, prompt.prompt_id, {"approve": True}, wait=True
+                )
+                assert result is not None
+                receipt = client.receipt(prompt.prompt_id)
+                assert receipt is not None and receipt.recovered and receipt.slow
+                assert "extension asks" in receipt.describe()
+                task = await client.get_task(prompt.task_id)
+                ours = [m for m in task.history if m.metadata and "hitl_response_for" in m.metadata]
+                assert len(ours) == 1 and ours[0].context_id == prompt.context_id
+
+        run(go())
+
+
+def test_a_fast_answer_gets_a_receipt_within_the_budget(agent: MockAgent) -> None:
+    async def go() -> None:
+        async with client_for(agent.url, ("JSONRPC", "1.0")) as client:
+            prompt = await until_prompt(client)
+            await client.respond(prompt.task_id, prompt.prompt_id, {"approve": True})
+            receipt = client.receipt(prompt.prompt_id)
+            assert receipt is not None and not receipt.recovered and not receipt.slow
+            assert receipt.resume_seconds is not None
+            assert receipt.describe() == "the agent accepted the answer"
+
+    run(go())

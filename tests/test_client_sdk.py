@@ -13,9 +13,16 @@ from typing import Any
 import pytest
 
 from hitl_nb.a2a._model import TaskState
-from hitl_nb.client import HitlClient, PromptEvent, StatusEvent, TaskEvent, prompt_of
+from hitl_nb.client import (
+    HitlClient,
+    PromptEvent,
+    StatusEvent,
+    SyncHitlClient,
+    TaskEvent,
+    prompt_of,
+)
 from hitl_nb.errors import PromptConflict, ResponseInvalid
-from hitl_nb.spec import PromptEnvelope
+from hitl_nb.spec import RESPONSE_KEY, PromptEnvelope
 from tests.helpers.sdk_agent import SdkAgent
 
 DIALECTS = [
@@ -76,5 +83,49 @@ def test_blocking_send_and_no_envelope_without_activation(agent: SdkAgent) -> No
             task = await plain.send("x")
             assert task.status.state is TaskState.INPUT_REQUIRED  # type: ignore[union-attr]
             assert prompt_of(task) is None  # §Activation: no envelope unless activated
+
+    run(go())
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_streamed_answer_is_followed_past_the_opening_snapshot(
+    agent: SdkAgent, dialect: tuple[str, str]
+) -> None:
+    # The agent opens every streamed turn with the stored task: still INPUT_REQUIRED,
+    # still carrying the prompt being answered. Before, the client took it for a new
+    # prompt and stopped there: [TaskEvent(input_required), PromptEvent].
+    binding, version = dialect
+    with SyncHitlClient(agent.url, binding=binding, version=version, call_timeout=30) as client:
+        prompt = list(client.stream("release"))[-1]
+        assert isinstance(prompt, PromptEvent)
+        answer = {RESPONSE_KEY: {"prompt_id": prompt.prompt_id, "payload": {"approved": True}}}
+        events = list(client.stream("yes", task_id=prompt.task_id, metadata=answer))
+    shown = [f"{type(e).__name__}({getattr(e, 'state', '')})" for e in events]
+    assert shown == ["TaskEvent(TaskState.INPUT_REQUIRED)", "StatusEvent(TaskState.COMPLETED)"]
+    assert not any(isinstance(e, PromptEvent) for e in events)
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_every_answer_carries_the_tasks_context(agent: SdkAgent, dialect: tuple[str, str]) -> None:
+    # Before, only an answer that needed a GetTask carried contextId; an SDK agent then
+    # filed the reply under a new context.
+    binding, version = dialect
+
+    async def go() -> None:
+        async with HitlClient(agent.url, binding=binding, version=version) as client:
+            events = [e async for e in client.stream("release")]
+            prompt = events[-1]
+            assert isinstance(prompt, PromptEvent)
+            await client.respond(prompt.task_id, prompt.prompt_id, {"approved": True})
+            assert agent.prompts.answers_seen[-1] == (prompt.task_id, prompt.context_id)
+        async with HitlClient(agent.url, binding=binding, version=version) as first:
+            task = await first.send("release")
+            found = prompt_of(task)
+            assert isinstance(found, PromptEvent)
+        async with HitlClient(agent.url, binding=binding, version=version) as other:
+            # A client that never saw the task, given the envelope: it asks for the context.
+            await other.respond(found.task_id, found.prompt_id, {"approved": True},
+                                prompt=found.envelope)  # fmt: skip
+            assert agent.prompts.answers_seen[-1] == (found.task_id, found.context_id)
 
     run(go())

@@ -14,7 +14,7 @@ The same with ``SyncHitlClient``: ``for event in client.stream("approval"): ...`
 
 from __future__ import annotations
 
-from ._answer import AnswerOutcomeUnknown
+from ._answer import AnswerOutcomeUnknown, AnswerReceipt
 from ._bindings import TaskPage
 from ._card import ExtensionNotDeclared, NoUsableInterface, Selection
 from ._client import HitlClient, prompt_of
@@ -33,6 +33,7 @@ from ._sync_client import SyncHitlClient
 
 __all__ = [
     "AnswerOutcomeUnknown",
+    "AnswerReceipt",
     "ArtifactEvent",
     "ClientEvent",
     "ExtensionNotDeclared",

@@ -20,10 +20,11 @@ from hitl_nb.spec import (
     HEADER_EXTENSIONS,
     HEADER_EXTENSIONS_V03,
     HEADER_VERSION,
+    RESPONSE_KEY,
     PromptEnvelope,
 )
 
-from ._answer import answer_message, check_locally, deliver
+from ._answer import AnswerReceipt, answer_message, check_locally, deliver
 from ._bindings import Binding, TaskPage, binding_class
 from ._card import (
     ExtensionNotDeclared,
@@ -34,7 +35,7 @@ from ._card import (
     parse_card,
     usable_url,
 )
-from ._events import ClientEvent, PromptEvent, prompt_in_status
+from ._events import ClientEvent, PromptEvent, StatusEvent, TaskEvent, prompt_in_status
 from ._follow import Opener, Reconnect, ReconnectHook, follow
 from ._http import HttpLimits, HttpSession
 
@@ -109,6 +110,8 @@ class HitlClient:
         self._binding: Binding | None = None
         self._connect_lock = asyncio.Lock()
         self._prompts: OrderedDict[str, PromptEnvelope] = OrderedDict()
+        self._contexts: OrderedDict[str, str] = OrderedDict()  # task id -> contextId
+        self._receipts: OrderedDict[str, AnswerReceipt] = OrderedDict()
         #: Whether the agent echoed the activation header (None: no answer seen yet).
         self.activation_echoed: bool | None = None
 
@@ -227,13 +230,16 @@ class HitlClient:
 
     def _remember(self, item: object) -> None:
         if isinstance(item, PromptEvent):
-            self._prompts[item.prompt_id] = item.envelope
-            self._prompts.move_to_end(item.prompt_id)
-            while len(self._prompts) > 256:
-                self._prompts.popitem(last=False)
+            _keep(self._prompts, item.prompt_id, item.envelope)
+        if isinstance(item, TaskEvent):
+            _keep(self._contexts, item.task.id, item.task.context_id)
+        elif isinstance(item, (PromptEvent, StatusEvent)) and item.context_id:
+            _keep(self._contexts, item.task_id, item.context_id)
 
     def _remember_task(self, result: SendResult) -> None:
         if isinstance(result, Task):
+            if result.context_id:
+                _keep(self._contexts, result.id, result.context_id)
             self._remember(prompt_in_status(result.id, result.context_id, result.status))
 
     @staticmethod
@@ -274,7 +280,7 @@ class HitlClient:
         ``return_immediately``. Returns the Task (see :func:`prompt_of`) or a Message.
         """
         binding = await self._ready()
-        message = self._message(content, task_id, context_id, metadata)
+        message = self._message(content, task_id, context_id or self._context(task_id), metadata)
         result = await binding.send(message, return_immediately=return_immediately)
         self._remember_task(result)
         return result
@@ -295,9 +301,14 @@ class HitlClient:
         try. Leaving the ``async for`` closes the connection.
         """
         binding = await self._ready()
-        message = self._message(content, task_id, context_id, metadata)
+        message = self._message(content, task_id, context_id or self._context(task_id), metadata)
+        answered = _answered_prompt(message)
         events = self._follow(
-            lambda _last: binding.stream(message), binding, task_id, on_reconnect=on_reconnect
+            lambda _last: binding.stream(message),
+            binding,
+            message.task_id,
+            on_reconnect=on_reconnect,
+            answered=answered,
         )
         async for item in events:
             yield item
@@ -329,6 +340,7 @@ class HitlClient:
         task_id: str | None,
         subscription: bool = False,
         on_reconnect: ReconnectHook | None = None,
+        answered: str | None = None,
     ) -> AsyncGenerator[ClientEvent, None]:
         def again(tid: str) -> Opener:
             return lambda last: binding.subscribe(tid, last)
@@ -336,6 +348,7 @@ class HitlClient:
         events = follow(
             first, again, binding.get_task, self.reconnect, task_id,
             first_is_subscription=subscription, on_reconnect=on_reconnect,
+            answered=answered,
         )  # fmt: skip
         async with aclosing(events):
             async for item in events:
@@ -374,6 +387,19 @@ class HitlClient:
 
     # -- answering -------------------------------------------------------------------
 
+    def _context(self, task_id: str | None) -> str | None:
+        """The contextId of a task this client has seen (None when unknown)."""
+        return self._contexts.get(task_id) if task_id else None
+
+    def receipt(self, prompt_id: str) -> AnswerReceipt | None:
+        """How this client's accepted answer to ``prompt_id`` went (None: no such answer).
+
+        Says whether acceptance was learnt from the task (the agent's reply was lost)
+        and how long the agent took to leave INPUT_REQUIRED when that was seen; over
+        the 1 s of §Acceptance and rejection, ``receipt.slow`` is true.
+        """
+        return self._receipts.get(prompt_id)
+
     async def _prompt(self, task_id: str, prompt_id: str) -> tuple[PromptEnvelope | None, Task]:
         task = await self.get_task(task_id)
         found = prompt_in_status(task.id, task.context_id, task.status)
@@ -402,24 +428,51 @@ class HitlClient:
 
         If the connection fails with the answer in flight, the client asks the agent
         (GetTask) whether the task left INPUT_REQUIRED for this prompt before resending,
-        so a retry never turns an accepted answer into a spurious 409. When it cannot
-        find out, :class:`AnswerOutcomeUnknown` is raised.
+        so a retry never turns an accepted answer into a spurious 409: an answer of ours
+        that landed (our message in the task's history, or the prompt closed) is
+        accepted whatever state the task is in. When it cannot find out,
+        :class:`AnswerOutcomeUnknown` is raised. :meth:`receipt` then tells how the
+        accepted answer went (recovered from the task; how long the agent took to
+        resume when over the spec's 1 s).
+
+        The answer carries the task's ``contextId`` (from ``context_id``, an earlier
+        event, or GetTask), so SDK-built agents file it under the task's context.
 
         ``wait=True`` returns once the task is terminal or interrupted again (a
         blocking send); by default the agent answers as soon as it accepted.
         """
         binding = await self._ready()
         envelope = prompt or self._prompts.get(prompt_id)
-        if envelope is None:
-            envelope, task = await self._prompt(task_id, prompt_id)
-            context_id = context_id or task.context_id
+        context_id = context_id or self._context(task_id)
+        if envelope is None or context_id is None:
+            # The answer must carry the task's contextId (an SDK agent would otherwise
+            # file it under a new context), and is checked against the open prompt.
+            found, task = await self._prompt(task_id, prompt_id)
+            envelope = envelope or found
+            context_id = context_id or task.context_id or None
         if envelope is not None:
             check_locally(envelope, payload)
         message = answer_message(task_id, context_id, prompt_id, payload, text)
-        result = await deliver(binding, message, prompt_id, self.reconnect, wait)
+        result, receipt = await deliver(binding, message, prompt_id, self.reconnect, wait)
         self._prompts.pop(prompt_id, None)
+        _keep(self._receipts, prompt_id, receipt)
         self._remember_task(result)
         return result
+
+
+def _keep(table: OrderedDict[str, Any], key: str, value: Any) -> None:
+    """Remember ``value`` under ``key``, keeping the 256 newest entries."""
+    table[key] = value
+    table.move_to_end(key)
+    while len(table) > 256:
+        table.popitem(last=False)
+
+
+def _answered_prompt(message: Message) -> str | None:
+    """The prompt_id a message answers (``metadata.hitl_response_for``), if any."""
+    raw = (message.metadata or {}).get(RESPONSE_KEY)
+    pid = raw.get("prompt_id") if isinstance(raw, Mapping) else None
+    return pid if isinstance(pid, str) else None
 
 
 def prompt_of(result: SendResult) -> ClientEvent | None:

@@ -9,6 +9,14 @@ or status equal to one already delivered (same state, timestamp and message meta
 snapshot that brings new artifacts excepted) and a prompt already delivered are skipped.
 Retries are bounded, with exponential backoff; an attempt that delivered something new
 resets the count.
+
+An answer sent as a stream (a message carrying ``hitl_response_for``) names the prompt
+it answers. Agents built on the SDKs open every streamed turn with the stored Task
+(A2A 1.0 §3.1.2: "the stream MUST begin with the Task object"), which is still
+``INPUT_REQUIRED`` and still carries that prompt. That prompt is never a new one: it is
+not handed out as a :class:`PromptEvent`, and a task interrupted on it (the opening
+snapshot, or a snapshot after a reconnect) does not end the stream, which goes on to the
+next real interruption or the end.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
-from hitl_nb.a2a._model import StreamEvent, Task, TaskStatus, TaskStatusUpdateEvent
+from hitl_nb.a2a._model import StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent
 from hitl_nb.errors import AgentTimeout, AgentUnreachable, TaskNotFound, UnsupportedOperation
 
 from ._events import (
@@ -32,6 +40,7 @@ from ._events import (
     TaskEvent,
     ends_stream,
     neutral_events,
+    prompt_in_status,
 )
 
 __all__ = ["Reconnect", "ReconnectHook", "follow"]
@@ -92,6 +101,8 @@ class _State:
     prompts: set[str] = field(default_factory=set)
     statuses: set[tuple[object, ...]] = field(default_factory=set)
     artifacts: set[str] = field(default_factory=set)
+    #: The prompt this stream answers (its snapshots still show it open).
+    answered: str | None = None
 
 
 def _fresh(state: _State, event_id: str | None, event: StreamEvent) -> list[ClientEvent]:
@@ -119,6 +130,8 @@ def _fresh(state: _State, event_id: str | None, event: StreamEvent) -> list[Clie
     out: list[ClientEvent] = []
     for item in neutral_events(event, event_id):
         if isinstance(item, (PromptEvent, MalformedPromptEvent)):
+            if state.answered is not None and item.prompt_id == state.answered:
+                continue  # the prompt this stream answers, not a new one
             key = item.prompt_id or repr(item.raw if isinstance(item, MalformedPromptEvent) else "")
             if key in state.prompts:
                 continue
@@ -140,6 +153,22 @@ def _fresh(state: _State, event_id: str | None, event: StreamEvent) -> list[Clie
     return out
 
 
+def _stale(state: _State, event: StreamEvent) -> bool:
+    """Does ``event`` show the task interrupted on the prompt this stream answers?"""
+    if state.answered is None:
+        return False
+    if isinstance(event, Task):
+        status, task_id, context_id = event.status, event.id, event.context_id
+    elif isinstance(event, TaskStatusUpdateEvent):
+        status, task_id, context_id = event.status, event.task_id, event.context_id
+    else:
+        return False
+    if status.state is not TaskState.INPUT_REQUIRED:
+        return False
+    shown = prompt_in_status(task_id, context_id, status)
+    return shown is not None and shown.prompt_id == state.answered
+
+
 async def follow(
     first: Opener,
     resubscribe: Callable[[str], Opener],
@@ -149,17 +178,19 @@ async def follow(
     *,
     first_is_subscription: bool = False,
     on_reconnect: ReconnectHook | None = None,
+    answered: str | None = None,
 ) -> AsyncGenerator[ClientEvent, None]:
     """Yield neutral events from ``first``, resuming with ``resubscribe(task_id)``.
 
-    Ends after an event that ends the stream (terminal or interrupted state, a message).
+    Ends after an event that ends the stream (terminal or interrupted state, a message);
+    an interruption on ``answered`` (the prompt an answer stream answers) does not.
     A subscription refused because the task is terminal yields its final snapshot.
     Raises :class:`AgentUnreachable` / :class:`AgentTimeout` once the reconnects are
     spent; other errors (protocol violations, agent errors) end the stream at once.
     ``on_reconnect(attempt, delay, reason)`` is called before each reconnect (e.g. to
     show "reconnecting"); an exception it raises is logged and ignored.
     """
-    state = _State(task_id=task_id)
+    state = _State(task_id=task_id, answered=answered)
     opener = first
     resuming = False
     attempt = total = 0
@@ -173,7 +204,7 @@ async def follow(
                     progressed = progressed or bool(fresh)
                     for item in fresh:
                         yield item
-                    if ends_stream(event):
+                    if ends_stream(event) and not _stale(state, event):
                         return
             reason = AgentUnreachable("the agent closed the stream before the task finished")
         except (AgentUnreachable, AgentTimeout) as exc:
@@ -185,7 +216,7 @@ async def follow(
             task = await get_task(state.task_id)
             for item in _fresh(state, None, task):
                 yield item
-            if task.status.state.is_terminal or task.status.state.is_interrupted:
+            if ends_stream(task) and not _stale(state, task):
                 return
             raise AgentUnreachable(f"cannot resubscribe to task {state.task_id}: {exc}") from exc
         if state.task_id is None:

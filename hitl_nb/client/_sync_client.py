@@ -17,6 +17,7 @@ from hitl_nb.a2a import BindingChoice, VersionChoice
 from hitl_nb.a2a._model import AgentCard, SendResult, Task, TaskState
 from hitl_nb.spec import PromptEnvelope
 
+from ._answer import AnswerReceipt
 from ._bindings import TaskPage
 from ._card import Selection
 from ._client import DEFAULT_LIMITS, DEFAULT_RECONNECT, Content, HitlClient
@@ -164,6 +165,11 @@ class SyncHitlClient:
         """Answer a prompt, exactly-once safe (see :meth:`HitlClient.respond`)."""
         coro = self._client.respond(task_id, prompt_id, payload, prompt=prompt, **kwargs)
         return self._runner.run(coro, self._timeout)
+
+    def receipt(self, prompt_id: str) -> AnswerReceipt | None:
+        """How this client's accepted answer to ``prompt_id`` went (see
+        :meth:`HitlClient.receipt`)."""
+        return self._client.receipt(prompt_id)
 
     def close(self) -> None:
         """Close the connections and stop the private loop thread (idempotent)."""

@@ -60,6 +60,8 @@ class Prompts:
         self.lock = threading.Lock()
         self.open: dict[str, tuple[str, dict[str, Any]]] = {}
         self.executed_answers = 0
+        #: (taskId, contextId) of every answer that reached the agent, as sent.
+        self.answers_seen: list[tuple[Any, Any]] = []
 
 
 class HitlExecutor(AgentExecutor):
@@ -84,6 +86,10 @@ class HitlExecutor(AgentExecutor):
                     status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
                 )
             )
+        else:
+            # Every turn starts with the Task (A2A 1.0 §3.1.2), as SDK users write it:
+            # the stored one, still INPUT_REQUIRED and carrying the prompt answered now.
+            await event_queue.enqueue_event(context.current_task)
         if answer is None:
             prompt_id = str(uuid.uuid4())
             ask = updater.new_agent_message([Part(text="Approve the release?")])
@@ -160,6 +166,7 @@ class AnswerChecker:
         req_id = request.get("id") if rpc else None
         prompt_id = answer.get("prompt_id")
         with self.prompts.lock:
+            self.prompts.answers_seen.append((message.get("taskId"), message.get("contextId")))
             entry = self.prompts.open.get(prompt_id) if isinstance(prompt_id, str) else None
             if entry is None or entry[0] != message.get("taskId"):
                 if rpc:
