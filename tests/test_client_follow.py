@@ -269,9 +269,9 @@ def _answer_stream(cut_after_snapshot: bool) -> tuple[Any, list[int], str]:
     """An SDK-style answer stream: the stored task (still on prompt X), WORKING, then a
     new prompt Y; the first connection is cut right after the snapshot when asked."""
     x, y = wire.envelope("first?"), wire.envelope("second?")
-    snapshot = _codec_v1.decode_stream_response({"task": wire.task("t", "input_required", x)})
-    working = _codec_v1.decode_stream_response(wire.status_update("t", "working"))
-    asks = _codec_v1.decode_stream_response(wire.status_update("t", "input_required", y))
+    snapshot = CODEC_V1.decode_stream_response({"task": wire.task("t", "input_required", x)})
+    working = CODEC_V1.decode_stream_response(wire.status_update("t", "working"))
+    asks = CODEC_V1.decode_stream_response(wire.status_update("t", "input_required", y))
     opened: list[int] = []
 
     def opener(last: str | None) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
