@@ -1,7 +1,15 @@
 import argparse
+import importlib.util
 import os
+import signal
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import httpx
+import nbformat
 import pytest
 
 from hitl_nb import tutorials
@@ -39,3 +47,142 @@ def test_root_gets_allow_root(monkeypatch):
     assert tutorials.lab_command(Path("."), ["--allow-root"]).count("--allow-root") == 1
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert "--allow-root" not in tutorials.lab_command(Path("."), [])
+
+
+# --- stopping `hitl-nb tutorials` stops JupyterLab -------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is gone for our purposes; on Linux /proc says so.
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(") ", 1)[1].startswith("Z"))
+
+
+def _wait_gone(pid: int, seconds: float = 20) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if not _alive(pid):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.skipif(os.name != "posix", reason="signals as on POSIX")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_forwarding_stops_the_child(tmp_path, signum):
+    # Where exec is unavailable, the command runs JupyterLab as a child: a stop signal
+    # sent to the command must reach the child, and the command returns its status.
+    pidfile = tmp_path / "child.pid"
+    child = (
+        "import os, pathlib, signal, sys, time\n"
+        f"pathlib.Path({str(pidfile)!r}).write_text(str(os.getpid()))\n"
+        "signal.signal(signal.SIGINT, lambda *a: sys.exit(3))\n"
+        "signal.signal(signal.SIGTERM, lambda *a: sys.exit(3))\n"
+        "time.sleep(60)\n"
+    )
+    parent = (
+        "import sys\n"
+        "from hitl_nb.tutorials import _replace_or_forward\n"
+        f"sys.exit(_replace_or_forward([sys.executable, '-c', {child!r}], replace=False))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-c", parent], env=env)
+    try:
+        end = time.monotonic() + 20
+        while not (pidfile.exists() and pidfile.read_text()):
+            assert proc.poll() is None and time.monotonic() < end, "the child never started"
+            time.sleep(0.05)
+        child_pid = int(pidfile.read_text())
+        proc.send_signal(signum)
+        assert proc.wait(20) == 3  # the child's own exit status, passed through
+        assert _wait_gone(child_pid), "the child outlived the command"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.name != "posix", reason="exec is POSIX")
+@pytest.mark.skipif(importlib.util.find_spec("jupyterlab") is None, reason="needs JupyterLab")
+def test_stopping_the_command_from_a_script_stops_jupyterlab(tmp_path):
+    # A script starts `hitl-nb tutorials`, waits for JupyterLab to answer, then stops the
+    # process it started. No JupyterLab may be left behind serving the notebooks.
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nbformat.write(nb, folder / "00-x.ipynb")
+    port, token = _free_port(), "stop-test"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+    }
+    command = [
+        sys.executable, "-c", "import sys; from hitl_nb.cli import main; sys.exit(main())",
+        "tutorials", "--dir", str(folder), "--",
+        "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
+        f"--LabApp.user_settings_dir={tmp_path / 'settings'}",
+        f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
+    ]  # fmt: skip
+    log = (tmp_path / "lab.log").open("w")
+    proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/api/status"
+    try:
+        end = time.monotonic() + 90
+        while True:
+            try:
+                if httpx.get(url, headers={"Authorization": f"token {token}"}).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None, (tmp_path / "lab.log").read_text()
+            assert time.monotonic() < end, "JupyterLab did not start"
+            time.sleep(0.3)
+        # The process the script started is JupyterLab itself (exec), not a parent of it.
+        cmdline = Path(f"/proc/{proc.pid}/cmdline")
+        if cmdline.exists():
+            assert b"jupyterlab" in cmdline.read_bytes()
+        proc.terminate()
+        proc.wait(30)
+        with pytest.raises(httpx.TransportError):
+            httpx.get(url, headers={"Authorization": f"token {token}"}, timeout=2)
+        assert _orphans(folder) == [], "JupyterLab processes left behind"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pid in _orphans(folder):  # a failed run must not leave them behind either
+            os.kill(pid, signal.SIGKILL)
+        log.close()
+
+
+def _orphans(folder: Path) -> list[int]:
+    """Processes (other than zombies) whose command line names ``folder``."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        pid = int(cmdline.parent.name)
+        if str(folder).encode() in _readable(cmdline) and _alive(pid):
+            found.append(pid)
+    return found
+
+
+def _readable(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
