@@ -19,6 +19,7 @@ from hitl_nb.testing import (
     stable_output,
     write_sanitize_file,
 )
+from tests.helpers.inprocess import warm_http_stack
 
 pytest_plugins = ["pytester"]
 PLUGIN = "hitl_nb.conformance.pytest_plugin"
@@ -103,6 +104,11 @@ def test_stable_output_setting(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # --- the fixtures, through the plugin as users load it -------------------------------
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _warm() -> None:
+    warm_http_stack()
 
 
 @pytest.fixture

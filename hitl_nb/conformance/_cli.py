@@ -22,7 +22,16 @@ from ._records import Settings
 from ._report import CheckResult
 from ._runner import run
 
-__all__ = ["add_arguments", "build_parser", "main", "register", "run_cli"]
+__all__ = [
+    "add_arguments",
+    "build_parser",
+    "main",
+    "make_driver",
+    "parse_headers",
+    "parse_ids",
+    "register",
+    "run_cli",
+]
 
 _DESCRIPTION = (
     "Run the hitl-prompt/v1 conformance scenarios CF-1..CF-7 and the further MUST checks "
@@ -92,28 +101,53 @@ def register(sub: Any) -> None:
     parser.set_defaults(func=run_cli)
 
 
-def _driver(args: argparse.Namespace) -> Driver:
-    if args.data is not None:
+def make_driver(
+    scenario: str | None, text: str | None, data: str | None, prefix: str = "--"
+) -> Driver:
+    """The driver named by ``--scenario``, ``--text`` or ``--data`` (at most one given).
+
+    Raises ``ValueError`` naming the option (``prefix`` + name) for a bad value.
+    """
+    given = [
+        prefix + name
+        for name, value in (("scenario", scenario), ("text", text), ("data", data))
+        if value is not None
+    ]
+    if len(given) > 1:
+        raise ValueError(f"give at most one of {', '.join(given)}")
+    if data is not None:
         try:
-            data = json.loads(args.data)
+            value = json.loads(data)
         except ValueError as exc:
-            raise ValueError(f"--data is not JSON: {exc}") from None
-        if not isinstance(data, dict):
-            raise ValueError("--data must be a JSON object")
-        return MessageDriver(data=data)
-    if args.text is not None:
-        return MessageDriver(text=args.text)
-    return ScenarioDriver(args.scenario or "approval")
+            raise ValueError(f"{prefix}data is not JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise ValueError(f"{prefix}data must be a JSON object")
+        return MessageDriver(data=value)
+    if text is not None:
+        return MessageDriver(text=text)
+    return ScenarioDriver(scenario or "approval")
 
 
-def _headers(values: list[str]) -> dict[str, str]:
+def parse_headers(values: Sequence[str], option: str = "--header") -> dict[str, str]:
+    """``NAME:VALUE`` strings as a header dict (``ValueError`` for a malformed one)."""
     out = {}
     for raw in values:
         name, sep, value = raw.partition(":")
         if not sep or not name.strip():
-            raise ValueError(f"--header wants NAME:VALUE, got {raw!r}")
+            raise ValueError(f"{option} wants NAME:VALUE, got {raw!r}")
         out[name.strip()] = value.strip()
     return out
+
+
+def parse_ids(values: Sequence[str], option: str) -> list[str]:
+    """Check ids given as repeated and/or comma-separated values (any case), each known."""
+    ids = [p.strip().upper() for value in values for p in value.split(",") if p.strip()]
+    unknown = [i for i in ids if i not in CHECK_IDS]
+    if unknown:
+        raise ValueError(
+            f"{option}: unknown check id(s) {', '.join(unknown)}; known: {' '.join(CHECK_IDS)}"
+        )
+    return ids
 
 
 def run_cli(args: argparse.Namespace) -> int:
@@ -136,8 +170,8 @@ def run_cli(args: argparse.Namespace) -> int:
             binding=args.binding,
             version=args.a2a_version,
             only=args.only,
-            driver=_driver(args),
-            headers=_headers(args.header),
+            driver=make_driver(args.scenario, args.text, args.data),
+            headers=parse_headers(args.header),
             settings=settings,
             on_result=progress,
         )

@@ -120,7 +120,8 @@ class Report:
 
     ``report["CF-3"]`` gives one result; ``report.passed`` is true only when every
     selected check passed. ``notes`` are remarks about the run itself (for example the
-    interface chosen).
+    interface chosen). ``unreachable`` says why, when the run could not talk to the
+    agent at all (every result is then an error with that reason).
     """
 
     agent: str
@@ -131,6 +132,7 @@ class Report:
     results: list[CheckResult] = field(default_factory=list)
     duration_ms: float = 0.0
     notes: list[str] = field(default_factory=list)
+    unreachable: str | None = None
 
     @property
     def passed(self) -> bool:
@@ -187,6 +189,7 @@ class Report:
             "passed": self.passed,
             "counts": self.counts(),
             "notes": list(self.notes),
+            "unreachable": self.unreachable,
             "results": [r.to_json() for r in self.results],
         }
 

@@ -104,9 +104,10 @@ async def arun(
         try:
             await session.open()
         except TransportError as exc:
+            report.unreachable = f"cannot talk to the agent: {type(exc).__name__}: {exc}"
             for spec in checks:
                 result = CheckResult(spec.id, spec.title, spec.group, spec.section, "error")
-                result.error = f"cannot talk to the agent: {type(exc).__name__}: {exc}"
+                result.error = report.unreachable
                 report.results.append(result)
                 if on_result is not None:
                     on_result(result)

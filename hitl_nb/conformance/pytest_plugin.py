@@ -3,17 +3,27 @@
 Each check (``CF-1`` .. ``CF-7``, ``EXT-*``) becomes one item,
 ``hitl-conformance::CF-3``, so ``-k``, ``--junitxml`` and CI reports work as usual.
 The checks run once, together, when the first item runs; each item then reports its
-own result. Without ``--hitl-agent`` the plugin adds its options and the fixtures of
+own result. An agent that cannot be reached (or a run that cannot start) is one ERROR,
+on the first item, with the reason; the other items are skipped.
+
+Without ``--hitl-agent`` the plugin adds its options and the fixtures of
 :mod:`hitl_nb.testing.pytest_plugin` (``mock_agent``, ``hitl_client``,
 ``conversation``; nothing runs until a test asks for one) and nothing else: no items,
 no network.
 
-Options: ``--hitl-agent URL``, ``--hitl-binding``, ``--hitl-a2a-version``,
-``--hitl-trials N``, ``--hitl-only ID,ID``, ``--hitl-scenario NAME``.
+The options match ``hitl-nb conformance`` (with a ``--hitl-`` prefix):
+``--hitl-agent URL``, ``--hitl-binding JSONRPC|HTTP+JSON``, ``--hitl-a2a-version
+1.0|0.3``, ``--hitl-trials N``, ``--hitl-only ID,ID``, ``--hitl-scenario NAME`` /
+``--hitl-text TEXT`` / ``--hitl-data JSON`` (how tasks are started),
+``--hitl-header NAME:VALUE``, ``--hitl-resume-timeout S``, ``--hitl-json FILE``; and
+``--hitl-xfail ID,ID``: checks expected to fail (agents built on the SDKs cannot echo
+``A2A-Extensions``: ``--hitl-xfail EXT-ECHO``), reported as xfailed, or XPASS when
+they pass after all.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,14 +33,37 @@ from hitl_nb.a2a import BINDINGS, VERSIONS
 from hitl_nb.testing import pytest_plugin as _testing_plugin
 
 from ._checks import select
+from ._cli import make_driver, parse_headers, parse_ids
+from ._driver import Driver
+from ._records import Settings
 from ._report import CheckResult, Report
 from ._runner import run
 
-__all__ = ["ConformanceItem", "pytest_addoption", "pytest_collection_modifyitems"]
+__all__ = [
+    "ConformanceFailed",
+    "ConformanceItem",
+    "pytest_addoption",
+    "pytest_collection_modifyitems",
+    "pytest_configure",
+]
 
+
+@dataclass(frozen=True)
+class _Plan:
+    """The checked options of one run."""
+
+    driver: Driver
+    headers: dict[str, str]
+    only: list[str] | None
+    xfail: frozenset[str]
+    settings: Settings
+
+
+_PLAN = pytest.StashKey[_Plan]()
 _REPORT = pytest.StashKey[Report]()
 _IDS = pytest.StashKey[list[str]]()
 _FAILED = pytest.StashKey[str]()
+_FAILED_SHOWN = pytest.StashKey[str]()
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
@@ -44,7 +77,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         "--hitl-agent",
         metavar="URL",
         default=None,
-        help="run the hitl-prompt/v1 conformance checks against the A2A agent at URL",
+        help="run the hitl-prompt/v1 conformance checks against the A2A agent at URL "
+        "(the hitl_client and conversation fixtures use it too)",
     )
     group.addoption(
         "--hitl-binding",
@@ -61,11 +95,62 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     group.addoption("--hitl-trials", type=int, default=20, metavar="N", help="CF-4 trials")
     group.addoption("--hitl-only", default=None, metavar="IDS", help="e.g. CF-1,CF-3,EXT-ECHO")
     group.addoption(
+        "--hitl-xfail",
+        action="append",
+        default=[],
+        metavar="IDS",
+        help="checks expected to fail, e.g. EXT-ECHO (repeatable, or comma-separated)",
+    )
+    group.addoption(
         "--hitl-scenario",
-        default="approval",
+        default=None,
         metavar="NAME",
         help='start tasks with a data part {"scenario": NAME} (default approval)',
     )
+    group.addoption("--hitl-text", default=None, metavar="TEXT", help="start tasks with this text")
+    group.addoption(
+        "--hitl-data", default=None, metavar="JSON", help="start tasks with this JSON object"
+    )
+    group.addoption(
+        "--hitl-header",
+        action="append",
+        default=[],
+        metavar="NAME:VALUE",
+        help="an extra request header, e.g. Authorization (repeatable)",
+    )
+    group.addoption(
+        "--hitl-resume-timeout",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="seconds one CF-4 trial may wait for the task to resume (default 5)",
+    )
+    group.addoption(
+        "--hitl-json", default=None, metavar="FILE", help="write the conformance report as JSON"
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """With ``--hitl-agent``: check every ``--hitl-*`` option once, as a usage error."""
+    if not config.getoption("--hitl-agent"):
+        return
+    opt = config.getoption
+    only = opt("--hitl-only")
+    try:
+        plan = _Plan(
+            driver=make_driver(
+                opt("--hitl-scenario"), opt("--hitl-text"), opt("--hitl-data"), prefix="--hitl-"
+            ),
+            headers=parse_headers(opt("--hitl-header"), "--hitl-header"),
+            only=parse_ids([only], "--hitl-only") if only else None,
+            xfail=frozenset(parse_ids(opt("--hitl-xfail"), "--hitl-xfail")),
+            settings=Settings(
+                trials=opt("--hitl-trials"), resume_timeout=opt("--hitl-resume-timeout")
+            ),
+        )
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.stash[_PLAN] = plan
 
 
 class ConformanceFailed(Exception):
@@ -80,28 +165,52 @@ class ConformanceItem(pytest.Item):
         self.check_id = check_id
         self.title = title
 
-    def _result(self) -> CheckResult:
+    def _report(self) -> Report | None:
+        """The run's report (made by the first item that asks); None if it could not run."""
         config = self.config
         report = config.stash.get(_REPORT, None)
-        if report is None:
-            failed = config.stash.get(_FAILED, None)
-            if failed is not None:
-                raise ConformanceFailed(failed)
-            opt = config.getoption
-            only = opt("--hitl-only")
-            try:
-                report = run(
-                    opt("--hitl-agent"),
-                    binding=opt("--hitl-binding"),
-                    version=opt("--hitl-a2a-version"),
-                    trials=opt("--hitl-trials"),
-                    only=config.stash.get(_IDS, None) or (only.split(",") if only else None),
-                    driver=opt("--hitl-scenario"),
-                )
-            except Exception as exc:  # bad options, no usable interface: once, for all items
-                config.stash[_FAILED] = f"the conformance run could not start: {exc}"
-                raise ConformanceFailed(config.stash[_FAILED]) from None
-            config.stash[_REPORT] = report
+        if report is not None or _FAILED in config.stash:
+            return report
+        plan = config.stash[_PLAN]
+        opt = config.getoption
+        try:
+            report = run(
+                opt("--hitl-agent"),
+                binding=opt("--hitl-binding"),
+                version=opt("--hitl-a2a-version"),
+                only=config.stash.get(_IDS, None) or plan.only,
+                driver=plan.driver,
+                headers=plan.headers,
+                settings=plan.settings,
+            )
+        except Exception as exc:  # bad options, no usable interface: once, for all items
+            config.stash[_FAILED] = (
+                f"the conformance run against {opt('--hitl-agent')} could not start: "
+                f"{type(exc).__name__}: {exc}"
+            )
+            return None
+        if report.unreachable is not None:
+            config.stash[_FAILED] = (
+                f"the conformance run against {report.agent} could not start: {report.unreachable}"
+            )
+        config.stash[_REPORT] = report
+        return report
+
+    def setup(self) -> None:
+        """Run the checks (first item); an agent that cannot be reached is one ERROR."""
+        self._report()
+        failed = self.config.stash.get(_FAILED, None)
+        if failed is None:
+            return
+        first = self.config.stash.get(_FAILED_SHOWN, None)
+        if first is None:
+            self.config.stash[_FAILED_SHOWN] = self.nodeid
+            pytest.fail(failed, pytrace=False)  # in setup: reported as an ERROR
+        pytest.skip(f"not run: the agent could not be reached (see the error of {first})")
+
+    def _result(self) -> CheckResult:
+        report = self._report()
+        assert report is not None  # setup() skipped or errored otherwise
         return report[self.check_id]
 
     def runtest(self) -> None:
@@ -127,12 +236,19 @@ class _Conformance(pytest.Collector):
     """The parent of the conformance items."""
 
     def collect(self) -> list[pytest.Item]:
-        only = self.config.getoption("--hitl-only")
-        specs = select(only.split(",") if only else None)
-        return [
-            ConformanceItem.from_parent(self, name=s.id, check_id=s.id, title=s.title)
-            for s in specs
-        ]
+        plan = self.config.stash[_PLAN]
+        items: list[pytest.Item] = []
+        for spec in select(plan.only):
+            item = ConformanceItem.from_parent(
+                self, name=spec.id, check_id=spec.id, title=spec.title
+            )
+            if spec.id in plan.xfail:
+                # Only a failed check counts as the expected failure: an agent that
+                # cannot be reached is still an error.
+                reason = f"--hitl-xfail {spec.id}"
+                item.add_marker(pytest.mark.xfail(reason=reason, raises=ConformanceFailed))
+            items.append(item)
+        return items
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -145,10 +261,7 @@ def pytest_collection_modifyitems(
     parent = _Conformance.from_parent(
         session, name="hitl-conformance", path=config.rootpath, nodeid="hitl-conformance"
     )
-    try:
-        items.extend(parent.collect())
-    except ValueError as exc:
-        raise pytest.UsageError(f"--hitl-only: {exc}") from None
+    items.extend(parent.collect())
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -158,3 +271,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     ids = [i.check_id for i in session.items if isinstance(i, ConformanceItem)]
     if ids:
         session.config.stash[_IDS] = ids
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """With ``--hitl-json FILE``: write the report (when the checks ran)."""
+    config = session.config
+    target = config.getoption("--hitl-json", None) if config.getoption("--hitl-agent") else None
+    report = config.stash.get(_REPORT, None)
+    if target and report is not None:
+        report.write_json(target)
