@@ -9,8 +9,8 @@
     │                            not a valid schema, remote $ref)
     ├── BadJSON                  input is not acceptable JSON (syntax, duplicate keys,
     │                            NaN, too deep, too large)
-    ├── NoUsableInterface        (client.card) the card offers no interface we speak
-    ├── ExtensionNotDeclared     (client.card) the card does not declare hitl-prompt/v1
+    ├── NoUsableInterface        (client) the card offers no interface we speak
+    ├── ExtensionNotDeclared     (client) the card does not declare hitl-prompt/v1
     ├── FormInvalid              (forms) submit() while the form has errors
     ├── FormClosed               (forms) submit() on a submitted or disabled form
     ├── FormValueError           (forms) a value the form's fields cannot hold
@@ -19,13 +19,14 @@
     │   │   └── AnswerOutcomeUnknown  (client) an answer may or may not have landed
     │   ├── AgentTimeout         connect/read timeout, a stream that went silent
     │   └── ProtocolViolation    bad JSON, bad SSE, wrong content type
-    │       ├── WireDecodeError  (a2a.model) JSON that is not the A2A shape
-    │       └── EventTooLarge    (a2a.sse) an SSE event over the size cap
+    │       ├── WireDecodeError  (a2a codecs) JSON that is not the A2A shape
+    │       └── EventTooLarge    (a2a SSE) an SSE event over the size cap
     └── A2AError                 the agent answered with an error (code, HTTP status)
         ├── JSONParseError                   -32700  400
         ├── InvalidRequest                   -32600  400
-        │   └── PayloadTooLarge              (mock_agent.wire_errors) over the cap: 413
+        │   └── PayloadTooLarge              (mock agent) over the size cap: 413
         ├── MethodNotFound                   -32601  404
+        │   └── MethodNotAllowed             (mock agent) wrong HTTP method: 405
         ├── InvalidParams                    -32602  400
         ├── InternalError                    -32603  500
         ├── TaskNotFound                     -32001  404
@@ -33,7 +34,7 @@
         ├── PushNotificationNotSupported     -32003  400
         ├── UnsupportedOperation             -32004  400
         ├── ContentTypeNotSupported          -32005  400
-        │   └── WrongContentType             (mock_agent.wire_errors) not JSON: 415
+        │   └── WrongContentType             (mock agent) not JSON: 415
         ├── InvalidAgentResponse             -32006  500
         ├── ExtendedAgentCardNotConfigured   -32007  400
         ├── ExtensionSupportRequired         -32008  400
@@ -42,9 +43,11 @@
         └── ResponseInvalid                  -32011  422  hitl_response_invalid
 
 The codes and statuses of the A2A errors are those of A2A 1.0 §5.4; the last two are
-hitl-prompt/v1's own (§Acceptance and rejection). Classes marked with a module live
-there, next to the code that raises them. :func:`error_for_code` and
-:func:`error_for_status` are the only places that turn a wire answer into a class.
+hitl-prompt/v1's own (§Acceptance and rejection): each class is the one home of its
+code, status and message. Every class lives in this module (a test checks that); a
+part named in brackets is the one that raises it, and re-exports it from its own
+package. :func:`error_for_code` and :func:`error_for_status` are the only places that
+turn a wire answer into a class.
 """
 
 from __future__ import annotations
@@ -73,6 +76,41 @@ class MalformedResponse(HitlError):
         self.findings = list(findings)
 
 
+class NoUsableInterface(HitlError):
+    """The agent's card offers no interface with a binding and version the client speaks."""
+
+
+class ExtensionNotDeclared(HitlError):
+    """The agent's card does not declare hitl-prompt/v1 (§Activation).
+
+    Such an agent never sends prompt envelopes; pass ``require_extension=False`` to talk
+    to it anyway (INPUT_REQUIRED then comes with unstructured text only).
+    """
+
+
+class FormInvalid(HitlError):
+    """``submit()`` was called while the form has errors; ``errors`` lists them (each
+    a :class:`~hitl_nb.validation.ValidationIssue`)."""
+
+    def __init__(self, errors: list[Any]) -> None:
+        lines = "; ".join(f"{e.path or '/'}: {e.message}" for e in errors[:5])
+        super().__init__(f"the form has {len(errors)} error(s): {lines}")
+        self.errors = errors
+
+
+class FormClosed(HitlError):
+    """``submit()`` was called on a form that is disabled or already submitted."""
+
+
+class FormValueError(HitlError, ValueError):
+    """A value given to a form does not fit its schema's shape; names the JSON Pointer."""
+
+    def __init__(self, pointer: str, message: str) -> None:
+        super().__init__(f"{pointer or '/'}: {message}")
+        self.pointer = pointer
+        self.message = message
+
+
 class SchemaRejected(HitlError):
     """A response_schema cannot be used for validation (spec S-2 bounds, bad schema)."""
 
@@ -93,8 +131,38 @@ class AgentTimeout(TransportError):
     """The agent did not answer (or a stream stayed silent) within the time allowed."""
 
 
+class AnswerOutcomeUnknown(AgentUnreachable):
+    """An answer was sent, the connection failed, and the agent could not be asked
+    whether it landed. Check the task (``get_task``) before answering again."""
+
+
 class ProtocolViolation(TransportError):
     """The agent answered with something that is not A2A: bad JSON, SSE, size, type."""
+
+
+class WireDecodeError(ProtocolViolation):
+    """Untrusted A2A JSON did not decode; ``pointer`` (a JSON Pointer) names the member.
+
+    A client sees it as a :class:`ProtocolViolation` (the agent talked nonsense); a
+    server turns it into ``InvalidParams`` (the request was wrong).
+    """
+
+    def __init__(self, pointer: str, problem: str) -> None:
+        self.pointer = pointer
+        self.problem = problem
+        super().__init__(f"{pointer or '/'}: {problem}")
+
+
+class EventTooLarge(ProtocolViolation):
+    """One server-sent event (or one line of it) went over the configured size cap."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(
+            f"server-sent event too large: more than {limit} characters "
+            f"(read {size} before giving up); raise max_event_size if the agent is trusted"
+        )
+        self.size = size
+        self.limit = limit
 
 
 class A2AError(HitlError):
@@ -135,11 +203,23 @@ class InvalidRequest(A2AError):
     default_message = "Request payload validation error"
 
 
+class PayloadTooLarge(InvalidRequest):
+    """The request body is over the size cap (HTTP 413 on the HTTP+JSON binding)."""
+
+    http_status = 413
+
+
 class MethodNotFound(A2AError):
     """The method (or REST route) does not exist."""
 
     code, http_status, reason = -32601, 404, "METHOD_NOT_FOUND"
     default_message = "Method not found"
+
+
+class MethodNotAllowed(MethodNotFound):
+    """The route exists but not for this HTTP method (HTTP 405 on the HTTP+JSON binding)."""
+
+    http_status = 405
 
 
 class InvalidParams(A2AError):
@@ -189,6 +269,12 @@ class ContentTypeNotSupported(A2AError):
 
     code, http_status, reason = -32005, 400, "CONTENT_TYPE_NOT_SUPPORTED"
     default_message = "Incompatible content types"
+
+
+class WrongContentType(ContentTypeNotSupported):
+    """The request's Content-Type is not JSON (HTTP 415 on the HTTP+JSON binding)."""
+
+    http_status = 415
 
 
 class InvalidAgentResponse(A2AError):
@@ -256,7 +342,8 @@ class ResponseInvalid(A2AError):
         return "\n".join(lines)
 
 
-#: Every A2A error class, in the order of the tree above.
+#: Every A2A error class with a code of its own, in the order of the tree above
+#: (PayloadTooLarge, MethodNotAllowed and WrongContentType share their parent's code).
 A2A_ERRORS: tuple[type[A2AError], ...] = (
     JSONParseError,
     InvalidRequest,

@@ -53,17 +53,11 @@ from .responders import (  # re-exported: the policy is part of the spec's API
 from .validation import CompiledSchema, ValidationIssue, compile_schema
 
 __all__ = [
-    "CODE_ALREADY_ANSWERED",
-    "CODE_RESPONSE_INVALID",
     "EXTENSION_URI",
     "HEADER_EXTENSIONS",
     "HEADER_EXTENSIONS_V03",
     "HEADER_VERSION",
-    "HTTP_ALREADY_ANSWERED",
-    "HTTP_RESPONSE_INVALID",
     "MAX_PROMPT_CHARS",
-    "MESSAGE_ALREADY_ANSWERED",
-    "MESSAGE_RESPONSE_INVALID",
     "RESPONDER_PATTERN",
     "RESPONSE_KEY",
     "SPEC_VERSION",
@@ -93,12 +87,8 @@ HEADER_EXTENSIONS_V03 = "X-A2A-Extensions"
 HEADER_VERSION = "A2A-Version"
 RESPONSE_KEY = "hitl_response_for"
 
-CODE_ALREADY_ANSWERED = -32010
-MESSAGE_ALREADY_ANSWERED = "hitl_already_answered_or_unknown"
-HTTP_ALREADY_ANSWERED = 409
-CODE_RESPONSE_INVALID = -32011
-MESSAGE_RESPONSE_INVALID = "hitl_response_invalid"
-HTTP_RESPONSE_INVALID = 422
+# The two errors of §Acceptance and rejection (-32010 / 409 and -32011 / 422, with their
+# messages) are the classes PromptConflict and ResponseInvalid in hitl_nb.errors.
 
 
 def bundled_schema(name: Literal["envelope", "response"]) -> dict[str, Any]:

@@ -7,7 +7,8 @@ import inspect
 import pytest
 
 from hitl_nb.a2a import CODEC_V03, CODEC_V1, Codec, _codec_v03, _codec_v1, codec_for
-from hitl_nb.a2a._model import Message, Part, Role, Task, TaskState, TaskStatus, WireDecodeError
+from hitl_nb.a2a._model import Message, Part, Role, Task, TaskState, TaskStatus
+from hitl_nb.errors import WireDecodeError
 
 
 def _public_methods() -> dict[str, object]:

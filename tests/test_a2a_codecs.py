@@ -25,8 +25,8 @@ from hitl_nb.a2a._model import (
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
-    WireDecodeError,
 )
+from hitl_nb.errors import WireDecodeError
 
 URI = "https://agentic-sandbox.aiwg.io/extensions/hitl-prompt/v1"
 PROMPT_ID = "0b8a4f5e-3c1d-4e2f-9a7b-6c5d4e3f2a10"

@@ -13,9 +13,8 @@ from hitl_nb.a2a._model import (
     Part,
     Role,
     TaskState,
-    WireDecodeError,
 )
-from hitl_nb.errors import ProtocolViolation
+from hitl_nb.errors import ProtocolViolation, WireDecodeError
 
 
 @pytest.mark.parametrize(

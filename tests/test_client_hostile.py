@@ -19,7 +19,6 @@ from typing import Any
 import httpx
 import pytest
 
-from hitl_nb.a2a._sse import EventTooLarge
 from hitl_nb.client import (
     AnswerOutcomeUnknown,
     ExtensionNotDeclared,
@@ -34,6 +33,7 @@ from hitl_nb.client import (
 from hitl_nb.errors import (
     AgentTimeout,
     AgentUnreachable,
+    EventTooLarge,
     PromptConflict,
     ProtocolViolation,
     ResponseInvalid,

@@ -45,13 +45,19 @@ def test_every_exception_in_the_module_is_in_the_tree_and_the_docstring():
         if isinstance(obj, type) and issubclass(obj, Exception):
             assert issubclass(obj, HitlError), name
             assert name in doc, f"{name} is missing from the tree in errors.py's docstring"
-            if issubclass(obj, A2AError) and obj is not A2AError:
-                assert obj in A2A_ERRORS, name
+            if issubclass(obj, A2AError) and obj is not A2AError and obj not in A2A_ERRORS:
+                # A variant with its own HTTP status (413, 415) keeps its parent's code.
+                (parent,) = obj.__bases__
+                assert parent in A2A_ERRORS and obj.code == parent.code, name
+                assert obj.http_status != parent.http_status, name
 
 
 def test_hitl_codes_carry_the_spec_messages():
-    assert PromptConflict.default_message == "hitl_already_answered_or_unknown"
-    assert ResponseInvalid.default_message == "hitl_response_invalid"
+    # §Acceptance and rejection: the classes are the one home of these facts.
+    assert (PromptConflict.code, PromptConflict.http_status, PromptConflict.default_message) == (
+        -32010, 409, "hitl_already_answered_or_unknown")  # fmt: skip
+    assert (ResponseInvalid.code, ResponseInvalid.http_status, ResponseInvalid.default_message) == (
+        -32011, 422, "hitl_response_invalid")  # fmt: skip
 
 
 def test_unknown_code_and_status_fall_back():
@@ -73,7 +79,7 @@ def test_response_invalid_keeps_and_shows_validation_errors():
     assert exc.code == -32011 and exc.http_status == 422
 
 
-def test_every_hitl_error_in_the_package_is_drawn_in_the_tree():
+def test_every_hitl_error_in_the_package_lives_in_errors_and_is_drawn_in_the_tree():
     import importlib
     import pkgutil
 
@@ -90,6 +96,28 @@ def test_every_hitl_error_in_the_package_is_drawn_in_the_tree():
             if sub not in seen:
                 seen.add(sub)
                 pending.append(sub)
-    public = {c.__name__ for c in seen if not c.__name__.startswith("_")}
-    missing = sorted(name for name in public if name not in doc)
+    package = {c for c in seen if c.__module__.startswith("hitl_nb")}
+    elsewhere = sorted(
+        f"{c.__module__}.{c.__name__}" for c in package if c.__module__ != errors.__name__
+    )
+    assert not elsewhere, f"HitlError subclasses outside hitl_nb/errors.py: {elsewhere}"
+    missing = sorted(c.__name__ for c in package if c.__name__ not in doc)
     assert not missing, f"not drawn in errors.py's docstring: {missing}"
+
+
+@pytest.mark.parametrize(
+    ("module", "names"),
+    [
+        ("hitl_nb", ["AnswerOutcomeUnknown", "ExtensionNotDeclared", "NoUsableInterface",
+                     "FormClosed", "FormInvalid", "FormValueError"]),
+        ("hitl_nb.client", ["AnswerOutcomeUnknown", "ExtensionNotDeclared", "NoUsableInterface"]),
+        ("hitl_nb.forms", ["FormClosed", "FormInvalid", "FormValueError"]),
+        ("hitl_nb.a2a", ["WireDecodeError"]),
+    ],
+)  # fmt: skip
+def test_moved_errors_are_still_importable_where_users_import_them(module, names):
+    import importlib
+
+    package = importlib.import_module(module)
+    for name in names:
+        assert getattr(package, name) is getattr(errors, name), f"{module}.{name}"

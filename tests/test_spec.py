@@ -54,10 +54,6 @@ def test_constants_match_the_spec():
     assert spec.HEADER_EXTENSIONS_V03 == "X-A2A-Extensions"
     assert spec.HEADER_VERSION == "A2A-Version"
     assert spec.RESPONSE_KEY == "hitl_response_for"
-    assert (spec.CODE_ALREADY_ANSWERED, spec.MESSAGE_ALREADY_ANSWERED) == (
-        -32010, "hitl_already_answered_or_unknown")  # fmt: skip
-    assert (spec.CODE_RESPONSE_INVALID, spec.MESSAGE_RESPONSE_INVALID) == (
-        -32011, "hitl_response_invalid")  # fmt: skip
 
 
 def test_agent_card_entry_writes_defaults_out():

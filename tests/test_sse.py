@@ -12,14 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hitl_nb.a2a._sse import (
-    EventTooLarge,
     ServerSentEvent,
     SSEParser,
     aiter_events,
     encode_comment,
     encode_event,
 )
-from hitl_nb.errors import ProtocolViolation
+from hitl_nb.errors import EventTooLarge, ProtocolViolation
 
 
 def parse(raw: bytes, **kwargs: int) -> list[ServerSentEvent]:

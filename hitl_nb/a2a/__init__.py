@@ -29,7 +29,6 @@ from hitl_nb.a2a._model import (
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
-    WireDecodeError,
 )
 from hitl_nb.a2a._transports import (
     BINDINGS,
@@ -43,6 +42,7 @@ from hitl_nb.a2a._transports import (
     spoken_version,
     version_choice,
 )
+from hitl_nb.errors import WireDecodeError
 
 __all__ = [
     "BINDINGS",

@@ -29,9 +29,9 @@ from hitl_nb.a2a._model import (
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
-    WireDecodeError,
 )
 from hitl_nb.a2a._transports import A2AVersion
+from hitl_nb.errors import WireDecodeError
 
 __all__ = [
     "ARTIFACT_UPDATE",

@@ -16,7 +16,8 @@ from typing import Any
 from hitl_nb.a2a import _codec
 from hitl_nb.a2a import _wire as w
 from hitl_nb.a2a._cards import decode_card_v03, encode_card_v03
-from hitl_nb.a2a._model import Part, Role, TaskState, WireDecodeError
+from hitl_nb.a2a._model import Part, Role, TaskState
+from hitl_nb.errors import WireDecodeError
 
 __all__ = ["CODEC", "STATE_TO_WIRE", "decode_part", "encode_part"]
 

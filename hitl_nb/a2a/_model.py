@@ -11,8 +11,6 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from hitl_nb.errors import ProtocolViolation
-
 __all__ = [
     "AgentCapabilities",
     "AgentCard",
@@ -30,21 +28,7 @@ __all__ = [
     "TaskState",
     "TaskStatus",
     "TaskStatusUpdateEvent",
-    "WireDecodeError",
 ]
-
-
-class WireDecodeError(ProtocolViolation):
-    """Untrusted A2A JSON did not decode; ``pointer`` (a JSON Pointer) names the member.
-
-    A client sees it as a :class:`~hitl_nb.errors.ProtocolViolation` (the agent talked
-    nonsense); a server turns it into ``InvalidParams`` (the request was wrong).
-    """
-
-    def __init__(self, pointer: str, problem: str) -> None:
-        self.pointer = pointer
-        self.problem = problem
-        super().__init__(f"{pointer or '/'}: {problem}")
 
 
 class TaskState(str, enum.Enum):

@@ -22,11 +22,10 @@ import re
 from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 
-from hitl_nb.errors import ProtocolViolation
+from hitl_nb.errors import EventTooLarge
 
 __all__ = [
     "DEFAULT_MAX_EVENT_SIZE",
-    "EventTooLarge",
     "SSEParser",
     "ServerSentEvent",
     "aiter_events",
@@ -42,18 +41,6 @@ _DIGITS = re.compile(r"[0-9]+")
 # A retry longer than this many digits is ignored: no sane delay, and int() refuses
 # more than 4300 digits (a ValueError out of the parser).
 _MAX_RETRY_DIGITS = 18
-
-
-class EventTooLarge(ProtocolViolation):
-    """One server-sent event (or one line of it) went over the configured size cap."""
-
-    def __init__(self, size: int, limit: int) -> None:
-        super().__init__(
-            f"server-sent event too large: more than {limit} characters "
-            f"(read {size} before giving up); raise max_event_size if the agent is trusted"
-        )
-        self.size = size
-        self.limit = limit
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from hitl_nb._pointer import join
-from hitl_nb.a2a._model import WireDecodeError
+from hitl_nb.errors import WireDecodeError
 
 T = TypeVar("T")
 

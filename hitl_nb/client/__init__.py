@@ -14,9 +14,11 @@ The same with ``SyncHitlClient``: ``for event in client.stream("approval"): ...`
 
 from __future__ import annotations
 
-from ._answer import AnswerOutcomeUnknown, AnswerReceipt
+from hitl_nb.errors import AnswerOutcomeUnknown, ExtensionNotDeclared, NoUsableInterface
+
+from ._answer import AnswerReceipt
 from ._bindings import TaskPage
-from ._card import ExtensionNotDeclared, NoUsableInterface, Selection
+from ._card import Selection
 from ._client import HitlClient, prompt_of
 from ._events import (
     ArtifactEvent,

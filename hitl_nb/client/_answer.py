@@ -29,6 +29,7 @@ from hitl_nb.a2a._model import Message, Part, Role, SendResult, Task, TaskState
 from hitl_nb.errors import (
     AgentTimeout,
     AgentUnreachable,
+    AnswerOutcomeUnknown,
     PromptConflict,
     ProtocolViolation,
     ResponseInvalid,
@@ -42,7 +43,6 @@ from ._follow import Reconnect
 __all__ = [
     "RESUME_BUDGET",
     "still_on",
-    "AnswerOutcomeUnknown",
     "AnswerReceipt",
     "answer_message",
     "check_locally",
@@ -103,11 +103,6 @@ class AnswerReceipt:
                 f"prompt (the extension asks it to resume within {RESUME_BUDGET:g} s)"
             )
         return text
-
-
-class AnswerOutcomeUnknown(AgentUnreachable):
-    """An answer was sent, the connection failed, and the agent could not be asked
-    whether it landed. Check the task (``get_task``) before answering again."""
 
 
 _ENDED_WITHOUT_ANSWER = (TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED)

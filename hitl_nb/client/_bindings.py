@@ -16,8 +16,8 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 from hitl_nb.a2a import A2AVersion, BindingName, Codec
-from hitl_nb.a2a._model import Message, SendResult, StreamEvent, Task, TaskState, WireDecodeError
-from hitl_nb.errors import ProtocolViolation, UnsupportedOperation
+from hitl_nb.a2a._model import Message, SendResult, StreamEvent, Task, TaskState
+from hitl_nb.errors import ProtocolViolation, UnsupportedOperation, WireDecodeError
 
 from ._errors import from_jsonrpc_error, from_rest_error
 from ._http import HttpSession, JsonAnswer

@@ -23,14 +23,12 @@ from hitl_nb.a2a import (
     major_minor,
     version_choice,
 )
-from hitl_nb.a2a._model import AgentCard, AgentInterface, WireDecodeError
-from hitl_nb.errors import HitlError, ProtocolViolation
+from hitl_nb.a2a._model import AgentCard, AgentInterface
+from hitl_nb.errors import NoUsableInterface, ProtocolViolation, WireDecodeError
 from hitl_nb.spec import EXTENSION_URI
 
 __all__ = [
     "CARD_PATH",
-    "ExtensionNotDeclared",
-    "NoUsableInterface",
     "Selection",
     "card_url",
     "card_urls",
@@ -43,18 +41,6 @@ __all__ = [
 #: Where an agent serves its card (A2A §8.2).
 CARD_PATH = "/.well-known/agent-card.json"
 _SHOWN_INTERFACES = 10
-
-
-class NoUsableInterface(HitlError):
-    """The card offers no interface with a binding and version this client speaks."""
-
-
-class ExtensionNotDeclared(HitlError):
-    """The agent's card does not declare hitl-prompt/v1 (§Activation).
-
-    Such an agent never sends prompt envelopes; pass ``require_extension=False`` to talk
-    to it anyway (INPUT_REQUIRED then comes with unstructured text only).
-    """
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import httpx
 
 from hitl_nb.a2a import BindingChoice, VersionChoice, codec_for
 from hitl_nb.a2a._model import AgentCard, Message, Part, Role, SendResult, Task, TaskState
-from hitl_nb.errors import ProtocolViolation
+from hitl_nb.errors import ExtensionNotDeclared, ProtocolViolation
 from hitl_nb.spec import (
     EXTENSION_URI,
     HEADER_EXTENSIONS,
@@ -27,7 +27,6 @@ from hitl_nb.spec import (
 from ._answer import AnswerReceipt, answer_message, check_locally, deliver
 from ._bindings import Binding, TaskPage, binding_class
 from ._card import (
-    ExtensionNotDeclared,
     Selection,
     card_urls,
     choose_interface,

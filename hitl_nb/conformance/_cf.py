@@ -13,13 +13,7 @@ from typing import Any
 
 from hitl_nb.errors import A2AError, PromptConflict, ResponseInvalid
 from hitl_nb.spec import (
-    CODE_ALREADY_ANSWERED,
-    CODE_RESPONSE_INVALID,
     EXTENSION_URI,
-    HTTP_ALREADY_ANSWERED,
-    HTTP_RESPONSE_INVALID,
-    MESSAGE_ALREADY_ANSWERED,
-    MESSAGE_RESPONSE_INVALID,
     bundled_schema,
     check_prompt,
     find_envelope,
@@ -35,10 +29,10 @@ __all__ = ["UI_TERMS", "cf1", "cf2", "cf3", "cf5", "cf6", "cf7", "expect_rejecti
 S_ACCEPT = "§Response Envelope / Acceptance and rejection"
 
 
-def expect_rejection(
-    ctx: Context, answer: Answer, cls: type[A2AError], status: int, code: int, message: str
-) -> None:
-    """The answer was refused with ``cls``: HTTP ``status`` (HTTP+JSON) or JSON-RPC ``code``."""
+def expect_rejection(ctx: Context, answer: Answer, cls: type[A2AError]) -> None:
+    """The answer was refused with ``cls``: its HTTP status (HTTP+JSON) or its JSON-RPC
+    code, with the message the spec's mapping names (a different message only warns)."""
+    status, code, message = cls.http_status, cls.code, cls.default_message
     wanted = f"HTTP {status} / {message}" if ctx.rest else f"JSON-RPC error {code} / {message}"
     ctx.require(not answer.accepted, f"a rejection: {wanted}", f"accepted ({answer.describe()})")
     ctx.require(isinstance(answer.error, cls), f"a rejection: {wanted}", answer.describe())
@@ -94,10 +88,7 @@ async def cf1(ctx: Context) -> None:
     ctx.step(6)
     second = await s.answer(p, valid)
     ctx.step(7)
-    expect_rejection(
-        ctx, second, PromptConflict, HTTP_ALREADY_ANSWERED, CODE_ALREADY_ANSWERED,
-        MESSAGE_ALREADY_ANSWERED,
-    )  # fmt: skip
+    expect_rejection(ctx, second, PromptConflict)
 
 
 async def cf2(ctx: Context) -> None:
@@ -134,10 +125,7 @@ async def cf3(ctx: Context) -> None:
     ctx.note(f"invalid payload: {how}: {json.dumps(invalid)[:200]}")
     answer = await s.answer(p, invalid)
     ctx.step(3)
-    expect_rejection(
-        ctx, answer, ResponseInvalid, HTTP_RESPONSE_INVALID, CODE_RESPONSE_INVALID,
-        MESSAGE_RESPONSE_INVALID,
-    )  # fmt: skip
+    expect_rejection(ctx, answer, ResponseInvalid)
     assert isinstance(answer.error, ResponseInvalid)
     error = answer.error
     # Read wherever a real agent puts them; a carriage other than the array is a

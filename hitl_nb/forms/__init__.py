@@ -6,12 +6,13 @@ See :class:`Form`. The coverage table, hint vocabulary and CSS class names are i
 
 from __future__ import annotations
 
+from ..errors import FormClosed, FormInvalid, FormValueError
 from ._base import Context, Field
-from ._form import Form, FormClosed, FormInvalid
+from ._form import Form
 from ._hints import Hints, hints_for
 from ._registry import Registry, default_registry
 from ._text import render_text
-from ._util import MISSING, FormValueError, css_class
+from ._util import MISSING, css_class
 
 __all__ = [
     "MISSING",

@@ -25,7 +25,7 @@ from typing import Any
 
 import ipywidgets as W
 
-from ..errors import HitlError
+from ..errors import FormClosed, FormInvalid
 from ..validation import ValidationIssue, compile_schema
 from ._base import Context, Field, Message
 from ._normalize import Resolver
@@ -34,19 +34,6 @@ from ._util import MISSING, FormValueError, esc, make
 
 #: How many messages the summary lists before "and N more".
 SUMMARY_LINES = 8
-
-
-class FormInvalid(HitlError):
-    """``submit()`` was called while the form has errors; ``errors`` lists them."""
-
-    def __init__(self, errors: list[ValidationIssue]) -> None:
-        lines = "; ".join(f"{e.path or '/'}: {e.message}" for e in errors[:5])
-        super().__init__(f"the form has {len(errors)} error(s): {lines}")
-        self.errors = errors
-
-
-class FormClosed(HitlError):
-    """``submit()`` was called on a form that is disabled or already submitted."""
 
 
 def _issue(entry: Any) -> ValidationIssue:

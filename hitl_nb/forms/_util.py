@@ -13,7 +13,7 @@ from typing import Any, Final
 
 import ipywidgets as W
 
-from ..errors import HitlError
+from ..errors import FormValueError as FormValueError  # lives in errors; fields import it here
 
 
 class _Missing:
@@ -35,15 +35,6 @@ class _Missing:
 
 #: Returned by a field that has nothing to contribute: the member is left out.
 MISSING: Final = _Missing()
-
-
-class FormValueError(HitlError, ValueError):
-    """A value given to a form does not fit its schema's shape; names the JSON Pointer."""
-
-    def __init__(self, pointer: str, message: str) -> None:
-        super().__init__(f"{pointer or '/'}: {message}")
-        self.pointer = pointer
-        self.message = message
 
 
 def child_pointer(pointer: str, key: str | int) -> str:

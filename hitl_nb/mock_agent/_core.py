@@ -44,13 +44,7 @@ from hitl_nb.mock_agent._records import OpenPrompt, TaskRecord, record_from_json
 from hitl_nb.mock_agent._scenarios import DEFAULT_SCENARIO, ScenarioRegistry, Step
 from hitl_nb.mock_agent._script import TIMEOUT_KEY, ScriptSteps, now_iso
 from hitl_nb.mock_agent._store import Store
-from hitl_nb.spec import (
-    EXTENSION_URI,
-    MESSAGE_ALREADY_ANSWERED,
-    MESSAGE_RESPONSE_INVALID,
-    RESPONSE_KEY,
-    ResponseEnvelope,
-)
+from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY, ResponseEnvelope
 from hitl_nb.validation import validate_payload
 
 __all__ = ["OMIT_ERRORS", "TIMEOUT_KEY", "AgentCore", "OpenPrompt", "TaskRecord"]
@@ -310,9 +304,9 @@ class AgentCore(ScriptSteps):
         if open_ is None or open_.prompt_id != prompt_id:
             if self.faults.accept_duplicates and prompt_id == rec.last_answered:
                 return rec, rec.outbox.last_id
-            # §Acceptance and rejection: the message is the spec's, the detail ours.
+            # §Acceptance and rejection: the message is the spec's (the class's
+            # default), the detail ours.
             raise PromptConflict(
-                MESSAGE_ALREADY_ANSWERED,
                 data={
                     "extension": EXTENSION_URI,
                     "prompt_id": prompt_id,
@@ -334,11 +328,7 @@ class AgentCore(ScriptSteps):
             if self.faults.errors_422_without_list:
                 data[OMIT_ERRORS] = True
                 errors = []
-            raise ResponseInvalid(
-                MESSAGE_RESPONSE_INVALID,
-                data=data,
-                validation_errors=errors,
-            )
+            raise ResponseInvalid(data=data, validation_errors=errors)
         start = rec.outbox.last_id
         self._close_prompt(rec, "answered")
         rec.last_answered = prompt_id

@@ -37,14 +37,16 @@ from hitl_nb.a2a._model import (
     AgentSkill,
     StreamEvent,
     TaskState,
-    WireDecodeError,
 )
 from hitl_nb.a2a._sse import encode_comment, encode_event
 from hitl_nb.errors import (
     BadJSON,
     InvalidParams,
     JSONParseError,
+    PayloadTooLarge,
     UnsupportedOperation,
+    WireDecodeError,
+    WrongContentType,
 )
 from hitl_nb.mock_agent._core import AgentCore
 from hitl_nb.mock_agent._faults import Faults
@@ -53,8 +55,6 @@ from hitl_nb.mock_agent._records import TaskRecord
 from hitl_nb.mock_agent._views import event_view, task_view
 from hitl_nb.mock_agent._wire_errors import (
     VALIDATION_DETAIL_TYPE,
-    PayloadTooLarge,
-    WrongContentType,
 )
 from hitl_nb.spec import (
     EXTENSION_URI,

@@ -23,6 +23,7 @@ from hitl_nb.errors import (
     ExtendedAgentCardNotConfigured,
     InternalError,
     InvalidParams,
+    MethodNotAllowed,
     MethodNotFound,
     PushNotificationNotSupported,
     VersionNotSupported,
@@ -76,7 +77,7 @@ class RestHandler(BaseHandler):
             return
         if isinstance(e, tornado.web.HTTPError) and e.status_code == 405:
             self.send_error_body(
-                _MethodNotAllowed(f"{self.request.method} is not allowed on {self.request.path}")
+                MethodNotAllowed(f"{self.request.method} is not allowed on {self.request.path}")
             )
             return
         if not isinstance(e, tornado.web.HTTPError) and not self._finished:
@@ -110,10 +111,6 @@ class RestHandler(BaseHandler):
         if not low <= value <= high:
             raise InvalidParams(f"query parameter {name} must be an integer in [{low}, {high}]")
         return value
-
-
-class _MethodNotAllowed(MethodNotFound):
-    http_status = 405
 
 
 class MessageSendHandler(RestHandler):
@@ -188,7 +185,7 @@ class TaskActionHandler(RestHandler):
     async def get(self, task_id: str, action: str) -> None:
         """SubscribeToTask by GET (a2a-sdk routes allow it); GET :cancel is refused."""
         if action != "subscribe":
-            raise _MethodNotAllowed(f"GET is not allowed on :{action}; use POST")
+            raise MethodNotAllowed(f"GET is not allowed on :{action}; use POST")
         await self.post(task_id, action)
 
 

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from hitl_nb.errors import A2AError, ContentTypeNotSupported, InvalidRequest, ResponseInvalid
+from hitl_nb.errors import A2AError, ResponseInvalid
 from hitl_nb.mock_agent._core import OMIT_ERRORS
 from hitl_nb.spec import EXTENSION_URI
 
 __all__ = [
     "VALIDATION_DETAIL_TYPE",
-    "PayloadTooLarge",
-    "WrongContentType",
     "error_data_v03",
     "error_details",
     "rest_error_body",
@@ -31,18 +29,6 @@ _GRPC_STATUS = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 409: "ABORTED", 413: 
                 415: "INVALID_ARGUMENT", 422: "INVALID_ARGUMENT", 500: "INTERNAL"}  # fmt: skip
 _PRECONDITION = ("TASK_NOT_CANCELABLE", "PUSH_NOTIFICATION_NOT_SUPPORTED", "UNSUPPORTED_OPERATION",
                  "EXTENDED_AGENT_CARD_NOT_CONFIGURED", "VERSION_NOT_SUPPORTED")  # fmt: skip
-
-
-class PayloadTooLarge(InvalidRequest):
-    """The request body is over the size cap (HTTP 413 on the HTTP+JSON binding)."""
-
-    http_status = 413
-
-
-class WrongContentType(ContentTypeNotSupported):
-    """The request's Content-Type is not JSON (HTTP 415 on the HTTP+JSON binding)."""
-
-    http_status = 415
 
 
 def error_details(exc: A2AError) -> list[dict[str, Any]]:
