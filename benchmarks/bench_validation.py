@@ -21,7 +21,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from hitl_nb.validation import TIME_BUDGET, compile_schema, validate_payload
+from hitl_nb._keywords import TIME_BUDGET
+from hitl_nb.validation import compile_schema, validate_payload
 
 APPROVAL = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",

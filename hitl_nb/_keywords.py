@@ -27,8 +27,9 @@ from referencing.exceptions import NoSuchResource
 
 from .errors import SchemaRejected
 
-#: The time budget used when none is set (seconds).
-DEFAULT_BUDGET = 0.25
+#: S-2: the time budget of one validation, in seconds; also the timeout of a pattern
+#: search that runs outside a validation (no deadline set). The one place it is set.
+TIME_BUDGET = 0.25
 
 
 class BudgetExceeded(Exception):
@@ -157,7 +158,7 @@ def _search(pattern: str, text: str) -> bool:
     compiled = compile_pattern(pattern)
     deadline = getattr(clock, "deadline", None)
     if isinstance(compiled, regex.Pattern):
-        timeout = max(deadline - time.perf_counter(), 0.001) if deadline else DEFAULT_BUDGET
+        timeout = max(deadline - time.perf_counter(), 0.001) if deadline else TIME_BUDGET
         try:
             return compiled.search(text, timeout=timeout) is not None
         except TimeoutError:

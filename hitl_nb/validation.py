@@ -28,7 +28,7 @@ import gc
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
@@ -38,6 +38,7 @@ from jsonschema.validators import validator_for
 from referencing.exceptions import Unresolvable
 from rfc3986_validator import validate_rfc3986  # type: ignore[import-untyped]
 
+from . import _keywords
 from ._json import dumps_compact, json_depth
 from ._keywords import (
     MAX_PATTERN_PROGRAM,
@@ -55,8 +56,6 @@ from .errors import SchemaRejected
 MAX_SCHEMA_BYTES = 64 * 1024
 #: S-2: how deep subschemas may nest, and how deep a payload may nest.
 MAX_DEPTH = 32
-#: S-2: the time budget of one validation, in seconds.
-TIME_BUDGET = 0.25
 #: How many subschemas (``true``/``false`` included) a response_schema may hold: each
 #: costs about 0.2 ms to check against the metaschema when the schema is compiled.
 MAX_SUBSCHEMAS = 2048
@@ -205,7 +204,23 @@ _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "depe
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
 
 
-def _walk(schema: Any, base: str, depth: int, seen: dict[str, Any]) -> None:
+@dataclass
+class _Seen:
+    """What the compile walk found in a response_schema."""
+
+    #: Subschemas met, ``true``/``false`` included.
+    count: int = 0
+    #: ``id()`` of each subschema object walked (a ``$ref`` must land on one of them).
+    walked: set[int] = field(default_factory=set)
+    #: The absolute ``$id`` of each embedded resource.
+    ids: set[str] = field(default_factory=set)
+    #: ``(base URI, reference)`` of each ``$ref`` and ``$dynamicRef``.
+    refs: list[tuple[str, str]] = field(default_factory=list)
+    #: Every ``pattern`` and ``patternProperties`` key.
+    patterns: set[str] = field(default_factory=set)
+
+
+def _walk(schema: Any, base: str, depth: int, seen: _Seen) -> None:
     """Collect $id, $ref and patterns; refuse subschemas nested deeper than MAX_DEPTH.
 
     Also counts subschemas: checking a schema against the metaschema costs about 0.2 ms
@@ -213,29 +228,29 @@ def _walk(schema: Any, base: str, depth: int, seen: dict[str, Any]) -> None:
     """
     if not isinstance(schema, (dict, bool)):
         return
-    seen["count"] += 1
-    if seen["count"] > MAX_SUBSCHEMAS:
+    seen.count += 1
+    if seen.count > MAX_SUBSCHEMAS:
         raise SchemaRejected(f"response_schema has more than {MAX_SUBSCHEMAS} subschemas")
     if isinstance(schema, bool):
         return
     if depth > MAX_DEPTH:
         raise SchemaRejected(f"response_schema nests subschemas deeper than {MAX_DEPTH} levels")
-    seen["walked"].add(id(schema))
+    seen.walked.add(id(schema))
     if isinstance(schema.get("$id"), str):
         base = urljoin(base, schema["$id"])
-        seen["ids"].add(urldefrag(base)[0])
+        seen.ids.add(urldefrag(base)[0])
     for key in ("$ref", "$dynamicRef"):
         if isinstance(schema.get(key), str):
-            seen["refs"].append((base, schema[key]))
+            seen.refs.append((base, schema[key]))
     if isinstance(schema.get("pattern"), str):
-        seen["patterns"].add(schema["pattern"])
+        seen.patterns.add(schema["pattern"])
     for key in _SCHEMA_KEYWORDS:
         _walk(schema.get(key), base, depth + 1, seen)
     for key in _SCHEMA_MAPS:
         sub = schema.get(key)
         if isinstance(sub, dict):
             if key == "patternProperties":
-                seen["patterns"].update(sub)
+                seen.patterns.update(sub)
             for child in sub.values():
                 _walk(child, base, depth + 1, seen)
     for key in _SCHEMA_LISTS:
@@ -245,21 +260,22 @@ def _walk(schema: Any, base: str, depth: int, seen: dict[str, Any]) -> None:
                 _walk(child, base, depth + 1, seen)
 
 
-def _follow_refs(schema: dict[str, Any], cls: Any, root: str, seen: dict[str, Any]) -> None:
+def _follow_refs(schema: dict[str, Any], cls: Any, root: str, seen: _Seen) -> None:
     """Refuse remote and dangling references, and those that point at no subschema.
 
     A ``$ref`` must land on a subschema (a place the schema's keywords define, such as
     ``$defs`` or ``properties``), which the metaschema check and the walk have seen.
-    Anything else is refused here: it used to fail in the middle of a validation
-    (``PointerToNowhere``; a ``TypeError`` for ``{"type": 5}`` inside an ``enum``), or
-    to hide from the compile-time checks a remote reference or a bad pattern
-    (draft 2020-12 leaves references to non-schemas undefined).
+    Anything else is refused here, at compile time, so that no reference fails in the
+    middle of a validation (``PointerToNowhere``, or a ``TypeError`` for
+    ``{"type": 5}`` inside an ``enum``) or hides a remote reference or a bad pattern
+    from the compile-time checks (draft 2020-12 leaves references to non-schemas
+    undefined).
     """
     resolver = cls(schema, registry=REGISTRY)._resolver
-    for base, ref in seen["refs"]:
+    for base, ref in seen.refs:
         if not ref.startswith("#"):
             target = urldefrag(urljoin(base, ref))[0]
-            if target not in seen["ids"] and target != root:
+            if target not in seen.ids and target != root:
                 raise SchemaRejected(f"remote $ref {ref!r} is not allowed: only local references")
         try:
             contents = resolver.lookup(urljoin(base, ref)).contents
@@ -267,7 +283,7 @@ def _follow_refs(schema: dict[str, Any], cls: Any, root: str, seen: dict[str, An
             raise SchemaRejected(f"$ref {ref!r} points at nothing in the schema") from None
         if isinstance(contents, bool):
             continue
-        if not isinstance(contents, dict) or id(contents) not in seen["walked"]:
+        if not isinstance(contents, dict) or id(contents) not in seen.walked:
             raise SchemaRejected(
                 f"$ref {ref!r} points at a JSON {json_type(contents)} that is not a subschema"
             )
@@ -291,10 +307,11 @@ class CompiledSchema:
     def validate(self, payload: Any, *, budget: float | None = None) -> list[ValidationIssue]:
         """Every issue with ``payload`` (at most :data:`MAX_ISSUES`); ``[]`` when valid.
 
-        ``budget`` is in seconds; None means :data:`TIME_BUDGET` as it is at call time.
+        ``budget`` is in seconds; None means the S-2 default, 250 ms
+        (``hitl_nb._keywords.TIME_BUDGET`` as it is at call time).
         """
         if budget is None:
-            budget = TIME_BUDGET
+            budget = _keywords.TIME_BUDGET
         issues: list[ValidationIssue] = []
         # A full garbage collection of a big process (a kernel full of widgets) can take
         # longer than the whole budget; one landing inside a validation would turn a
@@ -389,14 +406,13 @@ def _compile(canonical: str) -> CompiledSchema:
         known = validator_for(schema, default=_UNKNOWN)
         if known is _UNKNOWN:
             raise SchemaRejected(f"unknown $schema dialect {dialect!r}")
-    seen: dict[str, Any] = {"ids": set(), "refs": [], "patterns": set(), "walked": set()}
-    seen["count"] = 0
+    seen = _Seen()
     root = schema.get("$id") if isinstance(schema.get("$id"), str) else ""
     _walk(schema, "", 0, seen)
     cls = validator_for(schema, default=Draft202012Validator)
     _follow_refs(schema, cls, root, seen)
     program = 0
-    for pattern in seen["patterns"]:
+    for pattern in seen.patterns:
         program += pattern_cost(pattern)
         if program > MAX_PATTERN_PROGRAM:
             raise SchemaRejected(

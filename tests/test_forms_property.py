@@ -29,7 +29,7 @@ def _generous_budget():
     # either (a timeout would change what the random clicks can do, and hypothesis
     # would see a different test on replay).
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("hitl_nb.validation.TIME_BUDGET", SLACK)
+        patch.setattr("hitl_nb._keywords.TIME_BUDGET", SLACK)
         yield
 
 
