@@ -14,6 +14,7 @@
     ├── FormInvalid              (forms) submit() while the form has errors
     ├── FormClosed               (forms) submit() on a submitted or disabled form
     ├── FormValueError           (forms) a value the form's fields cannot hold
+    ├── AnswerNotAccepted        (notebook) raise_for_status(): the answer was not accepted
     ├── TransportError           the agent could not be reached or talked nonsense
     │   ├── AgentUnreachable     connect failure, connection dropped
     │   │   └── AnswerOutcomeUnknown  (client) an answer may or may not have landed
@@ -109,6 +110,22 @@ class FormValueError(HitlError, ValueError):
         super().__init__(f"{pointer or '/'}: {message}")
         self.pointer = pointer
         self.message = message
+
+
+class AnswerNotAccepted(HitlError):
+    """An answer given in a notebook was not accepted (``Outcome.raise_for_status()``).
+
+    ``outcome`` is the :class:`~hitl_nb.notebook.Outcome` (``status`` ``invalid``,
+    ``conflict``, ``refused`` or ``failed``); ``validation_errors`` its issues. The
+    error that caused it, if any (``ResponseInvalid``, ``PromptConflict``, ...), is the
+    ``__cause__``.
+    """
+
+    def __init__(self, message: str, outcome: Any = None) -> None:
+        super().__init__(message)
+        self.outcome = outcome
+        errors = getattr(outcome, "validation_errors", None)
+        self.validation_errors: list[dict[str, Any]] = list(errors or [])
 
 
 class SchemaRejected(HitlError):

@@ -21,7 +21,6 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +33,7 @@ from hitl_nb.errors import (
     ProtocolViolation,
     ResponseInvalid,
 )
-from hitl_nb.spec import PromptEnvelope, ResponseEnvelope
+from hitl_nb.spec import RESPONSE_KEY, PromptEnvelope, ResponseEnvelope
 
 from ._bindings import Binding
 from ._events import prompt_in_status
@@ -154,20 +153,29 @@ def answer_message(
     task_id: str,
     context_id: str | None,
     prompt_id: str,
-    payload: Mapping[str, Any],
+    payload: Any,
     text: str | None = None,
+    *,
+    validate: bool = True,
 ) -> Message:
-    """The Message carrying ``metadata.hitl_response_for`` (raises MalformedResponse)."""
-    response = ResponseEnvelope.from_json(
-        {"prompt_id": prompt_id, "payload": payload}, mode="orchestrator"
-    )
+    """The Message carrying ``metadata.hitl_response_for`` (raises MalformedResponse).
+
+    ``validate=False`` puts ``payload`` in the envelope as it is, whatever it is (to
+    test how an agent refuses a malformed answer); it must still be JSON.
+    """
+    if validate:
+        metadata = ResponseEnvelope.from_json(
+            {"prompt_id": prompt_id, "payload": payload}, mode="orchestrator"
+        ).to_metadata()
+    else:
+        metadata = {RESPONSE_KEY: {"prompt_id": prompt_id, "payload": payload}}
     return Message(
         message_id=str(uuid.uuid4()),
         role=Role.USER,
         parts=[Part(text=text or f"Response to prompt {prompt_id}")],
         task_id=task_id,
         context_id=context_id,
-        metadata=response.to_metadata(),
+        metadata=metadata,
     )
 
 

@@ -416,6 +416,7 @@ class HitlClient:
         context_id: str | None = None,
         text: str | None = None,
         wait: bool = False,
+        validate: bool = True,
     ) -> SendResult:
         """Answer a prompt (§Response Envelope); exactly-once safe.
 
@@ -439,6 +440,10 @@ class HitlClient:
 
         ``wait=True`` returns once the task is terminal or interrupted again (a
         blocking send); by default the agent answers as soon as it accepted.
+
+        ``validate=False`` sends the payload as it is, without the local check (and
+        without the envelope's own shape check): to test on purpose that an agent
+        answers a bad payload with 422 (``ResponseInvalid``).
         """
         binding = await self._ready()
         envelope = prompt or self._prompts.get(prompt_id)
@@ -449,9 +454,9 @@ class HitlClient:
             found, task = await self._prompt(task_id, prompt_id)
             envelope = envelope or found
             context_id = context_id or task.context_id or None
-        if envelope is not None:
+        if envelope is not None and validate:
             check_locally(envelope, payload)
-        message = answer_message(task_id, context_id, prompt_id, payload, text)
+        message = answer_message(task_id, context_id, prompt_id, payload, text, validate=validate)
         result, receipt = await deliver(binding, message, prompt_id, self.reconnect, wait)
         self._prompts.pop(prompt_id, None)
         _keep(self._receipts, prompt_id, receipt)

@@ -162,7 +162,8 @@ class SyncHitlClient:
         prompt: PromptEnvelope | None = None,
         **kwargs: Any,
     ) -> SendResult:
-        """Answer a prompt, exactly-once safe (see :meth:`HitlClient.respond`)."""
+        """Answer a prompt, exactly-once safe (see :meth:`HitlClient.respond`;
+        ``validate=False`` sends a payload the local check would refuse)."""
         coro = self._client.respond(task_id, prompt_id, payload, prompt=prompt, **kwargs)
         return self._runner.run(coro, self._timeout)
 

@@ -57,6 +57,7 @@ class PromptCard:
         self._callbacks: list[Callable[[Outcome], Any]] = []
         self._pending_responder: str | None = None
         self._from_code = False
+        self._unchecked = False  # answer(validate=False): past the form and the local check
         self._worker: threading.Thread | None = None
         self.status = W.HTML(value="")
         self.status.add_class("hitl-card-status")
@@ -84,12 +85,30 @@ class PromptCard:
 
     # --- answering ------------------------------------------------------------------------
 
-    def answer(self, payload: Mapping[str, Any], *, responder: str | None = None) -> Outcome:
+    def answer(
+        self, payload: Mapping[str, Any], *, responder: str | None = None, validate: bool = True
+    ) -> Outcome:
         """Fill the form with ``payload`` and submit it, as a person would.
 
         Returns the :class:`Outcome`. A payload the form cannot hold, or one that does not
         validate, comes back as ``invalid`` with its issues; nothing is sent then.
+
+        ``validate=False`` sends ``payload`` as it is, past the form and the local
+        schema check (the responder policy still applies): to test on purpose that the
+        agent refuses it with 422.
         """
+        if not validate:
+            self._from_code = True
+            self._pending_responder = responder
+            self._unchecked = True
+            try:
+                self._on_form_submit(payload)  # type: ignore[arg-type]
+            finally:
+                self._from_code = False
+                self._pending_responder = None
+                self._unchecked = False
+            assert self.outcome is not None
+            return self.outcome
         try:
             self.form.value = dict(payload)
         except FormValueError as exc:
@@ -134,7 +153,7 @@ class PromptCard:
             return
         assert decision.payload is not None
         if from_code:
-            self._record(self._send(decision.payload))
+            self._record(self._send(decision.payload, validate=not self._unchecked))
             return
         # A click: the kernel must stay free while the agent takes its time, so the answer
         # is sent (and its outcome shown) from a worker thread.
@@ -145,22 +164,29 @@ class PromptCard:
         )
         self._worker.start()
 
-    def _send(self, payload: dict[str, Any]) -> Outcome:
+    def _send(self, payload: dict[str, Any], validate: bool = True) -> Outcome:
         try:
             result = self.client.respond(
-                self.task.id, self.prompt_id, payload, prompt=self.envelope, wait=True
+                self.task.id,
+                self.prompt_id,
+                payload,
+                prompt=self.envelope,
+                wait=True,
+                validate=validate,
             )
         except ResponseInvalid as exc:
             self.form.set_errors(exc.validation_errors)
             self.gate = ResponderGate(self.envelope.responders)  # a corrected answer may follow
-            return Outcome("invalid", f"422 {exc.message}", None, exc.validation_errors)
+            return Outcome("invalid", f"422 {exc.message}", None, exc.validation_errors, error=exc)
         except PromptConflict as exc:
             self.form.disabled = True
-            return Outcome("conflict", f"409 {exc.message}: this prompt is already answered")
+            return Outcome(
+                "conflict", f"409 {exc.message}: this prompt is already answered", error=exc
+            )
         except HitlError as exc:
             self._reopen()
             self.gate = ResponderGate(self.envelope.responders)
-            return Outcome("failed", f"{type(exc).__name__}: {exc}")
+            return Outcome("failed", f"{type(exc).__name__}: {exc}", error=exc)
         task = result if isinstance(result, Task) else None
         if task is not None:
             self.task = task

@@ -91,13 +91,16 @@ class Conversation:
                 return card
         return None
 
-    def answer(self, payload: Mapping[str, Any], *, responder: str | None = None) -> Outcome:
-        """Answer the open prompt from code; see :meth:`PromptCard.answer`."""
+    def answer(
+        self, payload: Mapping[str, Any], *, responder: str | None = None, validate: bool = True
+    ) -> Outcome:
+        """Answer the open prompt from code; see :meth:`PromptCard.answer`
+        (``validate=False`` sends a payload the form would refuse, to test the 422)."""
         card = self.current
         if card is None:
             state = self.task.status.state.name if self.task else "unknown"
             raise HitlError(f"no prompt is open: the task is {state}")
-        return card.answer(payload, responder=responder)
+        return card.answer(payload, responder=responder, validate=validate)
 
     def refresh(self) -> Task:
         """Read the task again (GetTask) and show what changed."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from hitl_nb.a2a import Task
+from hitl_nb.a2a import Artifact, Task, TaskState
+from hitl_nb.errors import AnswerNotAccepted, HitlError
 
 from ._style import COLORS, esc
 
@@ -32,13 +33,67 @@ class Outcome:
     locally or 422 from the agent: see ``validation_errors``), ``conflict`` (409: the
     prompt was answered already or is unknown) or ``failed`` (the agent could not be
     reached, or answered with another error). ``message`` says it in words; ``task`` is
-    the task as the agent last reported it, when known.
+    the task as the agent last reported it, when known; ``error`` the exception behind
+    an ``invalid`` / ``conflict`` / ``failed`` answer, when there was one.
+
+    For tests: :meth:`raise_for_status`, :attr:`state`, :attr:`final_text`,
+    :attr:`artifacts` and :attr:`artifact_data`::
+
+        outcome = chat.answer({"approve": True}).raise_for_status()
+        assert outcome.state is TaskState.COMPLETED
+        assert outcome.artifact_data == [{"approve": True}]
     """
 
     status: Status
     message: str
     task: Task | None = None
     validation_errors: list[dict[str, Any]] = field(default_factory=list)
+    error: HitlError | None = field(default=None, compare=False)
+
+    @property
+    def accepted(self) -> bool:
+        """True when the agent took the answer."""
+        return self.status == "accepted"
+
+    def raise_for_status(self) -> Outcome:
+        """Raise :class:`~hitl_nb.errors.AnswerNotAccepted` unless the answer was accepted
+        (or is ``held``, waiting for more responders); return the outcome otherwise."""
+        if self.status in ("accepted", "held"):
+            return self
+        raise AnswerNotAccepted(str(self), self) from self.error
+
+    @property
+    def state(self) -> TaskState | None:
+        """The task's state after the answer (None when the task is not known)."""
+        return self.task.status.state if self.task is not None else None
+
+    @property
+    def final_text(self) -> str | None:
+        """The text of the task's latest status message: once the task is done, what the
+        agent finally said (None without a task or a text part)."""
+        message = self.task.status.message if self.task is not None else None
+        if message is None:
+            return None
+        texts = [p.text for p in message.parts if p.text is not None]
+        return "\n".join(texts) if texts else None
+
+    @property
+    def artifacts(self) -> list[Artifact]:
+        """The task's artifacts (empty without a task)."""
+        return list(self.task.artifacts) if self.task is not None else []
+
+    @property
+    def artifact_data(self) -> list[Any]:
+        """The content of every artifact part, in order: the JSON value of a data part,
+        the string of a text part (file parts are left out: see :attr:`artifacts`)."""
+        out: list[Any] = []
+        for artifact in self.artifacts:
+            for part in artifact.parts:
+                if part.has_data:
+                    out.append(part.data)
+                elif part.text is not None:
+                    out.append(part.text)
+        return out
 
     def __str__(self) -> str:
         lines = [f"{self.status}: {self.message}"]
