@@ -463,7 +463,7 @@ def test_v03_invalid_response_vector(wire: Wire) -> None:
 
 
 def test_custom_scenario_registered_from_python() -> None:
-    from hitl_nb.mock_agent import Outcome, Scenario, Step
+    from hitl_nb.mock_agent import Scenario, Step, TaskEnd
 
     triage = Scenario(
         "triage",
@@ -479,7 +479,7 @@ def test_custom_scenario_registered_from_python() -> None:
                 allowed_responders=["any"],
             )
         ],
-        finish=lambda answers: Outcome(text="filed", artifacts=[{"sev": answers[0]["sev"]}]),
+        finish=lambda answers: TaskEnd(text="filed", artifacts=[{"sev": answers[0]["sev"]}]),
     )
     with MockAgent(scenarios=[triage]) as agent:
         wire = Wire(agent.url)

@@ -12,10 +12,10 @@ from hitl_nb.a2a._model import TaskState
 from hitl_nb.mock_agent import (
     BUILTIN_SCENARIOS,
     MockAgent,
-    Outcome,
     Scenario,
     ScenarioRegistry,
     Step,
+    TaskEnd,
 )
 from tests.helpers.mock_agent_client import Wire, envelope_of, user_message
 
@@ -38,7 +38,7 @@ def test_step_refuses_what_would_break_the_envelope(kwargs: dict[str, Any], word
 
 def test_outcome_must_be_terminal_and_scenario_needs_steps() -> None:
     with pytest.raises(ValueError, match="terminal"):
-        Outcome(TaskState.WORKING)
+        TaskEnd(TaskState.WORKING)
     with pytest.raises(ValueError, match="at least one step"):
         Scenario("empty", "no steps")
 
@@ -58,7 +58,7 @@ def test_registry() -> None:
     assert ScenarioRegistry(builtins=False).names() == []
 
 
-def _boom(answers: Any) -> Outcome:
+def _boom(answers: Any) -> TaskEnd:
     raise RuntimeError("finish exploded")
 
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from hitl_nb.errors import AnswerOutcomeUnknown, ExtensionNotDeclared, NoUsableInterface
 
+from ._agent_card import Selection
 from ._answer import AnswerReceipt
 from ._bindings import TaskPage
-from ._card import Selection
 from ._client import HitlClient, prompt_of
 from ._events import (
     ArtifactEvent,

@@ -24,16 +24,16 @@ from hitl_nb.spec import (
     PromptEnvelope,
 )
 
-from ._answer import AnswerReceipt, answer_message, check_locally, deliver
-from ._bindings import Binding, TaskPage, binding_class
-from ._card import (
+from ._agent_card import (
     Selection,
-    card_urls,
+    agent_card_urls,
     choose_interface,
     declares_extension,
-    parse_card,
+    parse_agent_card,
     usable_url,
 )
+from ._answer import AnswerReceipt, answer_message, check_locally, deliver
+from ._bindings import Binding, TaskPage, binding_class
 from ._events import ClientEvent, PromptEvent, StatusEvent, TaskEvent, prompt_in_status
 from ._follow import Opener, Reconnect, ReconnectHook, follow
 from ._http import HttpLimits, HttpSession
@@ -156,13 +156,13 @@ class HitlClient:
         if isinstance(self._agent, AgentCard):
             return self._agent
         if isinstance(self._agent, Mapping):
-            return parse_card(dict(self._agent))
+            return parse_agent_card(dict(self._agent))
         if not usable_url(self._agent):
             raise ValueError(
                 f"agent {self._agent!r} is not an absolute http(s) URL, a card dict or an AgentCard"
             )
         http = HttpSession(self._http_client, self._extra_headers, self.limits)
-        urls = card_urls(self._agent)
+        urls = agent_card_urls(self._agent)
         for url in urls:
             try:
                 answer = await http.request_json("GET", url, "agent card")
@@ -171,7 +171,7 @@ class HitlClient:
                     raise
                 continue  # e.g. an HTML 404 page: try the next place
             if answer.status == 200:
-                return parse_card(answer.body)
+                return parse_agent_card(answer.body)
         raise ProtocolViolation(
             f"no agent card at {' or '.join(urls)}: HTTP {answer.status}; "
             "pass the agent's base URL or its card URL"

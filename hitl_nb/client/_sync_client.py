@@ -17,9 +17,9 @@ from hitl_nb.a2a import BindingChoice, VersionChoice
 from hitl_nb.a2a._model import AgentCard, SendResult, Task, TaskState
 from hitl_nb.spec import PromptEnvelope
 
+from ._agent_card import Selection
 from ._answer import AnswerReceipt
 from ._bindings import TaskPage
-from ._card import Selection
 from ._client import DEFAULT_LIMITS, DEFAULT_RECONNECT, Content, HitlClient
 from ._events import ClientEvent
 from ._follow import Reconnect, ReconnectHook

@@ -19,7 +19,7 @@ from hitl_nb.spec import (
     find_envelope,
 )
 
-from ._context import Context
+from ._context import CheckContext
 from ._records import Answer, Prompted
 from ._report import CheckResult
 from ._session import left
@@ -29,7 +29,7 @@ __all__ = ["UI_TERMS", "cf1", "cf2", "cf3", "cf5", "cf6", "cf7", "expect_rejecti
 S_ACCEPT = "§Response Envelope / Acceptance and rejection"
 
 
-def expect_rejection(ctx: Context, answer: Answer, cls: type[A2AError]) -> None:
+def expect_rejection(ctx: CheckContext, answer: Answer, cls: type[A2AError]) -> None:
     """The answer was refused with ``cls``: its HTTP status (HTTP+JSON) or its JSON-RPC
     code, with the message the spec's mapping names (a different message only warns)."""
     status, code, message = cls.http_status, cls.code, cls.default_message
@@ -45,7 +45,7 @@ def expect_rejection(ctx: Context, answer: Answer, cls: type[A2AError]) -> None:
         )
 
 
-async def accepted_and_resumed(ctx: Context, p: Prompted, answer: Answer) -> None:
+async def accepted_and_resumed(ctx: CheckContext, p: Prompted, answer: Answer) -> None:
     """The answer succeeded and the task left INPUT_REQUIRED within the transition timeout."""
     ctx.require(answer.accepted, "the response accepted (success)", answer.describe(), S_ACCEPT)
     wait = ctx.settings.transition_timeout
@@ -61,7 +61,7 @@ async def accepted_and_resumed(ctx: Context, p: Prompted, answer: Answer) -> Non
 # -- CF-1 .. CF-3 ---------------------------------------------------------------------------
 
 
-async def cf1(ctx: Context) -> None:
+async def cf1(ctx: CheckContext) -> None:
     """CF-1: prompt_id correlation (AC-1)."""
     s = ctx.session
     ctx.step(1)
@@ -91,7 +91,7 @@ async def cf1(ctx: Context) -> None:
     expect_rejection(ctx, second, PromptConflict)
 
 
-async def cf2(ctx: Context) -> None:
+async def cf2(ctx: CheckContext) -> None:
     """CF-2: schema-valid response accepted (AC-2)."""
     s = ctx.session
     ctx.step(1)
@@ -115,7 +115,7 @@ async def cf2(ctx: Context) -> None:
     await accepted_and_resumed(ctx, p, answer)
 
 
-async def cf3(ctx: Context) -> None:
+async def cf3(ctx: CheckContext) -> None:
     """CF-3: schema-invalid response gets 422 (AC-3)."""
     s = ctx.session
     ctx.step(1)
@@ -194,7 +194,7 @@ def _texts(node: Any) -> list[str]:
     return []
 
 
-async def cf5(ctx: Context) -> None:
+async def cf5(ctx: CheckContext) -> None:
     """CF-5: transport-only, no UI assumptions (AC-5)."""
     s = ctx.session
     ctx.step(1)
@@ -235,7 +235,7 @@ async def cf5(ctx: Context) -> None:
 # -- CF-6 --------------------------------------------------------------------------------
 
 
-async def cf6(ctx: Context) -> None:
+async def cf6(ctx: CheckContext) -> None:
     """CF-6: outbox replay survives disconnect (AC-6)."""
     s = ctx.session
     wait = ctx.settings.replay_timeout
@@ -309,7 +309,7 @@ async def cf6(ctx: Context) -> None:
 # -- CF-7 --------------------------------------------------------------------------------
 
 
-async def cf7(ctx: Context) -> None:
+async def cf7(ctx: CheckContext) -> None:
     """CF-7: the harness, configured with the extension URI, reports CF-1..CF-6 green."""
     ctx.step(1)
     ctx.note(f"configured with {EXTENSION_URI}")

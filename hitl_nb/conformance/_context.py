@@ -1,7 +1,7 @@
 """What a check's code works with: its steps, its assertions, the session, earlier results.
 
-A check asserts with :meth:`Context.require` (a failure ends the check) or
-:meth:`Context.expect` (the failure is recorded and the check goes on). Each failure
+A check asserts with :meth:`CheckContext.require` (a failure ends the check) or
+:meth:`CheckContext.expect` (the failure is recorded and the check goes on). Each failure
 names the current step, what was expected, what was seen, and the spec section
 (the check's own unless one is given).
 """
@@ -16,7 +16,7 @@ from ._records import DriveFailed, Prompted
 from ._report import CheckResult, Failure
 from ._session import Session
 
-__all__ = ["CheckFailed", "CheckSpec", "Context"]
+__all__ = ["CheckFailed", "CheckSpec", "CheckContext"]
 
 
 class CheckFailed(Exception):
@@ -39,7 +39,7 @@ class CheckSpec:
     group: str
     section: str
     steps: tuple[str, ...]
-    run: Callable[[Context], Awaitable[None]]
+    run: Callable[[CheckContext], Awaitable[None]]
     requires: tuple[str, ...] = ()
 
     def step_text(self, number: int) -> str:
@@ -47,7 +47,7 @@ class CheckSpec:
         return f"step {number}: {self.steps[number - 1]}"
 
 
-class Context:
+class CheckContext:
     """The running check: session, result under construction, earlier results."""
 
     def __init__(

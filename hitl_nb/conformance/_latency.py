@@ -13,7 +13,7 @@ from typing import Any
 from hitl_nb.client import StatusEvent, TaskEvent
 from hitl_nb.errors import A2AError
 
-from ._context import Context
+from ._context import CheckContext
 from ._records import Prompted
 from ._session import left
 
@@ -29,7 +29,9 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[rank - 1]
 
 
-async def _resume_time(ctx: Context, p: Prompted, payload: dict[str, Any]) -> tuple[float, str]:
+async def _resume_time(
+    ctx: CheckContext, p: Prompted, payload: dict[str, Any]
+) -> tuple[float, str]:
     """Send a valid answer and time until a stream shows the task leaving INPUT_REQUIRED."""
     s = ctx.session
     assert s.client is not None
@@ -61,7 +63,7 @@ async def _resume_time(ctx: Context, p: Prompted, payload: dict[str, Any]) -> tu
         await asyncio.sleep(0.005)
 
 
-async def cf4(ctx: Context) -> None:
+async def cf4(ctx: CheckContext) -> None:
     """CF-4: resume latency <= 1 second (AC-4), p95 over the trials."""
     trials, budget = ctx.settings.trials, ctx.settings.latency_budget_ms
     timeout = ctx.settings.resume_timeout

@@ -20,7 +20,7 @@ from hitl_nb.spec import EXTENSION_URI, check_prompt
 from hitl_nb.validation import MAX_SCHEMA_BYTES
 
 from ._cf import S_ACCEPT, expect_rejection
-from ._context import Context
+from ._context import CheckContext
 from ._records import Sighting
 from ._session import left
 
@@ -50,14 +50,14 @@ def _first_sightings(sightings: list[Sighting]) -> list[Sighting]:
     return list(out.values())
 
 
-def _limit(ctx: Context, items: list[str], expected: str, section: str | None = None) -> None:
+def _limit(ctx: CheckContext, items: list[str], expected: str, section: str | None = None) -> None:
     for text in items[:5]:
         ctx.expect(False, expected, text, section)
     if len(items) > 5:
         ctx.expect(False, expected, f"... and {len(items) - 5} more like these", section)
 
 
-async def card_declaration(ctx: Context) -> None:
+async def card_declaration(ctx: CheckContext) -> None:
     """EXT-CARD: the card declares the extension, ``required: false``, ``params: {}``."""
     raw = ctx.session.card_raw
     ctx.step(1)
@@ -92,7 +92,7 @@ async def card_declaration(ctx: Context) -> None:
     )
 
 
-async def unknown_id(ctx: Context) -> None:
+async def unknown_id(ctx: CheckContext) -> None:
     """EXT-UNKNOWN-ID: an answer naming a prompt_id the agent never issued gets 409."""
     s = ctx.session
     ctx.step(1)
@@ -128,7 +128,7 @@ def _task_leaks(task: Task, where: str) -> list[str]:
     return out
 
 
-async def no_activation(ctx: Context) -> None:
+async def no_activation(ctx: CheckContext) -> None:
     """EXT-NO-ACTIVATION: no envelope to a client that did not activate the extension."""
     s = ctx.session
     assert s.client is not None and s.client.card is not None
@@ -170,7 +170,7 @@ async def no_activation(ctx: Context) -> None:
     _limit(ctx, leaks, "no prompt envelope without activation")
 
 
-async def echo(ctx: Context) -> None:
+async def echo(ctx: CheckContext) -> None:
     """EXT-ECHO: every answer to an activated request echoes the URI in A2A-Extensions."""
     s = ctx.session
     ctx.step(1)
@@ -191,7 +191,7 @@ async def echo(ctx: Context) -> None:
         )
 
 
-async def strict(ctx: Context) -> None:
+async def strict(ctx: CheckContext) -> None:
     """EXT-STRICT: every envelope the agent emitted passes the strict check."""
     s = ctx.session
     ctx.step(1)
@@ -209,7 +209,7 @@ async def strict(ctx: Context) -> None:
     _limit(ctx, problems, "an envelope that passes every MUST of the field requirements")
 
 
-async def unique_ids(ctx: Context) -> None:
+async def unique_ids(ctx: CheckContext) -> None:
     """EXT-UNIQUE: prompt_ids are unique across prompts (S-5)."""
     s = ctx.session
     ctx.step(1)
@@ -240,7 +240,7 @@ async def unique_ids(ctx: Context) -> None:
     _limit(ctx, shared + again, "a distinct prompt_id for every prompt")
 
 
-async def schema_size(ctx: Context) -> None:
+async def schema_size(ctx: CheckContext) -> None:
     """EXT-SCHEMA-SIZE: no response_schema over 64 KiB serialized (S-2)."""
     s = ctx.session
     ctx.step(1)

@@ -15,9 +15,17 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["GROUP_CONFORMANCE", "GROUP_FURTHER", "CheckResult", "Failure", "Outcome", "Report"]
+__all__ = [
+    "GROUP_CONFORMANCE",
+    "GROUP_FURTHER",
+    "CheckResult",
+    "CheckStatus",
+    "Failure",
+    "Report",
+]
 
-Outcome = Literal["passed", "failed", "error", "skipped"]
+#: How a check (or one of its steps) came out.
+CheckStatus = Literal["passed", "failed", "error", "skipped"]
 
 #: The scenarios of the spec's §Conformance (CF-1 .. CF-7).
 GROUP_CONFORMANCE = "conformance"
@@ -67,12 +75,12 @@ class CheckResult:
     title: str
     group: str
     section: str
-    outcome: Outcome = "passed"
+    outcome: CheckStatus = "passed"
     duration_ms: float = 0.0
     failures: list[Failure] = field(default_factory=list)
     error: str | None = None
     notes: list[str] = field(default_factory=list)
-    steps: list[tuple[str, Outcome]] = field(default_factory=list)
+    steps: list[tuple[str, CheckStatus]] = field(default_factory=list)
     metrics: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 

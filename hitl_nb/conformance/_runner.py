@@ -15,7 +15,7 @@ from hitl_nb.errors import A2AError, HitlError, TransportError
 from hitl_nb.spec import EXTENSION_URI
 
 from ._checks import select
-from ._context import CheckFailed, CheckSpec, Context
+from ._context import CheckContext, CheckFailed, CheckSpec
 from ._driver import Driver, as_driver
 from ._records import Settings
 from ._report import CheckResult, Report
@@ -44,7 +44,7 @@ def _at_step(result: CheckResult) -> str:
 async def run_check(spec: CheckSpec, session: Session, done: list[CheckResult]) -> CheckResult:
     """Run one check and return its result; never raises for what the agent does."""
     result = CheckResult(spec.id, spec.title, spec.group, spec.section)
-    ctx = Context(spec, session, result, done)
+    ctx = CheckContext(spec, session, result, done)
     t0 = time.perf_counter()
     budget = _budget(spec, session.settings)
     try:

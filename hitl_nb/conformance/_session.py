@@ -31,7 +31,7 @@ from hitl_nb.client import (
     StatusEvent,
     TaskEvent,
 )
-from hitl_nb.client._card import card_url, parse_card
+from hitl_nb.client._agent_card import agent_card_url, parse_agent_card
 from hitl_nb.client._http import ACCEPT_ENCODING
 from hitl_nb.errors import (
     A2AError,
@@ -103,7 +103,7 @@ class Session:
 
     async def open(self) -> None:
         """Read the card, choose the interface, and make the client."""
-        where = card_url(self.url)
+        where = agent_card_url(self.url)
         request = self._http.build_request(
             "GET",
             where,
@@ -126,7 +126,7 @@ class Session:
             raw = parse_json(body)
         except BadJSON as exc:
             raise ProtocolViolation(f"the agent card at {where} is not JSON: {exc}") from exc
-        card = parse_card(raw)
+        card = parse_agent_card(raw)
         self.card_raw = raw if isinstance(raw, dict) else {}
         self.card = card
         self.client = self.make_client(card, activate=True)

@@ -15,10 +15,10 @@ from hitl_nb.mock_agent._run import MockAgent, mock_agent_handlers
 from hitl_nb.mock_agent._scenarios import (
     BUILTIN_SCENARIOS,
     DEFAULT_SCENARIO,
-    Outcome,
     Scenario,
     ScenarioRegistry,
     Step,
+    TaskEnd,
 )
 from hitl_nb.mock_agent._script import TIMEOUT_KEY
 from hitl_nb.mock_agent._store import MemoryStore, SQLiteStore
@@ -31,10 +31,10 @@ __all__ = [
     "Faults",
     "MemoryStore",
     "MockAgent",
-    "Outcome",
     "SQLiteStore",
     "Scenario",
     "ScenarioRegistry",
     "Step",
+    "TaskEnd",
     "mock_agent_handlers",
 ]

@@ -14,7 +14,7 @@ with neither, ``approval``. Options in the data part reach the steps:
 
 Register your own from Python::
 
-    from hitl_nb.mock_agent import MockAgent, Scenario, Step, Outcome
+    from hitl_nb.mock_agent import MockAgent, Scenario, Step, TaskEnd
 
     triage = Scenario(
         "triage",
@@ -22,7 +22,7 @@ Register your own from Python::
         steps=[Step("Severity of INC-7?", {"type": "object", "properties": {
             "severity": {"enum": ["low", "high"]}}, "required": ["severity"],
             "additionalProperties": False})],
-        finish=lambda answers: Outcome(text=f"Filed as {answers[0]['severity']}"),
+        finish=lambda answers: TaskEnd(text=f"Filed as {answers[0]['severity']}"),
     )
     with MockAgent(scenarios=[triage]) as agent:
         ...
@@ -40,10 +40,10 @@ __all__ = [
     "BUILTIN_SCENARIOS",
     "DEFAULT_SCENARIO",
     "MAX_DEADLINE_SECONDS",
-    "Outcome",
     "Scenario",
     "ScenarioRegistry",
     "Step",
+    "TaskEnd",
 ]
 
 DEFAULT_SCENARIO = "approval"
@@ -87,7 +87,7 @@ class Step:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class TaskEnd:
     """How a task ends once every step is answered.
 
     ``state`` is a terminal state (default COMPLETED); ``text`` goes in the final status
@@ -100,11 +100,11 @@ class Outcome:
 
     def __post_init__(self) -> None:
         if not self.state.is_terminal:
-            raise ValueError(f"Outcome.state must be terminal, got {self.state.value}")
+            raise ValueError(f"TaskEnd.state must be terminal, got {self.state.value}")
 
 
-def _default_finish(answers: Sequence[Mapping[str, Any]]) -> Outcome:
-    return Outcome(text=f"Done: {len(answers)} answer(s) received.")
+def _default_finish(answers: Sequence[Mapping[str, Any]]) -> TaskEnd:
+    return TaskEnd(text=f"Done: {len(answers)} answer(s) received.")
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ class Scenario:
     name: str
     description: str
     steps: Sequence[Step] = ()
-    finish: Callable[[Sequence[Mapping[str, Any]]], Outcome] = _default_finish
+    finish: Callable[[Sequence[Mapping[str, Any]]], TaskEnd] = _default_finish
     build: Callable[[Mapping[str, Any]], Sequence[Step]] | None = field(default=None)
     examples: Sequence[str] = ()
 
@@ -226,19 +226,19 @@ FORM_TOUR_SCHEMA: dict[str, Any] = {
 }
 
 
-def _approval_finish(answers: Sequence[Mapping[str, Any]]) -> Outcome:
+def _approval_finish(answers: Sequence[Mapping[str, Any]]) -> TaskEnd:
     answer = answers[-1]
     verdict = "Approved" if answer.get("approve") else "Not approved"
     comment = answer.get("comment")
-    return Outcome(text=f"{verdict}." + (f" Comment: {comment}" if comment else ""))
+    return TaskEnd(text=f"{verdict}." + (f" Comment: {comment}" if comment else ""))
 
 
-def _echo_finish(answers: Sequence[Mapping[str, Any]]) -> Outcome:
-    return Outcome(text="Echoing the accepted payload.", artifacts=[dict(answers[-1])])
+def _echo_finish(answers: Sequence[Mapping[str, Any]]) -> TaskEnd:
+    return TaskEnd(text="Echoing the accepted payload.", artifacts=[dict(answers[-1])])
 
 
-def _multi_step_finish(answers: Sequence[Mapping[str, Any]]) -> Outcome:
-    return Outcome(
+def _multi_step_finish(answers: Sequence[Mapping[str, Any]]) -> TaskEnd:
+    return TaskEnd(
         text="All three steps answered.", artifacts=[{"answers": [dict(a) for a in answers]}]
     )
 

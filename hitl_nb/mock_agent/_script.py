@@ -27,7 +27,7 @@ from hitl_nb.a2a._model import (
 )
 from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._records import OpenPrompt, TaskRecord
-from hitl_nb.mock_agent._scenarios import Outcome, ScenarioRegistry, Step
+from hitl_nb.mock_agent._scenarios import ScenarioRegistry, Step, TaskEnd
 from hitl_nb.spec import EXTENSION_URI, check_prompt
 from hitl_nb.validation import compile_schema
 
@@ -68,10 +68,10 @@ class ScriptSteps(ABC):
             return
         scenario = self.scenarios.get(rec.scenario)
         try:
-            outcome = scenario.finish(rec.answers) if scenario else Outcome()
+            outcome = scenario.finish(rec.answers) if scenario else TaskEnd()
         except Exception as exc:  # a user's finish() failing fails the task, not the agent
             log.exception("scenario %s: finish() failed", rec.scenario)
-            outcome = Outcome(TaskState.FAILED, f"The scenario failed: {exc}")
+            outcome = TaskEnd(TaskState.FAILED, f"The scenario failed: {exc}")
         for i, data in enumerate(outcome.artifacts):
             artifact = Artifact(str(uuid.uuid4()), [Part(data=dict(data))], name=f"result-{i + 1}")
             rec.task.artifacts.append(artifact)

@@ -1,4 +1,4 @@
-"""Tests for hitl_nb.client._card: which interface a client picks, and card decoding."""
+"""Tests for hitl_nb.client._agent_card: which interface a client picks, and card decoding."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import asyncio
 import pytest
 
 from hitl_nb.client import HitlClient
-from hitl_nb.client._card import (
+from hitl_nb.client._agent_card import (
     NoUsableInterface,
-    card_url,
-    card_urls,
+    agent_card_url,
+    agent_card_urls,
     choose_interface,
     declares_extension,
-    parse_card,
+    parse_agent_card,
 )
 from hitl_nb.errors import ProtocolViolation
 from tests.helpers import wire
@@ -39,54 +39,56 @@ MIXED = wire.card(
     ],
 )
 def test_choose_interface(binding: str, version: str, url: str) -> None:
-    assert choose_interface(parse_card(MIXED), binding, version).url == url
+    assert choose_interface(parse_agent_card(MIXED), binding, version).url == url
 
 
 def test_no_usable_interface_lists_what_is_offered() -> None:
-    card = parse_card(wire.card("http://a/grpc", binding="GRPC"))
+    card = parse_agent_card(wire.card("http://a/grpc", binding="GRPC"))
     with pytest.raises(NoUsableInterface, match="GRPC 1.0 at http://a/grpc"):
         choose_interface(card)
     with pytest.raises(NoUsableInterface):
-        choose_interface(parse_card(wire.card_v03("http://a/")), "HTTP+JSON")
+        choose_interface(parse_agent_card(wire.card_v03("http://a/")), "HTTP+JSON")
 
 
 def test_forced_03_uses_a_jsonrpc_endpoint_listed_as_10() -> None:
-    selection = choose_interface(parse_card(wire.card("http://a/rpc")), version="0.3")
+    selection = choose_interface(parse_agent_card(wire.card("http://a/rpc")), version="0.3")
     assert (selection.url, selection.binding, selection.version) == (
         "http://a/rpc",
         "JSONRPC",
         "0.3",
     )
     with pytest.raises(NoUsableInterface):
-        choose_interface(parse_card(wire.card("http://a/r", binding="HTTP+JSON")), version="0.3")
+        choose_interface(
+            parse_agent_card(wire.card("http://a/r", binding="HTTP+JSON")), version="0.3"
+        )
 
 
 def test_bad_choices_are_value_errors() -> None:
     with pytest.raises(ValueError, match="binding"):
-        choose_interface(parse_card(MIXED), "GRPC")
+        choose_interface(parse_agent_card(MIXED), "GRPC")
     with pytest.raises(ValueError, match="version"):
-        choose_interface(parse_card(MIXED), version="2.0")
+        choose_interface(parse_agent_card(MIXED), version="2.0")
 
 
 def test_v03_card_and_extension_declaration() -> None:
-    old = parse_card(wire.card_v03("http://a/"))
+    old = parse_agent_card(wire.card_v03("http://a/"))
     assert choose_interface(old).version == "0.3"
     assert declares_extension(old)
-    assert not declares_extension(parse_card(wire.card("http://a", extension=False)))
+    assert not declares_extension(parse_agent_card(wire.card("http://a", extension=False)))
 
 
 def test_bad_cards() -> None:
     with pytest.raises(ProtocolViolation, match="not a JSON object"):
-        parse_card([1])
+        parse_agent_card([1])
     with pytest.raises(ProtocolViolation, match="does not decode"):
-        parse_card({"supportedInterfaces": "nope", "name": 1})
+        parse_agent_card({"supportedInterfaces": "nope", "name": 1})
 
 
-def test_card_url() -> None:
-    assert card_url("http://a:1/") == "http://a:1/.well-known/agent-card.json"
-    assert card_url("http://a/x/card.json") == "http://a/x/card.json"
-    assert card_urls("http://a:1") == ["http://a:1/.well-known/agent-card.json"]
-    assert card_urls("http://a/rpc") == [
+def test_agent_card_url() -> None:
+    assert agent_card_url("http://a:1/") == "http://a:1/.well-known/agent-card.json"
+    assert agent_card_url("http://a/x/card.json") == "http://a/x/card.json"
+    assert agent_card_urls("http://a:1") == ["http://a:1/.well-known/agent-card.json"]
+    assert agent_card_urls("http://a/rpc") == [
         "http://a/rpc/.well-known/agent-card.json",
         "http://a/.well-known/agent-card.json",
     ]
@@ -97,11 +99,11 @@ def test_interfaces_without_an_absolute_http_url_are_skipped(bad: str) -> None:
     # Before: chosen, then every call failed as AgentUnreachable ("missing an 'http://'
     # protocol", retried as a network fault) or raised httpx.InvalidURL.
     good = {"url": "http://a/rpc2", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
-    assert choose_interface(parse_card(wire.card(bad, more=[good]))).url == "http://a/rpc2"
+    assert choose_interface(parse_agent_card(wire.card(bad, more=[good]))).url == "http://a/rpc2"
     with pytest.raises(NoUsableInterface, match="absolute http"):
-        choose_interface(parse_card(wire.card(bad)))
+        choose_interface(parse_agent_card(wire.card(bad)))
     with pytest.raises(NoUsableInterface, match="absolute http"):
-        choose_interface(parse_card(wire.card(bad)), "JSONRPC", "0.3")
+        choose_interface(parse_agent_card(wire.card(bad)), "JSONRPC", "0.3")
 
 
 def test_a_card_with_10000_interfaces_gives_a_short_error() -> None:
@@ -110,7 +112,7 @@ def test_a_card_with_10000_interfaces_gives_a_short_error() -> None:
     card = wire.card("http://a/g", more=grpc)
     card["supportedInterfaces"] = grpc
     with pytest.raises(NoUsableInterface, match="and 9990 more") as caught:
-        choose_interface(parse_card(card))
+        choose_interface(parse_agent_card(card))
     assert len(str(caught.value)) < 2000
 
 

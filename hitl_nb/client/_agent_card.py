@@ -1,4 +1,4 @@
-"""Finding an agent: its card (A2A §8) and the interface a client will use.
+"""Finding an agent: its agent card (A2A §8) and the interface a client will use.
 
 A 1.0 card lists ``supportedInterfaces`` (url, protocolBinding, protocolVersion); a 0.3
 card has ``url`` + ``preferredTransport`` (+ ``additionalInterfaces``) and
@@ -28,18 +28,18 @@ from hitl_nb.errors import NoUsableInterface, ProtocolViolation, WireDecodeError
 from hitl_nb.spec import EXTENSION_URI
 
 __all__ = [
-    "CARD_PATH",
+    "AGENT_CARD_PATH",
     "Selection",
-    "card_url",
-    "card_urls",
+    "agent_card_url",
+    "agent_card_urls",
     "choose_interface",
     "declares_extension",
-    "parse_card",
+    "parse_agent_card",
     "usable_url",
 ]
 
 #: Where an agent serves its card (A2A §8.2).
-CARD_PATH = "/.well-known/agent-card.json"
+AGENT_CARD_PATH = "/.well-known/agent-card.json"
 _SHOWN_INTERFACES = 10
 
 
@@ -52,23 +52,23 @@ class Selection:
     version: A2AVersion
 
 
-def card_url(url: str) -> str:
+def agent_card_url(url: str) -> str:
     """The card's URL for an agent base URL (a URL already naming a ``.json`` is kept)."""
     if url.rstrip("/").endswith(".json"):
         return url
-    return url.rstrip("/") + CARD_PATH
+    return url.rstrip("/") + AGENT_CARD_PATH
 
 
-def card_urls(url: str) -> list[str]:
+def agent_card_urls(url: str) -> list[str]:
     """Where to look for the card: below ``url``, then at the origin's well-known path
     (for a URL naming an endpoint such as ``http://host/rpc``)."""
-    first = card_url(url)
+    first = agent_card_url(url)
     parts = urlsplit(url)
-    origin = f"{parts.scheme}://{parts.netloc}{CARD_PATH}"
+    origin = f"{parts.scheme}://{parts.netloc}{AGENT_CARD_PATH}"
     return [first] if origin == first else [first, origin]
 
 
-def parse_card(raw: Any) -> AgentCard:
+def parse_agent_card(raw: Any) -> AgentCard:
     """Decode a card in either version's shape; raises ProtocolViolation naming the member."""
     if not isinstance(raw, dict):
         raise ProtocolViolation("the agent card is not a JSON object")
