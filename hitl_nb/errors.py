@@ -53,7 +53,7 @@ turn a wire answer into a class.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 
@@ -93,9 +93,13 @@ class FormInvalid(HitlError):
     """``submit()`` was called while the form has errors; ``errors`` lists them (each
     a :class:`~hitl_nb.validation.ValidationIssue`)."""
 
-    def __init__(self, errors: list[Any]) -> None:
-        lines = "; ".join(f"{e.path or '/'}: {e.message}" for e in errors[:5])
-        super().__init__(f"the form has {len(errors)} error(s): {lines}")
+    def __init__(self, errors: list[Any], where: Callable[[str], str] | None = None) -> None:
+        # ``where`` names a pointer as the person sees it (the form's labels)
+        name = where or (lambda path: path or "/")
+        lines = "; ".join(f"{name(e.path)}: {e.message}" for e in errors[:5])
+        more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
+        count = f"{len(errors)} problem{'' if len(errors) == 1 else 's'}"
+        super().__init__(f"the form has {count}: {lines}{more}")
         self.errors = errors
 
 

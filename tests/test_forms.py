@@ -8,7 +8,7 @@ import datetime as dt
 import ipywidgets as W
 import pytest
 
-from hitl_nb.forms import Form
+from hitl_nb.forms import MISSING, Form
 
 
 def obj(props: dict, required: list[str] | None = None, **extra: object) -> dict:
@@ -70,25 +70,45 @@ def test_date_uses_a_date_picker_and_emits_iso_dates():
     assert form.value == {"day": "2023-03-01"} and "kept" not in day.note.value
 
 
-def test_date_time_is_timezone_aware_and_emits_rfc3339():
+def test_date_time_keeps_its_timezone_and_emits_rfc3339():
     form = Form(obj({"at": {"type": "string", "format": "date-time"}}))
     at = form.field("/at")
-    assert isinstance(at.input, W.DatetimePicker)
-    tz = dt.timezone(dt.timedelta(hours=2))
-    at.input.value = dt.datetime(2024, 5, 1, 12, 30, tzinfo=tz)
+    assert isinstance(at.input, W.NaiveDatetimePicker) and isinstance(at.zone, W.Dropdown)
+    at.zone.value = "+02:00"
+    at.input.value = dt.datetime(2024, 5, 1, 12, 30)
     assert form.value == {"at": "2024-05-01T12:30:00+02:00"}
-    at.input.value = dt.datetime(2024, 5, 1, 12, 30, tzinfo=dt.timezone.utc)
+    at.zone.value = "+00:00"
     assert form.value == {"at": "2024-05-01T12:30:00Z"}
+    form.value = {"at": "2026-12-01T09:30:00+05:45"}  # shown in its own zone, not UTC
+    assert at.input.value == dt.datetime(2026, 12, 1, 9, 30) and at.zone.value == "+05:45"
+    at.input.value = dt.datetime(2026, 12, 1, 10, 0)  # the person changes the time only
+    assert form.value == {"at": "2026-12-01T10:00:00+05:45"}
+    form.value = {"at": "2024-05-01T10:00:00+01:23"}  # an offset no zone list has
+    assert at.zone.value == "+01:23" and form.value == {"at": "2024-05-01T10:00:00+01:23"}
     form.value = {"at": "2024-05-01t10:00:00.123456789z"}  # kept exactly as given
     assert form.value == {"at": "2024-05-01t10:00:00.123456789z"} and form.is_valid
     form.value = {"at": "2016-12-31T23:59:60Z"}  # a leap second: no picker shows it
     assert form.value == {"at": "2016-12-31T23:59:60Z"}  # kept; the validator judges it
 
 
+def test_time_gets_a_time_picker_with_its_timezone():
+    form = Form(obj({"at": {"type": "string", "format": "time"}}))
+    at = form.field("/at")
+    assert isinstance(at.input, W.TimePicker) and at.input.step == 1
+    form.value = {"at": "10:20:30+01:00"}
+    assert at.input.value == dt.time(10, 20, 30) and at.zone.value == "+01:00"
+    assert form.value == {"at": "10:20:30+01:00"} and form.is_valid
+    at.input.value = dt.time(11, 0, 5)
+    assert form.value == {"at": "11:00:05+01:00"}
+    at.zone.value = "+00:00"
+    assert form.value == {"at": "11:00:05Z"} and form.is_valid
+    form.value = {"at": "25:00:00Z"}  # no time: kept as given, flagged by the validator
+    assert form.value == {"at": "25:00:00Z"} and issues(form) == {"/at": ["format"]}
+
+
 @pytest.mark.parametrize(
     ("fmt", "good", "bad"),
     [
-        pytest.param("time", "10:20:30+01:00", "25:00:00Z", id="time"),
         pytest.param("email", "o'brien+tag@例え.jp", "no-at-sign", id="email"),
         pytest.param("uri", "urn:isbn:0451450523", "not a uri", id="uri"),
         pytest.param("uuid", "f7d4b1c0-9b25-4e8c-a4ce-3d6a51e8a772", "f7d4b1c0", id="uuid"),
@@ -126,14 +146,16 @@ def test_enum_radio_and_labels_by_hint():
     assert form.value == {"c": "n"}
 
 
-def test_const_is_shown_and_fixed():
+def test_const_is_read_only_text_and_sent_as_shown():
     form = Form(obj({"kind": {"const": "approval"}, "opt": {"const": 3}}, ["kind"]))
-    assert form.value == {"kind": "approval"}
-    assert "approval" in form.field("/kind").input.value
+    kind = form.field("/kind")
+    assert isinstance(kind.input, W.HTML) and kind.input.description == "Kind *"
+    assert ">approval<" in kind.input.value  # "Kind: approval", as text
+    assert form.value == {"kind": "approval", "opt": 3}  # what is shown is sent
     with pytest.raises(ValueError, match="fixed"):
         form.value = {"kind": "other"}
-    form.field("/opt").input.value = True
-    assert form.value == {"kind": "approval", "opt": 3}
+    form.value = {"kind": "approval"}  # leaving the optional one out, from code
+    assert form.value == {"kind": "approval"} and "left out" in form.field("/opt").input.value
 
 
 # --- numbers -----------------------------------------------------------------------------
@@ -157,7 +179,7 @@ def test_number_bounds_are_field_errors_never_clamped():
     assert issues(form) == {"/n": ["multipleOf"], "/i": ["type"]}
     form.field("/n").input.value = "abc"
     assert issues(form)["/n"] == ["input"]
-    assert "not a number" in form.field("/n").messages[0]
+    assert form.field("/n").messages == ["Enter a number (“abc” is not one)"]
     form.field("/n").input.value = "nan"
     assert issues(form)["/n"] == ["input"]
     form.field("/n").input.value = "1e3"
@@ -227,18 +249,24 @@ def test_nested_required_object_is_open_optional_one_closed_and_lazy():
     assert not extra.built and extra.collapsed
     assert form.value == {"addr": {}}
     assert issues(form) == {"/addr/city": ["required"]}
-    extra.toggle.click()
-    assert extra.built and form.value == {"addr": {}}  # opening is not answering
+    assert addr.toggle is None  # a required section is always open, under its title
+    assert extra.toggle.description == "Add extra" and extra.body.layout.display == "none"
+    form.field("/extra/note")  # opening from code (to reach a field) is not answering
+    assert extra.built and not extra.collapsed and form.value == {"addr": {}}
     form.field("/extra/note").input.value = "hi"
     assert form.value == {"addr": {}, "extra": {"note": "hi"}}
-    addr.toggle.click()
-    assert addr.collapsed and addr.body.layout.display == "none"
+    assert extra.toggle.description == "Remove extra"
+    extra.toggle.click()  # "Remove extra": nothing of it is sent
+    assert extra.collapsed and extra.body.layout.display == "none"
+    assert form.value == {"addr": {}} and extra.toggle.description == "Add extra"
+    extra.toggle.click()  # "Add extra": the person answers with the section
+    assert form.value == {"addr": {}, "extra": {}} and form.field("/extra/note").value is MISSING
 
 
 def test_required_members_are_marked_in_text():
     form = Form(obj({"a": {"type": "string", "title": "Alpha"}, "b": {"type": "string"}}, ["a"]))
     assert form.field("/a").input.description == "Alpha *"
-    assert form.field("/b").input.description == "b"
+    assert form.field("/b").input.description == "B"  # the key made readable
     assert "Alpha *" in form.to_text()
 
 
@@ -279,7 +307,7 @@ def test_array_of_objects_routes_errors_to_the_entry_fields():
     rows.rows[0].field.fields["n"].input.value = "1"
     assert form.value == {"rows": [{"n": 1}, {}]}
     assert issues(form) == {"/rows/1/n": ["input", "required"]}
-    assert any("not a number" in m for m in rows.rows[1].field.fields["n"].messages)
+    assert any("Enter a number" in m for m in rows.rows[1].field.fields["n"].messages)
 
 
 def test_prefix_items_tuple_keeps_positions():

@@ -27,15 +27,17 @@ SCHEMA = {
 }
 
 
-def test_required_messages_wait_until_touched_or_submit_but_summary_lists_them():
+def test_messages_wait_until_touched_or_submit_and_the_summary_until_submit():
     form = Form(SCHEMA)
     assert [(e.path, e.keyword) for e in form.errors] == [("/approved", "required")]
-    assert form.field("/approved").messages == []  # untouched: only the summary says it
-    assert "<b>Approved</b> (<code>/approved</code>)" in form.summary.value
-    assert form.submit_button.disabled
-    with pytest.raises(FormInvalid, match="/approved"):
+    assert form.field("/approved").messages == []  # a pristine form shows no error
+    assert form.summary_text() == "" and form.summary.layout.display == "none"
+    assert not form.submit_button.disabled  # clicking it is how a person finds what is missing
+    with pytest.raises(FormInvalid, match="Approved"):
         form.submit()
-    assert form.field("/approved").messages  # now shown on the member itself
+    assert form.field("/approved").messages == ["Choose Yes or No"]  # one message, not two
+    assert form.summary_text() == "1 problem to fix before submitting\nApproved: Choose Yes or No"
+    assert "hitl-summary" in form.summary._dom_classes
     assert not form.submitted.done()
 
 
@@ -43,7 +45,7 @@ def test_live_messages_follow_edits():
     form = Form(SCHEMA)
     reason = form.field("/reason")
     reason.input.value = "no"
-    assert reason.messages == ["must be at least 3 characters"] or reason.messages
+    assert reason.messages == ["Use at least 3 characters"]
     reason.input.value = "because"
     assert reason.messages == []
 
@@ -69,7 +71,7 @@ def test_agent_validation_errors_are_shown_on_the_same_fields():
     assert not form.disabled and form.submitted is not first and first.done()
     assert form.field("/reason").messages == ["must name a ticket"]
     assert "extra_unknown_field" in form.root.label.value  # no field: shown on the form
-    assert "must name a ticket" in form.summary.value
+    assert "Reason: must name a ticket" in form.summary_text()  # the agent's words, as written
     form.field("/reason").input.value = "fine, see T-1"
     assert form.field("/reason").messages == []  # a change clears the agent's verdict
     assert form.submit() == {"approved": True, "reason": "fine, see T-1"}
@@ -85,7 +87,7 @@ def test_set_errors_accepts_issues_and_dicts():
             {"path": "/approved", "keyword": "type", "message": "boolean!"},
         ]
     )
-    assert form.field("/replicas").messages == ["too few"]
+    assert form.field("/replicas").messages == ["too few"]  # the agent's words, as written
     assert "boolean!" in form.field("/approved").messages
 
 
@@ -155,15 +157,15 @@ def test_display_bundle_has_the_widget_and_plain_text():
     assert "application/vnd.jupyter.widget-view+json" in bundle
     text = bundle["text/plain"]
     assert text.splitlines()[0] == "Form: Deploy"
-    assert 'reason: "<script>x</script>"' in text
+    assert 'Reason: "<script>x</script>"' in text
     assert text.endswith("state: ready to submit")
-    assert repr(form) == "<Form 'Deploy': valid>"
+    assert repr(form) == "<Form 'Deploy': 3 fields (1 required), valid>"
 
 
 def test_plain_text_lists_problems():
     form = Form(SCHEMA, value={"approved": True, "replicas": 0})
-    assert "replicas: 0  ! must be at least 1" in str(form)
-    assert "1 problem(s)" in str(form)
+    assert "Replicas: 0  ! Must be 1 or more" in str(form)
+    assert "1 problem to fix" in str(form)
 
 
 def test_widgets_carry_stable_css_classes():
@@ -298,7 +300,7 @@ def test_a_one_option_variant_that_refers_back_is_json_not_a_recursion_error():
     ],  # fmt: skip
 )
 def test_self_referencing_required_parts_stop_at_a_field_count(schema):
-    from hitl_nb.forms._registry import MAX_FIELDS
+    from hitl_nb.forms._base import MAX_FIELDS
 
     before = len(_instances)
     form = Form(schema)
@@ -377,7 +379,7 @@ def test_odd_member_names_route_errors_to_their_own_fields():
     assert form.value == {n: "x" for n in names}
     for n in names:
         pointer = "/" + n.replace("~", "~0").replace("/", "~1")
-        assert form.field(pointer).messages == ["must be at least 2 characters"], n
+        assert form.field(pointer).messages == ["Use at least 2 characters"], n
     assert len({css_class("/" + n.replace("~", "~0").replace("/", "~1")) for n in names}) == 7
 
 
@@ -417,18 +419,18 @@ def test_plain_text_of_a_compound_form():
         [
             "Form: Order",
             '  Name *: "Ada"',
-            "  items: 1 entry",
+            "  Items: 1 entry",
             "    - #1 *:",
-            '        sku *: "A1"',
-            "        qty: 0  ! must be at least 1",
+            '        Sku *: "A1"',
+            "        Qty: 0  ! Must be 1 or more",
             "  Cat:",
-            '    kind *: "cat"',
-            "    lives: (empty)",
-            "  note: null",
-            "  tags:",
+            '    Kind *: "cat"',
+            "    Lives: (empty)",
+            "  Note: None",
+            "  Tags:",
             "    t: 1",
-            "  later: (closed)",
-            "state: 1 problem(s) to fix",
+            "  Later: (not added)",
+            "state: 1 problem to fix",
         ]
     )
 

@@ -7,7 +7,7 @@ See :class:`Form`. The coverage table, hint vocabulary and CSS class names are i
 from __future__ import annotations
 
 from ..errors import FormClosed, FormInvalid, FormValueError
-from ._base import Context, Field
+from ._base import Field, FieldMessage, FormContext, Slot
 from ._form import Form
 from ._hints import Hints, hints_for
 from ._registry import Registry, default_registry
@@ -16,14 +16,16 @@ from ._util import MISSING, css_class
 
 __all__ = [
     "MISSING",
-    "Context",
     "Field",
+    "FieldMessage",
+    "FormContext",
     "Form",
     "FormClosed",
     "FormInvalid",
     "FormValueError",
     "Hints",
     "Registry",
+    "Slot",
     "css_class",
     "default_registry",
     "hints_for",

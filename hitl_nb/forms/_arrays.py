@@ -11,10 +11,10 @@ from typing import Any
 
 import ipywidgets as W
 
-from ._base import Context, Errors, Field, Message, route
+from ._base import Errors, Field, FieldKind, FieldMessage, Slot, route
 from ._hints import child_ui
-from ._normalize import Node
-from ._util import MISSING, FormValueError, child_pointer, json_type, make
+from ._theme import LayoutName, heading_html, make, set_html
+from ._util import MISSING, FormValueError, child_pointer, json_type
 
 
 class _Row:
@@ -27,18 +27,10 @@ class _Row:
 class ArrayField(Field):
     """Entries of ``items`` (and the fixed positions of ``prefixItems``)."""
 
-    kind = "array"
+    kind: FieldKind = "array"
 
-    def __init__(
-        self,
-        ctx: Context,
-        node: Node,
-        pointer: str,
-        ui: Mapping[str, Any] | None,
-        required: bool,
-        name: str = "",
-    ) -> None:
-        super().__init__(ctx, node, pointer, ui, required, name)
+    def __init__(self, slot: Slot) -> None:
+        super().__init__(slot)
         s = self.schema
         prefix = s.get("prefixItems")
         self.prefix: list[Any] = list(prefix) if isinstance(prefix, list) else []
@@ -49,8 +41,9 @@ class ArrayField(Field):
         self.explicit = False
         self.rows: list[_Row] = []
         self.index_rows: list[_Row] = []
-        lay = "hidden" if self.hints.hidden else "default"
-        self.label = make(W.HTML, self.classes("hitl-label"), value=self.label_html())
+        lay: LayoutName = "hidden" if self.hints.hidden else "default"
+        self.label = make(W.HTML, self.classes("hitl-label"), value="")
+        set_html(self.label, self.label_html())
         self.list = make(W.VBox, self.classes("hitl-items"), "indent")
         self.add: W.Button | None = None
         kids: list[W.Widget] = [self.label, self.list]
@@ -58,7 +51,8 @@ class ArrayField(Field):
             self.add = make(
                 W.Button,
                 self.classes("hitl-add"),
-                description="+ Add",
+                description="Add entry",
+                icon="plus",
                 tooltip=f"add an entry to {self.title}",
             )
             self.add.on_click(self._on_add)
@@ -68,7 +62,7 @@ class ArrayField(Field):
         for i in range(len(self.prefix)):
             self._new_row(i, fixed=True)
         min_items = s.get("minItems")
-        if required and isinstance(min_items, int) and self.items is not False:
+        if self.required and isinstance(min_items, int) and self.items is not False:
             for i in range(len(self.rows), min(min_items, 50)):
                 self._new_row(i, fixed=False)
         self._relayout()
@@ -93,9 +87,11 @@ class ArrayField(Field):
                 tooltip="remove this entry",
             )
             controls = [up, remove]
-        box = make(W.HBox, self.classes("hitl-row"), "row", children=[*field.widgets, *controls])
+        # the entry's widgets stacked in one column, the buttons beside it never squeezed
+        stack = make(W.VBox, self.classes("hitl-entry"), children=field.widgets)
+        box = make(W.HBox, self.classes("hitl-row"), "row", children=[stack, *controls])
         row = _Row(field, box, up, remove, fixed)
-        field.parent_hook = lambda: setattr(box, "children", [*field.widgets, *controls])
+        field.parent_hook = lambda: setattr(stack, "children", field.widgets)
         if up is not None and remove is not None:
             up.on_click(lambda _b: self._move_up(row))
             remove.on_click(lambda _b: self._remove(row))
@@ -166,8 +162,7 @@ class ArrayField(Field):
         if len(given) > len(self.prefix) and self.items is False:
             raise FormValueError(self.pointer, f"at most {len(self.prefix)} entries fit here")
         self.ctx.check_rows(self.pointer, len(given) - len(self.rows), given)
-        self.ctx.quiet += 1
-        try:
+        with self.ctx.quietly():
             keep = max(len(self.prefix), len(given))
             for row in self.rows[keep:]:
                 self.ctx.forget(row.field)
@@ -176,8 +171,6 @@ class ArrayField(Field):
                 self._new_row(len(self.rows), fixed=False)
             for i, row in enumerate(self.rows):
                 row.field.set(given[i] if i < len(given) else MISSING)
-        finally:
-            self.ctx.quiet -= 1
         self.explicit = value is not MISSING
         self._relayout()
 
@@ -198,20 +191,20 @@ class ArrayField(Field):
             if at is not None:
                 out += [(f"/{at}" + p, m) for p, m in inner]
             else:
-                out += [("", f"entry {i + 1}: {m}") for _p, m in inner]
+                out += [("", f"Entry #{i + 1}: {m}") for _p, m in inner]
             if row.field.get() is MISSING:
                 if not row.fixed and not inner:
-                    out.append(("", f"entry {i + 1} is empty: fill it in or remove it"))
+                    out.append(("", f"Entry #{i + 1} is empty: fill it in or remove it"))
                 gap = gap or row.fixed
             elif gap:
-                out.append(("", f"position {i + 1} is filled but an earlier one is empty"))
+                out.append(("", f"Entry #{i + 1} is filled but an earlier one is empty"))
                 gap = False
         return out
 
     def show_errors(self, errors: Errors) -> None:
         own, below = route(errors)
         self.get()  # refresh the index -> row map
-        by_row: dict[int, dict[str, list[Message]]] = {}
+        by_row: dict[int, dict[str, list[FieldMessage]]] = {}
         for seg, sub in below.items():
             if seg.isdigit() and int(seg) < len(self.index_rows):
                 row_no = self.rows.index(self.index_rows[int(seg)])
@@ -222,8 +215,12 @@ class ArrayField(Field):
             row.field.show_errors(by_row.get(i, {}))
         self.show_own(own)
 
+    def label_html(self) -> str:
+        """The list's heading: title, required marker, help, messages."""
+        return heading_html(self.title, self.required, self.help, self.messages)
+
     def refresh_label(self) -> None:
-        self.label.value = self.label_html()
+        set_html(self.label, self.label_html())
 
     def set_disabled(self, disabled: bool) -> None:
         self.disabled = disabled

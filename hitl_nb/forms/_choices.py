@@ -10,18 +10,19 @@ from typing import Any
 
 import ipywidgets as W
 
-from ._base import LeafField
+from ._base import FieldKind, LeafField
 from ._fields import check_type
-from ._util import MISSING, FormValueError, esc, json_equal, make, short_json
+from ._theme import LayoutName, make
+from ._util import MISSING, FormValueError, esc, json_equal, short_json
 
 
 class CheckboxField(LeafField):
     """A Checkbox for an optional boolean or one with a default; left out until ticked
     or unticked by a person."""
 
-    kind = "boolean"
+    kind: FieldKind = "boolean"
 
-    def make_input(self, lay: str) -> W.Widget:
+    def make_input(self, lay: LayoutName) -> W.Widget:
         return make(
             W.Checkbox,
             self.classes("hitl-input"),
@@ -48,7 +49,7 @@ class ChoiceField(LeafField):
     RadioButtons by ``widget: radio``, labels by ``enumNames``) and required booleans
     without default (Yes / No: the person has to choose)."""
 
-    kind = "enum"
+    kind: FieldKind = "enum"
 
     def choices(self) -> list[Any]:
         """The values to choose from."""
@@ -61,18 +62,19 @@ class ChoiceField(LeafField):
             return list(names)
         return [v if isinstance(v, str) else short_json(v) for v in values]
 
-    def make_input(self, lay: str) -> W.Widget:
+    def make_input(self, lay: LayoutName) -> W.Widget:
         self.values = self.choices()
         options: list[tuple[str, int]] = list(
             zip(self.labels(self.values), range(len(self.values)), strict=False)
         )
-        radio = self.hints.widget in ("radio", "radios") or self.kind == "boolean"
+        radio = self.hints.widget in ("radio", "radios") or isinstance(self, YesNoField)
         if not self.required and not radio:
             options.insert(0, ("—", -1))
         cls = W.RadioButtons if radio else W.Dropdown
+        extra = ("hitl-radio",) if radio else ()
         return make(
             cls,
-            self.classes("hitl-input"),
+            self.classes("hitl-input", *extra),
             lay,
             options=options,
             value=None,
@@ -104,7 +106,7 @@ class ChoiceField(LeafField):
 class YesNoField(ChoiceField):
     """A required boolean without default: Yes / No, nothing pre-selected."""
 
-    kind = "boolean"
+    kind: FieldKind = "boolean"
 
     def choices(self) -> list[Any]:
         return [True, False]
@@ -115,50 +117,44 @@ class YesNoField(ChoiceField):
 
 
 class ConstField(LeafField):
-    """A fixed value (``const``, ``type: null``): shown, not editable. When optional, a
-    checkbox decides whether it is sent."""
+    """A fixed value (``const``, ``type: null``), shown as read-only text: "Channel:
+    release". It is sent, as shown; only a value set from code that leaves the member
+    out leaves it out (then the text says so)."""
 
-    kind = "const"
+    kind: FieldKind = "const"
 
-    def make_input(self, lay: str) -> W.Widget:
-        self.value = self.schema.get("const") if "const" in self.schema else None
-        self.fixed = self.required  # decided once: the widget differs
-        text = short_json(self.value, 200)
-        if self.fixed:
-            return make(
-                W.HTML,
-                self.classes("hitl-input", "hitl-const"),
-                lay,
-                value=f"<code>{esc(text)}</code>",
-                description=self.label_text(),
-                tooltip=self.tooltip(),
-            )
+    def make_input(self, lay: LayoutName) -> W.Widget:
+        self.fixed_value = self.schema.get("const") if "const" in self.schema else None
+        self.included = True
         return make(
-            W.Checkbox,
+            W.HTML,
             self.classes("hitl-input", "hitl-const"),
             lay,
-            value=False,
-            indent=True,
-            description=f"{self.label_text()}: send {text}",
+            value=self._text(),
+            description=self.label_text(),
             tooltip=self.tooltip(),
         )
 
-    def label_text(self) -> str:
-        base = super().label_text()
-        if getattr(self, "fixed", True):
-            return base
-        return f"{base}: send {short_json(self.value, 60)}"
+    def _text(self) -> str:
+        value = self.fixed_value
+        shown = "None" if value is None else value if isinstance(value, str) else None
+        text = esc(shown) if shown is not None else esc(short_json(value, 200))
+        left_out = ' <span class="hitl-help">(left out)</span>' if not self.included else ""
+        return f'<span class="hitl-const-value">{text}</span>{left_out}'
 
     def get(self) -> Any:
-        if self.fixed:
-            return self.value
-        return self.value if self.input.value else MISSING
+        return self.fixed_value if self.included or self.required else MISSING
 
     def write(self, value: Any) -> None:
-        if value is not MISSING and not json_equal(value, self.value):
-            raise FormValueError(self.pointer, f"the value is fixed to {short_json(self.value)}")
-        if not self.fixed:
-            self.input.value = value is not MISSING
+        if value is not MISSING and not json_equal(value, self.fixed_value):
+            raise FormValueError(
+                self.pointer, f"the value is fixed to {short_json(self.fixed_value)}"
+            )
+        self.included = value is not MISSING
+        self.input.value = self._text()
+
+    def apply_default(self) -> None:
+        self.included = True  # what is shown is sent (a default cannot differ)
 
 
 class MultiChoiceField(LeafField):
@@ -166,9 +162,9 @@ class MultiChoiceField(LeafField):
     the enum's order. A list that was set comes back unchanged until the selection
     changes."""
 
-    kind = "multichoice"
+    kind: FieldKind = "multichoice"
 
-    def make_input(self, lay: str) -> W.Widget:
+    def make_input(self, lay: LayoutName) -> W.Widget:
         items = self.ctx.resolver.resolve(self.schema.get("items", {}))
         self.values: list[Any] = list(items["enum"])
         names = self.hints.enum_names
@@ -212,15 +208,3 @@ class MultiChoiceField(LeafField):
         chosen = tuple(sorted(set(indexes)))
         self.input.value = chosen
         self._original = (list(value), chosen)
-
-
-def multi_choice_or_list(
-    ctx: Any, node: Any, pointer: str, ui: Any, required: bool, name: str
-) -> Any:
-    """``widget: checkboxes``: a SelectMultiple when the items are enum values."""
-    from ._arrays import ArrayField
-
-    items = ctx.resolver.resolve(node.schema.get("items", {}))
-    if isinstance(items, dict) and isinstance(items.get("enum"), list) and items["enum"]:
-        return MultiChoiceField(ctx, node, pointer, ui, required, name)
-    return ArrayField(ctx, node, pointer, ui, required, name)

@@ -16,11 +16,15 @@ import ipywidgets as W
 
 from .._json import parse_json
 from ..errors import BadJSON
-from ._base import LeafField
-from ._util import MISSING, FormValueError, json_type, make, short_json
+from ._base import FieldKind, LeafField
+from ._theme import LayoutName, make
+from ._util import MISSING, FormValueError, json_type, short_json
+
+_TYPE_NAMES = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array"}
 
 
 def placeholder(field: LeafField, fallback: str = "") -> str:
+    """The input's placeholder: the hint, else the first example, else ``fallback``."""
     if field.hints.placeholder is not None:
         return field.hints.placeholder
     examples = field.schema.get("examples")
@@ -30,8 +34,9 @@ def placeholder(field: LeafField, fallback: str = "") -> str:
 
 
 def check_type(field: LeafField, value: Any, *types: type) -> None:
+    """Raise FormValueError (JSON type names) unless ``value`` is one of ``types``."""
     if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
-        want = " or ".join(t.__name__ for t in types)
+        want = " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in types)
         raise FormValueError(field.pointer, f"expected {want}, got {json_type(value)}")
 
 
@@ -39,9 +44,9 @@ class StringField(LeafField):
     """Text (Textarea when maxLength > 200, ``widget: textarea`` or ``rows``; Password by
     ``widget: password``). An emptied input is left out, or ``emptyValue`` if hinted."""
 
-    kind = "string"
+    kind: FieldKind = "string"
 
-    def make_input(self, lay: str) -> W.Widget:
+    def make_input(self, lay: LayoutName) -> W.Widget:
         self._empty_is_value = False
         max_len = self.schema.get("maxLength")
         widget = self.hints.widget
@@ -60,10 +65,11 @@ class StringField(LeafField):
         return make(
             cls,
             self.classes("hitl-input"),
-            "wide" if lay == "default" else lay,
+            "text" if lay == "field" else lay,
             placeholder=placeholder(self, self._format_placeholder()),
             tooltip=self.tooltip(),
             description=self.label_text(),
+            continuous_update=False,  # messages wait until the person leaves the field
             **kw,
         )
 
@@ -107,9 +113,9 @@ class NumberField(LeafField):
     ``widget: range`` (or ``slider``) draws a slider when both bounds are given.
     """
 
-    kind = "number"
+    kind: FieldKind = "number"
 
-    def make_input(self, lay: str) -> W.Widget:
+    def make_input(self, lay: LayoutName) -> W.Widget:
         s = self.schema
         self.slider = (
             self.hints.widget in ("range", "slider")
@@ -135,6 +141,7 @@ class NumberField(LeafField):
                 value=s["minimum"],
                 tooltip=self.tooltip(),
                 description=self.label_text(),
+                continuous_update=False,
             )
         return make(
             W.Text,
@@ -143,6 +150,7 @@ class NumberField(LeafField):
             placeholder=placeholder(self, self._bounds()),
             tooltip=self.tooltip(),
             description=self.label_text(),
+            continuous_update=False,
         )
 
     def _bounds(self) -> str:
@@ -174,10 +182,10 @@ class NumberField(LeafField):
                 raise ValueError(text)
             number = float(text)
         except ValueError:
-            self._parse_error = f"{text[:40]!r} is not a number"
+            self._parse_error = f"Enter a number (“{text[:40]}” is not one)"
             return MISSING
         if number != number or number in (float("inf"), float("-inf")):
-            self._parse_error = f"{text[:40]!r} is not a finite number"
+            self._parse_error = f"Enter a finite number (“{text[:40]}” is not one)"
             return MISSING
         return number
 
@@ -200,9 +208,9 @@ class NumberField(LeafField):
 class JsonField(LeafField):
     """The fallback: the subtree is edited as JSON text, with a note saying why."""
 
-    kind = "json"
+    kind: FieldKind = "json"
 
-    def make_input(self, lay: str) -> W.Widget:
+    def make_input(self, lay: LayoutName) -> W.Widget:
         if self.node.note:
             self.help = (
                 self.help + " " if self.help else ""
@@ -210,7 +218,7 @@ class JsonField(LeafField):
         return make(
             W.Textarea,
             self.classes("hitl-input", "hitl-json"),
-            "wide" if lay == "default" else lay,
+            "text" if lay == "field" else lay,
             placeholder=placeholder(self, "JSON value"),
             tooltip=self.tooltip(),
             description=self.label_text(),
@@ -225,9 +233,9 @@ class JsonField(LeafField):
         try:
             return parse_json(text)
         except BadJSON as exc:
-            self._parse_error = f"not valid JSON: {exc}"
+            self._parse_error = f"Not valid JSON: {exc}"
         except ValueError as exc:
-            self._parse_error = f"not valid JSON: {str(exc)[:80]}"
+            self._parse_error = f"Not valid JSON: {str(exc)[:80]}"
         return MISSING
 
     def write(self, value: Any) -> None:

@@ -10,8 +10,12 @@
 
 Errors come from :mod:`hitl_nb.validation` (same bounded validator and format checker
 the agent side uses) and from the widgets themselves (text that is not a number, an
-empty array entry). Each message is shown on the field its JSON Pointer names, and
-all of them in a summary at the top; the submit button is disabled while any remain.
+empty array entry). Each message is shown on the field its JSON Pointer names once the
+field was touched (or after a Submit attempt); after a Submit attempt a summary at the
+top lists every one, each entry moving the focus to its field.
+
+``Form`` is itself a widget (a ``VBox``): it goes inside other layouts, and its
+``value`` trait can be observed like any widget's.
 """
 
 from __future__ import annotations
@@ -19,21 +23,24 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import copy
+import html
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import ipywidgets as W
+import traitlets
 
 from ..errors import FormClosed, FormInvalid
 from ..validation import ValidationIssue, compile_schema
-from ._base import Context, Field, Message
+from ._base import Field, FieldMessage, FormContext
 from ._normalize import Resolver
 from ._registry import Registry, default_registry
-from ._util import MISSING, FormValueError, esc, make
-
-#: How many messages the summary lists before "and N more".
-SUMMARY_LINES = 8
+from ._text import render_text
+from ._theme import error_html, layout, make, stylesheet
+from ._util import MISSING, FormValueError, child_pointer, esc, json_equal, split_pointer
+from ._wording import plural
 
 
 def _issue(entry: Any) -> ValidationIssue:
@@ -42,8 +49,8 @@ def _issue(entry: Any) -> ValidationIssue:
     return ValidationIssue.from_json(entry)
 
 
-class Form:
-    """A form for ``schema`` (a JSON Schema, draft 2020-12).
+class Form(W.VBox):  # type: ignore[misc]
+    """A form for ``schema`` (a JSON Schema, draft 2020-12), itself an ipywidgets VBox.
 
     ``ui`` holds presentation hints shaped like the data (see :mod:`hitl_nb.forms._hints`);
     ``value`` pre-fills the form (else the schema's defaults are shown). The caller's
@@ -51,9 +58,15 @@ class Form:
     JSON Schema, a remote ``$ref``) raises :class:`~hitl_nb.errors.SchemaRejected`;
     parts the widgets cannot draw become JSON text fields with a note.
 
-    Attributes: ``widget`` (the ipywidgets VBox), ``submitted`` (a
-    ``concurrent.futures.Future`` resolved with the payload on submit).
+    Attributes: ``submitted`` (a ``concurrent.futures.Future`` resolved with the
+    payload on submit), ``summary`` (the error summary), ``submit_button``, ``status``.
+    ``form.observe(callback, names="value")`` reports every change of the payload.
     """
+
+    #: The payload as it stands (``None`` if even the top level is left out). Setting
+    #: it fills the form; a value that does not fit raises FormValueError and leaves the
+    #: form as it was.
+    value = traitlets.Any(None, allow_none=True)
 
     def __init__(
         self,
@@ -69,13 +82,15 @@ class Form:
         self.schema: dict[str, Any] = json.loads(json.dumps(schema))
         self.ui = copy.deepcopy(dict(ui)) if isinstance(ui, Mapping) else None
         self.registry = registry or default_registry()
-        self.ctx = Context(Resolver(self.schema), self.registry.build)
+        self.ctx = FormContext(Resolver(self.schema), self.registry.build)
         self._callbacks: list[Callable[[Any], Any]] = []
         self._server_errors: list[ValidationIssue] = []
         self._issues: list[ValidationIssue] = []
         self._disabled = False
+        self._attempted = False  # a Submit was tried: the summary is shown
+        self._publishing = False
         self.submitted: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        self.summary = make(W.HTML, ("hitl-errors",), value="")
+        self.summary = make(W.VBox, ("hitl-errors",), "hidden")
         self.status = make(W.HTML, ("hitl-status",), value="")
         self.submit_button = make(
             W.Button,
@@ -85,20 +100,17 @@ class Form:
             tooltip="send the answer",
         )
         self.submit_button.on_click(self._on_click)
-        self.ctx.quiet += 1
-        try:
-            self.root = self.ctx.build(self.schema, "", self.ui, True, "")
-        finally:
-            self.ctx.quiet -= 1
-        self.widget = make(
-            W.VBox,
-            ("hitl-form",),
+        with self.ctx.quietly():
+            self.root: Field = self.ctx.build(self.schema, "", self.ui, True, "")
+        super().__init__(
             children=[
+                stylesheet(),
                 self.summary,
                 *self.root.widgets,
                 self.submit_button,
                 self.status,
             ],
+            _dom_classes=("hitl-form",),
         )
         self.ctx.listeners.append(self._on_change)
         if value is not None:
@@ -107,31 +119,43 @@ class Form:
             self._refresh()
 
     # --- value ---------------------------------------------------------------------------
-    @property
-    def value(self) -> Any:
-        """The payload as it stands (``None`` if even the top level is left out)."""
+    @traitlets.validate("value")
+    def _fill(self, proposal: Any) -> Any:
+        if self._publishing:
+            return proposal["value"]
+        self._set_value(proposal["value"], reveal=True, publish=False)
+        return self._read()
+
+    def _read(self) -> Any:
         value = self.root.get()
         return None if value is MISSING else copy.deepcopy(value)
 
-    @value.setter
-    def value(self, value: Any) -> None:
-        self._set_value(value, reveal=True)
+    def _publish(self, value: Any) -> None:
+        """Set the ``value`` trait to what the form holds (observers are told)."""
+        new = None if value is MISSING else copy.deepcopy(value)
+        if not json_equal(new, self.value) or type(new) is not type(self.value):
+            self._publishing = True
+            try:
+                self.value = new
+            finally:
+                self._publishing = False
 
-    def _set_value(self, value: Any, reveal: bool) -> None:
+    def _set_value(self, value: Any, reveal: bool, publish: bool = True) -> None:
         old = self.root.get()
         try:
-            self.root.set(copy.deepcopy(value))
+            with self.ctx.batch():
+                self.root.set(copy.deepcopy(value))
         except FormValueError:
             self.root.set(old)  # never leave the form half-filled
-            self._refresh()
+            self._refresh(publish)
             raise
         except RecursionError:
             self.root.set(old)
-            self._refresh()
+            self._refresh(publish)
             raise FormValueError("", "the value is nested too deeply") from None
         self._server_errors = []
         self.ctx.reveal = self.ctx.reveal or reveal
-        self._refresh()
+        self._refresh(publish)
 
     def _on_change(self) -> None:
         self._server_errors = []  # the person is changing the answer the agent rejected
@@ -140,25 +164,27 @@ class Form:
     def field(self, pointer: str) -> Field:
         """The field drawn at JSON Pointer ``pointer`` (``""`` is the form itself).
 
-        Opens closed sections on the way; raises KeyError if nothing is drawn there.
-        A field with an input widget has it as ``.input`` (set its ``value`` to act as
-        the person would).
+        Opens closed sections on the way (opening is not answering); raises KeyError if
+        nothing is drawn there. Where a pointer has a wrapper and the field it wraps
+        (a variant and its option, a nullable field), the one with the input widget is
+        returned. Set its ``value`` to act as a person would:
+        ``form.field("/approve").value = True``.
         """
         found: Field | None = None
         for f in self.root.walk():
             if f.pointer == pointer:
                 found = f
-                if hasattr(f, "input"):
+                if f.input is not None:
                     return f
-            elif pointer.startswith(f.pointer + "/") and getattr(f, "built", True) is False:
-                f.build()  # type: ignore[attr-defined]
+            elif pointer.startswith(f.pointer + "/") and not f.is_built():
+                f.build_if_needed()
                 return self.field(pointer)
         if found is None:
             raise KeyError(f"no field at {pointer!r}")
         return found
 
     # --- errors --------------------------------------------------------------------------
-    def _refresh(self) -> None:
+    def _refresh(self, publish: bool = True) -> None:
         for reactor in list(self.ctx.reactors):
             reactor.react()
         value = self.root.get()
@@ -168,54 +194,126 @@ class Form:
         else:
             issues += self._compiled.validate(value)
         self._issues = issues
-        shown = issues + self._server_errors
-        by_pointer: dict[str, list[Message]] = {}
+        shown = self._shown()
+        agent = {id(i) for i in self._server_errors}
+        by_pointer: dict[str, list[FieldMessage]] = {}
         for issue in shown:
-            by_pointer.setdefault(issue.path, []).append((issue.keyword, issue.message))
-        self.ctx.begin()
-        try:
+            message = FieldMessage(issue.keyword, issue.message, id(issue) in agent)
+            by_pointer.setdefault(issue.path, []).append(message)
+        with self.ctx.batch():
             self.root.show_errors(by_pointer)
-        finally:
-            self.ctx.end()
         self._draw_summary(shown)
-        self.submit_button.disabled = bool(issues) or self._disabled
+        self.submit_button.disabled = self._disabled
+        if publish:
+            self._publish(value)
 
-    def _draw_summary(self, shown: list[ValidationIssue]) -> None:
-        if not shown:
-            self.summary.value = ""
-            return
+    def _shown(self) -> list[ValidationIssue]:
+        """Every issue once: the agent's 422 entries that repeat a local one are left out."""
+        seen = {(i.path, i.keyword) for i in self._issues}
+        extra = [i for i in self._server_errors if (i.path, i.keyword) not in seen]
+        return self._issues + extra
+
+    def _titles(self) -> tuple[dict[str, str], dict[str, int]]:
         titles: dict[str, str] = {}
-        for f in self.root.walk():
+        order: dict[str, int] = {}
+        for n, f in enumerate(self.root.walk()):
             titles.setdefault(f.pointer, f.title)  # the outermost (a variant, not its option)
-        items = "".join(
-            f"<li>{self._where(i.path, titles)}: {esc(i.message)}</li>"
-            for i in shown[:SUMMARY_LINES]
-        )
-        more = len(shown) - SUMMARY_LINES
-        tail = f"<li>… and {more} more</li>" if more > 0 else ""
-        self.summary.value = (
-            f'<div style="color:#b00020"><b>{len(shown)} problem(s) to fix before '
-            f"submitting</b><ul>{items}{tail}</ul></div>"
-        )
+            order.setdefault(f.pointer, n)
+        return titles, order
+
+    def where(self, pointer: str) -> str:
+        """Where ``pointer`` is, in the labels a person sees: ``Owner › Email``."""
+        return self._where(pointer, self._titles()[0])
 
     @staticmethod
     def _where(pointer: str, titles: Mapping[str, str]) -> str:
-        # the person reads titles; the pointer stays for whoever compares with a log
-        found = pointer
-        while found and found not in titles:
-            found = found.rsplit("/", 1)[0]
-        code = f"<code>{esc(pointer or '/')}</code>"
-        if not found:
-            return code
-        parts = found.split("/")
-        names = ["/".join(parts[:n]) for n in range(2, len(parts) + 1)]
-        path = " › ".join(titles[p] for p in names if p in titles)
-        return f"<b>{esc(path)}</b> ({code})"
+        parts = split_pointer(pointer)
+        names: list[str] = []
+        current = ""
+        for seg in parts:
+            current = child_pointer(current, seg)
+            names.append(titles.get(current, seg))
+        return " › ".join(names) if names else "The answer"
+
+    def _draw_summary(self, shown: list[ValidationIssue]) -> None:
+        if not shown or not (self._attempted or self._server_errors):
+            if self.summary.children:
+                self.summary.children = []
+            self._summary_hidden(True)
+            return
+        titles, order = self._titles()
+
+        def rank(issue: ValidationIssue) -> int:
+            path = issue.path
+            while path not in order and path:
+                path = path.rsplit("/", 1)[0]
+            return order.get(path, 0)
+
+        ordered = sorted(shown, key=rank)
+        agent = {id(i) for i in self._server_errors}
+        head = make(
+            W.HTML,
+            ("hitl-summary-head",),
+            value=(
+                f"<span>{esc(plural(len(ordered), 'problem'))} to fix before submitting"
+                f"{' (the agent checked the answer)' if self._server_errors else ''}</span>"
+            ),
+        )
+        entries = []
+        for issue in ordered:
+            field = self._field_for(issue.path)
+            text = issue.message
+            if field is not None and id(issue) not in agent:
+                text = field.say(issue.keyword, issue.message)
+            label = f"{self._where(issue.path, titles)}: {text}"
+            entry = make(
+                W.Button,
+                ("hitl-summary-link",),
+                description=label,
+                tooltip=f"go to {self._where(issue.path, titles)}",
+            )
+            entry.on_click(lambda _b, p=issue.path: self._go_to(p))
+            entries.append(entry)
+        self.summary.children = [head, *entries]
+        self._summary_hidden(False)
+
+    def _summary_hidden(self, hidden: bool) -> None:
+        want = layout("hidden" if hidden else "default")
+        if self.summary.layout is not want:
+            self.summary.layout = want
+        classes = ("hitl-errors",) if hidden else ("hitl-errors", "hitl-summary")
+        if self.summary._dom_classes != classes:
+            self.summary._dom_classes = classes
+
+    def _field_for(self, pointer: str) -> Field | None:
+        """The built field nearest to ``pointer`` (without opening anything)."""
+        best: Field | None = None
+        for f in self.root.walk():
+            if f.pointer == pointer or pointer.startswith(f.pointer + "/"):
+                if best is None or len(f.pointer) > len(best.pointer) or f.input is not None:
+                    best = f
+        return best
+
+    def _go_to(self, pointer: str) -> None:
+        """Focus the field at ``pointer`` (the browser scrolls to it)."""
+        try:
+            target = self.field(pointer)
+        except KeyError:
+            target = self._field_for(pointer) or self.root
+        target.focus()
+
+    def summary_text(self) -> str:
+        """The summary as plain text, one entry a line (empty until a Submit attempt)."""
+        lines = []
+        for w in self.summary.children:
+            text = w.description if isinstance(w, W.Button) else w.value
+            lines.append(html.unescape(re.sub(r"<[^>]+>", "", text)))
+        return "\n".join(lines)
 
     @property
     def errors(self) -> list[ValidationIssue]:
         """Every problem now: local ones, the validator's, and the agent's last 422."""
-        return list(self._issues) + list(self._server_errors)
+        return list(self._shown())
 
     @property
     def is_valid(self) -> bool:
@@ -228,7 +326,7 @@ class Form:
         Takes ValidationIssue objects, ``{path, keyword, message}`` dicts or a
         :class:`~hitl_nb.errors.ResponseInvalid`. The form is opened again for a
         corrected answer, with a fresh :attr:`submitted` future; the messages stay until
-        the person changes something.
+        the person changes something. An entry the form also finds itself is shown once.
         """
         entries = getattr(validation_errors, "validation_errors", validation_errors)
         self._server_errors = [_issue(e) for e in entries]
@@ -250,36 +348,39 @@ class Form:
     def submit(self) -> Any:
         """Submit from code: the same as clicking the button. Returns the payload.
 
-        Raises :class:`FormInvalid` while there are errors and :class:`FormClosed` when
-        the form is disabled or was submitted already.
+        Raises :class:`FormInvalid` while there are errors (they are then shown, with
+        the summary) and :class:`FormClosed` when the form is disabled or was submitted
+        already.
         """
         self.ctx.reveal = True  # from now on every field shows all its messages
+        self._attempted = True
         self._refresh()
         if self.submitted.cancelled():  # someone gave up waiting: a new future for this one
             self.submitted = concurrent.futures.Future()
         if self._disabled or self.submitted.done():
             raise FormClosed("the form is closed: it was submitted or disabled")
         if self._issues:
-            raise FormInvalid(self.errors)
-        payload = self.value
+            raise FormInvalid(self.errors, self.where)
+        payload = self._read()
         self.disabled = True
-        self.status.value = '<span style="color:#1b5e20">✓ submitted</span>'
+        self.status.value = '<span class="hitl-ok">✓ Submitted</span>'
         self.submitted.set_result(payload)
         for callback in list(self._callbacks):
             try:
                 callback(copy.deepcopy(payload))
             except Exception as exc:
-                self.status.value = (
-                    f'<span style="color:#b00020">submit handler failed: {esc(exc)}</span>'
-                )
+                self.status.value = error_html(f"The submit handler failed: {exc}")
                 raise
         return payload
 
     def _on_click(self, _button: Any) -> None:
         try:
             self.submit()
-        except (FormInvalid, FormClosed):
-            pass  # the summary already says why
+        except FormInvalid as exc:
+            if exc.errors:
+                self._go_to(exc.errors[0].path)  # as a form library does: to the first
+        except FormClosed:
+            pass  # the button is disabled then; a late click changes nothing
 
     async def wait(self, timeout: float | None = None) -> Any:
         """Wait for the payload; ``asyncio.TimeoutError`` after ``timeout`` seconds."""
@@ -295,32 +396,43 @@ class Form:
     def disabled(self, disabled: bool) -> None:
         self._disabled = bool(disabled)
         self.root.set_disabled(self._disabled)
-        self.submit_button.disabled = self._disabled or bool(self._issues)
+        self.submit_button.disabled = self._disabled
 
     # --- display -------------------------------------------------------------------------
+    @property
+    def widget(self) -> Form:
+        """The form itself (it is a widget); kept for code written before it was one."""
+        return self
+
+    def _state(self) -> str:
+        if self.submitted.done() and not self.submitted.cancelled():
+            return "submitted " + json.dumps(self.submitted.result(), ensure_ascii=False)
+        if self.is_valid and not self._server_errors:
+            return "ready to submit"
+        return f"{plural(len(self.errors), 'problem')} to fix"
+
     def to_text(self) -> str:
         """The form as plain text: fields, values and messages (no widget front end)."""
-        from ._text import render_text
-
-        return render_text(self)
+        title = self.schema.get("title")
+        return render_text(self.root, title if isinstance(title, str) else "", self._state())
 
     def __str__(self) -> str:
         return self.to_text()
 
     def __repr__(self) -> str:
-        state = (
-            "submitted"
-            if self.submitted.done()
-            else ("valid" if self.is_valid else f"{len(self.errors)} error(s)")
-        )
-        return f"<Form {self.root.title!r}: {state}>"
+        title = self.schema.get("title")
+        name = f"{title!r}" if isinstance(title, str) and title else "(untitled)"
+        fields = [f for f in self.root.walk() if f.input is not None]
+        required = sum(1 for f in fields if f.required)
+        if self.submitted.done() and not self.submitted.cancelled():
+            state = "submitted"
+        elif self.is_valid and not self._server_errors:
+            state = "valid"
+        else:
+            state = f"{plural(len(self.errors), 'problem')}"
+        return f"<Form {name}: {plural(len(fields), 'field')} ({required} required), {state}>"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
+        bundle: dict[str, Any] = dict(super()._repr_mimebundle_(**kwargs) or {})
         bundle["text/plain"] = self.to_text()
         return bundle
-
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-
-        display(self._repr_mimebundle_(), raw=True)  # type: ignore[no-untyped-call]

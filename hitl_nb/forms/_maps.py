@@ -4,25 +4,30 @@ that the schema does not declare, when extra members are allowed)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import ipywidgets as W
 
-from ._base import Field, Message
+from ._base import Field, FieldMessage
 from ._hints import child_ui
-from ._util import MISSING, child_pointer, make
+from ._theme import make
+from ._util import MISSING, child_pointer
 
-if TYPE_CHECKING:
-    from ._objects import ObjectField
-
-Routed = dict[str, list[Message]]
+Routed = dict[str, list[FieldMessage]]
 
 
 class MapEditor:
-    """Key/value rows for ``additionalProperties`` (a schema: add and remove rows)."""
+    """Key/value rows for ``additionalProperties`` (a schema: add and remove rows).
 
-    def __init__(self, owner: ObjectField, schema: Any, can_add: bool) -> None:
+    ``owner`` is the section the rows belong to; ``declared`` its declared members (a
+    live mapping: a row may not take one of their names).
+    """
+
+    def __init__(
+        self, owner: Field, declared: Mapping[str, Field], schema: Any, can_add: bool
+    ) -> None:
         self.owner = owner
+        self.declared = declared
         self.schema = schema if isinstance(schema, Mapping) else True
         self.rows: list[tuple[W.Text, Field, W.HBox]] = []
         self.box = make(W.VBox, owner.classes("hitl-map"))
@@ -31,7 +36,8 @@ class MapEditor:
             self.add = make(
                 W.Button,
                 owner.classes("hitl-add"),
-                description="+ Add entry",
+                description="Add entry",
+                icon="plus",
                 tooltip="add a member with a name of your choice",
             )
             self.add.on_click(lambda _b: self._add_row())
@@ -88,7 +94,7 @@ class MapEditor:
         for key_input, field, _box in self.rows:
             value = field.get()
             key = key_input.value
-            if key and value is not MISSING and key not in out and key not in self.owner.fields:
+            if key and value is not MISSING and key not in out and key not in self.declared:
                 out[key] = value
         return out
 
@@ -98,13 +104,9 @@ class MapEditor:
         for _key, field, _box in self.rows:
             self.owner.ctx.forget(field)
         self.rows = []
-        ctx = self.owner.ctx
-        ctx.quiet += 1
-        try:
+        with self.owner.ctx.quietly():
             for key, value in extras.items():
                 self._add_row(key, value)
-        finally:
-            ctx.quiet -= 1
         self._relayout()
 
     def local_errors(self) -> list[tuple[str, str]]:
@@ -116,13 +118,13 @@ class MapEditor:
             value = field.get()
             where = child_pointer("", key) if key else f"/{i}"
             if not key and value is not MISSING:
-                out.append((where, f"entry {i + 1} needs a name"))
+                out.append((where, f"Entry #{i + 1} needs a name"))
             elif key and value is MISSING:
-                out.append((where, f"entry {key!r} needs a value"))
+                out.append((where, f"“{key}” needs a value"))
             elif key in seen:
-                out.append((where, f"the name {key!r} is used twice"))
-            elif key in self.owner.fields:
-                out.append((where, f"{key!r} is already a field of this section"))
+                out.append((where, f"The name “{key}” is used twice"))
+            elif key in self.declared:
+                out.append((where, f"“{key}” is already a field of this section"))
             seen.add(key)
             out += [(child_pointer("", key or str(i)) + p, m) for p, m in field.local_errors()]
         return out

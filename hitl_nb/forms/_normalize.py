@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..validation import CompiledSchema, compile_schema
 from ._util import split_pointer
@@ -107,11 +107,37 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+#: What kind of field draws a schema (the registry's first key).
+Kind = Literal[
+    "string",
+    "number",
+    "integer",
+    "boolean",
+    "enum",
+    "const",
+    "null",
+    "object",
+    "array",
+    "tuple",
+    "variant",
+    "json",
+]
+
+
+_SIMPLE_KINDS: dict[str, Kind] = {
+    "string": "string",
+    "number": "number",
+    "integer": "integer",
+    "boolean": "boolean",
+    "null": "null",
+}
+
+
 @dataclass
 class Node:
     """A resolved schema and what kind of field draws it."""
 
-    kind: str
+    kind: Kind
     schema: dict[str, Any]
     nullable: bool = False
     options: list[dict[str, Any]] = field(default_factory=list)
@@ -268,8 +294,9 @@ class Resolver:
             if isinstance(s.get("prefixItems"), list):
                 return Node("tuple", s)
             return Node("array", s)
-        if t in ("string", "number", "integer", "boolean", "null"):
-            return Node(t, s)
+        simple = _SIMPLE_KINDS.get(t) if isinstance(t, str) else None
+        if simple is not None:
+            return Node(simple, s)
         if t is None:
             return Node("json", s)
         raise Unsupported(f"type {t!r} is not a JSON Schema type")

@@ -11,11 +11,13 @@ from typing import Any
 
 import ipywidgets as W
 
-from ._base import Context, Errors, Field, route
+from ._base import Errors, Field, FieldKind, FieldMessage, Slot, route
 from ._hints import child_ui
 from ._maps import MapEditor
-from ._normalize import Node, Unsupported
-from ._util import MISSING, FormValueError, child_pointer, esc, json_type, layout, make
+from ._normalize import Unsupported
+from ._theme import LayoutName, heading_html, layout, make, set_html, title_html
+from ._util import MISSING, FormValueError, child_pointer, json_type
+from ._wording import readable
 
 
 def _order(names: list[str], order: tuple[str, ...]) -> list[str]:
@@ -34,29 +36,37 @@ def _order(names: list[str], order: tuple[str, ...]) -> list[str]:
     return out
 
 
+def _lower_first(title: str) -> str:
+    """``Owner`` -> ``owner`` for "Add owner" (``URL`` stays ``URL``)."""
+    if len(title) > 1 and title[1].isupper():
+        return title
+    return title[:1].lower() + title[1:]
+
+
 class ObjectField(Field):
-    """A section for an object. Optional nested sections start collapsed and are built
-    when opened (or given a value), which also bounds recursive schemas."""
+    """A section for an object.
 
-    kind = "object"
+    A required section is open, under its title. An optional one starts with an "Add
+    <title>" button (unless it holds a value, or the ``collapsed: false`` hint opens it)
+    and is built when opened, which also bounds recursive schemas; once open, "Remove
+    <title>" empties and closes it. An open optional section is sent once it was added,
+    set, or something in it was touched (its members' defaults alone do not send it).
+    The form itself and a variant's chosen option are drawn ``headless``: open, without
+    a header of their own.
+    """
 
-    def __init__(
-        self,
-        ctx: Context,
-        node: Node,
-        pointer: str,
-        ui: Mapping[str, Any] | None,
-        required: bool,
-        name: str = "",
-    ) -> None:
-        super().__init__(ctx, node, pointer, ui, required, name)
+    kind: FieldKind = "object"
+
+    def __init__(self, slot: Slot) -> None:
+        super().__init__(slot)
         self.fields: dict[str, Field] = {}
         self.visible: list[str] = []
         self.explicit = False
         self.built = False
         self.pending: Any = MISSING
         self.map: MapEditor | None = None
-        self.is_root = pointer == ""
+        self.is_root = slot.pointer == ""
+        self.headless = slot.headless or self.is_root
         s = self.schema
         props = s.get("properties")
         self.props: Mapping[str, Any] = props if isinstance(props, Mapping) else {}
@@ -67,32 +77,37 @@ class ObjectField(Field):
         self.branches = self._branches()
         deps = s.get("dependentRequired")
         self.dependent: Mapping[str, Any] = deps if isinstance(deps, Mapping) else {}
+        optional = not (self.required or self.headless)
         collapsed = self.hints.collapsed
-        self.collapsed = (not required) if collapsed is None else collapsed
-        if self.is_root:
-            self.collapsed = False
-        lay = "hidden" if self.hints.hidden else "default"
-        self.label = make(W.HTML, self.classes("hitl-label"), value=self.label_html())
+        self.collapsed = optional and collapsed is not False
+        self.label = make(W.HTML, self.classes("hitl-label"), value="")
         self.body = make(
             W.VBox,
             self.classes("hitl-body"),
-            "hidden" if self.collapsed else ("default" if self.is_root else "indent"),
+            "hidden" if self.collapsed else ("default" if self.headless else "indent"),
         )
-        header: list[W.Widget] = [self.label]
         self.toggle: W.Button | None = None
-        if not self.is_root:
+        self.header: W.HBox | None = None
+        if optional:
             self.toggle = make(
                 W.Button,
                 self.classes("hitl-toggle"),
-                description=self._arrow(),
+                description=self._toggle_text(),
+                icon="",
                 tooltip=self.help or self.title,
             )
             self.toggle.on_click(self._on_toggle)
-            header = [self.toggle, self.label]
-        self.box = make(W.VBox, self.classes("hitl-object"), lay, children=[*header, self.body])
+            self.header = make(
+                W.HBox, self.classes("hitl-section-head"), "row", children=[self.label]
+            )
+        lay: LayoutName = "hidden" if self.hints.hidden else "default"
+        self.box = make(W.VBox, self.classes("hitl-object"), lay)
         self.widgets = [self.box]
-        if not (self.collapsed and not required):
+        self._arrange()
+        if not self.collapsed:
             self.build()
+        else:
+            self.refresh_label()
 
     def _branches(self) -> list[tuple[Any, dict[str, Any], dict[str, Any]]]:
         if "if" not in self.schema:
@@ -109,31 +124,31 @@ class ObjectField(Field):
         out.append((self.schema["if"], then, other))
         return out
 
-    def _arrow(self) -> str:
-        return ("▸ " if self.collapsed else "▾ ") + self.title
+    def _toggle_text(self) -> str:
+        verb = "Add" if self.collapsed else "Remove"
+        return f"{verb} {_lower_first(self.title)}"
 
-    def label_html(self, suffix: str = "") -> str:
-        if self.pointer and not self.built and self.pending is MISSING and not self.required:
-            suffix = ' <span style="color:#666">(optional section, closed)</span>'
-        if self.pointer:  # the title is on the open/close button
-            req = ' <span class="hitl-required">* (required)</span>' if self.required else ""
-            parts = [req + suffix] if req or suffix else []
-            if self.help:
-                parts.append(f'<div style="color:#666;font-size:90%">{esc(self.help)}</div>')
-            parts += [
-                f'<div class="hitl-error" style="color:#b00020">⚠ {esc(m)}</div>'
-                for m in self.messages
-            ]
-            return "".join(parts)
-        # the form itself: its title (if any), help and the messages about the whole
-        title = self.schema.get("title")
-        parts = [f"<h4>{esc(title)}</h4>"] if isinstance(title, str) and title else []
-        if self.help:
-            parts.append(f'<div style="color:#666">{esc(self.help)}</div>')
-        parts += [
-            f'<div class="hitl-error" style="color:#b00020">⚠ {esc(m)}</div>' for m in self.messages
-        ]
-        return "".join(parts)
+    def _arrange(self) -> None:
+        """Lay out header and body for the section's state."""
+        if self.toggle is None or self.header is None:
+            self.box.children = [self.label, self.body]
+        elif self.collapsed:
+            self.box.children = [self.toggle, self.label]
+        else:
+            self.header.children = [self.label, self.toggle]
+            self.box.children = [self.header, self.body]
+
+    def label_html(self) -> str:
+        """The section's heading: title, required marker, help, messages."""
+        if self.is_root:
+            title = self.schema.get("title")
+            text = title if isinstance(title, str) else ""
+            return title_html(text, self.help, self.messages)
+        if self.headless:  # a variant's option: the selector names it
+            return heading_html("", False, self.help, self.messages)
+        if self.collapsed:  # the title is on the "Add ..." button
+            return heading_html("", False, "", self.messages)
+        return heading_html(self.title, self.required, self.help, self.messages)
 
     # --- building ------------------------------------------------------------------------
     def build(self) -> None:
@@ -181,7 +196,7 @@ class ObjectField(Field):
 
     def _make_map(self, schema: Any, can_add: bool) -> MapEditor:
         if self.map is None:
-            self.map = MapEditor(self, schema if schema is not None else True, can_add)
+            self.map = MapEditor(self, self.fields, schema if schema is not None else True, can_add)
             self._relayout()
         return self.map
 
@@ -193,13 +208,32 @@ class ObjectField(Field):
             kids.append(self.map.box)
         self.body.children = kids
 
-    def _on_toggle(self, _button: Any) -> None:
-        self.collapsed = not self.collapsed
-        if not self.collapsed:
+    def is_built(self) -> bool:
+        return self.built
+
+    def build_if_needed(self) -> None:
+        """Build and show a closed section (not an answer: nothing is sent for it)."""
+        if self.collapsed:
+            self._open(True)
+
+    def _open(self, opened: bool) -> None:
+        self.collapsed = not opened
+        if opened:
             self.build()
         self.body.layout = layout("hidden" if self.collapsed else "indent")
         if self.toggle is not None:
-            self.toggle.description = self._arrow()
+            self.toggle.description = self._toggle_text()
+        self._arrange()
+        self.refresh_label()
+
+    def _on_toggle(self, _button: Any) -> None:
+        if self.collapsed:  # "Add owner": the person answers with this section
+            self._open(True)
+            self.explicit = True
+        else:  # "Remove owner": nothing of it is sent
+            with self.ctx.quietly():
+                self.set(MISSING)
+            self._open(False)
         self.ctx.changed()
 
     # --- conditionals ----------------------------------------------------------------------
@@ -260,11 +294,13 @@ class ObjectField(Field):
             raise FormValueError(self.pointer, f"expected object, got {json_type(value)}")
         if not self.built:
             if value is not MISSING:
-                self.build()
+                self._open(True)  # a section that holds a value is shown open
             else:
                 self.pending = MISSING
                 self.refresh_label()
                 return
+        elif value is not MISSING and self.collapsed:
+            self._open(True)
         self.explicit = value is not MISSING
         given = value if isinstance(value, dict) else {}
         extra_schema = self.schema.get("additionalProperties")
@@ -301,12 +337,17 @@ class ObjectField(Field):
             if self.map is not None:
                 below = self.map.show_errors(below)
         for seg, sub in below.items():  # nowhere to show them: say so on the section
-            for rel, msgs in sub.items():
-                own += [(k, f"{child_pointer('', seg) + rel}: {m}") for k, m in msgs]
+            name = readable(seg)
+            for msgs in sub.values():
+                # worded here, so the section shows it as it is ("input")
+                own += [
+                    FieldMessage("input", f"{name}: {m.text if m.from_agent else self.say(*m[:2])}")
+                    for m in msgs
+                ]
         self.show_own(own)
 
     def refresh_label(self) -> None:
-        self.label.value = self.label_html()
+        set_html(self.label, self.label_html())
 
     def set_disabled(self, disabled: bool) -> None:
         self.disabled = disabled

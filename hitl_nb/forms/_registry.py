@@ -10,8 +10,9 @@ change how a kind is drawn::
     registry.register("string", MyColorField, format="color")
     Form(schema, registry=registry)
 
-A factory is called as ``factory(ctx, node, pointer, ui, required, name)`` and returns
-a :class:`~hitl_nb.forms._base.Field`.
+A factory is called as ``factory(slot)`` with a :class:`~hitl_nb.forms.Slot` (the
+form's context, the classified schema node, pointer, ui hints, required, name) and
+returns a :class:`~hitl_nb.forms.Field`; a field class is such a factory.
 """
 
 from __future__ import annotations
@@ -22,46 +23,49 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._arrays import ArrayField
-from ._base import Context, Field
-from ._choices import CheckboxField, ChoiceField, ConstField, YesNoField, multi_choice_or_list
-from ._dates import DateField, DateTimeField
+from ._base import MAX_FIELDS, Field, FormContext, Slot
+from ._choices import CheckboxField, ChoiceField, ConstField, MultiChoiceField, YesNoField
+from ._dates import DateField, DateTimeField, TimeField
 from ._fields import JsonField, NumberField, StringField
 from ._hints import Hints, hints_for
-from ._normalize import Node, Unsupported
+from ._normalize import Kind, Node, Unsupported
 from ._objects import ObjectField
 from ._util import split_pointer
 from ._variants import NullableField, VariantField
 
 _log = logging.getLogger(__name__)
 
-#: ``factory(ctx, node, pointer, ui, required, name) -> Field``
-Factory = Callable[[Context, Node, str, "Mapping[str, Any] | None", bool, str], Field]
+#: ``factory(slot) -> Field`` (a field class is one).
+Factory = Callable[[Slot], Field]
 
 #: Beyond this many pointer segments a subtree is edited as JSON (spec S-2 depth bound).
 MAX_FIELD_DEPTH = 32
-#: How many fields one form builds with widgets of their own; past it, each further
-#: part is edited as JSON. Required sections are built at once, so a schema whose
-#: required members refer back to it (``{"required": ["a", "b"], "properties": {"a":
-#: {"$ref": "#"}, "b": {"$ref": "#"}}}``) asked for 2**32 fields and never returned.
-MAX_FIELDS = 2500
 
 
 @dataclass(frozen=True)
 class Entry:
     """One registration: the factory for ``kind`` (narrowed by format and widget hint)."""
 
-    kind: str
+    kind: Kind
     factory: Factory
     format: str | None = None
     widget: str | None = None
     priority: int = 0
 
 
-def _boolean(ctx: Context, node: Node, pointer: str, ui: Any, required: bool, name: str) -> Field:
+def _boolean(slot: Slot) -> Field:
     # A required boolean without default must not be silently false: Yes / No, unset.
-    if required and "default" not in node.schema:
-        return YesNoField(ctx, node, pointer, ui, required, name)
-    return CheckboxField(ctx, node, pointer, ui, required, name)
+    if slot.required and "default" not in slot.node.schema:
+        return YesNoField(slot)
+    return CheckboxField(slot)
+
+
+def _multi_choice_or_list(slot: Slot) -> Field:
+    """``widget: checkboxes``: a SelectMultiple when the items are enum values."""
+    items = slot.ctx.resolver.resolve(slot.node.schema.get("items", {}))
+    if isinstance(items, dict) and isinstance(items.get("enum"), list) and items["enum"]:
+        return MultiChoiceField(slot)
+    return ArrayField(slot)
 
 
 class Registry:
@@ -72,7 +76,7 @@ class Registry:
 
     def register(
         self,
-        kind: str,
+        kind: Kind,
         factory: Factory,
         *,
         format: str | None = None,
@@ -104,12 +108,13 @@ class Registry:
 
     def build(
         self,
-        ctx: Context,
+        ctx: FormContext,
         schema: Any,
         pointer: str,
         ui: Mapping[str, Any] | None,
         required: bool,
         name: str = "",
+        headless: bool = False,
     ) -> Field:
         """Build, wrap for ``null`` and pre-fill the default of the field for ``schema``.
 
@@ -117,30 +122,26 @@ class Registry:
         note saying why.
         """
         node = ctx.resolver.classify(schema)
-        ctx.fields_built += 1
+        room = ctx.room_for_field()
         if len(split_pointer(pointer)) > MAX_FIELD_DEPTH:
             node = Node("json", node.schema, note=f"nested deeper than {MAX_FIELD_DEPTH}")
-        elif ctx.fields_built > MAX_FIELDS:
+        elif not room:
             node = Node("json", node.schema, note=f"the form already has {MAX_FIELDS} fields")
+        slot = Slot(ctx, node, pointer, ui, required, name, headless)
         try:
             node.hints = hints_for(node.schema, ui)
-            field = self.lookup(node, node.hints)(ctx, node, pointer, ui, required, name)
+            field = self.lookup(node, node.hints)(slot)
             if node.nullable and not _null_fits(node):
                 field = NullableField(field)
         except RecursionError:
-            node = Node("json", node.schema, note="nested too deeply")
-            field = JsonField(ctx, node, pointer, ui, required, name)
+            field = JsonField(slot.but(node=Node("json", node.schema, note="nested too deeply")))
         except Unsupported as exc:
-            field = JsonField(
-                ctx, Node("json", node.schema, note=str(exc)), pointer, ui, required, name
-            )
+            field = JsonField(slot.but(node=Node("json", node.schema, note=str(exc))))
         except Exception as exc:  # noqa: BLE001 - a part that cannot be drawn must not
             # take the whole form down: edit it as JSON, and leave a trace for developers
             _log.warning("forms: %s drawn as JSON after %r", pointer or "/", exc)
             note = f"could not be drawn ({type(exc).__name__})"
-            field = JsonField(
-                ctx, Node("json", node.schema, note=note), pointer, ui, required, name
-            )
+            field = JsonField(slot.but(node=Node("json", node.schema, note=note)))
         field.apply_default()
         return field
 
@@ -156,14 +157,12 @@ def _null_fits(node: Node) -> bool:
     return False
 
 
-def _null(ctx: Context, node: Node, pointer: str, ui: Any, required: bool, name: str) -> Field:
-    return ConstField(
-        ctx, Node("const", {**node.schema, "const": None}), pointer, ui, required, name
-    )
+def _null(slot: Slot) -> Field:
+    return ConstField(slot.but(node=Node("const", {**slot.node.schema, "const": None})))
 
 
 _DEFAULT = Registry()
-for _kind, _factory in (
+_BY_KIND: tuple[tuple[Kind, Factory], ...] = (
     ("string", StringField),
     ("number", NumberField),
     ("integer", NumberField),
@@ -176,15 +175,18 @@ for _kind, _factory in (
     ("tuple", ArrayField),
     ("variant", VariantField),
     ("json", JsonField),
-):
+)
+for _kind, _factory in _BY_KIND:
     _DEFAULT.register(_kind, _factory)
 _DEFAULT.register("string", DateField, format="date")
 _DEFAULT.register("string", DateTimeField, format="date-time")
+_DEFAULT.register("string", TimeField, format="time")
+_DEFAULT.register("string", StringField, format="time", widget="text")
 _DEFAULT.register("string", StringField, format="date", widget="text")
 _DEFAULT.register("string", StringField, format="date-time", widget="text")
 _DEFAULT.register("boolean", YesNoField, widget="radio")
 _DEFAULT.register("boolean", CheckboxField, widget="checkbox")
-_DEFAULT.register("array", multi_choice_or_list, widget="checkboxes")
+_DEFAULT.register("array", _multi_choice_or_list, widget="checkboxes")
 
 
 def default_registry() -> Registry:

@@ -6,17 +6,13 @@ interpreted. One line per field: ``title *: value  ! message``.
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ._arrays import ArrayField
 from ._base import Field
 from ._objects import ObjectField
 from ._util import MISSING, short_json
 from ._variants import NullableField, VariantField
-
-if TYPE_CHECKING:
-    from ._form import Form
 
 
 def _value_text(value: Any) -> str:
@@ -29,8 +25,8 @@ def _lines(field: Field, indent: str, out: list[str]) -> None:
     star = " *" if field.required else ""
     notes = "".join(f"  ! {m}" for m in field.messages)
     if isinstance(field, ObjectField):
-        if field.pointer:
-            state = "" if field.built else " (closed)"
+        if not field.headless:
+            state = "" if field.built else " (not added)"
             out.append(f"{indent}{field.title}{star}:{state}{notes}")
             indent += "  "
         elif notes:
@@ -65,7 +61,7 @@ def _lines(field: Field, indent: str, out: list[str]) -> None:
         _lines(field.children()[0], indent + "  ", out)
         return
     if isinstance(field, NullableField) and field.get() is None:
-        out.append(f"{indent}{field.title}{star}: null{notes}")
+        out.append(f"{indent}{field.title}{star}: None{notes}")
         return
     if isinstance(field, NullableField):
         _lines(field.inner, indent, out)
@@ -75,15 +71,10 @@ def _lines(field: Field, indent: str, out: list[str]) -> None:
     out.append(f"{indent}{field.title}{star}: {_value_text(field.get())}{notes}")
 
 
-def render_text(form: Form) -> str:
-    """The form as plain text: a heading, one line per field, the state at the end."""
-    title = form.schema.get("title")
-    out = [f"Form: {title}" if isinstance(title, str) and title else "Form"]
-    _lines(form.root, "  ", out)
-    if form.submitted.done():
-        out.append("state: submitted " + json.dumps(form.submitted.result(), ensure_ascii=False))
-    elif form.is_valid:
-        out.append("state: ready to submit")
-    else:
-        out.append(f"state: {len(form.errors)} problem(s) to fix")
+def render_text(root: Field, title: str, state: str) -> str:
+    """A form as plain text: the heading ``Form: title``, one line per field below
+    ``root``, then ``state: <state>``."""
+    out = [f"Form: {title}" if title else "Form"]
+    _lines(root, "  ", out)
+    out.append(f"state: {state}")
     return "\n".join(out)

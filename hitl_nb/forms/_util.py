@@ -1,8 +1,8 @@
-"""Small shared pieces of the forms package: the MISSING marker, pointers, CSS classes,
-shared Layout/Style objects and the widget factory that uses them.
+"""Small shared pieces of the forms package: the MISSING marker, the value error,
+pointers, CSS class names, JSON equality and short JSON text.
 
-Existing generators create a Layout and a Style model for every widget; sharing one of
-each per widget class is what keeps a form at two or three widget models per field.
+(How widgets look, the shared Layout/Style objects and the widget factory, is in
+:mod:`._theme`.)
 """
 
 from __future__ import annotations
@@ -10,8 +10,6 @@ from __future__ import annotations
 import html
 import json
 from typing import Any, Final
-
-import ipywidgets as W
 
 from ..errors import FormValueError as FormValueError  # lives in errors; fields import it here
 
@@ -85,62 +83,6 @@ def short_json(value: Any, limit: int = 60) -> str:
     except (TypeError, ValueError):
         text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-#: Width of the label column (the ``description`` of every input).
-LABEL_WIDTH = "13em"
-
-_LAYOUTS: dict[str, W.Layout] = {}
-_STYLES: dict[type, Any] = {}
-
-
-def layout(name: str = "default") -> W.Layout:
-    """A Layout shared by every widget that asks for ``name`` (created on first use)."""
-    found = _LAYOUTS.get(name)
-    if found is None:
-        kw: dict[str, str] = {}
-        if name == "hidden":
-            kw = {"display": "none"}
-        elif name == "wide":
-            kw = {"width": "100%"}
-        elif name == "row":
-            kw = {"align_items": "flex-start"}
-        elif name == "indent":
-            kw = {"margin": "0 0 0 1.5em"}
-        elif name == "narrow":
-            kw = {"width": "2.5em"}
-        elif name == "note":
-            kw = {"margin": f"0 0 0.4em calc({LABEL_WIDTH} + 8px)"}
-        found = _LAYOUTS[name] = W.Layout(**kw)
-    return found
-
-
-_STYLE_OF_CLASS: dict[type, Any] = {}
-
-
-def _style_for(cls: type) -> Any:
-    if cls in _STYLE_OF_CLASS:
-        return _STYLE_OF_CLASS[cls]
-    trait = cls.class_traits().get("style")  # type: ignore[attr-defined]
-    found = None
-    if trait is not None:
-        klass = trait.klass
-        found = _STYLES.get(klass)
-        if found is None:
-            kw: dict[str, Any] = {}
-            if "description_width" in klass.class_traits():
-                kw["description_width"] = "initial"
-            found = _STYLES[klass] = klass(**kw)
-    _STYLE_OF_CLASS[cls] = found
-    return found
-
-
-def make(cls: type, classes: tuple[str, ...] = (), lay: str = "default", **kw: Any) -> Any:
-    """Create widget ``cls`` with the shared Layout and Style and the given CSS classes."""
-    style = _style_for(cls)
-    if style is not None:
-        kw["style"] = style
-    return cls(layout=layout(lay), _dom_classes=classes, **kw)
 
 
 def json_equal(a: Any, b: Any) -> bool:

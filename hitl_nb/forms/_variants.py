@@ -14,9 +14,9 @@ from typing import Any
 
 import ipywidgets as W
 
-from ._base import Context, Errors, Field, route
-from ._normalize import Node
-from ._util import MISSING, FormValueError, esc, json_equal, json_type, make, short_json
+from ._base import Errors, Field, FieldKind, Slot, route
+from ._theme import LayoutName, heading_html, make, set_html
+from ._util import MISSING, FormValueError, child_pointer, json_equal, json_type, short_json
 
 _KIND_TYPES = {
     "object": dict,
@@ -37,31 +37,25 @@ def _fits_kind(kind: str, value: Any) -> bool:
 class VariantField(Field):
     """A selector for ``oneOf``/``anyOf`` options (and ``type`` lists)."""
 
-    kind = "variant"
+    kind: FieldKind = "variant"
 
-    def __init__(
-        self,
-        ctx: Context,
-        node: Node,
-        pointer: str,
-        ui: Mapping[str, Any] | None,
-        required: bool,
-        name: str = "",
-    ) -> None:
-        super().__init__(ctx, node, pointer, ui, required, name)
-        self.options = node.options
-        self.disc = node.discriminator
+    def __init__(self, slot: Slot) -> None:
+        super().__init__(slot)
+        self.options = slot.node.options
+        self.disc = slot.node.discriminator
         self.built: dict[int, Field] = {}
         self.current = 0
-        lay = "hidden" if self.hints.hidden else "default"
-        self.label = make(W.HTML, self.classes("hitl-label"), value=self.label_html())
+        lay: LayoutName = "hidden" if self.hints.hidden else "default"
+        self.label = make(W.HTML, self.classes("hitl-label"), value="")
+        set_html(self.label, self.label_html())
         self.selector = make(
             W.Dropdown,
             self.classes("hitl-variant"),
+            "field",
             options=list(zip(self._titles(), range(len(self.options)), strict=True)),
             value=0,
             tooltip=self.help or f"which kind of {self.title}",
-            description=self._label_text(),
+            description=self.label_text(),
         )
         self.selector.observe(self._on_select, names="value")
         self.body = make(W.VBox, self.classes("hitl-body"), "indent")
@@ -96,12 +90,14 @@ class VariantField(Field):
     def _field(self, index: int) -> Field:
         field = self.built.get(index)
         if field is None:
+            # the chosen option is shown open, under the selector that names it
             field = self.ctx.build(
                 self.options[index],
                 self.pointer,
                 self.ui,
                 self.required,
                 self.selector.options[index][0],
+                headless=True,
             )
             self.built[index] = field
             field.parent_hook = lambda: self._show(self.current)
@@ -113,7 +109,7 @@ class VariantField(Field):
         self.body.children = list(self._field(index).widgets)
 
     def _on_select(self, change: Any) -> None:
-        if self.ctx.quiet or change["new"] is None:
+        if self.ctx.is_quiet or change["new"] is None:
             return
         old = self.built[self.current].get() if self.current in self.built else MISSING
         self._show(change["new"])
@@ -172,11 +168,8 @@ class VariantField(Field):
             self._field(self.current).set(MISSING)
             return
         index = self._pick(value)
-        self.ctx.quiet += 1
-        try:
+        with self.ctx.quietly():
             self.selector.value = index
-        finally:
-            self.ctx.quiet -= 1
         self._show(index)
         self._field(index).set(value)
 
@@ -191,31 +184,18 @@ class VariantField(Field):
 
     def show_errors(self, errors: Errors) -> None:
         own, below = route(errors)
-        rest = {
-            ("/" + k.replace("~", "~0").replace("/", "~1")) + p: m
-            for k, sub in below.items()
-            for p, m in sub.items()
-        }
+        rest = {child_pointer("", k) + p: m for k, sub in below.items() for p, m in sub.items()}
         self._field(self.current).show_errors(rest)
         self.show_own(own)
 
-    def _label_text(self) -> str:
-        return self.title + (" *" if self.required else "")
-
-    def label_html(self, suffix: str = "") -> str:
-        # the title is the selector's label; this line holds help and messages
-        parts = (
-            [f'<div style="color:#666;font-size:90%">{esc(self.help)}</div>'] if self.help else []
-        )
-        parts += [
-            f'<div class="hitl-error" style="color:#b00020">⚠ {esc(m)}</div>' for m in self.messages
-        ]
-        return "".join(parts)
+    def label_html(self) -> str:
+        """Help and messages under the selector (the selector's label is the title)."""
+        return heading_html("", False, self.help, self.messages)
 
     def refresh_label(self) -> None:
-        self.label.value = self.label_html()
-        if hasattr(self, "selector") and self.selector.description != self._label_text():
-            self.selector.description = self._label_text()
+        set_html(self.label, self.label_html())
+        if self.selector.description != self.label_text():
+            self.selector.description = self.label_text()
 
     def set_disabled(self, disabled: bool) -> None:
         self.disabled = disabled
@@ -230,21 +210,20 @@ class VariantField(Field):
 class NullableField(Field):
     """A field whose schema also allows ``null``: the field plus a "null" checkbox."""
 
-    kind = "nullable"
+    kind: FieldKind = "nullable"
 
     def __init__(self, inner: Field) -> None:
-        super().__init__(
-            inner.ctx, inner.node, inner.pointer, inner.ui, inner.required, inner.title
-        )
+        super().__init__(inner.slot)
+        self.title = inner.title
         self.inner = inner
         self._touched = False
         self.check = make(
             W.Checkbox,
             self.classes("hitl-null"),
             value=False,
-            indent=False,
-            description="null (no value)",
-            tooltip=f"send null for {inner.title}",
+            indent=True,
+            description="None",
+            tooltip=f"no value for {inner.title} (sent as null)",
         )
         self.check.observe(self._on_check, names="value")
         self.widgets = [*inner.widgets, self.check]
@@ -256,7 +235,7 @@ class NullableField(Field):
 
     def _on_check(self, change: Any) -> None:
         self.inner.set_disabled(self.disabled or bool(change["new"]))
-        if self.ctx.quiet:
+        if self.ctx.is_quiet:
             return
         self._touched = True
         self.ctx.changed()
@@ -265,11 +244,8 @@ class NullableField(Field):
         return None if self.check.value else self.inner.get()
 
     def set(self, value: Any) -> None:
-        self.ctx.quiet += 1
-        try:
+        with self.ctx.quietly():
             self.check.value = value is None
-        finally:
-            self.ctx.quiet -= 1
         self.inner.set(MISSING if value is None else value)
         self._touched = value is None
 

@@ -1,0 +1,186 @@
+"""How a form looks: shared Layouts and Styles, the widget factory, and the stylesheet.
+
+Presentation lives here and in :mod:`._wording` (what messages say); the field modules
+decide what is drawn and what it holds, never how it is coloured or spaced. A look
+changes here without touching data handling.
+
+No custom JavaScript: the stylesheet is a ``<style>`` block inside one core ``HTML``
+widget at the top of each form. Every rule is scoped to ``hitl-*`` classes and uses the
+front end's theme variables (``--jp-*``), with a fallback for front ends that define
+none (VS Code, Voila's plain templates), so light and dark themes both read well.
+Alignment does not depend on the stylesheet: the label column width is also set on
+the shared Style objects, which every front end applies.
+
+Existing generators create a Layout and a Style model for every widget; sharing one of
+each per widget class is what keeps a form at one or two widget models per field.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import ipywidgets as W
+
+from ._util import esc
+
+#: Width of the label column (the ``description`` of every input), one per form level.
+LABEL_WIDTH = "11em"
+#: Widest a text input grows (readable line length); numbers, dates and dropdowns
+#: share :data:`FIELD_WIDTH`.
+TEXT_WIDTH = "36em"
+FIELD_WIDTH = "18em"
+
+#: The named layouts fields ask for.
+LayoutName = Literal[
+    "default", "hidden", "text", "field", "row", "indent", "narrow", "note", "zone", "card"
+]
+
+_LAYOUT_ARGS: dict[str, dict[str, str]] = {
+    "default": {},
+    "hidden": {"display": "none"},
+    # label + input, growing up to a readable width, never wider than the card
+    "text": {"width": f"calc({LABEL_WIDTH} + {TEXT_WIDTH})", "max_width": "100%"},
+    "field": {"width": f"calc({LABEL_WIDTH} + {FIELD_WIDTH})", "max_width": "100%"},
+    "row": {"align_items": "flex-start", "max_width": "100%"},
+    "indent": {"margin": "0 0 0 1.25em"},
+    "narrow": {"width": "2.4em", "flex": "0 0 auto"},
+    "note": {"margin": f"0 0 0.35em calc({LABEL_WIDTH} + 4px)", "max_width": TEXT_WIDTH},
+    "zone": {"width": "7.5em", "flex": "0 0 auto"},
+    "card": {"max_width": "100%"},
+}
+_LAYOUTS: dict[str, W.Layout] = {}
+_STYLES: dict[type, Any] = {}
+_STYLE_OF_CLASS: dict[type, Any] = {}
+
+
+def layout(name: LayoutName = "default") -> W.Layout:
+    """A Layout shared by every widget that asks for ``name`` (created on first use)."""
+    found = _LAYOUTS.get(name)
+    if found is None:
+        found = _LAYOUTS[name] = W.Layout(**_LAYOUT_ARGS[name])
+    return found
+
+
+def _style_for(cls: type) -> Any:
+    if cls in _STYLE_OF_CLASS:
+        return _STYLE_OF_CLASS[cls]
+    trait = cls.class_traits().get("style")  # type: ignore[attr-defined]
+    found = None
+    if trait is not None:
+        klass = trait.klass
+        found = _STYLES.get(klass)
+        if found is None:
+            kw: dict[str, Any] = {}
+            if "description_width" in klass.class_traits():
+                kw["description_width"] = LABEL_WIDTH
+            found = _STYLES[klass] = klass(**kw)
+    _STYLE_OF_CLASS[cls] = found
+    return found
+
+
+def make(cls: type, classes: tuple[str, ...] = (), lay: LayoutName = "default", **kw: Any) -> Any:
+    """Create widget ``cls`` with the shared Layout and Style and the given CSS classes."""
+    style = _style_for(cls)
+    if style is not None and "style" not in kw:
+        kw["style"] = style
+    return cls(layout=layout(lay), _dom_classes=classes, **kw)
+
+
+# Error red that keeps >= 4.5:1 (WCAG AA) on the light theme's white and on the dark
+# theme's #111 layouts: JupyterLab's own --jp-error-color1 (#d32f2f light, #f44336
+# dark) measures 4.98:1 and 5.04:1. The fallback pair is used where no theme variable
+# is defined (the same colours).
+_ERROR = "var(--jp-error-color1, #d32f2f)"
+_MUTED = "var(--jp-ui-font-color2, #616161)"
+_TEXT = "var(--jp-ui-font-color1, rgba(0, 0, 0, 0.87))"
+_BORDER = "var(--jp-border-color2, #e0e0e0)"
+_CARD_BG = "var(--jp-layout-color1, transparent)"
+_OK = "var(--jp-success-color1, #388e3c)"
+
+#: The stylesheet every form carries (in an HTML widget; see the module docstring).
+CSS = f"""
+.hitl-form {{
+  border: 1px solid {_BORDER}; border-radius: 4px; background: {_CARD_BG};
+  padding: 10px 14px 12px; margin: 6px 0 10px; box-sizing: border-box;
+  max-width: 100%; overflow: hidden; color: {_TEXT};
+}}
+.hitl-form .widget-label {{ color: {_TEXT}; }}
+.hitl-form .hitl-input > .widget-label, .hitl-form .hitl-variant > .widget-label {{
+  flex: 0 0 {LABEL_WIDTH}; min-width: {LABEL_WIDTH}; max-width: {LABEL_WIDTH};
+  text-align: right; padding-right: 4px; box-sizing: border-box;
+  overflow: hidden; text-overflow: ellipsis;
+}}
+.hitl-form .hitl-input, .hitl-form .hitl-variant {{ max-width: 100%; }}
+.hitl-form .hitl-row > .hitl-input {{ flex: 1 1 auto; min-width: 0; }}
+.hitl-form .hitl-row > .widget-vbox {{ flex: 1 1 auto; min-width: 0; }}
+.hitl-form .hitl-row > .widget-button {{ flex: 0 0 auto; }}
+.hitl-form .hitl-help {{ color: {_MUTED}; font-size: var(--jp-content-font-size0, 90%); }}
+.hitl-form .hitl-error {{ color: {_ERROR}; font-size: var(--jp-content-font-size1, 13px); }}
+.hitl-form .hitl-required {{ color: {_MUTED}; }}
+.hitl-form .hitl-title {{ font-weight: 600; font-size: var(--jp-content-font-size3, 1.2em);
+  margin: 0 0 4px; color: {_TEXT}; }}
+.hitl-form .hitl-errors:not(:empty) {{ margin-bottom: 8px; }}
+.hitl-form .hitl-summary {{ border-left: 3px solid {_ERROR}; padding: 4px 10px;
+  background: var(--jp-layout-color2, transparent); color: {_TEXT}; }}
+.hitl-form .hitl-summary-head {{ color: {_ERROR}; font-weight: 600; }}
+.hitl-form .hitl-summary ul {{ margin: 4px 0 0; padding-left: 1.2em; }}
+.hitl-form .hitl-summary a {{ color: {_ERROR}; text-decoration: underline; cursor: pointer; }}
+.hitl-form .hitl-ok {{ color: {_OK}; }}
+.hitl-form .hitl-failed {{ color: {_ERROR}; }}
+.hitl-form .hitl-section-head {{ align-items: center; }}
+.hitl-form .hitl-toggle {{ width: auto; max-width: 100%; font-weight: 600; }}
+.hitl-form .hitl-toggle button {{ text-align: left; }}
+.hitl-form .hitl-const-value {{ font-family: var(--jp-code-font-family, monospace);
+  padding: 0 4px; }}
+.hitl-form .hitl-body {{ border-left: 2px solid {_BORDER}; padding-left: 8px; }}
+.hitl-form .hitl-items {{ border-left: 2px solid {_BORDER}; padding-left: 8px; }}
+.hitl-form .hitl-sub-label {{ font-weight: 600; color: {_TEXT}; }}
+.hitl-form .hitl-kept {{ color: {_MUTED}; font-size: var(--jp-content-font-size0, 90%); }}
+.hitl-form .hitl-focus-target {{ scroll-margin-top: 60px; }}
+"""
+
+
+def stylesheet() -> W.HTML:
+    """The HTML widget holding :data:`CSS` (one per form; hidden, takes no space)."""
+    return make(W.HTML, ("hitl-style",), "hidden", value=f"<style>{CSS}</style>")
+
+
+# --- HTML pieces (all text escaped: prompt and schema text is data, spec S-1) -----------
+def help_html(text: str) -> str:
+    """A help line."""
+    return f'<div class="hitl-help">{esc(text)}</div>' if text else ""
+
+
+def error_html(text: str) -> str:
+    """One message, marked by a sign as well as colour (not by colour alone)."""
+    return f'<div class="hitl-error" role="alert">⚠ {esc(text)}</div>'
+
+
+def note_html(title: str, help_text: str, messages: list[str]) -> str:
+    """The note under an input: the full title when the label column cuts it, the help
+    text, then the messages."""
+    head = f'<div class="hitl-sub-label">{esc(title)}</div>' if title else ""
+    return head + help_html(help_text) + "".join(error_html(m) for m in messages)
+
+
+def heading_html(title: str, required: bool, help_text: str, messages: list[str]) -> str:
+    """A section's heading: its title (and required marker), help and messages."""
+    star = ' <span class="hitl-required" title="required">*</span>' if required else ""
+    head = f'<div class="hitl-sub-label">{esc(title)}{star}</div>' if title else ""
+    return head + help_html(help_text) + "".join(error_html(m) for m in messages)
+
+
+def title_html(title: str, help_text: str, messages: list[str]) -> str:
+    """The form's own heading: its title, description and messages about the whole."""
+    head = f'<div class="hitl-title">{esc(title)}</div>' if title else ""
+    return head + help_html(help_text) + "".join(error_html(m) for m in messages)
+
+
+def set_html(widget: W.HTML, html: str) -> None:
+    """Put ``html`` into ``widget``, hiding it while empty (an empty HTML widget still
+    takes a line)."""
+    if widget.value != html:
+        widget.value = html
+    want = layout("hidden" if not html else "default")
+    if widget.layout is not want:
+        widget.layout = want
