@@ -161,7 +161,10 @@ def test_a_person_answers_in_the_browser(page) -> None:  # type: ignore[no-untyp
     card = page.locator(".hitl-card").first
     assert "Approve the deployment of build 41 to staging?" in card.inner_text()
     submit = card.locator(".hitl-submit button, button.hitl-submit").first
-    assert submit.is_disabled()  # a required yes/no is unset: the person must choose
+    assert card.locator(".hitl-error").count() == 0  # a pristine form shows no error
+    submit.click()  # a required yes/no is unset: Submit says what is missing
+    summary = card.locator(".hitl-summary")
+    summary.filter(has_text="Choose Yes or No").wait_for(timeout=10_000)
     card.locator(".hitl-field-approve input[type=radio]").first.check()
     card.locator(".hitl-field-comment input, .hitl-field-comment textarea").first.fill("looks good")
     page.wait_for_function("(b) => !b.disabled", arg=submit.element_handle(), timeout=10_000)

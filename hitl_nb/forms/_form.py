@@ -208,9 +208,11 @@ class Form(W.VBox):  # type: ignore[misc]
             self._publish(value)
 
     def _shown(self) -> list[ValidationIssue]:
-        """Every issue once: the agent's 422 entries that repeat a local one are left out."""
-        seen = {(i.path, i.keyword) for i in self._issues}
-        extra = [i for i in self._server_errors if (i.path, i.keyword) not in seen]
+        """Every issue once: where the form finds a problem with a field itself, the
+        agent's 422 entries for that field are left out (they judged the value that was
+        sent; the form's own messages speak about the value there now)."""
+        seen = {i.path for i in self._issues}
+        extra = [i for i in self._server_errors if i.path not in seen]
         return self._issues + extra
 
     def _titles(self) -> tuple[dict[str, str], dict[str, int]]:

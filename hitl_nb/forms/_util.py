@@ -11,6 +11,7 @@ import html
 import json
 from typing import Any, Final
 
+from .. import _pointer
 from ..errors import FormValueError as FormValueError  # lives in errors; fields import it here
 
 
@@ -37,14 +38,12 @@ MISSING: Final = _Missing()
 
 def child_pointer(pointer: str, key: str | int) -> str:
     """RFC 6901 pointer of member ``key`` below ``pointer``."""
-    return pointer + "/" + str(key).replace("~", "~0").replace("/", "~1")
+    return _pointer.join(pointer, key)
 
 
 def split_pointer(pointer: str) -> list[str]:
     """The unescaped segments of an RFC 6901 pointer (``""`` is the root, ``[]``)."""
-    if not pointer:
-        return []
-    return [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+    return _pointer.split(pointer)
 
 
 def css_class(pointer: str) -> str:
