@@ -56,6 +56,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
+#: ErrorInfo domain of A2A's own error reasons.
+A2A_ERROR_DOMAIN = "a2a-protocol.org"
+#: ErrorInfo domain of hitl-prompt/v1's two rejections: the extension's own (the host of
+#: its URI, https://agentic-sandbox.aiwg.io/extensions/hitl-prompt/v1), since A2A keeps
+#: ``a2a-protocol.org`` for its own reasons.
+HITL_ERROR_DOMAIN = "agentic-sandbox.aiwg.io"
+
 
 class HitlError(Exception):
     """Root of every error hitl-nb raises on purpose."""
@@ -198,6 +205,8 @@ class A2AError(HitlError):
     code: ClassVar[int] = -32603
     http_status: ClassVar[int] = 500
     reason: ClassVar[str] = "INTERNAL"
+    #: ``google.rpc.ErrorInfo.domain`` of ``reason``: A2A's for its own errors.
+    domain: ClassVar[str] = A2A_ERROR_DOMAIN
     default_message: ClassVar[str] = "A2A error"
 
     def __init__(self, message: str | None = None, *, data: Any = None) -> None:
@@ -330,6 +339,7 @@ class PromptConflict(A2AError):
     """hitl-prompt/v1: the prompt_id is unknown or already answered (409 / -32010)."""
 
     code, http_status, reason = -32010, 409, "HITL_ALREADY_ANSWERED_OR_UNKNOWN"
+    domain = HITL_ERROR_DOMAIN
     default_message = "hitl_already_answered_or_unknown"
 
 
@@ -341,6 +351,7 @@ class ResponseInvalid(A2AError):
     """
 
     code, http_status, reason = -32011, 422, "HITL_RESPONSE_INVALID"
+    domain = HITL_ERROR_DOMAIN
     default_message = "hitl_response_invalid"
 
     def __init__(

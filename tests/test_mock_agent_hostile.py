@@ -149,7 +149,7 @@ RPC_CASES: dict[str, RpcCase] = {
     "response-payload-array": (lambda c: send(answer(c, {"prompt_id": c.open_pid, "payload": [True]})), {}, -32602),
     "response-not-object": (lambda c: send(answer(c, "approve")), {}, -32602),
     "response-missing-payload": (lambda c: send(answer(c, {"prompt_id": c.open_pid})), {}, -32602),
-    "plain-text-answer": (lambda c: send(user_message([{"text": "yes"}], task_id=c.open_id)), {}, -32602),
+    "wrong-context": (lambda c: send({**user_message(task_id=c.open_id), "contextId": "not-its-context"}), {}, -32602),
     "answer-invalid-payload": (lambda c: send(answer(c, {"prompt_id": c.open_pid, "payload": {"approve": "no"}})), {}, -32011),
     "answer-wrong-prompt": (lambda c: send(answer(c, {"prompt_id": str(uuid.uuid4()), "payload": {"approve": True}})), {}, -32010),
 }  # fmt: skip

@@ -44,6 +44,7 @@ from hitl_nb.mock_agent._records import OpenPrompt, TaskRecord, record_from_json
 from hitl_nb.mock_agent._scenarios import DEFAULT_SCENARIO, ScenarioRegistry, Step
 from hitl_nb.mock_agent._script import TIMEOUT_KEY, ScriptSteps, now_iso
 from hitl_nb.mock_agent._store import Store
+from hitl_nb.mock_agent._tck import TCK_SCENARIO, TckSteps, is_tck
 from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY, ResponseEnvelope
 from hitl_nb.validation import validate_payload
 
@@ -63,7 +64,7 @@ def _status_time(rec: TaskRecord) -> datetime:
     return datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else _EPOCH
 
 
-class AgentCore(ScriptSteps):
+class AgentCore(ScriptSteps, TckSteps):
     """Tasks and prompts of one mock agent. Use only from the agent's event loop."""
 
     def __init__(
@@ -103,7 +104,7 @@ class AgentCore(ScriptSteps):
             if scenario is not None:
                 options = blob.get("options") or {}
                 steps = scenario.steps_for({**self.defaults.get(name, {}), **options})
-            else:
+            elif name != TCK_SCENARIO:
                 log.warning("task %s: scenario %r is not registered here", blob["id"], name)
             rec = record_from_json(blob, Outbox(events), steps)
             self.tasks[rec.id] = rec
@@ -149,8 +150,9 @@ class AgentCore(ScriptSteps):
             raise TaskNotFound(f"task {task_id!r} not found")
         return rec
 
-    def send(self, message: Message) -> tuple[TaskRecord, int]:
-        """Handle a client message; returns the task and the outbox id before the change.
+    def send(self, message: Message) -> tuple[TaskRecord | Message, int]:
+        """Handle a client message; returns the task and the outbox id before the change
+        (or, for a TCK ``tck-message-response``, the direct Message reply).
 
         Raises the A2A error the binding should answer with; on error nothing changed.
         """
@@ -165,8 +167,15 @@ class AgentCore(ScriptSteps):
                     f"/message/taskId: a message carrying {RESPONSE_KEY} must name the task "
                     "that emitted the prompt (§Response Envelope)"
                 )
+            if is_tck(message):
+                return self._tck_start(message)
             return self._new_task(message)
         rec = self.get(message.task_id)
+        if message.context_id is not None and message.context_id != rec.task.context_id:
+            raise InvalidParams(
+                f"/message/contextId: task {rec.id} belongs to context "
+                f"{rec.task.context_id!r}, not {message.context_id!r}"
+            )
         if raw is not None:
             if not isinstance(raw, dict):  # from_json would read a string as JSON text
                 raise InvalidParams(f"/message/metadata/{RESPONSE_KEY}: expected an object")
@@ -178,16 +187,24 @@ class AgentCore(ScriptSteps):
         state = rec.task.status.state
         if state.is_terminal:
             raise UnsupportedOperation(f"task {rec.id} is {state.value}: it takes no more messages")
+        if rec.scenario == TCK_SCENARIO:
+            return self._tck_follow_up(rec, message)
         if rec.prompt is None:
             raise UnsupportedOperation(f"task {rec.id} is not waiting for input")
         data = next((p.data for p in message.parts if isinstance(p.data, dict)), None)
         if data is None:
-            raise InvalidParams(
-                f"task {rec.id} waits for an answer to prompt {rec.prompt.prompt_id}: send "
-                f"metadata.{RESPONSE_KEY} (extension {EXTENSION_URI}) or a data part "
-                "holding an object that matches the prompt's response_schema"
-            )
+            # A2A lets an agent take more messages on a task that is not terminal: a
+            # plain message is kept in the history; it does not answer the prompt,
+            # which stays open (only hitl_response_for or a data part answers it).
+            return self._keep_message(rec, message)
         return self._answer(rec, message, rec.prompt.prompt_id, data)
+
+    def _keep_message(self, rec: TaskRecord, message: Message) -> tuple[TaskRecord, int]:
+        stored = copy.copy(message)
+        stored.context_id = rec.task.context_id
+        rec.task.history.append(stored)
+        self._commit(rec)
+        return rec, rec.outbox.last_id
 
     def cancel(self, task_id: str) -> TaskRecord:
         """Cancel a task (TaskNotCancelable when it is terminal); its prompt closes."""

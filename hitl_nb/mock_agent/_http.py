@@ -1,8 +1,8 @@
-"""Tornado plumbing of the mock agent: route table, agent card, errors, SSE, activation.
+"""Tornado plumbing of the mock agent: shared service, base handler, SSE, activation.
 
 Routes, relative to a prefix (``""`` standalone, anything when mounted)::
 
-    GET  /.well-known/agent-card.json     the agent card (A2A §8)
+    GET  /.well-known/agent-card.json     the agent card (A2A §8)  (card_http.py)
     POST /                                JSON-RPC 1.0 and 0.3   (jsonrpc.py)
     POST /message:send                    HTTP+JSON (A2A §11)    (rest.py)
     POST /message:stream
@@ -21,7 +21,7 @@ import asyncio
 import json
 import re
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import tornado.web
@@ -48,9 +48,10 @@ from hitl_nb.errors import (
     WireDecodeError,
     WrongContentType,
 )
+from hitl_nb.mock_agent._card_cache import CardStamps
 from hitl_nb.mock_agent._core import AgentCore
 from hitl_nb.mock_agent._faults import Faults
-from hitl_nb.mock_agent._outbox import CLOSED, Listener, follow
+from hitl_nb.mock_agent._outbox import CLOSED, Listener, ends_stream, follow
 from hitl_nb.mock_agent._records import TaskRecord
 from hitl_nb.mock_agent._views import event_view, task_view
 from hitl_nb.mock_agent._wire_errors import (
@@ -66,7 +67,6 @@ from hitl_nb.spec import (
 )
 
 __all__ = [
-    "AgentCardHandler",
     "AgentService",
     "BaseHandler",
     "VALIDATION_DETAIL_TYPE",
@@ -103,6 +103,7 @@ class AgentService:
     prefix: str = ""
     max_body: int = MAX_BODY_BYTES
     ping_interval: float = 15.0
+    card_stamps: CardStamps = field(default_factory=CardStamps)
 
     def card(self, base_url: str) -> AgentCard:
         """The agent card for clients that reach the agent at ``base_url``."""
@@ -226,8 +227,10 @@ class BaseHandler(tornado.web.RequestHandler):
         wrap: Callable[[StreamEvent], dict[str, Any]],
         *,
         first: tuple[int, StreamEvent] | None = None,
+        first_ends: bool = False,
     ) -> None:
-        """Stream the task's events (``first``, then those after ``after``) as SSE."""
+        """Stream the task's events (``first``, then those after ``after``) as SSE;
+        ``first_ends``: nothing follows ``first``."""
         activated = self.activated()
         faults = self.service.faults
 
@@ -236,6 +239,8 @@ class BaseHandler(tornado.web.RequestHandler):
         async def source() -> AsyncGenerator[tuple[int, StreamEvent] | None, None]:
             if first is not None:
                 yield first
+                if first_ends:
+                    return
             interval = self.service.ping_interval
             async for item in follow(rec.outbox, after, ping_interval=interval, listener=listener):
                 yield item
@@ -255,6 +260,34 @@ class BaseHandler(tornado.web.RequestHandler):
             pass
         finally:
             await gen.aclose()
+
+    async def stream_send(
+        self,
+        result: TaskRecord | Message,
+        start: int,
+        wrap: Callable[[StreamEvent], dict[str, Any]],
+    ) -> None:
+        """The SSE answer to SendStreamingMessage, once the core took the message.
+
+        A2A 1.0 §3.1.2: "the stream MUST begin with the Task object". A new task's outbox
+        opens with it (``start`` 0); a message on an existing task gets the task as it is
+        now first, then what follows. When nothing will follow (the task is terminal or
+        waits on an open prompt, e.g. after a plain follow-up), the stream ends there.
+        A direct Message reply is the one event.
+        """
+        self.start_sse()
+        if isinstance(result, Message):
+            shown = event_view(result, activated=self.activated(), faults=self.service.faults)
+            self.write(encode_event(json.dumps(wrap(shown), separators=(",", ":"))))
+            await self.flush()
+            return
+        if start == 0:
+            await self.pump(result, 0, wrap)
+            return
+        snapshot = task_view(result.task, activated=self.activated(), faults=self.service.faults)
+        last = result.outbox.last_id
+        ends = result.pending == 0 and ends_stream(snapshot)
+        await self.pump(result, last, wrap, first=(last, snapshot), first_ends=ends)
 
     def on_connection_close(self) -> None:
         """The client went away: end its stream now, not at the next write (a ping).
@@ -361,14 +394,3 @@ def list_tasks(
         "pageSize": size,
         "totalSize": len(recs),
     }
-
-
-class AgentCardHandler(BaseHandler):
-    """``GET /.well-known/agent-card.json``."""
-
-    def get(self) -> None:
-        """Serve the card, its URLs built from the request's host and the prefix."""
-        base = f"{self.request.protocol}://{self.request.host}{self.service.prefix}"
-        self.set_header("Content-Type", "application/json")
-        self.set_header("Cache-Control", "no-cache")
-        self.finish(json.dumps(CODEC_V1.encode_agent_card(self.service.card(base))))

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from hitl_nb.a2a import A2AVersion, codec_for, spoken_version
-from hitl_nb.a2a._model import StreamEvent
+from hitl_nb.a2a._model import Message, StreamEvent
 from hitl_nb.errors import (
     A2AError,
     ExtendedAgentCardNotConfigured,
@@ -54,7 +54,18 @@ def _str_param(params: dict[str, Any], key: str) -> str:
     return value
 
 
+def _snake(key: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
+
+
 def _int_param(params: dict[str, Any], key: str, low: int, high: int) -> int | None:
+    # Protobuf JSON parsers accept the field's snake_case name as well (the TCK's
+    # JSON-RPC client sends history_length); both at once is ambiguous.
+    snake = _snake(key)
+    if key in params and snake != key and snake in params:
+        raise InvalidParams(f"/params: send {key} or {snake}, not both")
+    if snake in params and key not in params:
+        key = snake
     value = params.get(key)
     if value is None:
         return None
@@ -167,6 +178,8 @@ class JsonRpcHandler(BaseHandler):
         codec = codec_for(self.version)
         message, config = decode_send_params(params, "/params", codec)
         rec, _ = self.core.send(message)
+        if isinstance(rec, Message):  # a direct reply, no task
+            return codec.encode_send_result(rec)
         blocking = (
             not config.get("returnImmediately", False)
             if self.version == "1.0"
@@ -186,8 +199,7 @@ class JsonRpcHandler(BaseHandler):
         """SendStreamingMessage / message/stream: the events this message causes."""
         message, _ = decode_send_params(params, "/params", codec_for(self.version))
         rec, start = self.core.send(message)
-        self.start_sse()
-        await self.pump(rec, start, self.wrap)
+        await self.stream_send(rec, start, self.wrap)
         return _STREAMED
 
     async def get_task(self, params: dict[str, Any]) -> Any:

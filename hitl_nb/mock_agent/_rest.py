@@ -18,6 +18,7 @@ from typing import Any
 import tornado.web
 
 from hitl_nb.a2a import CODEC_V1
+from hitl_nb.a2a._model import Message
 from hitl_nb.errors import (
     A2AError,
     ExtendedAgentCardNotConfigured,
@@ -105,6 +106,10 @@ class RestHandler(BaseHandler):
     def int_arg(self, name: str, low: int, high: int) -> int | None:
         """An optional integer query parameter within ``[low, high]``."""
         raw = self.get_query_argument(name, None)
+        snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+        if raw is None and snake != name:  # protobuf JSON names: both spellings
+            raw = self.get_query_argument(snake, None)
+            name = snake
         if raw is None:
             return None
         value = parse_count(raw, f"query parameter {name}")
@@ -120,6 +125,9 @@ class MessageSendHandler(RestHandler):
         """SendMessage; blocks until settled unless configuration.returnImmediately."""
         message, config = decode_send_params(self.read_body(), "", CODEC_V1)
         rec, _ = self.core.send(message)
+        if isinstance(rec, Message):  # a direct reply, no task
+            self.write_json(CODEC_V1.encode_send_result(rec))
+            return
         if not config.get("returnImmediately"):
             await self.core.settled(rec)
         self.write_json({"task": self.view(rec, config.get("historyLength"))})
@@ -132,8 +140,7 @@ class MessageStreamHandler(RestHandler):
         """SendStreamingMessage: the events this message causes, as SSE."""
         message, _ = decode_send_params(self.read_body(), "", CODEC_V1)
         rec, start = self.core.send(message)
-        self.start_sse()
-        await self.pump(rec, start, CODEC_V1.encode_stream_response)
+        await self.stream_send(rec, start, CODEC_V1.encode_stream_response)
 
 
 class TaskHandler(RestHandler):

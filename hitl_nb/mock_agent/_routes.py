@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hitl_nb.mock_agent._http import AgentCardHandler, AgentService
+from hitl_nb.mock_agent._card_http import AgentCardHandler
+from hitl_nb.mock_agent._http import AgentService
 from hitl_nb.mock_agent._jsonrpc import JsonRpcHandler
 from hitl_nb.mock_agent._rest import (
     ExtendedCardHandler,

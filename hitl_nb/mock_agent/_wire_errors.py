@@ -23,7 +23,6 @@ __all__ = [
 ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
 #: ``@type`` of the error detail that carries ``validation_errors`` (422 / -32011).
 VALIDATION_DETAIL_TYPE = "type.googleapis.com/hitl_prompt.v1.ValidationErrors"
-A2A_DOMAIN = "a2a-protocol.org"
 
 _GRPC_STATUS = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 409: "ABORTED", 413: "INVALID_ARGUMENT",
                 415: "INVALID_ARGUMENT", 422: "INVALID_ARGUMENT", 500: "INTERNAL"}  # fmt: skip
@@ -44,7 +43,7 @@ def error_details(exc: A2AError) -> list[dict[str, Any]]:
         if isinstance(data.get(key), str):
             meta[wire] = data[key]
     details: list[dict[str, Any]] = [
-        {"@type": ERROR_INFO_TYPE, "reason": exc.reason, "domain": A2A_DOMAIN, "metadata": meta}
+        {"@type": ERROR_INFO_TYPE, "reason": exc.reason, "domain": exc.domain, "metadata": meta}
     ]
     if isinstance(exc, ResponseInvalid) and not data.get(OMIT_ERRORS):
         details.append(

@@ -38,6 +38,7 @@ from a2a.types import (
 from google.protobuf.json_format import MessageToDict
 from starlette.applications import Starlette
 
+from hitl_nb.errors import HITL_ERROR_DOMAIN
 from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY
 from hitl_nb.validation import validate_payload
 
@@ -181,7 +182,7 @@ class AnswerChecker:
                     error = {"code": -32011, "message": "hitl_response_invalid", "data": data}
                     return 200, {"jsonrpc": "2.0", "id": req_id, "error": error}
                 details = [{"@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                            "reason": "HITL_RESPONSE_INVALID", "domain": "a2a-protocol.org",
+                            "reason": "HITL_RESPONSE_INVALID", "domain": HITL_ERROR_DOMAIN,
                             "metadata": {"validation_errors": json.dumps(issues)}}]  # fmt: skip
                 return 422, {
                     "error": {"code": 422, "message": "hitl_response_invalid", "details": details}

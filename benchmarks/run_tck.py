@@ -1,0 +1,199 @@
+"""Run the official A2A TCK (a2aproject/a2a-tck, branch 1.0-dev) against the mock agent.
+
+Not part of the test suite: it needs a checkout of the TCK, which is not vendored here.
+From the repository root::
+
+    git clone -b 1.0-dev https://github.com/a2aproject/a2a-tck /tmp/a2a-tck
+    python benchmarks/run_tck.py /tmp/a2a-tck [--level must] [--transport jsonrpc,http_json]
+
+What it does:
+
+1. Makes a throwaway virtual environment for the TCK (default ``/tmp/a2a-tck-venv``;
+   ``--venv`` to choose) and installs the checkout's Python dependencies into it, never
+   into this project's environment.
+2. Starts ``hitl-nb mock-agent`` on 127.0.0.1 (a free port) with this interpreter, so the
+   code under test is whatever ``hitl_nb`` this interpreter imports (set ``PYTHONPATH``
+   to measure another checkout).
+3. Runs the TCK once per transport (``--transport``, default both of the mock agent's:
+   ``jsonrpc`` and ``http_json``), ``-m must`` unless ``--level all``, with
+   ``TCK_STREAMING_TIMEOUT`` (default 2.0 s) in its environment.
+4. Prints, per transport, the MUST tests passed out of those that apply, the failures,
+   and the tests the TCK skipped because it could not set them up on this agent (those
+   count against it); ``--json PATH`` writes the same as JSON. The JUnit files stay under
+   ``--reports`` (default ``/tmp/a2a-tck-reports``).
+
+The mock agent must answer the TCK's messageId prefixes as its SUT contract says
+(``tck-*``, ``test-resubscribe-message-id*``): see ``hitl_nb/mock_agent/README.md``,
+which also lists the TCK's own defects found this way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+TRANSPORTS = ("jsonrpc", "http_json")
+
+
+def ensure_venv(venv: Path, tck: Path) -> Path:
+    """The TCK's Python, installing its dependencies on first use."""
+    python = venv / "bin" / "python"
+    marker = venv / ".hitl-nb-tck-installed"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    if not marker.exists():
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "-e", str(tck)], check=True)
+        marker.write_text(str(tck))
+    return python
+
+
+class MockAgentProcess:
+    """``hitl-nb mock-agent`` in a child process; ``url`` once it listens."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+        self.url = ""
+
+    def __enter__(self) -> MockAgentProcess:
+        code = "from hitl_nb.cli import main; main()"
+        cmd = [sys.executable, "-c", code, "mock-agent", "--host", "127.0.0.1", "--port", "0"]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            if "listening on" in line:
+                self.url = line.rsplit(" ", 1)[-1].strip().rstrip("/")
+                return self
+        self.__exit__()
+        raise RuntimeError("the mock agent did not start")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+#: Skip messages that mean "does not apply to this agent or transport".
+_NOT_APPLICABLE = (
+    "not configured",  # another transport
+    "does not support push notifications",
+    "does not declare capabilities for",  # e.g. extendedAgentCard
+    "does not declare urn:a2a:tck:required-extension",
+    "Agent supports streaming",  # tests of agents that do not stream
+)
+
+
+def tally(junit: Path) -> dict[str, Any]:
+    """Counts and failed test ids of a JUnit file.
+
+    A skip is ``not_applicable`` (another transport, a capability the agent does not
+    declare) or ``prerequisite`` (the TCK could not set the test up on this agent: a
+    task that did not reach the state it needed...), which counts against the agent:
+    ``applicable`` = passed + failed + prerequisite.
+    """
+    counts = {"passed": 0, "failed": 0, "prerequisite": 0, "not_applicable": 0, "xfailed": 0}
+    failed: list[str] = []
+    unmet: list[str] = []
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        name = f"{case.get('classname', '')}::{case.get('name', '')}"
+        outcome = "passed"
+        for child in case:
+            if child.tag in ("failure", "error"):
+                outcome = "failed"
+            elif child.tag == "skipped":
+                text = f"{child.get('type', '')} {child.get('message', '')}"
+                if "xfail" in text:
+                    outcome = "xfailed"
+                elif any(marker in text for marker in _NOT_APPLICABLE):
+                    outcome = "not_applicable"
+                else:
+                    outcome = "prerequisite"
+                    unmet.append(f"{name}: {child.get('message', '')[:160]}")
+        counts[outcome] += 1
+        if outcome == "failed":
+            failed.append(name)
+    applicable = counts["passed"] + counts["failed"] + counts["prerequisite"]
+    return {**counts, "applicable": applicable, "failures": failed, "unmet": unmet}
+
+
+def run_transport(
+    python: Path, tck: Path, url: str, transport: str, level: str, reports: Path, timeout: str
+) -> dict[str, Any]:
+    """One TCK run on one transport; its tally."""
+    junit = reports / f"junit-{transport}-{level}.xml"
+    cmd = [
+        str(python), "-m", "pytest", "tests/compatibility/", f"--sut-host={url}",
+        f"--transport={transport}", "--tb=line", "-q", "-p", "no:cacheprovider",
+        f"--junitxml={junit}",
+    ]  # fmt: skip
+    if level != "all":
+        cmd += ["-m", level]
+    env = {**os.environ, "TCK_STREAMING_TIMEOUT": timeout}
+    env.pop("PYTHONPATH", None)  # the TCK's own interpreter, not this project's path
+    started = time.monotonic()
+    done = subprocess.run(cmd, cwd=tck, env=env, capture_output=True, text=True)
+    result = tally(junit) if junit.exists() else {"error": done.stdout[-2000:] + done.stderr}
+    result["seconds"] = round(time.monotonic() - started, 1)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the arguments, run the TCK per transport, print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("tck", type=Path, help="a checkout of a2aproject/a2a-tck (1.0-dev)")
+    parser.add_argument("--venv", type=Path, default=Path("/tmp/a2a-tck-venv"))
+    parser.add_argument("--reports", type=Path, default=Path("/tmp/a2a-tck-reports"))
+    parser.add_argument("--transport", default=",".join(TRANSPORTS))
+    parser.add_argument("--level", choices=["must", "should", "may", "all"], default="must")
+    parser.add_argument("--streaming-timeout", default="2.0")
+    parser.add_argument("--json", type=Path, help="write the figures here too")
+    args = parser.parse_args(argv)
+    tck = args.tck.resolve()
+    if not (tck / "tests" / "compatibility").is_dir():
+        parser.error(f"{tck} is not an a2a-tck checkout (no tests/compatibility)")
+    python = ensure_venv(args.venv, tck)
+    args.reports.mkdir(parents=True, exist_ok=True)
+    figures: dict[str, Any] = {}
+    with MockAgentProcess() as agent:
+        for transport in args.transport.split(","):
+            figures[transport] = run_transport(
+                python, tck, agent.url, transport, args.level, args.reports,
+                args.streaming_timeout,
+            )  # fmt: skip
+    for transport, result in figures.items():
+        if "error" in result:
+            print(f"{transport}: the TCK did not run:\n{result['error']}")
+            continue
+        print(
+            f"{transport} ({args.level}): {result['passed']}/{result['applicable']} applicable "
+            f"passed, {result['failed']} failed, {result['prerequisite']} not set up "
+            f"(skipped by the TCK), {result['not_applicable']} not applicable, "
+            f"{result['xfailed']} xfailed ({result['seconds']} s)"
+        )
+        for name in result["failures"]:
+            print(f"    FAILED {name}")
+        for name in result["unmet"]:
+            print(f"    NOT SET UP {name}")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    clean = all(r.get("failed") == 0 and r.get("prerequisite") == 0 for r in figures.values())
+    return 0 if clean else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

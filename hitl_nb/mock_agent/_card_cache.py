@@ -1,0 +1,55 @@
+"""Caching of the mock agent's card: ETag and Last-Modified per card text, and the
+conditional GET rule (A2A 1.0 §8.6; RFC 9110 §13.1)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+
+__all__ = ["CARD_MAX_AGE", "CardStamps", "not_modified"]
+
+#: Seconds a client may reuse the card (it changes only when scenarios are registered).
+CARD_MAX_AGE = 300
+_HOSTS = 64
+
+
+class CardStamps:
+    """The ETag and Last-Modified of each card text served, per base URL (bounded)."""
+
+    def __init__(self) -> None:
+        self._seen: OrderedDict[str, tuple[str, datetime]] = OrderedDict()
+
+    def stamp(self, base: str, body: bytes) -> tuple[str, datetime]:
+        """``(etag, last_modified)`` for ``body`` served at ``base``."""
+        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        known = self._seen.get(base)
+        if known is None or known[0] != etag:
+            known = (etag, datetime.now(timezone.utc).replace(microsecond=0))
+            self._seen[base] = known
+        self._seen.move_to_end(base)
+        while len(self._seen) > _HOSTS:  # hostile Host headers must not grow this
+            self._seen.popitem(last=False)
+        return known
+
+
+def _etags(header: str) -> list[str]:
+    return [tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()]
+
+
+def not_modified(if_none_match: str | None, if_modified_since: str | None,
+                 etag: str, modified: datetime) -> bool:  # fmt: skip
+    """RFC 9110 §13.1: If-None-Match decides when present, else If-Modified-Since."""
+    if if_none_match is not None:
+        tags = _etags(if_none_match)
+        return "*" in tags or etag in tags
+    if if_modified_since:
+        try:
+            since = parsedate_to_datetime(if_modified_since)
+        except (TypeError, ValueError, IndexError):
+            return False  # an unreadable date is ignored (RFC 9110 §13.1.3)
+        if since.tzinfo is None:
+            since = since.replace(tzinfo=timezone.utc)
+        return modified <= since
+    return False
