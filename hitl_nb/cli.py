@@ -9,16 +9,9 @@ __all__ = ["COMMANDS", "build_parser", "main"]
 
 
 def _mock_agent(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from hitl_nb.mock_agent._run import add_cli_arguments, run_cli
+    from hitl_nb.mock_agent import register_cli
 
-    parser = sub.add_parser(
-        "mock-agent",
-        help="run the bundled A2A mock agent in the foreground",
-        description="Serve the hitl-prompt/v1 mock agent (A2A 1.0 and 0.3, JSON-RPC and "
-        "HTTP+JSON) until Ctrl-C / SIGTERM. Prints its URL on the first line.",
-    )
-    add_cli_arguments(parser)
-    parser.set_defaults(func=run_cli)
+    register_cli(sub)
 
 
 def _tutorials(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,15 +21,15 @@ def _tutorials(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _conformance(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from hitl_nb.conformance._cli import register
+    from hitl_nb.conformance import register_cli
 
-    register(sub)
+    register_cli(sub)
 
 
 def _nbval_sanitize(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from hitl_nb.testing._cli import register
+    from hitl_nb.testing import register_cli
 
-    register(sub)
+    register_cli(sub)
 
 
 #: Each entry adds one subcommand to the parser; its ``func`` default runs it.

@@ -1,7 +1,8 @@
 """The A2A wire: a version-neutral model and one codec per wire version.
 
 The dataclasses (:class:`Task`, :class:`Message`, :class:`AgentCard`, ...) are the
-model; a :class:`Codec` turns them into one wire version's JSON and back:
+model; server-sent events are read by :class:`SSEParser` (bounded) and written by
+:func:`encode_event`; a :class:`Codec` turns the model into one wire version's JSON and back:
 ``codec_for("1.0")`` (``CODEC_V1``) or ``codec_for("0.3")`` (``CODEC_V03``). The
 names of bindings and versions (:data:`BindingName`, :data:`A2AVersion`) are the one
 vocabulary the whole package uses.
@@ -30,6 +31,14 @@ from hitl_nb.a2a._model import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
+from hitl_nb.a2a._sse import (
+    DEFAULT_MAX_EVENT_SIZE,
+    ServerSentEvent,
+    SSEParser,
+    aiter_events,
+    encode_comment,
+    encode_event,
+)
 from hitl_nb.a2a._transports import (
     BINDINGS,
     VERSIONS,
@@ -48,6 +57,7 @@ __all__ = [
     "BINDINGS",
     "CODEC_V03",
     "CODEC_V1",
+    "DEFAULT_MAX_EVENT_SIZE",
     "VERSIONS",
     "A2AVersion",
     "AgentCapabilities",
@@ -62,7 +72,9 @@ __all__ = [
     "Message",
     "Part",
     "Role",
+    "SSEParser",
     "SendResult",
+    "ServerSentEvent",
     "StreamEvent",
     "Task",
     "TaskArtifactUpdateEvent",
@@ -71,8 +83,11 @@ __all__ = [
     "TaskStatusUpdateEvent",
     "VersionChoice",
     "WireDecodeError",
+    "aiter_events",
     "binding_choice",
     "codec_for",
+    "encode_comment",
+    "encode_event",
     "major_minor",
     "spoken_version",
     "version_choice",

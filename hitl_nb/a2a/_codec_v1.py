@@ -1,7 +1,7 @@
 """A2A 1.0 JSON for the neutral model: camelCase members, ``TASK_STATE_*``, ``ROLE_*``.
 
 ``encode_*`` build plain JSON-ready dicts; ``decode_*`` read untrusted JSON and raise
-:class:`~hitl_nb.a2a._model.WireDecodeError` naming the member that was wrong. Unknown
+:class:`~hitl_nb.errors.WireDecodeError` naming the member that was wrong. Unknown
 members are ignored (forward compatibility). Stream events travel in a
 ``StreamResponse`` wrapper holding exactly one of ``task``, ``message``,
 ``statusUpdate``, ``artifactUpdate`` (A2A §3.2.3). Objects carry no ``kind`` and a

@@ -10,13 +10,17 @@ cells. Streams yield the neutral events of :mod:`hitl_nb.client._events`::
                 await client.respond(event.task_id, event.prompt_id, {"approve": True})
 
 The same with ``SyncHitlClient``: ``for event in client.stream("approval"): ...``.
+
+For tools that read agents' answers themselves (the conformance harness):
+:func:`agent_card_url` and :func:`parse_agent_card` find and decode an agent card, and
+:func:`decoded_chunks` reads a body in bounded pieces (send ``ACCEPT_ENCODING``).
 """
 
 from __future__ import annotations
 
 from hitl_nb.errors import AnswerOutcomeUnknown, ExtensionNotDeclared, NoUsableInterface
 
-from ._agent_card import Selection
+from ._agent_card import Selection, agent_card_url, parse_agent_card
 from ._answer import AnswerReceipt
 from ._bindings import TaskPage
 from ._client import HitlClient, prompt_of
@@ -30,10 +34,11 @@ from ._events import (
     TaskEvent,
 )
 from ._follow import Reconnect
-from ._http import HttpLimits
+from ._http import ACCEPT_ENCODING, HttpLimits, decoded_chunks
 from ._sync_client import SyncHitlClient
 
 __all__ = [
+    "ACCEPT_ENCODING",
     "AnswerOutcomeUnknown",
     "AnswerReceipt",
     "ArtifactEvent",
@@ -51,5 +56,8 @@ __all__ = [
     "SyncHitlClient",
     "TaskEvent",
     "TaskPage",
+    "agent_card_url",
+    "decoded_chunks",
+    "parse_agent_card",
     "prompt_of",
 ]

@@ -18,12 +18,13 @@ from hitl_nb.a2a import (
     CODEC_V1,
     VERSIONS,
     A2AVersion,
+    AgentCard,
+    AgentInterface,
     BindingName,
     binding_choice,
     major_minor,
     version_choice,
 )
-from hitl_nb.a2a._model import AgentCard, AgentInterface
 from hitl_nb.errors import NoUsableInterface, ProtocolViolation, WireDecodeError
 from hitl_nb.spec import EXTENSION_URI
 

@@ -24,7 +24,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from hitl_nb.a2a._model import Message, Part, Role, SendResult, Task, TaskState
+from hitl_nb.a2a import Message, Part, Role, SendResult, Task, TaskState
 from hitl_nb.errors import (
     AgentTimeout,
     AgentUnreachable,

@@ -15,8 +15,16 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from hitl_nb.a2a import A2AVersion, BindingName, Codec
-from hitl_nb.a2a._model import Message, SendResult, StreamEvent, Task, TaskState
+from hitl_nb.a2a import (
+    A2AVersion,
+    BindingName,
+    Codec,
+    Message,
+    SendResult,
+    StreamEvent,
+    Task,
+    TaskState,
+)
 from hitl_nb.errors import ProtocolViolation, UnsupportedOperation, WireDecodeError
 
 from ._errors import from_jsonrpc_error, from_rest_error

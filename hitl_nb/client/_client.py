@@ -12,8 +12,18 @@ from typing import Any
 
 import httpx
 
-from hitl_nb.a2a import BindingChoice, VersionChoice, codec_for
-from hitl_nb.a2a._model import AgentCard, Message, Part, Role, SendResult, Task, TaskState
+from hitl_nb.a2a import (
+    AgentCard,
+    BindingChoice,
+    Message,
+    Part,
+    Role,
+    SendResult,
+    Task,
+    TaskState,
+    VersionChoice,
+    codec_for,
+)
 from hitl_nb.errors import ExtensionNotDeclared, ProtocolViolation
 from hitl_nb.spec import (
     EXTENSION_URI,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from hitl_nb.a2a._model import (
+from hitl_nb.a2a import (
     Artifact,
     Message,
     StreamEvent,

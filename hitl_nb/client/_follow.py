@@ -28,7 +28,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
-from hitl_nb.a2a._model import StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent
+from hitl_nb.a2a import StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent
 from hitl_nb.errors import AgentTimeout, AgentUnreachable, TaskNotFound, UnsupportedOperation
 
 from ._events import (

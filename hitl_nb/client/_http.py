@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 
 from hitl_nb._json import parse_json
-from hitl_nb.a2a._sse import SSEParser
+from hitl_nb.a2a import SSEParser
 from hitl_nb.errors import BadJSON, ProtocolViolation
 
 from ._errors import from_httpx

@@ -13,8 +13,7 @@ from collections.abc import Coroutine, Mapping
 from typing import Any, TypeVar
 
 from hitl_nb._sync import LoopThread, SyncIterator
-from hitl_nb.a2a import BindingChoice, VersionChoice
-from hitl_nb.a2a._model import AgentCard, SendResult, Task, TaskState
+from hitl_nb.a2a import AgentCard, BindingChoice, SendResult, Task, TaskState, VersionChoice
 from hitl_nb.spec import PromptEnvelope
 
 from ._agent_card import Selection

@@ -13,6 +13,7 @@ is the contract of :mod:`~hitl_nb.conformance._driver`.
 from __future__ import annotations
 
 from ._checks import CHECK_IDS, CHECKS, select
+from ._cli import register as register_cli
 from ._driver import CallableDriver, Driver, MessageDriver, PromptInfo, ScenarioDriver, as_driver
 from ._records import Settings
 from ._report import CheckResult, Failure, Report
@@ -32,6 +33,7 @@ __all__ = [
     "Settings",
     "arun",
     "as_driver",
+    "register_cli",
     "run",
     "select",
 ]

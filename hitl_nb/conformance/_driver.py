@@ -36,7 +36,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
-from hitl_nb.a2a._model import Message, Part
+from hitl_nb.a2a import Message, Part
 
 __all__ = [
     "CallableDriver",

@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 from hitl_nb._json import dumps_compact
-from hitl_nb.a2a._model import Message, Task
+from hitl_nb.a2a import Message, Task
 from hitl_nb.client import MessageEvent, StatusEvent, TaskEvent
 from hitl_nb.errors import PromptConflict
 from hitl_nb.spec import EXTENSION_URI, check_prompt

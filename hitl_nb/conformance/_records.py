@@ -13,8 +13,14 @@ from typing import Any
 
 import httpx
 
-from hitl_nb.a2a import BindingChoice, VersionChoice, binding_choice, version_choice
-from hitl_nb.a2a._model import Task, TaskState
+from hitl_nb.a2a import (
+    BindingChoice,
+    Task,
+    TaskState,
+    VersionChoice,
+    binding_choice,
+    version_choice,
+)
 from hitl_nb.errors import A2AError
 from hitl_nb.spec import EXTENSION_URI, HEADER_EXTENSIONS, HEADER_EXTENSIONS_V03
 

@@ -19,10 +19,10 @@ from typing import Any
 import httpx
 
 from hitl_nb._json import parse_json
-from hitl_nb.a2a import codec_for
-from hitl_nb.a2a._model import AgentCard, Task, TaskState
-from hitl_nb.a2a._model import TaskStatus as Status
+from hitl_nb.a2a import AgentCard, Task, TaskState, codec_for
+from hitl_nb.a2a import TaskStatus as Status
 from hitl_nb.client import (
+    ACCEPT_ENCODING,
     HitlClient,
     HttpLimits,
     MalformedPromptEvent,
@@ -30,9 +30,9 @@ from hitl_nb.client import (
     Reconnect,
     StatusEvent,
     TaskEvent,
+    agent_card_url,
+    parse_agent_card,
 )
-from hitl_nb.client._agent_card import agent_card_url, parse_agent_card
-from hitl_nb.client._http import ACCEPT_ENCODING
 from hitl_nb.errors import (
     A2AError,
     AgentTimeout,

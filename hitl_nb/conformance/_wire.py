@@ -17,10 +17,8 @@ from urllib.parse import quote
 import httpx
 
 from hitl_nb._json import parse_json
-from hitl_nb.a2a import Codec
-from hitl_nb.a2a._model import StreamEvent
-from hitl_nb.a2a._sse import SSEParser
-from hitl_nb.client._http import ACCEPT_ENCODING, decoded_chunks
+from hitl_nb.a2a import Codec, SSEParser, StreamEvent
+from hitl_nb.client import ACCEPT_ENCODING, decoded_chunks
 from hitl_nb.errors import BadJSON, ProtocolViolation, WireDecodeError
 
 __all__ = ["RawSubscription", "read_bounded"]

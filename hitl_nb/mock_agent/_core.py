@@ -21,8 +21,8 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any
 
-from hitl_nb.a2a import CODEC_V1
-from hitl_nb.a2a._model import (
+from hitl_nb.a2a import (
+    CODEC_V1,
     Message,
     Role,
     Task,

@@ -1,18 +1,12 @@
-"""Tornado plumbing of the mock agent: shared service, base handler, SSE, activation.
+"""The tornado plumbing both bindings of the mock agent share.
 
-Routes, relative to a prefix (``""`` standalone, anything when mounted)::
-
-    GET  /.well-known/agent-card.json     the agent card (A2A §8)  (card_http.py)
-    POST /                                JSON-RPC 1.0 and 0.3   (jsonrpc.py)
-    POST /message:send                    HTTP+JSON (A2A §11)    (rest.py)
-    POST /message:stream
-    GET  /tasks/{id}       GET /tasks
-    POST /tasks/{id}:cancel
-    POST /tasks/{id}:subscribe            (GET too)
-    *    /tasks/{id}/pushNotificationConfigs...   PushNotificationNotSupported
-    GET  /extendedAgentCard                       ExtendedAgentCardNotConfigured
-
-Errors on the HTTP+JSON binding are ``google.rpc.Status`` bodies with an ErrorInfo.
+:class:`AgentService` is what every handler is given (the core, the card, the fault
+modes, the URL prefix). :class:`BaseHandler` reads bounded JSON bodies, echoes the
+extension's activation header, writes errors and pumps a task's events as SSE; the
+JSON-RPC (``_jsonrpc.py``) and HTTP+JSON (``_rest.py``) handlers build on it, and so
+does the agent card's handler (``_card_http.py``). :func:`decode_send_params` and
+:func:`list_tasks` are the request handling both bindings have in common. Which path
+goes to which handler is the route table in ``_routes.py``.
 """
 
 from __future__ import annotations
@@ -28,17 +22,20 @@ import tornado.web
 from tornado.iostream import StreamClosedError
 
 from hitl_nb._json import parse_json
-from hitl_nb.a2a import CODEC_V1, Codec, Message
-from hitl_nb.a2a._model import (
+from hitl_nb.a2a import (
+    CODEC_V1,
     AgentCapabilities,
     AgentCard,
     AgentExtension,
     AgentInterface,
     AgentSkill,
+    Codec,
+    Message,
     StreamEvent,
     TaskState,
+    encode_comment,
+    encode_event,
 )
-from hitl_nb.a2a._sse import encode_comment, encode_event
 from hitl_nb.errors import (
     BadJSON,
     InvalidParams,

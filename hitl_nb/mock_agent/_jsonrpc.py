@@ -17,8 +17,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from hitl_nb.a2a import A2AVersion, codec_for, spoken_version
-from hitl_nb.a2a._model import Message, StreamEvent
+from hitl_nb.a2a import A2AVersion, Message, StreamEvent, codec_for, spoken_version
 from hitl_nb.errors import (
     A2AError,
     ExtendedAgentCardNotConfigured,

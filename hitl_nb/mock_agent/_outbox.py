@@ -14,7 +14,7 @@ import bisect
 from collections import deque
 from collections.abc import AsyncIterator, Iterable
 
-from hitl_nb.a2a._model import Message, StreamEvent, Task, TaskStatusUpdateEvent
+from hitl_nb.a2a import Message, StreamEvent, Task, TaskStatusUpdateEvent
 
 __all__ = ["CLOSED", "Listener", "Outbox", "ends_stream", "follow"]
 

@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from hitl_nb.a2a import CODEC_V1
-from hitl_nb.a2a._model import Task
+from hitl_nb.a2a import CODEC_V1, Task
 from hitl_nb.mock_agent._outbox import Outbox
 from hitl_nb.mock_agent._scenarios import Step
 

@@ -1,6 +1,19 @@
 """The mock agent's route table: which handler serves which path, under a prefix.
 
-Kept apart from the handlers so that ``http.py`` (the shared base handler) does not
+Relative to the prefix (``""`` standalone, anything when mounted)::
+
+    GET  /.well-known/agent-card.json     the agent card (A2A §8)  (_card_http.py)
+    POST /                                JSON-RPC 1.0 and 0.3   (_jsonrpc.py)
+    POST /message:send                    HTTP+JSON (A2A §11)    (_rest.py)
+    POST /message:stream
+    GET  /tasks/{id}       GET /tasks
+    POST /tasks/{id}:cancel
+    POST /tasks/{id}:subscribe            (GET too)
+    *    /tasks/{id}/pushNotificationConfigs...   PushNotificationNotSupported
+    GET  /extendedAgentCard                       ExtendedAgentCardNotConfigured
+
+Errors on the HTTP+JSON binding are ``google.rpc.Status`` bodies with an ErrorInfo.
+Kept apart from the handlers so that ``_http.py`` (the shared base handler) does not
 import the binding modules that build on it.
 """
 

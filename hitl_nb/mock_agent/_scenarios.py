@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hitl_nb.a2a._model import TaskState
+from hitl_nb.a2a import TaskState
 
 __all__ = [
     "BUILTIN_SCENARIOS",

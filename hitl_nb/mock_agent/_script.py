@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from hitl_nb.a2a._model import (
+from hitl_nb.a2a import (
     Artifact,
     Message,
     Part,

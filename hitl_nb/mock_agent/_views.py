@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from dataclasses import replace
 
-from hitl_nb.a2a._model import (
+from hitl_nb.a2a import (
     Message,
     StreamEvent,
     Task,

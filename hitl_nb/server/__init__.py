@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from hitl_nb.server import _extension
 from hitl_nb.server._config import HitlServer
-from hitl_nb.server._extension import MOCK_AGENT_PATH, load
+from hitl_nb.server._extension import MOCK_AGENT_PATH
 
 __all__ = ["MOCK_AGENT_PATH", "HitlServer"]
 
@@ -28,4 +29,4 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     """Called by jupyter-server at start: mount the routes."""
-    load(serverapp)
+    _extension.load(serverapp)

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from hitl_nb._display import STABLE_OUTPUT_ENV
 
+from ._cli import register as register_cli
 from ._sanitize import sanitize, sanitize_file, sanitize_patterns, write_sanitize_file
 from ._stable import stable_output
 
 __all__ = [
     "STABLE_OUTPUT_ENV",
+    "register_cli",
     "sanitize",
     "sanitize_file",
     "sanitize_patterns",
