@@ -17,8 +17,7 @@ from typing import Any
 
 import tornado.web
 
-from hitl_nb.a2a import CODEC_V1
-from hitl_nb.a2a._model import Message
+from hitl_nb.a2a import CODEC_V1, Message
 from hitl_nb.errors import (
     A2AError,
     ExtendedAgentCardNotConfigured,

@@ -39,7 +39,7 @@ import uuid
 from abc import ABC, abstractmethod
 from typing import Any
 
-from hitl_nb.a2a._model import (
+from hitl_nb.a2a import (
     Artifact,
     Message,
     Part,
