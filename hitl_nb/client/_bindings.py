@@ -29,6 +29,7 @@ from hitl_nb.errors import ProtocolViolation, UnsupportedOperation, WireDecodeEr
 
 from ._errors import from_jsonrpc_error, from_rest_error
 from ._http import HttpSession, JsonAnswer
+from ._inbound import settle_envelopes
 
 __all__ = ["Binding", "JsonRpcBinding", "RestBinding", "TaskPage"]
 
@@ -73,6 +74,9 @@ class Binding(abc.ABC):
         self.url = url
         self.codec = codec
         self.version: A2AVersion = codec.version
+        #: Reorder response_schema properties by the stable rule (an agent whose
+        #: key order cannot be trusted); see :mod:`hitl_nb.client._inbound`.
+        self.stable_order = False
 
     def _configuration(self, return_immediately: bool) -> dict[str, Any]:
         if self.version == "0.3":
@@ -87,9 +91,10 @@ class Binding(abc.ABC):
 
     def _decode(self, decoder: Callable[[Any, str], T], value: Any, pointer: str, what: str) -> T:
         try:
-            return decoder(value, pointer)
+            decoded = decoder(value, pointer)
         except WireDecodeError as exc:
             raise ProtocolViolation(f"{what}: the agent's answer does not decode: {exc}") from exc
+        return settle_envelopes(decoded, stable_order=self.stable_order)  # type: ignore[no-any-return]
 
     def _page(self, body: Any, what: str) -> TaskPage:
         if not isinstance(body, dict) or not isinstance(body.get("tasks", []), list):

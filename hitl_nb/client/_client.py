@@ -47,6 +47,7 @@ from ._bindings import Binding, TaskPage, binding_class
 from ._events import ClientEvent, PromptEvent, StatusEvent, TaskEvent, prompt_in_status
 from ._follow import Opener, Reconnect, ReconnectHook, follow
 from ._http import HttpLimits, HttpSession
+from ._inbound import PROPERTY_ORDERS, order_is_trusted
 
 __all__ = ["HitlClient", "prompt_of"]
 
@@ -79,6 +80,14 @@ class HitlClient:
 
         HitlClient(url, limits=HttpLimits(timeout=10), reconnect=Reconnect(backoff=0.1))
 
+    Every prompt's response_schema is settled on the way in: integral floats become
+    ints where JSON Schema means an integer (protobuf-based agents send ``1024.0``),
+    and ``property_order`` says whose key order the forms follow: ``"agent"`` (as
+    sent), ``"stable"`` (required names in the ``required`` array's order, then the
+    rest alphabetically: the same on every run), or ``"auto"`` (stable when the card
+    looks made from protobuf, whose ``Struct`` has no key order; see
+    :mod:`hitl_nb._schema_in`). An explicit ``x-ui-order`` / ``ui:order`` still wins.
+
     Use ``async with HitlClient(url) as client:``; without a ``with``, call
     :meth:`aclose` when done. An injected ``httpx_client`` is not closed. One client
     belongs to one event loop (its connections do); from synchronous code use
@@ -97,7 +106,13 @@ class HitlClient:
         headers: Mapping[str, str] | None = None,
         limits: HttpLimits = DEFAULT_LIMITS,
         reconnect: Reconnect = DEFAULT_RECONNECT,
+        property_order: str = "auto",
     ) -> None:
+        if property_order not in PROPERTY_ORDERS:
+            raise ValueError(
+                f"property_order must be one of {', '.join(PROPERTY_ORDERS)}, "
+                f"got {property_order!r}"
+            )
         if not isinstance(limits, HttpLimits):
             raise TypeError(f"limits must be an HttpLimits, got {type(limits).__name__}")
         if not isinstance(reconnect, Reconnect):
@@ -106,6 +121,7 @@ class HitlClient:
         self._own_client = httpx_client is None
         self._http_client = httpx_client or httpx.AsyncClient()
         self._binding_choice = binding
+        self._property_order = property_order
         self._version_choice = version
         self.require_extension = require_extension
         self.activate_extension = activate_extension
@@ -159,6 +175,7 @@ class HitlClient:
                 )
                 codec = codec_for(selection.version)
                 self._binding = binding_class(selection.binding)(http, selection.url, codec)
+                self._binding.stable_order = not order_is_trusted(card, self._property_order)
                 self._selection, self._card = selection, card
         return self._card
 

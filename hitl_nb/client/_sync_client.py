@@ -52,6 +52,7 @@ class SyncHitlClient:
         headers: Mapping[str, str] | None = None,
         limits: HttpLimits = DEFAULT_LIMITS,
         reconnect: Reconnect = DEFAULT_RECONNECT,
+        property_order: str = "auto",
     ) -> None:
         async def make() -> HitlClient:
             # Made on the private loop, so its lock and connection pool belong to it.
@@ -64,6 +65,7 @@ class SyncHitlClient:
                 headers=headers,
                 limits=limits,
                 reconnect=reconnect,
+                property_order=property_order,
             )
 
         self._runner = LoopThread(name="hitl-nb-client")

@@ -46,7 +46,11 @@ SCHEMA: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "required": ["approved"],
-    "properties": {"approved": {"type": "boolean"}, "comment": {"type": "string"}},
+    "properties": {
+        "approved": {"type": "boolean"},
+        "comment": {"type": "string", "maxLength": 1024},
+        "copies": {"type": "integer", "minimum": 1, "maximum": 3, "default": 2},
+    },
 }
 
 Scope = MutableMapping[str, Any]
