@@ -15,6 +15,7 @@
     ├── FormClosed               (forms) submit() on a submitted or disabled form
     ├── FormValueError           (forms) a value the form's fields cannot hold
     ├── AnswerNotAccepted        (notebook) raise_for_status(): the answer was not accepted
+    ├── AgentNotAllowed          the server gateway may not talk to that agent host
     ├── TransportError           the agent could not be reached or talked nonsense
     │   ├── AgentUnreachable     connect failure, connection dropped
     │   │   └── AnswerOutcomeUnknown  (client) an answer may or may not have landed
@@ -145,6 +146,11 @@ class SchemaRejected(HitlError):
 
 class BadJSON(HitlError):
     """Input is not acceptable JSON: bad syntax, duplicate keys, NaN, too deep or large."""
+
+
+class AgentNotAllowed(HitlError):
+    """The Jupyter server's gateway may not talk to this agent (its host is not on the
+    administrator's ``HitlServer.allowed_agent_hosts``, or the URL is not http(s))."""
 
 
 class TransportError(HitlError):

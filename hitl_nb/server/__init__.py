@@ -8,7 +8,13 @@ environment (``jupyter server extension list`` shows ``hitl_nb.server``). It ser
   ``Authorization: token <token>`` (``HitlClient(url, headers=...)``,
   ``hitl-nb conformance URL --header "Authorization: token <token>"``).
 
-Settings: :class:`HitlServer` (``c.HitlServer.mock_agent = False``, ...).
+- ``{base_url}hitl/api/``: the responder gateway (see :mod:`hitl_nb.server._handlers`):
+  register a task, list its prompts with policy and deadline, answer as the
+  authenticated user; ``allowed_responders`` is enforced here (spec S-3), consensus
+  answers are collected, one answer is forwarded at most once, deadlines are timed by
+  the gateway (S-4), and the state lives in SQLite in the server's data directory.
+
+Settings: :class:`HitlServer` (``c.HitlServer.allowed_agent_hosts = [...]``, ...).
 """
 
 from __future__ import annotations
@@ -17,9 +23,18 @@ from typing import Any
 
 from hitl_nb.server import _extension
 from hitl_nb.server._config import HitlServer
-from hitl_nb.server._extension import MOCK_AGENT_PATH
+from hitl_nb.server._extension import API_PATH, GATEWAY_SETTING, MOCK_AGENT_PATH
+from hitl_nb.server._gateway import Gateway
+from hitl_nb.server._handlers import MAX_REQUEST_BYTES
 
-__all__ = ["MOCK_AGENT_PATH", "HitlServer"]
+__all__ = [
+    "API_PATH",
+    "GATEWAY_SETTING",
+    "MAX_REQUEST_BYTES",
+    "MOCK_AGENT_PATH",
+    "Gateway",
+    "HitlServer",
+]
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:

@@ -12,15 +12,24 @@ from pathlib import Path
 from typing import Any
 
 from jupyter_server.utils import url_path_join
+from tornado.ioloop import IOLoop
 
 from hitl_nb.mock_agent import mock_agent_handlers
+from hitl_nb.server._agents import AgentPool, InternalCaller
 from hitl_nb.server._config import HitlServer
-from hitl_nb.server._hosted import host_handlers
+from hitl_nb.server._gateway import Gateway
+from hitl_nb.server._handlers import gateway_handlers
+from hitl_nb.server._hosted import INTERNAL_SETTING, host_handlers
+from hitl_nb.server._store import GatewayStore
 
-__all__ = ["MOCK_AGENT_PATH", "load", "state_dir"]
+__all__ = ["API_PATH", "GATEWAY_SETTING", "MOCK_AGENT_PATH", "load", "state_dir"]
 
 #: Where the hosted mock agent lives, relative to the server's base URL.
 MOCK_AGENT_PATH = "hitl/mock-agent"
+#: Where the gateway's REST API lives, relative to the server's base URL.
+API_PATH = "hitl/api"
+#: The web_app setting holding the :class:`~hitl_nb.server._gateway.Gateway`.
+GATEWAY_SETTING = "hitl_nb_gateway"
 
 
 def state_dir(serverapp: Any, config: HitlServer) -> Path:
@@ -30,16 +39,25 @@ def state_dir(serverapp: Any, config: HitlServer) -> Path:
     return path
 
 
-def load(serverapp: Any) -> HitlServer:
-    """Add the extension's handlers to ``serverapp.web_app``; returns its settings."""
+def load(serverapp: Any) -> Gateway:
+    """Add the extension's handlers to ``serverapp.web_app``; returns the gateway."""
     config = HitlServer(parent=serverapp)
     web_app = serverapp.web_app
     base_url = web_app.settings.get("base_url", "/")
+    folder = state_dir(serverapp, config)
     handlers: list[tuple[str, type, dict[str, Any]]] = []
+    internal = None
     if config.mock_agent:
         prefix = url_path_join(base_url, MOCK_AGENT_PATH)
-        store = state_dir(serverapp, config) / "mock-agent.sqlite"
-        handlers += host_handlers(mock_agent_handlers(prefix, store=store))
+        internal = InternalCaller(serverapp.port, prefix)
+        web_app.settings[INTERNAL_SETTING] = internal
+        handlers += host_handlers(mock_agent_handlers(prefix, store=folder / "mock-agent.sqlite"))
         serverapp.log.info("hitl-nb: mock agent hosted at %s", prefix)
+    pool = AgentPool(config.allowed_agent_hosts, config.agent_timeout, internal)
+    gateway = Gateway(GatewayStore(folder / "gateway.sqlite"), pool, config)
+    web_app.settings[GATEWAY_SETTING] = gateway
+    handlers += gateway_handlers(url_path_join(base_url, API_PATH), gateway)
     web_app.add_handlers(".*$", handlers)
-    return config
+    # Deadline timers and forwards left in doubt resume once the loop runs.
+    IOLoop.current().add_callback(gateway.start)
+    return gateway

@@ -12,7 +12,9 @@ nothing about Jupyter. Each is wrapped here in a subclass that puts jupyter-serv
   (``Authorization: token ...``, what A2A clients send) needs no XSRF token; one that
   authenticated with the browser's cookie does, so another site cannot make a
   logged-in browser talk to the agent;
-- errors raised before the agent runs (403 above) are answered as short JSON bodies.
+- errors raised before the agent runs (403 above) are answered as short JSON bodies;
+- the server's own gateway reaches its hosted agent with a per-process secret header
+  (:class:`~hitl_nb.server._agents.InternalCaller`), whatever the identity provider.
 
 Everything else (bindings, SSE, the card) is the agent's. The card builds its URLs from
 the request's host and the mount prefix, so they are right behind ``base_url``.
@@ -25,10 +27,16 @@ import json
 from typing import Any
 
 import tornado.web
+from jupyter_server.auth import User
 from jupyter_server.auth.utils import HTTP_METHOD_TO_AUTH_ACTION
 from jupyter_server.base.handlers import JupyterHandler
 
-__all__ = ["AUTH_RESOURCE", "HostedAuth", "host_handlers"]
+from hitl_nb.server._agents import GATEWAY_HEADER
+
+__all__ = ["AUTH_RESOURCE", "INTERNAL_SETTING", "HostedAuth", "host_handlers"]
+
+#: The web_app setting holding the gateway's :class:`InternalCaller`.
+INTERNAL_SETTING = "hitl_nb_internal_caller"
 
 #: The Authorizer resource name of everything this extension serves.
 AUTH_RESOURCE = "hitl"
@@ -55,6 +63,19 @@ class HostedAuth:
     async def prepare(self) -> None:
         """Authenticate (IdentityProvider), authorize (Authorizer), then the handler's own."""
         handler: Any = self
+        internal = handler.settings.get(INTERNAL_SETTING)
+        sent = handler.request.headers.get(GATEWAY_HEADER)
+        if sent is not None:
+            # The gateway of this very server calling its hosted agent (a secret that
+            # never leaves the process but for requests to this mount point).
+            if internal is None or not internal.accepts(sent):
+                raise tornado.web.HTTPError(403, "authentication required")
+            handler.current_user = handler._jupyter_current_user = User("hitl-nb-gateway")
+            handler._token_authenticated = True
+            rest = _own_prepare(handler)
+            if inspect.isawaitable(rest):
+                await rest
+            return
         await JupyterHandler.prepare(handler, _redirect_to_login=False)
         user = handler.current_user
         if not user:

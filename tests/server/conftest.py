@@ -38,7 +38,16 @@ else:
         return auth("alice")
 
     @pytest.fixture
-    def server_url(http_server: Any, http_server_port: Any, jp_base_url: str) -> str:
+    def gateway(jp_serverapp: Any, jp_asyncio_loop: Any) -> Any:
+        """The server's gateway; closed (connections, store) after the test."""
+        from hitl_nb.server import GATEWAY_SETTING
+
+        gw = jp_serverapp.web_app.settings[GATEWAY_SETTING]
+        yield gw
+        jp_asyncio_loop.run_until_complete(gw.close())
+
+    @pytest.fixture
+    def server_url(gateway: Any, http_server: Any, http_server_port: Any, jp_base_url: str) -> str:
         """The server's base URL as a client outside the process would use it."""
         _sock, port = http_server_port
         return f"http://127.0.0.1:{port}{jp_base_url}"
@@ -46,7 +55,7 @@ else:
     Fetch = Callable[..., Awaitable[HTTPResponse]]
 
     @pytest.fixture
-    def api(jp_fetch: Fetch) -> Callable[..., Awaitable[tuple[int, Any]]]:
+    def api(gateway: Any, jp_fetch: Fetch) -> Callable[..., Awaitable[tuple[int, Any]]]:
         """``await api("GET", "hitl/api/tasks", user="bob", body=...)`` -> (status, json)."""
 
         async def call(
@@ -60,6 +69,8 @@ else:
         ) -> tuple[int, Any]:
             hdrs = dict(headers or {})
             hdrs["Authorization"] = auth(user)["Authorization"] if user else "token nobody"
+            if raw is not None or body is not None:
+                hdrs.setdefault("Content-Type", "application/json")
             kwargs: dict[str, Any] = {"method": method, "headers": hdrs}
             if raw is not None:
                 kwargs["body"] = raw
@@ -76,3 +87,35 @@ else:
             return resp.code, (json.loads(text) if text else None)
 
         return call
+
+
+if "collect_ignore_glob" not in globals():
+    from collections.abc import Iterator
+
+    from hitl_nb.a2a import Task, TaskState
+    from hitl_nb.client import HitlClient
+    from hitl_nb.mock_agent import MockAgent
+
+    @pytest.fixture
+    def agent(tmp_path: Any) -> Iterator[MockAgent]:
+        """A mock agent on 127.0.0.1 in its own thread (it outlives server restarts)."""
+        with MockAgent(store=tmp_path / "agent.sqlite") as running:
+            yield running
+
+    async def start_task(url: str, scenario: str, **options: Any) -> Task:
+        """Start a task of ``scenario`` on the agent; it waits for its first prompt."""
+        async with HitlClient(url) as client:
+            task = await client.send({"scenario": scenario, **options})
+            assert isinstance(task, Task)
+            assert task.status.state is TaskState.INPUT_REQUIRED, task.status
+            return task
+
+    async def answers_at_agent(url: str, task_id: str) -> list[dict[str, Any]]:
+        """The hitl_response_for objects in the task's history at the agent."""
+        async with HitlClient(url) as client:
+            task = await client.get_task(task_id)
+        return [
+            m.metadata["hitl_response_for"]
+            for m in task.history
+            if m.metadata and "hitl_response_for" in m.metadata
+        ]

@@ -77,7 +77,7 @@ async def test_a_client_with_the_token_header_gets_a_prompt_and_answers(server_u
             assert prompt is not None, binding
             assert client.selection is not None and client.selection.binding == binding
             done = await client.respond(prompt.task_id, prompt.prompt_id, {"approve": True})
-            assert done.status.state.value != "input-required"  # type: ignore[union-attr]
+            assert done.status.state.value != "input_required"  # type: ignore[union-attr]
 
 
 async def _conformance(url: str, binding: str, token: str, tmp: str) -> dict[str, Any]:

@@ -1,0 +1,137 @@
+"""How the gateway talks to agents: one client per agent, under the client's limits.
+
+Agent URLs come from users, so every request the gateway makes goes through one
+``httpx.AsyncClient`` whose request hook enforces the administrator's allow-list
+(:attr:`HitlServer.allowed_agent_hosts`) on *every* request, including the interfaces an
+agent's card points to. Redirects are never followed (httpx's default, and the client
+refuses them), bodies and events are capped by :class:`~hitl_nb.client.HttpLimits`.
+
+The hosted mock agent is reached through the server's own URL; those requests (and only
+those: same port, loopback, under the mount path) carry a per-process secret that the
+hosted handlers accept in place of a user's token.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hmac
+import ipaddress
+import secrets
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+import httpx
+
+from hitl_nb.client import HitlClient, HttpLimits
+from hitl_nb.errors import AgentNotAllowed
+
+__all__ = ["GATEWAY_HEADER", "AgentPool", "InternalCaller", "check_agent_url"]
+
+#: The header carrying the gateway's per-process secret to the hosted mock agent.
+GATEWAY_HEADER = "X-Hitl-Gateway"
+
+
+def check_agent_url(url: str, allowed_hosts: Iterable[str]) -> str:
+    """``url`` if users may register it (http(s), no credentials, host allowed)."""
+    if not isinstance(url, str) or len(url) > 2048:
+        raise AgentNotAllowed("agent_url must be a string of at most 2048 characters")
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise AgentNotAllowed(f"agent_url must be an absolute http(s) URL, got {url!r}")
+    if parts.username or parts.password:
+        raise AgentNotAllowed("agent_url must not carry a user name or password")
+    if not host_allowed(parts.hostname, parts.port, parts.scheme, allowed_hosts):
+        raise AgentNotAllowed(
+            f"agent host {parts.hostname!r} is not allowed on this server "
+            "(the administrator's HitlServer.allowed_agent_hosts)"
+        )
+    return url.strip()
+
+
+def host_allowed(host: str, port: int | None, scheme: str, allowed: Iterable[str]) -> bool:
+    """Is ``host`` (and port) on the allow-list? An empty list allows every host."""
+    patterns = [p.strip().lower() for p in allowed if p.strip()]
+    if not patterns:
+        return True
+    host = host.lower().strip("[]")
+    port = port or (443 if scheme == "https" else 80)
+    for pattern in patterns:
+        name, _, want_port = pattern.rpartition(":") if _has_port(pattern) else (pattern, "", "")
+        if want_port and want_port != str(port):
+            continue
+        if fnmatch.fnmatchcase(host, name.strip("[]")):
+            return True
+    return False
+
+
+def _has_port(pattern: str) -> bool:
+    head, sep, tail = pattern.rpartition(":")
+    return bool(sep) and tail.isdigit() and not head.endswith(":") and "]" not in tail
+
+
+class InternalCaller:
+    """The gateway's own credentials for the hosted mock agent (a random secret)."""
+
+    def __init__(self, port: int, mount_path: str) -> None:
+        self.secret = secrets.token_urlsafe(32)
+        self.port = port
+        self.mount_path = mount_path.rstrip("/")
+
+    def is_own(self, url: httpx.URL) -> bool:
+        """Is ``url`` the hosted mock agent of this very server?"""
+        path = url.raw_path.decode("ascii", "replace").split("?", 1)[0]  # as sent, escaped
+        if url.port != self.port or not path.startswith(self.mount_path + "/"):
+            return False
+        host = url.host.strip("[]")
+        if host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return False
+
+    def accepts(self, value: str | None) -> bool:
+        """Does a request's :data:`GATEWAY_HEADER` carry the secret?"""
+        return value is not None and hmac.compare_digest(value.encode(), self.secret.encode())
+
+
+class AgentPool:
+    """One :class:`HitlClient` per agent URL, sharing one guarded httpx client."""
+
+    def __init__(
+        self,
+        allowed_hosts: Iterable[str],
+        timeout: float,
+        internal: InternalCaller | None = None,
+    ) -> None:
+        self.allowed_hosts = list(allowed_hosts)
+        self.internal = internal
+        self.limits = HttpLimits(timeout=timeout, connect_timeout=min(timeout, 5.0))
+        self._http = httpx.AsyncClient(
+            follow_redirects=False, event_hooks={"request": [self._guard]}
+        )
+        self._clients: dict[str, HitlClient] = {}
+
+    async def _guard(self, request: httpx.Request) -> None:
+        url = request.url
+        own = self.internal is not None and self.internal.is_own(url)
+        if not own and not host_allowed(url.host, url.port, url.scheme, self.allowed_hosts):
+            raise AgentNotAllowed(
+                f"agent host {url.host!r} is not allowed on this server "
+                "(the administrator's HitlServer.allowed_agent_hosts)"
+            )
+        request.headers.pop(GATEWAY_HEADER, None)
+        if own and self.internal is not None:
+            request.headers[GATEWAY_HEADER] = self.internal.secret
+
+    def client(self, agent_url: str) -> HitlClient:
+        """The client of ``agent_url`` (made on first use)."""
+        client = self._clients.get(agent_url)
+        if client is None:
+            client = HitlClient(agent_url, httpx_client=self._http, limits=self.limits)
+            self._clients[agent_url] = client
+        return client
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+        await self._http.aclose()

@@ -1,0 +1,178 @@
+"""Sending one collected answer to the agent, at most once, even across a crash.
+
+The store's ``forwards`` row is written before anything is sent (write-ahead, with the
+``messageId`` the agent will see). When the agent's answer is lost (a dropped connection,
+a server restart mid-send) the row stays ``forwarding``; :func:`settle` then asks the
+agent (GetTask) whether a history message has our ``messageId`` before it sends the
+*same* message again, the model of :mod:`hitl_nb.client`'s exactly-once answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from hitl_nb.a2a import Message, Part, Role, Task, TaskState
+from hitl_nb.client import HitlClient, PromptEvent, prompt_of
+from hitl_nb.errors import (
+    A2AError,
+    AgentNotAllowed,
+    AgentTimeout,
+    AgentUnreachable,
+    PromptConflict,
+    ProtocolViolation,
+    ResponseInvalid,
+)
+from hitl_nb.server._store import Forward, GatewayStore
+from hitl_nb.spec import ResponseEnvelope
+
+__all__ = ["Outcome", "deliver", "settle"]
+
+log = logging.getLogger("hitl_nb.server")
+
+IN_FLIGHT = (AgentUnreachable, AgentTimeout, ProtocolViolation)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a forward ended, as the REST API reports it (``status`` is the HTTP code)."""
+
+    status: int
+    body: dict[str, Any]
+
+
+def message_for(fwd: Forward, task_id: str, context_id: str | None) -> Message:
+    """The answer Message (§Response Envelope), always with the forward's ``messageId``."""
+    payload = json.loads(fwd.payload)
+    response = ResponseEnvelope.from_json(
+        {"prompt_id": fwd.prompt_id, "payload": payload}, mode="orchestrator"
+    )
+    who = ", ".join(fwd.responders)
+    return Message(
+        message_id=fwd.message_id,
+        role=Role.USER,
+        parts=[Part(text=f"Response to prompt {fwd.prompt_id} (answered by {who})")],
+        task_id=task_id,
+        context_id=context_id,
+        metadata={"hitl_response_for": response.to_json()},
+    )
+
+
+def _state(result: Any) -> str | None:
+    return result.status.state.value if isinstance(result, Task) else None
+
+
+def _ours_landed(task: Task, fwd: Forward) -> bool | None:
+    """True: our message is in the history; False: another answer closed the prompt;
+    None: the prompt is still open (send again)."""
+    if any(m.message_id == fwd.message_id for m in task.history):
+        return True
+    found = prompt_of(task)
+    if (
+        task.status.state is TaskState.INPUT_REQUIRED
+        and isinstance(found, PromptEvent)
+        and found.prompt_id == fwd.prompt_id
+    ):
+        return None
+    # The prompt is closed and our message is not in the history. An agent that keeps
+    # no history cannot tell us; the prompt closed after our send: count it as ours.
+    return not task.history
+
+
+def _done(store: GatewayStore, fwd: Forward, result: Any, note: str) -> Outcome:
+    store.finish_forward(fwd.reg_id, fwd.prompt_id, "forwarded", note)
+    store.close_prompt(fwd.reg_id, fwd.prompt_id, "answered")
+    log.info("hitl-nb gateway: prompt %s answered (%s)", fwd.prompt_id, note)
+    return Outcome(200, {
+        "status": "forwarded", "prompt_id": fwd.prompt_id, "responders": fwd.responders,
+        "task_state": _state(result), "message": note,
+    })  # fmt: skip
+
+
+def _closed_elsewhere(store: GatewayStore, fwd: Forward) -> Outcome:
+    note = "the agent had already closed this prompt (answered elsewhere); nothing was forwarded"
+    store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", note)
+    store.close_prompt(fwd.reg_id, fwd.prompt_id, "closed by the agent")
+    return Outcome(409, {"status": "closed", "prompt_id": fwd.prompt_id, "message": note})
+
+
+async def deliver(
+    store: GatewayStore, client: HitlClient, fwd: Forward, task_id: str, context_id: str | None
+) -> Outcome:
+    """Send the forward's message once; on a lost answer, leave it ``forwarding``."""
+    message = message_for(fwd, task_id, context_id)
+    try:
+        result = await client.send(message, return_immediately=True)
+    except PromptConflict:
+        return await _check(store, client, fwd, task_id)
+    except ResponseInvalid as exc:
+        store.drop_forward(fwd.reg_id, fwd.prompt_id)
+        return Outcome(422, {
+            "status": "rejected", "prompt_id": fwd.prompt_id,
+            "message": f"the agent refused the answer: {exc}",
+            "validation_errors": exc.validation_errors,
+        })  # fmt: skip
+    except IN_FLIGHT as exc:
+        log.warning("hitl-nb gateway: answer to %s in doubt (%s); settling", fwd.prompt_id, exc)
+        return Outcome(202, {
+            "status": "forwarding", "prompt_id": fwd.prompt_id,
+            "message": "the agent did not confirm the answer; the gateway checks the task "
+            "and sends the same message again only if it did not arrive",
+        })  # fmt: skip
+    except (A2AError, AgentNotAllowed) as exc:
+        store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", str(exc))
+        return Outcome(502, {"status": "failed", "prompt_id": fwd.prompt_id,
+                             "message": f"the agent refused the answer: {exc}"})  # fmt: skip
+    return _done(store, fwd, result, "the agent accepted the answer")
+
+
+async def _check(store: GatewayStore, client: HitlClient, fwd: Forward, task_id: str) -> Outcome:
+    """After a 409: did *our* message land (a resend), or did someone else answer?"""
+    for _ in range(10):  # AC-4: an accepted answer leaves INPUT_REQUIRED within 1 s
+        task = await client.get_task(task_id)
+        ours = _ours_landed(task, fwd)
+        if ours is True:
+            return _done(store, fwd, task, "the agent had already accepted this answer")
+        if ours is False:
+            return _closed_elsewhere(store, fwd)
+        await asyncio.sleep(0.15)
+    return _closed_elsewhere(store, fwd)
+
+
+async def settle(
+    store: GatewayStore,
+    client: HitlClient,
+    fwd: Forward,
+    task_id: str,
+    context_id: str | None,
+    *,
+    attempts: int = 8,
+    delay: float = 0.5,
+) -> Outcome | None:
+    """Find out what became of a ``forwarding`` answer; resend it only if it is missing.
+
+    None when the agent could not be asked ``attempts`` times (the row stays
+    ``forwarding``; the next server start tries again).
+    """
+    for attempt in range(attempts):
+        if attempt:
+            await asyncio.sleep(min(delay * 2 ** (attempt - 1), 30.0))
+        try:
+            task = await client.get_task(task_id)
+        except IN_FLIGHT:
+            continue
+        except (A2AError, AgentNotAllowed) as exc:
+            store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", str(exc))
+            return Outcome(502, {"status": "failed", "message": str(exc)})
+        ours = _ours_landed(task, fwd)
+        if ours is True:
+            return _done(store, fwd, task, "the agent had accepted the answer")
+        if ours is False:
+            return _closed_elsewhere(store, fwd)
+        outcome = await deliver(store, client, fwd, task_id, context_id)
+        if outcome.status != 202:
+            return outcome
+    return None

@@ -1,0 +1,165 @@
+"""Restarts lose nothing: collected answers survive, a forward in doubt is settled once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from hitl_nb.client import HitlClient
+from hitl_nb.mock_agent import MockAgent
+from hitl_nb.server import HitlServer
+from hitl_nb.server._agents import AgentPool
+from hitl_nb.server._forward import message_for
+from hitl_nb.server._gateway import Caller, Gateway
+from hitl_nb.server._store import GatewayStore
+from tests.helpers.jupyter_users import auth
+from tests.server.conftest import answers_at_agent, start_task
+
+YES = {"approve": True}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def jupyter_server(tmp: Path) -> Iterator[str]:
+    """A real ``jupyter server`` process with the extension and the named users."""
+    port = _free_port()
+    config = tmp / "config"
+    config.mkdir(exist_ok=True)
+    (config / "jupyter_server_config.json").write_text(json.dumps({
+        "ServerApp": {
+            "jpserver_extensions": {"hitl_nb.server": True},
+            "identity_provider_class": "tests.helpers.jupyter_users.NamedTokens",
+            "ip": "127.0.0.1", "port": port, "port_retries": 0, "open_browser": False,
+            "root_dir": str(tmp), "allow_root": True,
+        },
+        "HitlServer": {"state_dir": str(tmp / "state")},
+    }))  # fmt: skip
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config), "JUPYTER_DATA_DIR": str(tmp / "data"),
+           "JUPYTER_RUNTIME_DIR": str(tmp / "runtime")}  # fmt: skip
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[2]),
+                                         env.get("PYTHONPATH", "")])  # fmt: skip
+    log = open(tmp / f"server-{port}.log", "wb")  # noqa: SIM115
+    proc = subprocess.Popen([sys.executable, "-m", "jupyter_server"], env=env,
+                            stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if (
+                    httpx.get(url + "api/status", headers=auth("alice"), timeout=2).status_code
+                    == 200
+                ):
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None, (tmp / f"server-{port}.log").read_text()
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        log.close()
+
+
+@pytest.mark.slow
+def test_a_restart_while_collecting_keeps_the_collected_answers(tmp_path: Path) -> None:
+    with MockAgent(store=tmp_path / "agent.sqlite") as agent:
+        task = asyncio.run(start_task(agent.url, "consensus", n=2))
+        with jupyter_server(tmp_path) as url:
+            r = httpx.post(url + "hitl/api/tasks", headers=auth("alice"),
+                           json={"agent_url": agent.url, "task_id": task.id})  # fmt: skip
+            assert r.status_code == 201, r.text
+            reg = r.json()
+            (prompt,) = reg["prompts"]
+            path = f"{url}hitl/api/tasks/{reg['id']}/prompts/{prompt['prompt_id']}/answer"
+            r = httpx.post(path, headers=auth("alice"), json={"payload": YES})
+            assert r.status_code == 202 and r.json()["agreeing"] == 1
+        with jupyter_server(tmp_path) as url:
+            view = httpx.get(f"{url}hitl/api/tasks/{reg['id']}", headers=auth("bob")).json()
+            (kept,) = view["prompts"]
+            assert kept["state"] == "open" and kept["answers"] == 1 and kept["agreeing"] == 1
+            r = httpx.post(path.replace(path.split("/hitl/")[0] + "/", url), headers=auth("bob"),
+                           json={"payload": YES})  # fmt: skip
+            assert r.status_code == 200, r.text
+            assert sorted(r.json()["responders"]) == ["alice", "bob"]
+        assert [a["payload"] for a in asyncio.run(answers_at_agent(agent.url, task.id))] == [YES]
+
+
+async def _gateway(path: Path) -> Gateway:
+    return Gateway(GatewayStore(path), AgentPool([], 5.0), HitlServer())
+
+
+async def _wait_settled(gw: Gateway, reg_id: str, prompt_id: str) -> Any:
+    for _ in range(200):
+        fwd = gw.store.forward(reg_id, prompt_id)
+        if fwd is not None and fwd.state != "forwarding":
+            return fwd
+        await asyncio.sleep(0.05)
+    raise AssertionError("the forward was not settled")
+
+
+async def _history_ids(url: str, task_id: str) -> list[str]:
+    async with HitlClient(url) as client:
+        task = await client.get_task(task_id)
+    return [m.message_id for m in task.history if m.metadata and "hitl_response_for" in m.metadata]
+
+
+async def test_a_crash_before_sending_sends_once_after_restart(
+    agent: MockAgent, tmp_path: Path
+) -> None:
+    task = await start_task(agent.url, "approval")
+    gw = await _gateway(tmp_path / "gw.sqlite")
+    _, reg = await gw.register(Caller("alice", "Alice"), agent.url, task.id)
+    (prompt,) = reg["prompts"]
+    # The write-ahead record is on disk; the process "dies" before the send.
+    assert gw.store.begin_forward(reg["id"], prompt["prompt_id"], "msg-1", '{"approve":true}',
+                                  ["alice"])  # fmt: skip
+    await gw.close()
+    assert await answers_at_agent(agent.url, task.id) == []
+    again = await _gateway(tmp_path / "gw.sqlite")
+    again.start()
+    fwd = await _wait_settled(again, reg["id"], prompt["prompt_id"])
+    assert fwd.state == "forwarded" and fwd.detail == "the agent accepted the answer"
+    assert await _history_ids(agent.url, task.id) == ["msg-1"]
+    await again.close()
+
+
+async def test_a_crash_after_sending_is_not_sent_again(agent: MockAgent, tmp_path: Path) -> None:
+    task = await start_task(agent.url, "approval")
+    gw = await _gateway(tmp_path / "gw.sqlite")
+    _, reg = await gw.register(Caller("alice", "Alice"), agent.url, task.id)
+    (prompt,) = reg["prompts"]
+    assert gw.store.begin_forward(reg["id"], prompt["prompt_id"], "msg-2", '{"approve":true}',
+                                  ["alice"])  # fmt: skip
+    claimed = gw.store.forward(reg["id"], prompt["prompt_id"])
+    assert claimed is not None
+    # The message reached the agent; the process died before recording it.
+    async with HitlClient(agent.url) as client:
+        await client.send(message_for(claimed, task.id, task.context_id), return_immediately=True)
+    await gw.close()
+    again = await _gateway(tmp_path / "gw.sqlite")
+    again.start()
+    fwd = await _wait_settled(again, reg["id"], prompt["prompt_id"])
+    # Settled by reading the task's history (GetTask), not by sending again.
+    assert fwd.state == "forwarded" and fwd.detail == "the agent had accepted the answer"
+    assert await _history_ids(agent.url, task.id) == ["msg-2"]
+    await again.close()
