@@ -16,6 +16,8 @@
     ├── FormValueError           (forms) a value the form's fields cannot hold
     ├── AnswerNotAccepted        (notebook) raise_for_status(): the answer was not accepted
     ├── AgentNotAllowed          the server gateway may not talk to that agent host
+    ├── GatewayRefused           the server gateway refused a request (``status``: 403
+    │                            not yours to answer, 409 answered, 410 past deadline...)
     ├── TransportError           the agent could not be reached or talked nonsense
     │   ├── AgentUnreachable     connect failure, connection dropped
     │   │   └── AnswerOutcomeUnknown  (client) an answer may or may not have landed
@@ -151,6 +153,21 @@ class BadJSON(HitlError):
 class AgentNotAllowed(HitlError):
     """The Jupyter server's gateway may not talk to this agent (its host is not on the
     administrator's ``HitlServer.allowed_agent_hosts``, or the URL is not http(s))."""
+
+
+class GatewayRefused(HitlError):
+    """The Jupyter server's responder gateway refused a request.
+
+    ``status`` is its HTTP status (403: this user may not answer the prompt; 404: no such
+    task or prompt; 409: already answered; 410: past its deadline; 502: the agent
+    refused or could not be reached) and ``body`` its JSON answer; the message is the
+    gateway's own plain-language reason.
+    """
+
+    def __init__(self, status: int, message: str, body: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body: dict[str, Any] = dict(body or {})
 
 
 class TransportError(HitlError):

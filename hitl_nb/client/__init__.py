@@ -34,6 +34,7 @@ from ._events import (
     TaskEvent,
 )
 from ._follow import Reconnect
+from ._gateway import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway
 from ._http import ACCEPT_ENCODING, HttpLimits, decoded_chunks
 from ._sync_client import SyncHitlClient
 
@@ -44,6 +45,9 @@ __all__ = [
     "ArtifactEvent",
     "ClientEvent",
     "ExtensionNotDeclared",
+    "GatewayAnswer",
+    "GatewayClient",
+    "GatewayInfo",
     "HitlClient",
     "HttpLimits",
     "MalformedPromptEvent",
@@ -58,6 +62,7 @@ __all__ = [
     "TaskPage",
     "agent_card_url",
     "decoded_chunks",
+    "find_gateway",
     "parse_agent_card",
     "prompt_of",
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jupyter_server.auth import IdentityProvider, User
+from jupyter_server.auth import Authorizer, IdentityProvider, User
 
 USERS = ("alice", "bob", "carol")
 TOKENS = {f"{name}-token": name for name in USERS}
@@ -43,3 +43,10 @@ def browser(user: str, xsrf: str | None = None) -> dict[str, str]:
         headers["Cookie"] += f"; _xsrf={xsrf}"
         headers["X-XSRFToken"] = xsrf
     return headers
+
+
+class NoHitlForBob(Authorizer):  # type: ignore[misc]
+    """An Authorizer that lets everyone do everything, except bob on the ``hitl`` resource."""
+
+    def is_authorized(self, handler: Any, user: User, action: str, resource: str) -> bool:
+        return not (user.username == "bob" and resource == "hitl")

@@ -141,7 +141,7 @@ async def test_fifty_racing_consensus_votes_forward_exactly_one_answer(
         api("POST", path, user=users[i % 3], body={"payload": YES}) for i in range(50)
     ])  # fmt: skip
     statuses = [status for status, _ in results]
-    assert statuses.count(200) == 1, statuses
+    assert statuses.count(200) == 1, results
     assert set(statuses) <= {200, 202, 409}
     (answer,) = await answers_at_agent(agent.url, task.id)
     assert answer["payload"] == YES

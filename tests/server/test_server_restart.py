@@ -3,14 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,67 +16,18 @@ from hitl_nb.server._agents import AgentPool
 from hitl_nb.server._forward import message_for
 from hitl_nb.server._gateway import Caller, Gateway
 from hitl_nb.server._store import GatewayStore
+from tests.helpers.jupyter_process import jupyter_server
 from tests.helpers.jupyter_users import auth
 from tests.server.conftest import answers_at_agent, start_task
 
 YES = {"approve": True}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def jupyter_server(tmp: Path) -> Iterator[str]:
-    """A real ``jupyter server`` process with the extension and the named users."""
-    port = _free_port()
-    config = tmp / "config"
-    config.mkdir(exist_ok=True)
-    (config / "jupyter_server_config.json").write_text(json.dumps({
-        "ServerApp": {
-            "jpserver_extensions": {"hitl_nb.server": True},
-            "identity_provider_class": "tests.helpers.jupyter_users.NamedTokens",
-            "ip": "127.0.0.1", "port": port, "port_retries": 0, "open_browser": False,
-            "root_dir": str(tmp), "allow_root": True,
-        },
-        "HitlServer": {"state_dir": str(tmp / "state")},
-    }))  # fmt: skip
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config), "JUPYTER_DATA_DIR": str(tmp / "data"),
-           "JUPYTER_RUNTIME_DIR": str(tmp / "runtime")}  # fmt: skip
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[2]),
-                                         env.get("PYTHONPATH", "")])  # fmt: skip
-    log = open(tmp / f"server-{port}.log", "wb")  # noqa: SIM115
-    proc = subprocess.Popen([sys.executable, "-m", "jupyter_server"], env=env,
-                            stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if (
-                    httpx.get(url + "api/status", headers=auth("alice"), timeout=2).status_code
-                    == 200
-                ):
-                    break
-            except httpx.TransportError:
-                pass
-            assert proc.poll() is None, (tmp / f"server-{port}.log").read_text()
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.2)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(30)
-        log.close()
-
-
 @pytest.mark.slow
 def test_a_restart_while_collecting_keeps_the_collected_answers(tmp_path: Path) -> None:
     with MockAgent(store=tmp_path / "agent.sqlite") as agent:
         task = asyncio.run(start_task(agent.url, "consensus", n=2))
-        with jupyter_server(tmp_path) as url:
+        with jupyter_server(tmp_path, ready_headers=auth("alice")) as url:
             r = httpx.post(url + "hitl/api/tasks", headers=auth("alice"),
                            json={"agent_url": agent.url, "task_id": task.id})  # fmt: skip
             assert r.status_code == 201, r.text
@@ -93,7 +36,7 @@ def test_a_restart_while_collecting_keeps_the_collected_answers(tmp_path: Path) 
             path = f"{url}hitl/api/tasks/{reg['id']}/prompts/{prompt['prompt_id']}/answer"
             r = httpx.post(path, headers=auth("alice"), json={"payload": YES})
             assert r.status_code == 202 and r.json()["agreeing"] == 1
-        with jupyter_server(tmp_path) as url:
+        with jupyter_server(tmp_path, ready_headers=auth("alice")) as url:
             view = httpx.get(f"{url}hitl/api/tasks/{reg['id']}", headers=auth("bob")).json()
             (kept,) = view["prompts"]
             assert kept["state"] == "open" and kept["answers"] == 1 and kept["agreeing"] == 1

@@ -1,0 +1,274 @@
+"""The kernel's side of the Jupyter server's responder gateway (``hitl_nb.server``).
+
+A kernel knows only what it is told about its user; the Jupyter server that started it
+knows who is authenticated. When the kernel runs inside a server with the hitl-nb
+extension, answers go through that server's gateway (``{base_url}hitl/api/``), which
+checks ``allowed_responders`` against the identity it vouches for (spec S-3) and
+forwards the answer to the agent at most once.
+
+:func:`find_gateway` discovers the gateway from facts, never by guessing a port:
+
+1. ``HITL_NB_GATEWAY`` (a server URL, with ``HITL_NB_GATEWAY_TOKEN``) when set: for
+   kernels the server did not start itself (a remote kernel gateway), set in the
+   kernel spec's ``env``;
+2. otherwise the server that launched this kernel: jupyter-client puts the launching
+   process id in ``JPY_PARENT_PID``; the kernel's connection file lives in that server's
+   runtime directory, where the server keeps its ``jpserver-<pid>.json`` info file
+   (url, base_url, token). The file whose ``pid`` is ``JPY_PARENT_PID`` is the one.
+   The server must then list this kernel's id (from ``kernel-<id>.json``) in
+   ``GET api/kernels``: proof that it really is this kernel's server;
+3. the server must answer ``GET hitl/api/me``: the extension is there.
+
+Credentials: ``JUPYTERHUB_API_TOKEN`` under JupyterHub (the hub vouches for the user who
+owns the server), else the token in the server's info file. With a plain token server
+every request is "anonymous": such a gateway answers ``any`` prompts but refuses
+``specific:`` and ``consensus:N`` ones, saying why, instead of guessing a name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from hitl_nb.errors import (
+    AgentTimeout,
+    AgentUnreachable,
+    GatewayRefused,
+    PromptConflict,
+    ProtocolViolation,
+    ResponseInvalid,
+)
+
+__all__ = ["GatewayAnswer", "GatewayClient", "GatewayInfo", "find_gateway"]
+
+_API = "hitl/api"
+_TIMEOUT = 10.0
+_MAX_ANSWER = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class GatewayInfo:
+    """Where a gateway is: the server's base URL (ending in ``/``), the token to send,
+    and how it was found (for messages and logs)."""
+
+    url: str
+    token: str | None
+    how: str
+
+    def __repr__(self) -> str:  # never show the token
+        return f"GatewayInfo(url={self.url!r}, how={self.how!r})"
+
+
+@dataclass(frozen=True)
+class GatewayAnswer:
+    """What the gateway did with an answer.
+
+    ``status`` is ``"forwarded"`` (the agent accepted it), ``"collecting"`` (a consensus
+    prompt: ``agreeing`` of ``needed`` so far; ``disagreement`` when answers differ) or
+    ``"forwarding"`` (the agent did not confirm; the gateway makes sure it lands once).
+    """
+
+    status: str
+    message: str
+    body: dict[str, Any]
+
+    @property
+    def agreeing(self) -> int | None:
+        """Concurring answers so far (consensus prompts)."""
+        value = self.body.get("agreeing")
+        return value if isinstance(value, int) else None
+
+    @property
+    def needed(self) -> int | None:
+        """Concurring answers needed (consensus prompts)."""
+        value = self.body.get("needed")
+        return value if isinstance(value, int) else None
+
+    @property
+    def disagreement(self) -> bool:
+        """True when the answers given so far differ."""
+        return bool(self.body.get("disagreement"))
+
+
+def _connection_file() -> str | None:
+    try:
+        from ipykernel.connect import get_connection_file
+    except ImportError:
+        return None
+    try:
+        return str(get_connection_file())
+    except Exception:  # not in a kernel
+        return None
+
+
+def _headers(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"token {token}"} if token else {}
+
+
+def _server_infos(runtime_dir: Path) -> list[dict[str, Any]]:
+    infos = []
+    for path in sorted(runtime_dir.glob("jpserver-*.json")):
+        try:
+            info = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(info, dict):
+            infos.append(info)
+    return infos
+
+
+def _owns_kernel(url: str, token: str | None, kernel_id: str) -> bool:
+    try:
+        r = httpx.get(url + "api/kernels", headers=_headers(token), timeout=_TIMEOUT)
+    except httpx.HTTPError:
+        return False
+    if r.status_code != 200:
+        return False
+    try:
+        kernels = r.json()
+    except ValueError:
+        return False
+    return isinstance(kernels, list) and any(
+        isinstance(k, dict) and k.get("id") == kernel_id for k in kernels
+    )
+
+
+def _has_gateway(url: str, token: str | None) -> bool:
+    try:
+        r = httpx.get(url + _API + "/me", headers=_headers(token), timeout=_TIMEOUT)
+    except httpx.HTTPError:
+        return False
+    return r.status_code == 200
+
+
+def _with_slash(url: str) -> str:
+    return url if url.endswith("/") else url + "/"
+
+
+def find_gateway(
+    *,
+    connection_file: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> GatewayInfo | None:
+    """The gateway of the Jupyter server running this kernel, or None (see the module
+    docstring for how it is found). ``connection_file``/``environ`` default to this
+    kernel's own."""
+    env = os.environ if environ is None else environ
+    hub_token = env.get("JUPYTERHUB_API_TOKEN") or None
+    explicit = env.get("HITL_NB_GATEWAY")
+    if explicit:
+        url = _with_slash(explicit)
+        token = env.get("HITL_NB_GATEWAY_TOKEN") or hub_token
+        return GatewayInfo(url, token, "HITL_NB_GATEWAY") if _has_gateway(url, token) else None
+    parent = env.get("JPY_PARENT_PID", "")
+    conn = str(connection_file) if connection_file is not None else _connection_file()
+    if not parent.isdigit() or not conn:
+        return None
+    conn_path = Path(conn)
+    name = conn_path.name
+    if not (name.startswith("kernel-") and name.endswith(".json")):
+        return None
+    kernel_id = name[len("kernel-") : -len(".json")]
+    for info in _server_infos(conn_path.parent):
+        if str(info.get("pid")) != parent or not isinstance(info.get("url"), str):
+            continue
+        url = _with_slash(info["url"])
+        file_token = info.get("token") if isinstance(info.get("token"), str) else None
+        token = hub_token or file_token or None
+        if not _owns_kernel(url, token, kernel_id):
+            return None
+        if not _has_gateway(url, token):
+            return None
+        how = "the Jupyter server that started this kernel"
+        return GatewayInfo(url, token, how + (" (JupyterHub token)" if hub_token else ""))
+    return None
+
+
+class GatewayClient:
+    """Synchronous calls to a responder gateway (safe in a notebook cell: the server is
+    another process, nothing runs on the kernel's event loop).
+
+    >>> gw = GatewayClient(find_gateway())                  # doctest: +SKIP
+    >>> reg = gw.register(agent_url, task_id)               # doctest: +SKIP
+    >>> gw.answer(reg["id"], prompt_id, {"approve": True})  # doctest: +SKIP
+    """
+
+    def __init__(self, info: GatewayInfo, *, timeout: float = 30.0) -> None:
+        self.info = info
+        self._http = httpx.Client(
+            base_url=info.url + _API + "/",
+            headers=_headers(info.token),
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
+            follow_redirects=False,
+        )
+
+    def close(self) -> None:
+        """Close the connections."""
+        self._http.close()
+
+    def __enter__(self) -> GatewayClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _call(self, method: str, path: str, body: Any = None) -> tuple[int, dict[str, Any]]:
+        try:
+            r = self._http.request(method, path, json=body)
+        except httpx.TimeoutException as exc:
+            raise AgentTimeout(f"the Jupyter server's gateway timed out: {exc}") from exc
+        except httpx.HTTPError as exc:
+            raise AgentUnreachable(f"the Jupyter server's gateway: {exc}") from exc
+        if len(r.content) > _MAX_ANSWER:
+            raise ProtocolViolation("the gateway's answer is too large")
+        try:
+            data = r.json()
+        except ValueError:
+            raise ProtocolViolation(
+                f"the gateway answered HTTP {r.status_code} without JSON"
+            ) from None
+        if not isinstance(data, dict):
+            raise ProtocolViolation("the gateway's answer is not a JSON object")
+        if r.status_code >= 400:
+            message = str(data.get("message") or f"HTTP {r.status_code}")
+            if r.status_code == 422:
+                raise ResponseInvalid(message, validation_errors=data.get("validation_errors", []))
+            if r.status_code == 409:
+                raise PromptConflict(message)
+            raise GatewayRefused(r.status_code, message, data)
+        return r.status_code, data
+
+    def me(self) -> dict[str, Any]:
+        """Who the server says this kernel's requests come from (``name`` None: a
+        server that cannot tell users apart)."""
+        return self._call("GET", "me")[1]
+
+    def register(self, agent_url: str, task_id: str) -> dict[str, Any]:
+        """Watch a task; returns the registration (``id``) with its ``prompts``."""
+        return self._call("POST", "tasks", {"agent_url": agent_url, "task_id": task_id})[1]
+
+    def task(self, registration_id: str) -> dict[str, Any]:
+        """A registration with its prompts, as the gateway knows them now."""
+        return self._call("GET", f"tasks/{quote(registration_id, safe='')}")[1]
+
+    def answer(
+        self, registration_id: str, prompt_id: str, payload: Mapping[str, Any]
+    ) -> GatewayAnswer:
+        """Answer a prompt as this kernel's user.
+
+        Raises :class:`~hitl_nb.errors.ResponseInvalid` (422, with
+        ``validation_errors``), :class:`~hitl_nb.errors.PromptConflict` (409: answered
+        already) or :class:`~hitl_nb.errors.GatewayRefused` (403 not yours to answer,
+        404, 410 past the deadline, 502 the agent refused).
+        """
+        path = (f"tasks/{quote(registration_id, safe='')}/prompts/"
+                f"{quote(prompt_id, safe='')}/answer")  # fmt: skip
+        _, body = self._call("POST", path, {"payload": dict(payload)})
+        return GatewayAnswer(str(body.get("status")), str(body.get("message", "")), body)

@@ -1,0 +1,91 @@
+"""A real ``jupyter server`` process with the hitl-nb extension, for end-to-end tests.
+
+Isolated config, data and runtime directories under ``tmp``; 127.0.0.1 only; stopped
+(SIGTERM, then waited for) when the ``with`` block ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    """A port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def jupyter_server(
+    tmp: Path,
+    *,
+    identity_provider: str | None = "tests.helpers.jupyter_users.NamedTokens",
+    token: str = "",
+    ready_headers: Mapping[str, str] | None = None,
+    env: Mapping[str, str] | None = None,
+    extra_config: Mapping[str, Any] | None = None,
+) -> Iterator[str]:
+    """Start a server; yields its base URL (``http://127.0.0.1:<port>/``)."""
+    port = free_port()
+    config = tmp / "config"
+    config.mkdir(exist_ok=True)
+    server: dict[str, Any] = {
+        # Only what the tests need: the other extensions of the environment cost seconds.
+        "jpserver_extensions": {"hitl_nb.server": True, "jupyterlab": False,
+                                "jupyter_lsp": False, "notebook_shim": False,
+                                "jupyter_server_terminals": False},
+        "ip": "127.0.0.1", "port": port, "port_retries": 0, "open_browser": False,
+        "root_dir": str(tmp), "allow_root": True,
+    }  # fmt: skip
+    if identity_provider:
+        server["identity_provider_class"] = identity_provider
+    settings: dict[str, Any] = {
+        "ServerApp": server,
+        "HitlServer": {"state_dir": str(tmp / "state")},
+        "IdentityProvider": {"token": token},
+        **(extra_config or {}),
+    }
+    (config / "jupyter_server_config.json").write_text(json.dumps(settings))
+    full_env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config),
+                "JUPYTER_DATA_DIR": str(tmp / "data"),
+                "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"), **(env or {})}  # fmt: skip
+    full_env["PYTHONPATH"] = os.pathsep.join([str(ROOT), full_env.get("PYTHONPATH", "")])
+    log_path = tmp / f"server-{port}.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "jupyter_server"], env=full_env,
+                                stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                r = httpx.get(url + "api/status", headers=dict(ready_headers or {}), timeout=2)
+                if r.status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None, log_path.read_text()
+            assert time.monotonic() < deadline, "the server did not start: " + log_path.read_text()
+            time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
