@@ -15,9 +15,9 @@
     ├── FormClosed               (forms) submit() on a submitted or disabled form
     ├── FormValueError           (forms) a value the form's fields cannot hold
     ├── AnswerNotAccepted        (notebook) raise_for_status(): the answer was not accepted
-    ├── AgentNotAllowed          the server gateway may not talk to that agent host
-    ├── GatewayRefused           the server gateway refused a request (``status``: 403
-    │                            not yours to answer, 409 answered, 410 past deadline...)
+    ├── AgentNotAllowed          (server) the gateway may not talk to that agent host
+    ├── GatewayRefused           (client) the server gateway refused a request (403
+    │                            not yours, 404, 410 past its deadline, 502)
     ├── TransportError           the agent could not be reached or talked nonsense
     │   ├── AgentUnreachable     connect failure, connection dropped
     │   │   └── AnswerOutcomeUnknown  (client) an answer may or may not have landed
