@@ -14,8 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from hitl_nb._schema_in import integral_numbers, stable_property_order
-from hitl_nb.a2a import AgentCard
-from hitl_nb.a2a._model import Message, Task, TaskStatusUpdateEvent
+from hitl_nb.a2a import AgentCard, Message, Task, TaskStatusUpdateEvent
 from hitl_nb.spec import EXTENSION_URI
 
 __all__ = ["PROPERTY_ORDERS", "order_is_trusted", "settle_envelopes"]
