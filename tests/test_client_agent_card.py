@@ -96,8 +96,8 @@ def test_agent_card_url() -> None:
 
 @pytest.mark.parametrize("bad", ["file:///etc/passwd", "/rpc", "rpc", "http://[::1", "ftp://a/"])
 def test_interfaces_without_an_absolute_http_url_are_skipped(bad: str) -> None:
-    # Before: chosen, then every call failed as AgentUnreachable ("missing an 'http://'
-    # protocol", retried as a network fault) or raised httpx.InvalidURL.
+    # An interface is usable only at an absolute http(s) URL; chosen otherwise, every
+    # call would fail as AgentUnreachable (retried as a network fault) or httpx.InvalidURL.
     good = {"url": "http://a/rpc2", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
     assert choose_interface(parse_agent_card(wire.card(bad, more=[good]))).url == "http://a/rpc2"
     with pytest.raises(NoUsableInterface, match="absolute http"):

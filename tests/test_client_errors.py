@@ -99,8 +99,8 @@ def test_rest_status_without_reason(status: int, cls: type[A2AError]) -> None:
 def test_the_extensions_statuses_decide_whatever_the_reason(
     status: int, cls: type[A2AError], reason: str | None
 ) -> None:
-    # An agent on an SDK can only send its core reasons: the status is what the
-    # extension defines (before: INVALID_PARAMS with 422 became InvalidParams).
+    # An agent on an SDK can only send its core reasons: for 409 and 422 the status
+    # decides, as the extension defines them (INVALID_PARAMS with 422 is ResponseInvalid).
     info = {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "domain": "a2a-protocol.org"}
     if reason:
         info["reason"] = reason

@@ -269,8 +269,8 @@ def test_accepted_but_slow_transition_then_409_is_success() -> None:
 @pytest.mark.parametrize("ours_in_history", [False, True])
 def test_answer_cut_while_the_deadline_failed_the_task(ours_in_history: bool) -> None:
     # The deadline (policy fail) closed the prompt; the answer's 409 was lost with the
-    # connection. Before: GetTask showed the task out of INPUT_REQUIRED, so respond()
-    # returned the failed task as if the answer had been accepted.
+    # connection. A task out of INPUT_REQUIRED is not proof of acceptance: respond()
+    # must not return the failed task as if the answer had been accepted.
     env = wire.envelope()
     sent: list[dict[str, Any]] = []
 
@@ -421,7 +421,7 @@ def test_gzip_bomb_event_is_refused_within_a_step_of_the_limit() -> None:
 
     with _stream_agent(write) as s, pytest.raises(EventTooLarge) as caught:
         run(_collect(limited(s.url, max_event_size=256 * 1024)))
-    # Before: httpx inflated a whole network read at once, 64 MiB here.
+    # Inflated 64 KiB at a time: one network read inflated whole would be 64 MiB here.
     assert caught.value.size < 1 << 20
 
 
@@ -439,7 +439,7 @@ def test_gzip_bomb_answer_never_sits_whole_in_memory() -> None:
             peak = tracemalloc.get_traced_memory()[1]
         finally:
             tracemalloc.stop()
-    assert peak < 32 << 20  # before: over 64 MiB (one inflated read)
+    assert peak < 32 << 20  # one network read inflated whole would be over 64 MiB
 
 
 @pytest.mark.parametrize("encoding, wbits", [
@@ -495,7 +495,7 @@ def test_redirects_are_never_followed_even_by_a_following_client() -> None:
 
 
 def test_a_redirect_carrying_a_json_rpc_result_is_refused() -> None:
-    # Before: a 307 whose body held {"result": ...} was taken as the answer.
+    # A redirect is never an answer, even one whose body holds {"result": ...}.
     def get(request: Request, conn: Conn) -> None:
         body = wire.rpc(wire.task("t", "working"), rid(request))
         conn.answer(body, status=307, Location="http://192.0.2.1/rpc")
@@ -505,7 +505,7 @@ def test_a_redirect_carrying_a_json_rpc_result_is_refused() -> None:
 
 
 def test_a_non_ascii_event_id_is_sent_back_as_utf8() -> None:
-    # Before: reconnecting with Last-Event-ID "café" raised UnicodeEncodeError in httpx.
+    # Last-Event-ID goes back as UTF-8 (httpx alone would raise UnicodeEncodeError).
     seen: list[str | None] = []
 
     def stream(request: Request, conn: Conn) -> None:

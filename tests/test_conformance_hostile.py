@@ -229,4 +229,4 @@ def test_a_non_ascii_event_id_goes_back_in_last_event_id() -> None:
 
     with serve(handle) as agent:
         asyncio.run(subscribe(agent.url))
-    assert seen == ["café-7".encode()]  # UTF-8 on the wire (before: UnicodeEncodeError)
+    assert seen == ["café-7".encode()]  # UTF-8 on the wire, never a UnicodeEncodeError

@@ -347,7 +347,7 @@ def test_a_field_that_fails_to_build_becomes_json_not_a_broken_form():
         },
         "$defs": {"n": {"type": "object"}},
     }
-    # A dangling reference no longer reaches the form: compiling the schema refuses it.
+    # A dangling reference never reaches the form: compiling the schema refuses it.
     dangling = copy.deepcopy(schema)
     dangling["properties"]["bad_if"]["then"]["$ref"] = "#/nowhere"
     with pytest.raises(SchemaRejected, match="'#/nowhere' points at nothing"):

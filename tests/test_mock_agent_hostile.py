@@ -272,8 +272,8 @@ def _raw_subscribe(port: int, task_id: str) -> socket.socket:
 
 
 def test_subscribers_that_hang_up_are_forgotten_at_once() -> None:
-    # Before: each subscribe-then-disconnect left its listener (and coroutine and
-    # socket) until the next ping, here a minute away.
+    # A hang-up frees the listener (and coroutine and socket) at once, not at the next
+    # ping, here a minute away.
     with MockAgent(ping_interval=60) as agent:
         wire = Wire(agent.url)
         task_id = wire.start()["id"]
@@ -316,7 +316,8 @@ def _closed_by_server(sock: socket.socket, trickle: bytes, limit: float) -> bool
     ids=["headers", "body"],
 )
 def test_slow_clients_are_cut_off(opening: bytes, trickle: bytes) -> None:
-    # Before: tornado's defaults kept such a socket an hour (headers) or forever (body).
+    # read_timeout bounds a trickling client (tornado's defaults allow an hour for the
+    # headers and no limit for the body).
     with MockAgent(read_timeout=0.5) as agent:
         with socket.create_connection(("127.0.0.1", agent.port), timeout=10) as sock:
             sock.sendall(opening)
@@ -325,9 +326,9 @@ def test_slow_clients_are_cut_off(opening: bytes, trickle: bytes) -> None:
 
 
 def test_a_scenario_that_breaks_while_starting_leaves_no_task() -> None:
-    # Before: the task was registered before its first step ran; a step that raised
-    # (an OverflowError from a deadline past year 9999, here an uncopyable schema)
-    # left a WORKING task that never moved, in memory only.
+    # A task is registered only once its first step ran: a step that raises (an
+    # OverflowError from a deadline past year 9999, here an uncopyable schema) must not
+    # leave a WORKING task that never moves.
     unusable = {"type": "object", "x": threading.Lock()}
     broken = Scenario("broken", "Breaks at its first step.", steps=[Step("Q?", unusable)])
     with MockAgent(scenarios=[broken]) as agent:

@@ -157,8 +157,8 @@ def test_kill_9_and_restart_on_the_same_file(tmp_path: Path, spawn: object) -> N
 
 
 def test_a_second_agent_on_the_same_store_is_refused(tmp_path: Path) -> None:
-    # Before: both opened the file; their commits then collided (IntegrityError after
-    # the in-memory change) or silently interleaved two agents' ids.
+    # One agent per store file: two writers would collide on commit (IntegrityError
+    # after the in-memory change) or silently interleave two agents' ids.
     db = tmp_path / "agent.db"
     with MockAgent(store=db) as agent:
         wire = Wire(agent.url)

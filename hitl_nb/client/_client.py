@@ -382,7 +382,11 @@ class HitlClient:
                 yield item
 
     async def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
-        """GetTask."""
+        """The task as the agent has it now (A2A GetTask).
+
+        ``history_length`` caps the messages the agent returns. A prompt open on the task
+        is remembered, so :meth:`respond` can check an answer against it.
+        """
         task = await (await self._ready()).get_task(task_id, history_length)
         self._remember_task(task)
         return task
@@ -395,7 +399,11 @@ class HitlClient:
         page_size: int | None = None,
         page_token: str | None = None,
     ) -> TaskPage:
-        """ListTasks (A2A 1.0 agents only; 0.3 has no such method)."""
+        """One page of the agent's tasks (A2A ListTasks), filtered by context and state.
+
+        ``page_token`` is the previous page's ``next_page_token``. A2A 1.0 agents only:
+        0.3 has no such method (:class:`~hitl_nb.errors.UnsupportedOperation`).
+        """
         filters: dict[str, Any] = {}
         for key, value in (
             ("contextId", context_id),
@@ -408,7 +416,10 @@ class HitlClient:
         return await (await self._ready()).list_tasks(filters)
 
     async def cancel(self, task_id: str) -> Task:
-        """CancelTask."""
+        """Ask the agent to cancel the task (A2A CancelTask); returns it as it now stands.
+
+        A task already terminal raises :class:`~hitl_nb.errors.TaskNotCancelable`.
+        """
         return await (await self._ready()).cancel(task_id)
 
     # -- answering -------------------------------------------------------------------

@@ -50,7 +50,7 @@ class TaskEvent:
 
     @property
     def task_id(self) -> str:
-        """The task's id."""
+        """The id of the task in the snapshot (``task.id``)."""
         return self.task.id
 
     @property
@@ -83,7 +83,7 @@ class StatusEvent:
 
     @property
     def state(self) -> TaskState:
-        """The new state."""
+        """The state the task moved to (``status.state``)."""
         return self.status.state
 
     @property

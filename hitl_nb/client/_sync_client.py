@@ -131,7 +131,7 @@ class SyncHitlClient:
         return self._runner.submit(coro)
 
     def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
-        """GetTask."""
+        """The task as the agent has it now (see :meth:`HitlClient.get_task`)."""
         return self._runner.run(
             self._client.get_task(task_id, history_length=history_length), self._timeout
         )
@@ -144,14 +144,14 @@ class SyncHitlClient:
         page_size: int | None = None,
         page_token: str | None = None,
     ) -> TaskPage:
-        """ListTasks (A2A 1.0 agents)."""
+        """One page of the agent's tasks (see :meth:`HitlClient.list_tasks`)."""
         coro = self._client.list_tasks(
             context_id=context_id, state=state, page_size=page_size, page_token=page_token
         )
         return self._runner.run(coro, self._timeout)
 
     def cancel(self, task_id: str) -> Task:
-        """CancelTask."""
+        """Ask the agent to cancel the task (see :meth:`HitlClient.cancel`)."""
         return self._runner.run(self._client.cancel(task_id), self._timeout)
 
     def respond(

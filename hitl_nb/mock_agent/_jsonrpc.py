@@ -3,11 +3,10 @@
 The version comes from the ``A2A-Version`` header (or query parameter). A missing
 version means 0.3, as A2A 1.0 §3.6 requires; ``0.3`` and ``1.0`` are served, anything
 else gets VersionNotSupported (-32009). Both versions share the core; only the codec
-(``codec_for(version)``) and the error ``data``
-shape differ: 1.0 sends a list of detail objects (an ErrorInfo first), 0.3 the object of
-the extension's reference example. Errors travel with HTTP 200, as JSON-RPC does,
-except the extension's two errors on 0.3, which carry HTTP 409 / 422 as the extension's
-reference example shows.
+(``codec_for(version)``) and the error ``data`` shape differ: 1.0 sends a list of detail
+objects (an ErrorInfo first), 0.3 the object of the example that §Acceptance and
+rejection points to. Errors travel with HTTP 200, as JSON-RPC does, except the
+extension's two errors on 0.3, which carry HTTP 409 / 422 as that example shows.
 """
 
 from __future__ import annotations
@@ -147,7 +146,7 @@ class JsonRpcHandler(BaseHandler):
         if data is not None:
             err["data"] = data
         if self.version == "0.3" and isinstance(exc, (PromptConflict, ResponseInvalid)):
-            # The extension's 0.3-era reference example (invalid-response-422.json) pairs
+            # The example §Acceptance and rejection points to (written for A2A 0.3) pairs
             # the JSON-RPC error with HTTP 422 (409 for -32010). 1.0 keeps HTTP 200: the
             # official SDK's JSON-RPC client raises on any other status before reading
             # the error object.

@@ -1,7 +1,7 @@
 """How the mock agent writes an A2A error on each binding.
 
 JSON-RPC 1.0 puts a list of detail objects in ``error.data`` (an ErrorInfo, then, for a
-422, the ``validation_errors`` detail); JSON-RPC 0.3 puts the reference example's object
+422, the ``validation_errors`` detail); JSON-RPC 0.3 puts the object of the spec's example
 there; HTTP+JSON answers with a ``google.rpc.Status`` body carrying the same details.
 """
 
@@ -58,7 +58,7 @@ def error_details(exc: A2AError) -> list[dict[str, Any]]:
 
 
 def error_data_v03(exc: A2AError) -> dict[str, Any] | None:
-    """The 0.3 ``error.data`` object (the reference example's shape for hitl errors)."""
+    """The 0.3 ``error.data`` object (the shape of the spec's example, for hitl errors)."""
     if not isinstance(exc.data, dict) or "extension" not in exc.data:
         return None
     out: dict[str, Any] = {"extension": EXTENSION_URI, "prompt_id": exc.data.get("prompt_id")}
