@@ -23,6 +23,7 @@ from ._report import CheckResult
 from ._runner import run
 
 __all__ = [
+    "TRANSPORT_OPTIONS",
     "add_arguments",
     "build_parser",
     "main",
@@ -41,21 +42,26 @@ _DESCRIPTION = (
 )
 
 
+#: The transport options: ``--binding`` here, ``--hitl-binding`` in the pytest plugin.
+TRANSPORT_OPTIONS: dict[str, dict[str, Any]] = {
+    "binding": {
+        "choices": ("auto", *BINDINGS),
+        "default": "auto",
+        "help": "protocol binding (default: the card's first usable interface)",
+    },
+    "a2a-version": {
+        "choices": ("auto", *VERSIONS),
+        "default": "auto",
+        "help": "A2A wire version (default: 1.0 when the card offers it)",
+    },
+}
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the conformance options to ``parser``."""
     parser.add_argument("url", help="the agent's base URL (its card is read from it)")
-    parser.add_argument(
-        "--binding",
-        choices=("auto", *BINDINGS),
-        default="auto",
-        help="protocol binding (default: the card's first usable interface)",
-    )
-    parser.add_argument(
-        "--a2a-version",
-        choices=("auto", *VERSIONS),
-        default="auto",
-        help="A2A wire version (default: 1.0 when the card offers it)",
-    )
+    for name, spec in TRANSPORT_OPTIONS.items():
+        parser.add_argument(f"--{name}", **spec)
     parser.add_argument(
         "--trials", type=int, default=20, metavar="N", help="CF-4 trials (default 20)"
     )

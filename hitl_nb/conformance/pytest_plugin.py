@@ -29,11 +29,10 @@ from typing import Any
 
 import pytest
 
-from hitl_nb.a2a import BINDINGS, VERSIONS
 from hitl_nb.testing import pytest_plugin as _testing_plugin
 
 from ._checks import select
-from ._cli import make_driver, parse_headers, parse_ids
+from ._cli import TRANSPORT_OPTIONS, make_driver, parse_headers, parse_ids
 from ._driver import Driver
 from ._records import Settings
 from ._report import CheckResult, Report
@@ -80,18 +79,8 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         help="run the hitl-prompt/v1 conformance checks against the A2A agent at URL "
         "(the hitl_client and conversation fixtures use it too)",
     )
-    group.addoption(
-        "--hitl-binding",
-        choices=("auto", *BINDINGS),
-        default="auto",
-        help="protocol binding (default: the card's first usable interface)",
-    )
-    group.addoption(
-        "--hitl-a2a-version",
-        choices=("auto", *VERSIONS),
-        default="auto",
-        help="A2A wire version (default: 1.0 when the card offers it)",
-    )
+    for name, spec in TRANSPORT_OPTIONS.items():
+        group.addoption(f"--hitl-{name}", **spec)
     group.addoption("--hitl-trials", type=int, default=20, metavar="N", help="CF-4 trials")
     group.addoption("--hitl-only", default=None, metavar="IDS", help="e.g. CF-1,CF-3,EXT-ECHO")
     group.addoption(
