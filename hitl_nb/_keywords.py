@@ -2,8 +2,9 @@
 
 - ``required``, ``dependentRequired``, ``additionalProperties`` (false) and ``properties``
   (false subschemas) report the member at fault in the error's path, not its parent;
-- ``pattern`` and ``patternProperties`` run on RE2 (linear time); a pattern RE2 cannot
-  compile runs on the ``regex`` engine with a timeout;
+- ``pattern`` and ``patternProperties`` run as ECMA 262 patterns (:mod:`hitl_nb._patterns`)
+  on RE2 (linear time); a pattern RE2 cannot compile runs on the ``regex`` engine with
+  a timeout;
 - ``uniqueItems`` hashes values instead of comparing every pair;
 - every keyword that applies subschemas checks the time budget first (S-2).
 """
@@ -18,14 +19,14 @@ from fractions import Fraction
 from typing import Any
 
 import attrs
-import re2
+import referencing.jsonschema
 import regex
 from jsonschema import ValidationError
 from jsonschema.validators import create, validator_for
 from referencing import Registry
 from referencing.exceptions import NoSuchResource
 
-from .errors import SchemaRejected
+from ._patterns import compile_pattern
 
 #: S-2: the time budget of one validation, in seconds; also the timeout of a pattern
 #: search that runs outside a validation (no deadline set). The one place it is set.
@@ -48,110 +49,10 @@ def _tick() -> None:
 
 # --- regular expressions ---------------------------------------------------------------
 
-_RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.log_errors = False
-
-
-#: How many program instructions the patterns of one schema may add up to: RE2's
-#: ``programsize`` for the patterns it runs, an upper bound of the expanded size for the
-#: others. Compiling costs about half a microsecond per instruction, so this bounds the
-#: compile time of a schema (64 KiB of ``\\w{1000}``-like patterns is 6,000 of them).
-MAX_PATTERN_PROGRAM = 400_000
 #: RE2 searches in time ``len(text) x programsize`` at worst (its DFA gives up on
 #: patterns such as ``(a|b|.){999}z``, 28 s on 1 MB); a search whose worst case exceeds
 #: the remaining budget at this many seconds per unit is not started.
 SECONDS_PER_UNIT = 3e-9
-
-_QUANTIFIER = regex.compile(r"\{(\d*)(?:,(\d*))?\}")
-
-
-def expanded_size(pattern: str) -> int:
-    """An upper bound of the nodes a backtracking engine builds for ``pattern``.
-
-    ``regex`` expands counted repetitions when it compiles: ``((a{100}){100}){100}``
-    is a million nodes (0.5 s), one more level exhausts memory. Each atom counts 1; a
-    group counts the sum of its contents; ``{m,n}`` multiplies what it applies to by
-    ``max(m, n)``. Group syntax (``?:``, ``?=``, names) counts as atoms: a bound, not
-    an exact figure.
-    """
-    levels: list[list[int]] = [[0, 0]]  # per open group: [total, size of the last atom]
-    index, end = 0, len(pattern)
-    while index < end:
-        char = pattern[index]
-        size = 1
-        if char == "\\":
-            index += 2
-            if index < end and pattern[index - 1] in "pPNxu" and pattern[index] == "{":
-                close = pattern.find("}", index)
-                index = end if close < 0 else close + 1
-        elif char == "[":
-            index += 1
-            if index < end and pattern[index] == "^":
-                index += 1
-            if index < end and pattern[index] == "]":
-                index += 1
-            while index < end and pattern[index] != "]":
-                index += 2 if pattern[index] == "\\" else 1
-            index += 1
-        elif char == "(":
-            levels.append([0, 0])
-            index += 1
-            continue
-        elif char == ")" and len(levels) > 1:
-            size = levels.pop()[0]
-            index += 1
-        elif char == "{" and (match := _QUANTIFIER.match(pattern, index)) is not None:
-            low, high = match.group(1), match.group(2)
-            count = max(int(low or 0), int(high or 0)) if len(low + (high or "")) < 8 else 10**8
-            level = levels[-1]
-            level[0] += level[1] * (count - 1)
-            level[1] *= count
-            index = match.end()
-            if level[0] > 10**9:
-                return level[0]
-            continue
-        else:
-            index += 1
-        levels[-1][0] += size
-        levels[-1][1] = size
-    while len(levels) > 1:
-        inner = levels.pop()[0]
-        levels[-1][0] += inner
-    return levels[0][0]
-
-
-def compile_pattern(pattern: str) -> Any:
-    """RE2 when it can; otherwise the ``regex`` engine (searched with a timeout).
-
-    Raises :class:`~hitl_nb.errors.SchemaRejected` for an invalid pattern and for one
-    RE2 cannot run that would expand past :data:`MAX_PATTERN_PROGRAM` instructions.
-    """
-    compiled, _ = _compile_pattern(pattern)
-    return compiled
-
-
-def pattern_cost(pattern: str) -> int:
-    """The instructions ``pattern`` counts towards :data:`MAX_PATTERN_PROGRAM`."""
-    return _compile_pattern(pattern)[1]
-
-
-@functools.lru_cache(maxsize=1024)
-def _compile_pattern(pattern: str) -> tuple[Any, int]:
-    try:
-        compiled = re2.compile(pattern, _RE2_OPTIONS)
-        return compiled, int(compiled.programsize)
-    except re2.error:
-        pass
-    size = expanded_size(pattern)
-    if size > MAX_PATTERN_PROGRAM:
-        raise SchemaRejected(
-            f"regular expression {pattern[:60]!r} is too large: it would expand to about "
-            f"{size} instructions (at most {MAX_PATTERN_PROGRAM})"
-        )
-    try:
-        return regex.compile(pattern, regex.V0), size
-    except regex.error as exc:
-        raise SchemaRejected(f"invalid regular expression {pattern!r}: {exc}") from None
 
 
 def _search(pattern: str, text: str) -> bool:
@@ -484,3 +385,33 @@ def _no_retrieval(uri: str) -> Any:
 
 
 REGISTRY: Registry[Any] = Registry(retrieve=_no_retrieval)  # type: ignore[call-arg]
+
+
+def _schemas_only(subresources_of: Any) -> Any:
+    """``subresources_of`` that yields subschemas only.
+
+    referencing's drafts 4 to 7 take every value of ``dependencies`` for a subschema as
+    soon as the first one is: ``{"dependencies": {"a": {...}, "b": ["c"]}}`` (the array
+    form beside the schema form) crashed the crawl of the schema with AttributeError.
+    """
+
+    def subresources(contents: Any) -> Iterator[Any]:
+        for each in subresources_of(contents):
+            if isinstance(each, (Mapping, bool)):
+                yield each
+
+    return subresources
+
+
+@functools.lru_cache(maxsize=16)
+def _specification(cls: Any) -> Any:
+    spec = referencing.jsonschema.specification_with(
+        cls.ID_OF(cls.META_SCHEMA), default=referencing.Specification.OPAQUE
+    )
+    return attrs.evolve(spec, subresources_of=_schemas_only(spec.subresources_of))  # type: ignore[misc]
+
+
+def resolver_for(cls: Any, schema: Any) -> Any:
+    """The ``$ref`` resolver of ``schema`` read in the dialect of validator class ``cls``,
+    on :data:`REGISTRY` (which never fetches)."""
+    return REGISTRY.resolver_with_root(_specification(cls).create_resource(schema))

@@ -41,14 +41,14 @@ from rfc3986_validator import validate_rfc3986  # type: ignore[import-untyped]
 from . import _keywords
 from ._json import dumps_compact, json_depth
 from ._keywords import (
-    MAX_PATTERN_PROGRAM,
     REGISTRY,
     BudgetExceeded,
     bounded_class,
     clock,
-    pattern_cost,
+    resolver_for,
 )
 from ._messages import json_type, message_for
+from ._patterns import MAX_PATTERN_PROGRAM, compile_pattern, pattern_cost
 from ._pointer import pointer
 from .errors import SchemaRejected
 
@@ -148,6 +148,22 @@ def _iri(rule: str, *, iri: bool = True) -> Any:
     return check
 
 
+def is_regex(instance: object) -> bool:
+    """Format ``regex``: a pattern the engines that run ``pattern`` can run.
+
+    One decision for both: the metaschema's check of a schema's ``pattern`` and the
+    search that runs it (Python's ``re`` refused ECMA's ``(?<name>...)`` and
+    ``\\p{Letter}``, which RE2 runs). See :func:`hitl_nb._patterns.ecma_to_re2`.
+    """
+    if not isinstance(instance, str):
+        return True
+    try:
+        compile_pattern(instance)
+    except SchemaRejected:
+        return False
+    return True
+
+
 def _bounded_format_checker() -> FormatChecker:
     base = Draft202012Validator.FORMAT_CHECKER
     checker = FormatChecker(formats=())
@@ -156,6 +172,7 @@ def _bounded_format_checker() -> FormatChecker:
         "iri-reference": (_iri("URI_reference"), ValueError),
         "uri": (_iri("URI", iri=False), ValueError),
         "uri-reference": (_iri("URI_reference", iri=False), ValueError),
+        "regex": (is_regex, ()),
     }
     for name, (func, raises) in {**base.checkers, **own}.items():
 
@@ -181,6 +198,15 @@ FORMAT_CHECKER = _bounded_format_checker()
 _UNKNOWN: Any = object()
 
 
+@functools.lru_cache(maxsize=8)
+def _metaschema_checker(cls: Any) -> FormatChecker:
+    """The format checker a dialect's metaschema is checked with, ``regex`` ours."""
+    checker = FormatChecker(formats=())
+    meta = validator_for(cls.META_SCHEMA, default=cls)
+    checker.checkers = {**meta.FORMAT_CHECKER.checkers, "regex": (is_regex, ())}
+    return checker
+
+
 def _issue(error: ValidationError) -> ValidationIssue:
     false_schema = error.validator is None or (
         error.validator == "properties" and error.validator_value is False
@@ -200,7 +226,11 @@ _SCHEMA_KEYWORDS = (
     "additionalProperties", "items", "contains", "not", "if", "then", "else",
     "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems",
 )  # fmt: skip
-_SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+#: ``dependencies`` (drafts 4 to 7) mixes subschemas and name lists: the walk skips lists.
+_SCHEMA_MAPS = (
+    "properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
+    "dependencies",
+)  # fmt: skip
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
 
 
@@ -220,7 +250,19 @@ class _Seen:
     patterns: set[str] = field(default_factory=set)
 
 
-def _walk(schema: Any, base: str, depth: int, seen: _Seen) -> None:
+def _join(base: str, ref: str) -> str:
+    """``ref`` resolved against ``base``, also where ``urljoin`` cannot (``urn:`` bases).
+
+    ``urljoin`` only resolves against the schemes it lists as hierarchical: against
+    ``urn:uuid:...`` it returned ``#/$defs/a`` unchanged, which then pointed into the
+    root instead of the embedded resource.
+    """
+    if ref.startswith("#"):
+        return urldefrag(base)[0] + ref
+    return urljoin(base, ref)
+
+
+def _walk(schema: Any, base: str, depth: int, seen: _Seen, id_of: Any = None) -> None:
     """Collect $id, $ref and patterns; refuse subschemas nested deeper than MAX_DEPTH.
 
     Also counts subschemas: checking a schema against the metaschema costs about 0.2 ms
@@ -236,8 +278,11 @@ def _walk(schema: Any, base: str, depth: int, seen: _Seen) -> None:
     if depth > MAX_DEPTH:
         raise SchemaRejected(f"response_schema nests subschemas deeper than {MAX_DEPTH} levels")
     seen.walked.add(id(schema))
-    if isinstance(schema.get("$id"), str):
-        base = urljoin(base, schema["$id"])
+    # The dialect says where an identifier is: ``id`` in draft 4, and in drafts 4 to 7
+    # none beside a ``$ref`` (which overrides its siblings there).
+    found = id_of(schema) if id_of is not None else schema.get("$id")
+    if isinstance(found, str):
+        base = _join(base, found)
         seen.ids.add(urldefrag(base)[0])
     for key in ("$ref", "$dynamicRef"):
         if isinstance(schema.get(key), str):
@@ -245,19 +290,19 @@ def _walk(schema: Any, base: str, depth: int, seen: _Seen) -> None:
     if isinstance(schema.get("pattern"), str):
         seen.patterns.add(schema["pattern"])
     for key in _SCHEMA_KEYWORDS:
-        _walk(schema.get(key), base, depth + 1, seen)
+        _walk(schema.get(key), base, depth + 1, seen, id_of)
     for key in _SCHEMA_MAPS:
         sub = schema.get(key)
         if isinstance(sub, dict):
             if key == "patternProperties":
                 seen.patterns.update(sub)
             for child in sub.values():
-                _walk(child, base, depth + 1, seen)
+                _walk(child, base, depth + 1, seen, id_of)
     for key in _SCHEMA_LISTS:
         sub = schema.get(key)
         if isinstance(sub, list):
             for child in sub:
-                _walk(child, base, depth + 1, seen)
+                _walk(child, base, depth + 1, seen, id_of)
 
 
 def _follow_refs(schema: dict[str, Any], cls: Any, root: str, seen: _Seen) -> None:
@@ -271,14 +316,14 @@ def _follow_refs(schema: dict[str, Any], cls: Any, root: str, seen: _Seen) -> No
     from the compile-time checks (draft 2020-12 leaves references to non-schemas
     undefined).
     """
-    resolver = cls(schema, registry=REGISTRY)._resolver
+    resolver = resolver_for(cls, schema)
     for base, ref in seen.refs:
         if not ref.startswith("#"):
-            target = urldefrag(urljoin(base, ref))[0]
+            target = urldefrag(_join(base, ref))[0]
             if target not in seen.ids and target != root:
                 raise SchemaRejected(f"remote $ref {ref!r} is not allowed: only local references")
         try:
-            contents = resolver.lookup(urljoin(base, ref)).contents
+            contents = resolver.lookup(_join(base, ref)).contents
         except Unresolvable:
             raise SchemaRejected(f"$ref {ref!r} points at nothing in the schema") from None
         if isinstance(contents, bool):
@@ -301,7 +346,10 @@ class CompiledSchema:
         self.size = len(canonical.encode("utf-8"))
         cls = validator_for(self.schema, default=Draft202012Validator)
         self._validator = bounded_class(cls)(
-            self.schema, registry=REGISTRY, format_checker=FORMAT_CHECKER
+            self.schema,
+            registry=REGISTRY,
+            format_checker=FORMAT_CHECKER,
+            _resolver=resolver_for(cls, self.schema),
         )
 
     def validate(self, payload: Any, *, budget: float | None = None) -> list[ValidationIssue]:
@@ -310,6 +358,21 @@ class CompiledSchema:
         ``budget`` is in seconds; None means the S-2 default, 250 ms
         (``hitl_nb._keywords.TIME_BUDGET`` as it is at call time).
         """
+        return self._run(self._validator, payload, budget)
+
+    def validate_part(
+        self, subschema: Any, payload: Any, *, budget: float | None = None
+    ) -> list[ValidationIssue]:
+        """Issues of ``payload`` against ``subschema``, a part of this schema.
+
+        The part is read as this schema reads it: in its dialect (``$schema`` of the
+        root), its ``$ref`` resolved inside this schema. Paths are relative to the
+        part. ``subschema`` must be made of this schema's subschemas (forms pass the
+        options of a ``oneOf``, the ``if`` of a condition).
+        """
+        return self._run(self._validator.evolve(schema=subschema), payload, budget)
+
+    def _run(self, validator: Any, payload: Any, budget: float | None) -> list[ValidationIssue]:
         if budget is None:
             budget = _keywords.TIME_BUDGET
         issues: list[ValidationIssue] = []
@@ -324,7 +387,7 @@ class CompiledSchema:
             bound = _payload_bounds(payload)
             if bound is not None:
                 return [bound]
-            for error in self._validator.iter_errors(payload):
+            for error in validator.iter_errors(payload):
                 issues.append(_issue(error))
                 if len(issues) >= MAX_ISSUES:
                     break
@@ -407,10 +470,10 @@ def _compile(canonical: str) -> CompiledSchema:
         if known is _UNKNOWN:
             raise SchemaRejected(f"unknown $schema dialect {dialect!r}")
     seen = _Seen()
-    root = schema.get("$id") if isinstance(schema.get("$id"), str) else ""
-    _walk(schema, "", 0, seen)
-    cls = validator_for(schema, default=Draft202012Validator)
-    _follow_refs(schema, cls, root, seen)
+    cls: Any = validator_for(schema, default=Draft202012Validator)
+    root = cls.ID_OF(schema)
+    _walk(schema, "", 0, seen, cls.ID_OF)
+    _follow_refs(schema, cls, root if isinstance(root, str) else "", seen)
     program = 0
     for pattern in seen.patterns:
         program += pattern_cost(pattern)
@@ -420,7 +483,7 @@ def _compile(canonical: str) -> CompiledSchema:
                 f"{MAX_PATTERN_PROGRAM} instructions"
             )
     try:
-        cls.check_schema(schema)
+        cls.check_schema(schema, format_checker=_metaschema_checker(cls))
     except SchemaError as exc:
         where = pointer(exc.absolute_path)
         raise SchemaRejected(

@@ -550,7 +550,10 @@ def test_multiple_of_on_numbers_beyond_floats(multiple, value, valid):
         ("uri", "https://example.com/\u00e9", False),  # an IRI, not a URI
         ("uri", "https://example.com/\n", False),  # `$` matched before a final newline
         ("uri-reference", "#frag", True),
-        ("regex", "(" * 3000 + ")" * 3000, False),  # raised RecursionError (Python's re)
+        # raised RecursionError in Python's re; RE2, which runs patterns, takes it
+        ("regex", "(" * 3000 + ")" * 3000, True),
+        ("regex", "(" * 3000, False),
+        ("regex", "(?<year>[0-9]{4})-\\p{Letter}", True),  # ECMA 262, refused by re
         ("regex", "^(a|b)*$", True),
     ],
 )
@@ -656,3 +659,81 @@ def test_garbage_collection_waits_for_a_validation_and_resumes(monkeypatch):
         assert not gc.isenabled()  # a caller's choice is left as it was
     finally:
         gc.enable()
+
+
+# --- schemas written by others: drafts 4 to 7, urn: ids, ECMA 262 patterns -----------------
+
+D7 = "http://json-schema.org/draft-07/schema#"
+
+
+def test_dependencies_mixing_both_forms_under_keyword_names_compile_and_validate():
+    # referencing took every value of `dependencies` for a subschema once the first
+    # was one: AttributeError out of compile_schema, validate_payload and Form
+    schema = {
+        "$schema": D7,
+        "$id": "https://example.com/s.json",
+        "$ref": "#/definitions/a",
+        "definitions": {
+            "a": {"dependencies": {"additionalProperties": {"type": "object"}, "else": ["if"]}}
+        },
+    }
+    assert validate_payload(schema, {"additionalProperties": 1}) == []
+    assert [i.keyword for i in validate_payload(schema, {"else": 1})] == ["dependencies"]
+
+
+def test_a_root_ref_beside_an_id_in_draft_07_resolves_in_the_document():
+    # draft 7: $ref overrides its siblings, $id included
+    schema = {
+        "$schema": D7,
+        "$id": "https://example.com/s.json",
+        "$ref": "#/definitions/a",
+        "definitions": {"a": {"type": "integer"}},
+    }
+    assert validate_payload(schema, 1) == []
+    assert [i.keyword for i in validate_payload(schema, "x")] == ["type"]
+
+
+def test_a_fragment_ref_inside_a_urn_resource_resolves_against_that_resource():
+    schema = {
+        "$ref": "urn:uuid:deadbeef-4321-ffff-ffff-1234feebdaed",
+        "$defs": {
+            "foo": {
+                "$id": "urn:uuid:deadbeef-4321-ffff-ffff-1234feebdaed",
+                "$defs": {"bar": {"type": "string"}},
+                "$ref": "#/$defs/bar",
+            }
+        },
+    }
+    assert validate_payload(schema, "x") == []
+    assert [i.keyword for i in validate_payload(schema, 1)] == ["type"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "good", "bad"),
+    [
+        ("^(?<year>[0-9]{4})$", "2024", "24"),  # ECMA named group
+        ("^\\p{Letter}cole$", "école", "1cole"),  # long property names
+        ("^\\p{digit}+$", "٤٢", "a"),
+        ("^\\p{Script=Greek}+$", "αβ", "ab"),
+        ("^\\s$", "\u00a0", "a"),  # ECMA's \s: Unicode spaces (RE2's: ASCII)
+        ("^\\s$", "\ufeff", "a"),
+        ("^[\\s,]+$", "\u2003,\u3000", "a"),
+        ("^\\S$", "a", "\u2028"),
+        ("^\\u00e9\\u{1F600}$", "é😀", "e"),
+        ("^\\cC$", "\x03", "C"),
+        ("^\\d$", "5", "٥"),  # ECMA's \d is ASCII
+        ("(?<=a)\\w$", "ab", "aé"),  # look-behind: the regex engine, ASCII \w too
+    ],
+)
+def test_patterns_follow_ecma_262_and_one_engine_decides_validity_and_runs_them(pattern, good, bad):
+    schema = {"type": "string", "pattern": pattern}
+    assert validate_payload(schema, good) == []
+    assert [i.keyword for i in validate_payload(schema, bad)] == ["pattern"]
+    assert FORMAT_CHECKER.conforms(pattern, "regex")
+
+
+def test_a_pattern_no_engine_runs_is_refused_by_the_metaschema_check():
+    with pytest.raises(SchemaRejected, match="regular expression"):
+        compile_schema({"type": "string", "pattern": "(unclosed"})
+    with pytest.raises(SchemaRejected, match="regular expression"):
+        compile_schema({"patternProperties": {"a)": {}}})
