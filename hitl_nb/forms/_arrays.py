@@ -39,6 +39,10 @@ class ArrayField(Field):
         max_items = s.get("maxItems")
         self.max_items = max_items if isinstance(max_items, int) else None
         self.explicit = False
+        #: Left out by the last value set (a required array is then not invented).
+        self.absent = False
+        min_items = s.get("minItems")
+        self.min_items: int = min_items if isinstance(min_items, int) else 0
         self.rows: list[_Row] = []
         self.index_rows: list[_Row] = []
         lay: LayoutName = "hidden" if self.hints.hidden else "default"
@@ -61,9 +65,8 @@ class ArrayField(Field):
         self.widgets = [self.box]
         for i in range(len(self.prefix)):
             self._new_row(i, fixed=True)
-        min_items = s.get("minItems")
-        if self.required and isinstance(min_items, int) and self.items is not False:
-            for i in range(len(self.rows), min(min_items, 50)):
+        if self.required and self.items is not False:
+            for i in range(len(self.rows), min(self.min_items, 50)):
                 self._new_row(i, fixed=False)
         self._relayout()
 
@@ -71,8 +74,10 @@ class ArrayField(Field):
     def _new_row(self, i: int, fixed: bool) -> _Row:
         schema = self.prefix[i] if fixed else self.items
         ui = child_ui(self.ui, "items")
-        # an entry that exists must hold a value: build it as required (objects open)
-        field = self.ctx.build(schema, child_pointer(self.pointer, i), ui, True, f"#{i + 1}")
+        # an entry that exists must hold a value: build it as required (objects open);
+        # a tuple position past minItems may be left out (an array can be shorter)
+        required = not fixed or i < self.min_items
+        field = self.ctx.build(schema, child_pointer(self.pointer, i), ui, required, f"#{i + 1}")
         up = remove = None
         controls: list[W.Widget] = []
         if not fixed:
@@ -151,7 +156,7 @@ class ArrayField(Field):
                 continue  # a gap in a tuple: reported by local_errors
             values.append(value)
             self.index_rows.append(row)
-        if not values and not (self.required or self.touched()):
+        if not values and not ((self.required and not self.absent) or self.touched()):
             return MISSING
         return values
 
@@ -172,6 +177,7 @@ class ArrayField(Field):
             for i, row in enumerate(self.rows):
                 row.field.set(given[i] if i < len(given) else MISSING)
         self.explicit = value is not MISSING
+        self.absent = value is MISSING
         self._relayout()
 
     def untouch(self) -> None:

@@ -86,15 +86,20 @@ class ChoiceField(LeafField):
         index = self.input.value
         if index is None or index < 0:
             return MISSING
+        given = getattr(self, "_given", None)
+        if given is not None and given[0] == index:
+            return given[1]  # 0.0 chosen among [0, 1] comes back as 0.0
         return self.values[index]
 
     def write(self, value: Any) -> None:
+        self._given: tuple[int, Any] | None = None
         if value is MISSING:
             self.input.value = -1 if not self.required and -1 in self.input_values() else None
             return
         for i, v in enumerate(self.values):
             if json_equal(v, value):
                 self.input.value = i
+                self._given = (i, value)
                 return
         raise FormValueError(self.pointer, f"{short_json(value)} is not one of the choices")
 
@@ -118,14 +123,18 @@ class YesNoField(ChoiceField):
 
 class ConstField(LeafField):
     """A fixed value (``const``, ``type: null``), shown as read-only text: "Channel:
-    release". It is sent, as shown; only a value set from code that leaves the member
-    out leaves it out (then the text says so)."""
+    release". It is sent, as shown (as it was written when a value set it: ``-2``
+    under ``const: -2.0``). A value set from code that leaves the member out leaves it
+    out, required or not: the form shows it missing rather than invent it, the text
+    says "(left out)" and an Include button puts it back."""
 
     kind: FieldKind = "const"
 
     def make_input(self, lay: LayoutName) -> W.Widget:
         self.fixed_value = self.schema.get("const") if "const" in self.schema else None
         self.included = True
+        self.given: Any = MISSING
+        self.include: W.Button | None = None
         return make(
             W.HTML,
             self.classes("hitl-input", "hitl-const"),
@@ -143,7 +152,9 @@ class ConstField(LeafField):
         return f'<span class="hitl-const-value">{text}</span>{left_out}'
 
     def get(self) -> Any:
-        return self.fixed_value if self.included or self.required else MISSING
+        if not self.included:
+            return MISSING
+        return self.fixed_value if self.given is MISSING else self.given
 
     def write(self, value: Any) -> None:
         if value is not MISSING and not json_equal(value, self.fixed_value):
@@ -151,7 +162,44 @@ class ConstField(LeafField):
                 self.pointer, f"the value is fixed to {short_json(self.fixed_value)}"
             )
         self.included = value is not MISSING
+        self.given = value
         self.input.value = self._text()
+        self._offer_include()
+
+    def _offer_include(self) -> None:
+        """Show the Include button while the value is left out (and it may be put in)."""
+        wanted = not self.included and not self.readonly
+        if wanted and self.include is None:
+            self.include = make(
+                W.Button,
+                self.classes("hitl-include"),
+                description=f"Include {short_json(self.fixed_value, 30)}",
+                tooltip=f"send {short_json(self.fixed_value, 60)} for {self.title}",
+            )
+            self.include.on_click(self._on_include)
+        elif not wanted and self.include is not None:
+            self.include = None
+        else:
+            return
+        self.widgets = [
+            self.frame(self.input),
+            *([self.include] if self.include is not None else []),
+            *([self.note] if self.note is not None else []),
+        ]
+        self.widgets_changed()
+
+    def _on_include(self, _button: Any) -> None:
+        self.included = True
+        self.given = MISSING
+        self._touched = True
+        self.input.value = self._text()
+        self._offer_include()
+        self.ctx.changed()
+
+    def set_disabled(self, disabled: bool) -> None:
+        super().set_disabled(disabled)
+        if self.include is not None:
+            self.include.disabled = disabled
 
     def apply_default(self) -> None:
         self.included = True  # what is shown is sent (a default cannot differ)

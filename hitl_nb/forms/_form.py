@@ -82,7 +82,7 @@ class Form(W.VBox):  # type: ignore[misc]
         self.schema: dict[str, Any] = json.loads(json.dumps(schema))
         self.ui = copy.deepcopy(dict(ui)) if isinstance(ui, Mapping) else None
         self.registry = registry or default_registry()
-        self.ctx = FormContext(Resolver(self.schema), self.registry.build)
+        self.ctx = FormContext(Resolver(self.schema, compiled=self._compiled), self.registry.build)
         self._callbacks: list[Callable[[Any], Any]] = []
         self._server_errors: list[ValidationIssue] = []
         self._issues: list[ValidationIssue] = []

@@ -30,6 +30,9 @@ class MapEditor:
         self.declared = declared
         self.schema = schema if isinstance(schema, Mapping) else True
         self.rows: list[tuple[W.Text, Field, W.HBox]] = []
+        #: Key inputs whose empty text is the name ``""`` (a value set it so; a person
+        #: typing in the key takes this back: an empty key they leave is no name).
+        self.empty_names: set[int] = set()
         self.box = make(W.VBox, owner.classes("hitl-map"))
         self.add: W.Button | None = None
         if can_add:
@@ -46,16 +49,16 @@ class MapEditor:
     def _relayout(self) -> None:
         self.box.children = [r for _k, _f, r in self.rows] + ([self.add] if self.add else [])
 
-    def _add_row(self, key: str = "", value: Any = MISSING) -> Field:
+    def _add_row(self, key: str | None = None, value: Any = MISSING) -> Field:
         ctx = self.owner.ctx
-        pointer = child_pointer(self.owner.pointer, key or len(self.rows))
+        pointer = child_pointer(self.owner.pointer, len(self.rows) if key is None else key)
         field = ctx.build(
             self.schema, pointer, child_ui(self.owner.ui, "additionalProperties"), False, "value"
         )
         key_input = make(
             W.Text,
             self.owner.classes("hitl-map-key"),
-            value=key,
+            value=key or "",
             placeholder="name",
             tooltip="member name",
         )
@@ -75,15 +78,27 @@ class MapEditor:
         field.parent_hook = lambda: setattr(box, "children", [key_input, *field.widgets, remove])
         self.rows.append(row)
         remove.on_click(lambda _b: self._remove(row))
-        key_input.observe(lambda _c: ctx.changed(), names="value")
+        if key == "":
+            self.empty_names.add(id(key_input))
+
+        def key_typed(_change: Any) -> None:
+            if not ctx.is_quiet:
+                self.empty_names.discard(id(key_input))
+            ctx.changed()
+
+        key_input.observe(key_typed, names="value")
         if value is not MISSING:
             field.set(value)
         self._relayout()
         ctx.changed()
         return field
 
+    def _named(self, key_input: W.Text) -> bool:
+        return bool(key_input.value) or id(key_input) in self.empty_names
+
     def _remove(self, row: tuple[W.Text, Field, W.HBox]) -> None:
         self.rows.remove(row)
+        self.empty_names.discard(id(row[0]))
         self.owner.ctx.forget(row[1])
         self._relayout()
         self.owner.ctx.changed()
@@ -94,7 +109,12 @@ class MapEditor:
         for key_input, field, _box in self.rows:
             value = field.get()
             key = key_input.value
-            if key and value is not MISSING and key not in out and key not in self.declared:
+            if (
+                self._named(key_input)
+                and value is not MISSING
+                and key not in out
+                and key not in self.declared
+            ):
                 out[key] = value
         return out
 
@@ -104,6 +124,7 @@ class MapEditor:
         for _key, field, _box in self.rows:
             self.owner.ctx.forget(field)
         self.rows = []
+        self.empty_names = set()
         with self.owner.ctx.quietly():
             for key, value in extras.items():
                 self._add_row(key, value)
@@ -115,18 +136,19 @@ class MapEditor:
         seen: set[str] = set()
         for i, (key_input, field, _box) in enumerate(self.rows):
             key = key_input.value
+            named = self._named(key_input)
             value = field.get()
-            where = child_pointer("", key) if key else f"/{i}"
-            if not key and value is not MISSING:
+            where = child_pointer("", key) if named else f"/{i}"
+            if not named and value is not MISSING:
                 out.append((where, f"Entry #{i + 1} needs a name"))
-            elif key and value is MISSING:
+            elif named and value is MISSING:
                 out.append((where, f"“{key}” needs a value"))
             elif key in seen:
                 out.append((where, f"The name “{key}” is used twice"))
             elif key in self.declared:
                 out.append((where, f"“{key}” is already a field of this section"))
             seen.add(key)
-            out += [(child_pointer("", key or str(i)) + p, m) for p, m in field.local_errors()]
+            out += [(where + p, m) for p, m in field.local_errors()]
         return out
 
     def show_errors(self, below: dict[str, Routed]) -> dict[str, Routed]:

@@ -32,6 +32,7 @@ UI_KEYWORDS = frozenset(
     exclusiveMinimum exclusiveMaximum multipleOf oneOf anyOf allOf if then else
     dependentRequired default examples title description readOnly writeOnly deprecated
     $ref $defs definitions $schema $id $comment $anchor minProperties maxProperties
+    x-hitl-conditions
     contentMediaType contentEncoding""".split()
 )
 #: Keywords the UI does not draw but the validator still enforces on submit.
@@ -47,7 +48,26 @@ class Unsupported(Exception):
 
 _MIN_KEYS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
 _MAX_KEYS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
-_SUBSCHEMA_KEYS = ("items", "additionalProperties", "if", "then", "else", "not")
+_SUBSCHEMA_KEYS = ("items", "additionalProperties", "not")
+#: Where a resolved schema keeps its ``if``/``then``/``else`` triples: ``allOf`` may
+#: bring several, and each is decided on its own (two merged into one ``if`` lost the
+#: members of both branches).
+CONDITIONS = "x-hitl-conditions"
+
+
+def lift_conditions(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` with its ``if``/``then``/``else`` moved into :data:`CONDITIONS`.
+
+    ``then`` and ``else`` without ``if`` do nothing (JSON Schema) and are dropped.
+    """
+    out = dict(schema)
+    if not any(k in out for k in ("if", "then", "else")):
+        return out
+    cond = out.pop("if", None)
+    then, other = out.pop("then", True), out.pop("else", True)
+    if "if" in schema:
+        out[CONDITIONS] = [*out.get(CONDITIONS, []), {"if": cond, "then": then, "else": other}]
+    return out
 
 
 def _merge_types(a: Any, b: Any) -> Any:
@@ -65,8 +85,8 @@ def merge(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
 
     Annotations (title, description, default, hints) of ``a`` win.
     """
-    out: dict[str, Any] = dict(a)
-    for key, vb in b.items():
+    out: dict[str, Any] = lift_conditions(a)
+    for key, vb in lift_conditions(b).items():
         if key not in out:
             out[key] = vb
             continue
@@ -96,9 +116,11 @@ def merge(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
             out[key] = {**vb, **va}
         elif key == "dependentRequired" and isinstance(va, Mapping) and isinstance(vb, Mapping):
             out[key] = {**vb, **va}
-        elif key in ("oneOf", "anyOf", "if"):
+        elif key == CONDITIONS and isinstance(va, list) and isinstance(vb, list):
+            out[key] = [*va, *vb]
+        elif key in ("oneOf", "anyOf"):
             rest = out.setdefault("allOf", [])
-            out["allOf"] = [*rest, {key: vb, **({k: b[k] for k in ("then", "else") if k in b})}]
+            out["allOf"] = [*rest, {key: vb}]
         # anything else: ``a`` wins; the validator still checks ``b``'s constraint
     return out
 
@@ -145,16 +167,28 @@ class Node:
     note: str | None = None
     #: The hints the registry read for this node (so fields need not read them again).
     hints: Any = None
+    #: The options as the schema wrote them (matched against values: the merged
+    #: ``options`` only draw them).
+    raw_options: list[Any] = field(default_factory=list)
+    #: The schema names no ``type``: the kind was read from its keywords, and values
+    #: of any other type are valid too (a field for them is made when one is set).
+    loose: bool = False
 
 
 class Resolver:
     """Resolves schemas against the root schema of one form (local references only)."""
 
-    def __init__(self, root: Mapping[str, Any], max_depth: int = 32) -> None:
+    def __init__(
+        self,
+        root: Mapping[str, Any],
+        max_depth: int = 32,
+        *,
+        compiled: CompiledSchema | None = None,
+    ) -> None:
         self.root = root
         self.max_depth = max_depth
         self._nesting = 0
-        self._compiled: dict[int, tuple[Any, CompiledSchema | None]] = {}
+        self._root_compiled = compiled
 
     def deref(self, ref: str) -> Any:
         """The subschema a local ``$ref`` names; raises Unsupported for anything else."""
@@ -177,7 +211,7 @@ class Resolver:
             return schema
         if len(_chain) > self.max_depth:
             raise Unsupported("$ref chain too long")
-        out: dict[str, Any] = dict(schema)
+        out: dict[str, Any] = lift_conditions(schema)
         ref = out.pop("$ref", None)
         if ref is not None:
             if ref in _chain:
@@ -195,36 +229,22 @@ class Resolver:
                     raise Unsupported("allOf has a member that allows no value")
                 if isinstance(resolved, Mapping):
                     out = merge(out, resolved)
-            if "allOf" in out:  # merge() parked a second oneOf/anyOf/if here
+            if "allOf" in out:  # merge() parked a second oneOf/anyOf here
                 parked = out.pop("allOf")
                 out.setdefault("x-hitl-parked", parked)
         return out
 
-    def compiled(self, schema: Any) -> CompiledSchema | None:
-        """``schema`` compiled with the root's ``$defs`` in reach (None if unusable)."""
-        key = id(schema)
-        hit = self._compiled.get(key)
-        if hit is not None and hit[0] is schema:
-            return hit[1]
-        full: Any = schema
-        if isinstance(schema, Mapping):
-            full = dict(schema)
-            for defs in ("$defs", "definitions"):
-                if isinstance(self.root.get(defs), Mapping) and defs not in full:
-                    full[defs] = self.root[defs]
-        elif isinstance(schema, bool):
-            full = {} if schema else {"not": {}}
-        try:
-            compiled: CompiledSchema | None = compile_schema(full)
-        except Exception:  # noqa: BLE001 - an unusable branch simply matches nothing
-            compiled = None
-        self._compiled[key] = (schema, compiled)
-        return compiled
-
     def matches(self, schema: Any, value: Any) -> bool:
-        """Whether ``value`` validates against the subschema ``schema``."""
-        compiled = self.compiled(schema)
-        return compiled is not None and not compiled.validate(value)
+        """Whether ``value`` validates against ``schema``, a part of the root schema.
+
+        The part is read as the root reads it (its ``$schema`` dialect, its ``$ref``
+        resolved in the root): an option compiled on its own was read as draft
+        2020-12, with every root definition copied in.
+        """
+        compiled = self._root_compiled
+        if compiled is None:
+            compiled = self._root_compiled = compile_schema(self.root)
+        return not compiled.validate_part(schema, value)
 
     def classify(self, schema: Any) -> Node:
         """Resolve ``schema`` and decide which kind of field draws it."""
@@ -279,13 +299,19 @@ class Resolver:
                 node.nullable = nullable
                 return node
             options = [{**s, "type": t} for t in rest]
-            return Node("variant", s, nullable=nullable, options=options)
+            return Node("variant", s, nullable=nullable, options=options, raw_options=options)
         return self._by_type(s)
 
     def _by_type(self, s: dict[str, Any]) -> Node:
         t = s.get("type")
-        if t is None:
+        loose = t is None
+        if loose:
             t = _infer_type(s)
+        node = self._typed(s, t)
+        node.loose = loose and node.kind != "json"
+        return node
+
+    def _typed(self, s: dict[str, Any], t: Any) -> Node:
         if t == "object":
             if "patternProperties" in s:
                 raise Unsupported("patternProperties are not drawn as widgets")
@@ -304,6 +330,7 @@ class Resolver:
     def _variants(self, s: dict[str, Any], key: str) -> Node:
         base = {k: v for k, v in s.items() if k not in ("oneOf", "anyOf")}
         options: list[dict[str, Any]] = []
+        raws: list[Any] = []
         nullable = False
         for raw in s[key]:
             opt = self.resolve(raw)
@@ -316,6 +343,7 @@ class Resolver:
                 continue
             merged = merge(_annotations_dropped(base), opt)
             options.append(merged)
+            raws.append(raw)
         if not options:
             return Node("null", base)
         if len(options) == 1:
@@ -328,6 +356,7 @@ class Resolver:
             nullable=nullable,
             options=options,
             discriminator=self.discriminator(options),
+            raw_options=raws,
         )
 
     def discriminator(self, options: list[dict[str, Any]]) -> str | None:

@@ -12,9 +12,9 @@ from typing import Any
 import ipywidgets as W
 
 from ._base import Errors, Field, FieldKind, FieldMessage, Slot, route
+from ._conditions import Condition, active_branches, all_branches, conditions_of
 from ._hints import child_ui
 from ._maps import MapEditor
-from ._normalize import Unsupported
 from ._theme import LayoutName, heading_html, layout, make, set_html, title_html
 from ._util import MISSING, FormValueError, child_pointer, json_type
 from ._wording import readable
@@ -74,7 +74,13 @@ class ObjectField(Field):
         self.base_required = (
             {r for r in req if isinstance(r, str)} if isinstance(req, list) else set()
         )
-        self.branches = self._branches()
+        self.conditions: list[Condition] = conditions_of(self.ctx.resolver, s)
+        #: Members a value put in: shown even where no active branch declares them,
+        #: until a change picks other branches (``None``: not yet known).
+        self.pinned: set[str] = set()
+        self._pinned_for: list[int] | None = None
+        #: Left out by the last value set (a required section is then not invented).
+        self.absent = False
         deps = s.get("dependentRequired")
         self.dependent: Mapping[str, Any] = deps if isinstance(deps, Mapping) else {}
         optional = not (self.required or self.headless)
@@ -109,21 +115,6 @@ class ObjectField(Field):
         else:
             self.refresh_label()
 
-    def _branches(self) -> list[tuple[Any, dict[str, Any], dict[str, Any]]]:
-        if "if" not in self.schema:
-            return []
-        out = []
-        resolver = self.ctx.resolver
-        try:
-            then = resolver.resolve(self.schema.get("then", {}))
-            other = resolver.resolve(self.schema.get("else", {}))
-        except Unsupported:
-            return []  # not drawn; the validator still applies the condition
-        then = then if isinstance(then, dict) else {}
-        other = other if isinstance(other, dict) else {}
-        out.append((self.schema["if"], then, other))
-        return out
-
     def _toggle_text(self) -> str:
         verb = "Add" if self.collapsed else "Remove"
         return f"{verb} {_lower_first(self.title)}"
@@ -156,20 +147,14 @@ class ObjectField(Field):
         if self.built:
             return
         self.built = True
-        names = list(self.props)
-        for _if, then, other in self.branches:
-            for branch in (then, other):
-                extra = branch.get("properties")
-                if isinstance(extra, Mapping):
-                    names += [n for n in extra if n not in names]
-        for name in _order(names, self.hints.order):
-            schema = self.props.get(name)
-            if schema is None:
-                for _if, then, other in self.branches:
-                    for branch in (then, other):
-                        extra = branch.get("properties")
-                        if schema is None and isinstance(extra, Mapping) and name in extra:
-                            schema = extra[name]
+        schemas = dict(self.props)
+        for branch in all_branches(self.conditions):
+            extra = branch.get("properties")
+            if isinstance(extra, Mapping):
+                for name, sub in extra.items():
+                    schemas.setdefault(name, sub)
+        for name in _order(list(schemas), self.hints.order):
+            schema = schemas[name]
             child = self.ctx.build(
                 schema,
                 child_pointer(self.pointer, name),
@@ -182,7 +167,7 @@ class ObjectField(Field):
         extra_schema = self.schema.get("additionalProperties")
         if isinstance(extra_schema, Mapping) or extra_schema is True:
             self._make_map(extra_schema, can_add=True)
-        if self.branches or self.dependent:
+        if self.conditions or self.dependent:
             self.ctx.reactors.append(self)
         self.visible = list(self.fields)
         self.react()
@@ -240,21 +225,39 @@ class ObjectField(Field):
     def react(self) -> None:
         if not self.built:
             return
+        shown = set(self.props)
+        active: list[dict[str, Any]] = []
+        # A test reads the members shown; showing a branch's members can change it:
+        # settle in a few rounds (a test depending on its own branch stops there).
+        for _round in range(3):
+            current = self._collect([n for n in self.fields if n in shown])
+            active = active_branches(self.ctx.resolver, self.conditions, current)
+            now = set(self.props) | {n for n in self.pinned if self.fields[n].get() is not MISSING}
+            for branch in active:
+                extra = branch.get("properties")
+                if isinstance(extra, Mapping):
+                    now |= set(extra)
+            if now == shown:
+                break
+            shown = now
+        if self.pinned:
+            ids = [id(b) for b in active]
+            if self._pinned_for is None:
+                self._pinned_for = ids
+            elif ids != self._pinned_for:
+                self.pinned = set()  # the person picked other branches: as they say
+                self.react()
+                return
         required = set(self.base_required)
-        visible = [n for n in self.fields if n in self.props]
-        current = self._collect([n for n in self.fields if n in self.props])
-        for cond, then, other in self.branches:
-            branch = then if self.ctx.resolver.matches(cond, current) else other
-            extra = branch.get("properties")
-            if isinstance(extra, Mapping):
-                visible += [n for n in extra if n not in visible]
+        for branch in active:
             req = branch.get("required")
             if isinstance(req, list):
                 required |= {r for r in req if isinstance(r, str)}
+        current = self._collect([n for n in self.fields if n in shown])
         for trigger, names in self.dependent.items():
             if trigger in current and isinstance(names, list):
                 required |= {n for n in names if isinstance(n, str)}
-        visible = [n for n in self.fields if n in visible]
+        visible = [n for n in self.fields if n in shown]
         for name, field in self.fields.items():
             field.set_required(name in required)
         if visible != self.visible:
@@ -285,7 +288,7 @@ class ObjectField(Field):
     def get(self) -> Any:
         if not self.built:
             return copy.deepcopy(self.pending)
-        if not (self.required or self.touched()):
+        if not ((self.required and not self.absent) or self.touched()):
             return MISSING
         return self._collect(self.visible)
 
@@ -297,12 +300,16 @@ class ObjectField(Field):
                 self._open(True)  # a section that holds a value is shown open
             else:
                 self.pending = MISSING
+                self.absent = True
                 self.refresh_label()
                 return
         elif value is not MISSING and self.collapsed:
             self._open(True)
         self.explicit = value is not MISSING
+        self.absent = value is MISSING
         given = value if isinstance(value, dict) else {}
+        self.pinned = {name for name in given if name in self.fields}
+        self._pinned_for = None
         extra_schema = self.schema.get("additionalProperties")
         extras = {k: v for k, v in given.items() if k not in self.fields}
         if extras and extra_schema is False:

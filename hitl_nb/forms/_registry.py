@@ -28,6 +28,7 @@ from ._choices import CheckboxField, ChoiceField, ConstField, MultiChoiceField, 
 from ._dates import DateField, DateTimeField, TimeField
 from ._fields import JsonField, NumberField, StringField
 from ._hints import Hints, hints_for
+from ._loose import LooseField
 from ._normalize import Kind, Node, Unsupported
 from ._objects import ObjectField
 from ._util import split_pointer
@@ -133,6 +134,8 @@ class Registry:
             field = self.lookup(node, node.hints)(slot)
             if node.nullable and not _null_fits(node):
                 field = NullableField(field)
+            elif node.loose:
+                field = LooseField(field)
         except RecursionError:
             field = JsonField(slot.but(node=Node("json", node.schema, note="nested too deeply")))
         except Unsupported as exc:

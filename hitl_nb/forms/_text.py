@@ -10,6 +10,7 @@ from typing import Any
 
 from ._arrays import ArrayField
 from ._base import Field
+from ._loose import LooseField
 from ._objects import ObjectField
 from ._util import MISSING, short_json
 from ._variants import NullableField, VariantField
@@ -59,6 +60,9 @@ def _lines(field: Field, indent: str, out: list[str]) -> None:
         option = field.selector.options[field.current][0]
         out.append(f"{indent}{field.title}{star} [{option}]{notes}")
         _lines(field.children()[0], indent + "  ", out)
+        return
+    if isinstance(field, LooseField):
+        _lines(field.current, indent, out)
         return
     if isinstance(field, NullableField) and field.get() is None:
         out.append(f"{indent}{field.title}{star}: None{notes}")

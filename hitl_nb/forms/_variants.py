@@ -42,6 +42,8 @@ class VariantField(Field):
     def __init__(self, slot: Slot) -> None:
         super().__init__(slot)
         self.options = slot.node.options
+        # what values are matched against: the options as the schema wrote them
+        self.raw_options = slot.node.raw_options or slot.node.options
         self.disc = slot.node.discriminator
         self.built: dict[int, Field] = {}
         self.current = 0
@@ -135,7 +137,7 @@ class VariantField(Field):
             merged = {**(current if isinstance(current, dict) else {}), **keep}
             if merged:
                 self._quiet_set(field, merged)
-        elif resolver.matches(option, old):
+        elif resolver.matches(self.raw_options[self.current], old):
             self._quiet_set(field, old)
 
     def _quiet_set(self, field: Field, value: Any) -> None:
@@ -150,8 +152,8 @@ class VariantField(Field):
                 sub = self.ctx.resolver.resolve(opt["properties"][self.disc])
                 if json_equal(sub.get("const"), value[self.disc]):
                     return i
-        for i, opt in enumerate(self.options):
-            if self.ctx.resolver.matches(opt, value):
+        for i, raw in enumerate(self.raw_options):
+            if self.ctx.resolver.matches(raw, value):
                 return i
         for i, opt in enumerate(self.options):
             if _fits_kind(self.ctx.resolver.classify(opt).kind, value):
