@@ -1,0 +1,115 @@
+"""Running the official A2A JavaScript SDK from the tests (tests/interop/js/).
+
+:func:`js_workdir` installs the pinned packages with ``npm ci`` into a cache folder
+keyed by the lockfile's digest (``$HITL_NB_JS_CACHE`` or ``~/.cache/hitl-nb-js``), once
+per lockfile, and copies the scripts next to them (ES modules resolve packages from
+their own folder). Without node or npm the caller skips, except under ``CI=true``,
+where that is a failure. :class:`NodeProcess` runs a long-lived script (an agent) that
+prints ``listening on URL`` and stops when its stdin closes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SOURCE = Path(__file__).resolve().parents[1] / "interop" / "js"
+FILES = ("package.json", "package-lock.json", "client.mjs", "agent.mjs")
+
+
+def _missing(what: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI must provide {what} for the JavaScript SDK tests", pytrace=False)
+    pytest.skip(f"no {what}: the JavaScript SDK tests need node (20+) and npm")
+
+
+def js_workdir() -> Path:
+    """A folder with the pinned @a2a-js/sdk installed and the scripts copied in."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        _missing("node" if node is None else "npm")
+    version = subprocess.run([str(node), "--version"], capture_output=True, text=True).stdout
+    major = version.strip().lstrip("v").split(".")[0]
+    if not major.isdigit() or int(major) < 20:
+        _missing(f"node 20 or newer (@a2a-js/sdk needs it; found {version.strip() or '?'})")
+    lock = (SOURCE / "package-lock.json").read_bytes()
+    key = hashlib.sha256(lock + (SOURCE / "package.json").read_bytes()).hexdigest()[:16]
+    root = Path(os.environ.get("HITL_NB_JS_CACHE") or Path.home() / ".cache" / "hitl-nb-js")
+    work = root / key
+    marker = work / ".installed"
+    if not marker.exists():
+        work.mkdir(parents=True, exist_ok=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(SOURCE / name, work / name)
+        done = subprocess.run(
+            [str(npm), "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=work, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        if done.returncode != 0:
+            raise RuntimeError(f"npm ci failed in {work}:\n{done.stdout}\n{done.stderr}")
+        marker.write_text(key)
+    for name in FILES[2:]:  # the scripts always come from this checkout
+        shutil.copyfile(SOURCE / name, work / name)
+    return work
+
+
+def run_node(work: Path, script: str, *args: str, timeout: float = 120) -> str:
+    """Run ``node script args`` in ``work``; its stdout (stderr in the error)."""
+    done = subprocess.run(
+        ["node", script, *args], cwd=work, capture_output=True, text=True, timeout=timeout
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"node {script} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return done.stdout
+
+
+class NodeProcess:
+    """``with NodeProcess(work, "agent.mjs") as agent: agent.url``."""
+
+    def __init__(self, work: Path, script: str) -> None:
+        self.work, self.script = work, script
+        self.proc: subprocess.Popen[str] | None = None
+        self.url = ""
+        self.stderr: list[str] = []
+
+    def __enter__(self) -> NodeProcess:
+        self.proc = subprocess.Popen(
+            ["node", self.script], cwd=self.work, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        threading.Thread(target=self._drain, args=(self.proc.stderr,), daemon=True).start()
+        deadline = time.monotonic() + 30
+        line = self.proc.stdout.readline()
+        while "listening on" not in line and line and time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+        if "listening on" not in line:
+            self.__exit__()
+            raise RuntimeError(f"node {self.script} did not start: {''.join(self.stderr)[-2000:]}")
+        self.url = line.rsplit(" ", 1)[-1].strip()
+        threading.Thread(target=self._drain, args=(self.proc.stdout,), daemon=True).start()
+        return self
+
+    def _drain(self, stream: Any) -> None:
+        for line in stream:
+            self.stderr.append(line)
+            del self.stderr[:-200]
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()  # the agent stops when its stdin closes
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
