@@ -41,7 +41,7 @@ from hitl_nb.errors import (
 from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._outbox import Outbox
 from hitl_nb.mock_agent._records import OpenPrompt, TaskRecord, record_from_json, record_to_json
-from hitl_nb.mock_agent._scenarios import DEFAULT_SCENARIO, ScenarioRegistry, Step
+from hitl_nb.mock_agent._scenarios import DEFAULT_SCENARIO, DeadlinePolicy, ScenarioRegistry, Step
 from hitl_nb.mock_agent._script import TIMEOUT_KEY, ScriptSteps, now_iso
 from hitl_nb.mock_agent._store import Store
 from hitl_nb.mock_agent._tck import TCK_SCENARIO, TckSteps, is_tck
@@ -74,7 +74,7 @@ class AgentCore(ScriptSteps, TckSteps):
         store: Store,
         faults: Faults | None = None,
         deadline_seconds: float = 30.0,
-        on_deadline: str = "keep-open",
+        on_deadline: DeadlinePolicy = "keep-open",
     ) -> None:
         self.scenarios = scenarios
         self.store = store

@@ -16,7 +16,7 @@ from typing import Any
 
 from hitl_nb.a2a import CODEC_V1, Task
 from hitl_nb.mock_agent._outbox import Outbox
-from hitl_nb.mock_agent._scenarios import Step
+from hitl_nb.mock_agent._scenarios import DeadlinePolicy, Step
 
 __all__ = ["OpenPrompt", "TaskRecord", "record_from_json", "record_to_json"]
 
@@ -27,7 +27,7 @@ class OpenPrompt:
 
     prompt_id: str
     envelope: dict[str, Any]
-    on_deadline: str = "keep-open"
+    on_deadline: DeadlinePolicy = "keep-open"
     timed_out: bool = False
 
     @property

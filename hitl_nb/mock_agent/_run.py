@@ -29,7 +29,14 @@ from hitl_nb.mock_agent._core import AgentCore
 from hitl_nb.mock_agent._faults import FAULT_NAMES, Faults
 from hitl_nb.mock_agent._http import MAX_BODY_BYTES, AgentService
 from hitl_nb.mock_agent._routes import make_handlers
-from hitl_nb.mock_agent._scenarios import MAX_DEADLINE_SECONDS, Scenario, ScenarioRegistry
+from hitl_nb.mock_agent._scenarios import (
+    DEADLINE_POLICIES,
+    MAX_DEADLINE_SECONDS,
+    DeadlinePolicy,
+    Scenario,
+    ScenarioRegistry,
+    deadline_policy,
+)
 from hitl_nb.mock_agent._store import open_store
 
 __all__ = ["MockAgent", "add_cli_arguments", "mock_agent_handlers", "run_cli", "serve"]
@@ -60,7 +67,7 @@ def mock_agent_handlers(
     faults: Iterable[str] | Faults | None = None,
     scenarios: Iterable[Scenario] = (),
     deadline_seconds: float = 30.0,
-    on_deadline: str = "keep-open",
+    on_deadline: DeadlinePolicy = "keep-open",
     max_body: int = MAX_BODY_BYTES,
 ) -> list[tuple[str, type, dict[str, Any]]]:
     """Handlers of a new mock agent under ``prefix``, for ``Application.add_handlers``.
@@ -68,8 +75,7 @@ def mock_agent_handlers(
     The agent binds to the loop of the first request it serves; use it from that
     application's loop only.
     """
-    if on_deadline not in ("keep-open", "fail"):
-        raise ValueError("on_deadline must be 'keep-open' or 'fail'")
+    on_deadline = deadline_policy(on_deadline)
     fault_set = _faults(faults)
     core = AgentCore(
         scenarios=ScenarioRegistry(scenarios),
@@ -106,13 +112,12 @@ class MockAgent:
         faults: Iterable[str] | Faults | None = None,
         scenarios: Iterable[Scenario] = (),
         deadline_seconds: float = 30.0,
-        on_deadline: str = "keep-open",
+        on_deadline: DeadlinePolicy = "keep-open",
         max_body: int = MAX_BODY_BYTES,
         ping_interval: float = 15.0,
         read_timeout: float = 30.0,
     ) -> None:
-        if on_deadline not in ("keep-open", "fail"):
-            raise ValueError("on_deadline must be 'keep-open' or 'fail'")
+        on_deadline = deadline_policy(on_deadline)
         if ping_interval <= 0:
             raise ValueError("ping_interval must be positive")
         if read_timeout <= 0:
@@ -311,7 +316,7 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
         help="turn on a fault mode (repeatable): " + ", ".join(FAULT_NAMES),
     )
     parser.add_argument("--deadline-seconds", type=float, default=30.0)
-    parser.add_argument("--on-deadline", choices=("keep-open", "fail"), default="keep-open")
+    parser.add_argument("--on-deadline", choices=DEADLINE_POLICIES, default="keep-open")
 
 
 def run_cli(args: argparse.Namespace) -> int:

@@ -32,22 +32,37 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from hitl_nb.a2a import TaskState
 
 __all__ = [
     "BUILTIN_SCENARIOS",
+    "DEADLINE_POLICIES",
     "DEFAULT_SCENARIO",
     "MAX_DEADLINE_SECONDS",
+    "DeadlinePolicy",
     "Scenario",
     "ScenarioRegistry",
     "Step",
     "TaskEnd",
+    "deadline_policy",
 ]
 
 DEFAULT_SCENARIO = "approval"
-_DEADLINE_POLICIES = ("keep-open", "fail")
+#: What the agent does when a step's deadline passes (spec S-4 allows both).
+DeadlinePolicy = Literal["keep-open", "fail"]
+DEADLINE_POLICIES: tuple[DeadlinePolicy, ...] = get_args(DeadlinePolicy)
+
+
+def deadline_policy(value: object, what: str = "on_deadline") -> DeadlinePolicy:
+    """``value`` checked as a deadline policy; ``ValueError`` naming ``what`` otherwise."""
+    for policy in DEADLINE_POLICIES:
+        if value == policy:
+            return policy
+    raise ValueError(f"{what} must be 'keep-open' or 'fail', got {value!r}")
+
+
 #: The longest deadline a step may set (a year): a deadline is written as a date, and
 #: datetime stops at year 9999 (1e12 seconds raised OverflowError mid-task).
 MAX_DEADLINE_SECONDS = 366 * 24 * 3600
@@ -67,7 +82,7 @@ class Step:
     response_schema: Mapping[str, Any]
     allowed_responders: Sequence[str] | None = None
     deadline_seconds: float | None = None
-    on_deadline: str = "keep-open"
+    on_deadline: DeadlinePolicy = "keep-open"
 
     def __post_init__(self) -> None:
         if not isinstance(self.prompt, str) or not self.prompt:
@@ -82,8 +97,7 @@ class Step:
             raise ValueError(
                 f"Step.deadline_seconds must be positive and at most {MAX_DEADLINE_SECONDS}"
             )
-        if self.on_deadline not in _DEADLINE_POLICIES:
-            raise ValueError(f"Step.on_deadline must be one of {_DEADLINE_POLICIES}")
+        deadline_policy(self.on_deadline, "Step.on_deadline")
 
 
 @dataclass(frozen=True)
@@ -252,9 +266,7 @@ def _number(options: Mapping[str, Any], key: str, default: float, maximum: float
 
 def _deadline_steps(options: Mapping[str, Any]) -> list[Step]:
     seconds = _number(options, "deadline_seconds", 30.0, MAX_DEADLINE_SECONDS)
-    policy = options.get("on_deadline", "keep-open")
-    if policy not in _DEADLINE_POLICIES:
-        raise ValueError(f"option 'on_deadline' must be one of {_DEADLINE_POLICIES}")
+    policy = deadline_policy(options.get("on_deadline", "keep-open"), "option 'on_deadline'")
     return [
         Step(
             f"Approve before the deadline ({seconds:g} s)?",
