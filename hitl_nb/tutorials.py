@@ -23,7 +23,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-__all__ = ["find_notebooks", "lab_command", "register"]
+__all__ = ["FIRST_TUTORIAL", "find_notebooks", "lab_command", "register"]
 
 
 def find_notebooks(explicit: str | None = None) -> Path:
@@ -42,11 +42,18 @@ def find_notebooks(explicit: str | None = None) -> Path:
     )
 
 
+#: The tutorial JupyterLab opens first, when the folder has it.
+FIRST_TUTORIAL = "00-quickstart.ipynb"
+
+
 def lab_command(folder: Path, extra: list[str]) -> list[str]:
-    """The ``jupyter lab`` command line that opens ``folder``."""
+    """The ``jupyter lab`` command line that opens ``folder`` (at the quickstart)."""
     command = [sys.executable, "-m", "jupyterlab", f"--notebook-dir={folder}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0 and "--allow-root" not in extra:
         command.append("--allow-root")
+    chose_url = any("default_url" in arg for arg in extra)
+    if (folder / FIRST_TUTORIAL).is_file() and not chose_url:
+        command.append(f"--ServerApp.default_url=/lab/tree/{FIRST_TUTORIAL}")
     return command + extra
 
 

@@ -186,3 +186,13 @@ def _readable(path: Path) -> bytes:
         return path.read_bytes()
     except OSError:
         return b""
+
+
+def test_jupyterlab_opens_at_the_quickstart(tmp_path):
+    (tmp_path / tutorials.FIRST_TUTORIAL).write_text("{}")
+    command = tutorials.lab_command(tmp_path, [])
+    assert f"--ServerApp.default_url=/lab/tree/{tutorials.FIRST_TUTORIAL}" in command
+    # A URL of the user's own wins; a folder without the quickstart opens as a folder.
+    own = tutorials.lab_command(tmp_path, ["--ServerApp.default_url=/lab/tree/x.ipynb"])
+    assert sum("default_url" in arg for arg in own) == 1
+    assert not any("default_url" in a for a in tutorials.lab_command(tmp_path / "none", []))

@@ -1,0 +1,195 @@
+"""Every tutorial, as a student runs it: JupyterLab in Chromium, *Run All*, no error.
+
+One JupyterLab serves a copy of ``notebooks/`` (so autosave never touches the checkout);
+each tutorial is opened in it, its kernel runs every cell through the front end (the
+widget manager, comms and all), and the test reads the notebook model: every code cell
+ran, no cell has an error output, and no widget failed to display. A screenshot of each
+tutorial lands next to the copy, for a person to look at.
+
+Chromium comes from the system (Debian's ``chromium``). Without it these tests are
+skipped, except under ``CI=true``, where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+CHROMIUM = next(
+    (
+        p
+        for p in ("/usr/lib/chromium/chromium", shutil.which("chromium") or "")
+        if p and Path(p).exists()
+    ),
+    None,
+)
+if CHROMIUM is None:
+    if os.environ.get("CI") == "true":
+        pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
+    pytest.skip("no system Chromium (apt-get install chromium)", allow_module_level=True)
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("jupyterlab")
+
+TOKEN = "hitl-nb-tutorials-browser-test"
+
+# Read the open notebook's state through the app JupyterLab exposes in the browser.
+STATE_JS = """() => {
+  const panel = window.jupyterapp?.shell?.currentWidget;
+  const kernel = panel?.sessionContext?.session?.kernel;
+  if (!panel || !panel.content || !kernel) return null;
+  const cells = [];
+  for (const cell of panel.content.widgets) {
+    if (cell.model.type !== 'code') continue;
+    const outputs = cell.model.outputs.toJSON();
+    cells.push({
+      count: cell.model.executionCount,
+      errors: outputs.filter(o => o.output_type === 'error')
+                     .map(o => o.ename + ': ' + o.evalue),
+      widgetFailed: (cell.node.innerText || '').includes('Error displaying widget'),
+    });
+  }
+  return {status: kernel.status, cells};
+}"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    root = tmp_path_factory.mktemp("tutorials-lab")
+    folder = root / "notebooks"
+    shutil.copytree(ROOT / "notebooks", folder)
+    settings = root / ".settings"
+    news = settings / "@jupyterlab" / "apputils-extension"
+    news.mkdir(parents=True)
+    (news / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+    port = _free_port()
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(root / ".config"),
+        "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
+        "PYTHONPATH": str(ROOT),
+    }
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={folder}", f"--IdentityProvider.token={TOKEN}",
+        "--LabApp.expose_app_in_browser=True", f"--LabApp.user_settings_dir={settings}",
+        f"--LabApp.workspaces_dir={root / '.workspaces'}",
+    ]  # fmt: skip
+    log = (root / "server.log").open("w")
+    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                ready = httpx.get(
+                    f"{base}/api/status", headers={"Authorization": f"token {TOKEN}"}, timeout=2
+                )
+                if ready.status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                log_text = (root / "server.log").read_text()
+                raise RuntimeError("JupyterLab did not start:\n" + log_text)
+            time.sleep(0.3)
+        yield base, root
+    finally:
+        server.terminate()
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(lab: tuple[str, Path]) -> Iterator[object]:
+    _, root = lab
+    with playwright_api.sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(root / ".chromium"),
+            executable_path=CHROMIUM,
+            headless=True,
+            viewport={"width": 1280, "height": 900},
+            args=[
+                "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run",
+            ],
+        )  # fmt: skip
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.mark.parametrize("notebook", [p.name for p in NOTEBOOKS])
+def test_run_all_in_jupyterlab_has_no_error(lab, browser, notebook: str) -> None:  # type: ignore[no-untyped-def]
+    base, root = lab
+    page = browser.new_page()
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    try:
+        page.goto(f"{base}/lab/tree/{notebook}?token={TOKEN}")
+        page.wait_for_function(
+            "() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session"
+            "?.kernel?.status === 'idle'",
+            timeout=120_000,
+        )
+        page.evaluate("window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
+        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        # Done when the kernel is idle and every code cell ran, or a cell failed (Run All
+        # stops at an error). Idle must hold twice in a row: between two cells it blinks.
+        end = time.monotonic() + 300
+        settled = 0
+        state: dict[str, object] = {}
+        while time.monotonic() < end:
+            page.wait_for_timeout(500)
+            state = page.evaluate(STATE_JS) or {}
+            cells = state.get("cells") or []
+            ran = all(c["count"] is not None for c in cells)  # type: ignore[index]
+            failed = any(c["errors"] for c in cells)  # type: ignore[index]
+            if state.get("status") == "idle" and (ran or failed):
+                settled += 1
+                if settled >= 2:
+                    break
+            else:
+                settled = 0
+        cells = state.get("cells") or []
+        errors = [e for c in cells for e in c["errors"]]  # type: ignore[index]
+        assert errors == [], f"{notebook}: error output in JupyterLab: {errors}"
+        not_run = [i for i, c in enumerate(cells) if c["count"] is None]  # type: ignore[index]
+        assert not_run == [], f"{notebook}: code cells {not_run} never ran (status {state})"
+        broken = [i for i, c in enumerate(cells) if c["widgetFailed"]]  # type: ignore[index]
+        assert broken == [], f"{notebook}: cells {broken} show 'Error displaying widget'"
+        assert dialogs == [], f"{notebook}: the page opened dialogs: {dialogs}"
+        page.screenshot(path=str(root / f"{Path(notebook).stem}.png"), full_page=False)
+    finally:
+        page.close()
+        # Stop this notebook's kernel (and the mock agents in it) before the next one.
+        auth = {"Authorization": f"token {TOKEN}"}
+        for session in httpx.get(f"{base}/api/sessions", headers=auth).json():
+            httpx.delete(f"{base}/api/sessions/{session['id']}", headers=auth)
