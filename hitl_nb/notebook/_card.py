@@ -1,69 +1,112 @@
 """PromptCard: one prompt, its form, and what the agent did with the answer.
 
-The question is escaped plain text (S-1); the form comes from the prompt's
-``response_schema``; the status line says what became of each answer (see
-:class:`~hitl_nb.notebook._outcome.Outcome`). An answer given by a click is sent from a
-worker thread, so the kernel stays free while the agent works; :meth:`PromptCard.wait`
-blocks until its outcome is in.
+The question is escaped plain text (S-1); the header says when the deadline is (a live
+countdown, S-4) and who may answer (S-3, with an "Answering as" field when the prompt
+names its responders); the orchestrator check's warnings are listed; the form comes from
+the prompt's ``response_schema``; the status line says what became of each answer in
+plain words (:class:`~hitl_nb.notebook.Outcome`).
+
+Answers are sent on the conversation's background loop, whether clicked or given from
+code, so the kernel stays free while the agent works. An answer is ``accepted`` once
+the agent took it; the card records that outcome when the agent has moved on (the task
+is interrupted again or has ended). A task that fails or is canceled while the card is
+open closes the card without anyone clicking.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import dataclasses
 import threading
+import weakref
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import ipywidgets as W
 
-from hitl_nb.a2a import Task
-from hitl_nb.client import SyncHitlClient
+from hitl_nb._waiting import wait_async, wait_blocking
+from hitl_nb.a2a import Task, TaskState
+from hitl_nb.client import AnswerOutcomeUnknown, SyncHitlClient
 from hitl_nb.errors import HitlError, PromptConflict, ResponseInvalid
-from hitl_nb.forms import Form, FormValueError
-from hitl_nb.policy import ResponderGate, current_responder
+from hitl_nb.forms import Form, FormClosed, FormInvalid, FormValueError
+from hitl_nb.policy import ResponderGate
 from hitl_nb.spec import PromptEnvelope
 
-from ._deadline import deadline_html, deadline_text
-from ._outcome import Outcome, outcome_html
-from ._responder import responders_html, responders_text
-from ._style import MUTED, esc
+from ._deadline import deadline_html, deadline_text, seconds_left
+from ._link import Link
+from ._outcome import Outcome, outcome_html, status_html
+from ._parts import message_text
+from ._responder import ResponderField, responders_html, responders_text
+from ._style import COLORS, MUTED, esc
 
 __all__ = ["PromptCard"]
+
+_ENDED = {
+    TaskState.FAILED: "failed",
+    TaskState.CANCELED: "was canceled",
+    TaskState.REJECTED: "was rejected",
+}
+
+
+class _Watcher(Protocol):
+    @property
+    def following(self) -> bool: ...
+
+    def answer_accepted(self, card: PromptCard, result: Any) -> None: ...
 
 
 class PromptCard:
     """One prompt: its question, its form, and what the agent did with the answer.
 
-    ``responder`` is who is answering (default: ``JUPYTERHUB_USER``); it is checked
-    against the prompt's ``allowed_responders`` before anything is sent (S-3).
-    ``on_outcome(callback)`` calls ``callback(outcome)`` after every answer.
+    ``client`` is a :class:`~hitl_nb.client.SyncHitlClient` (or the conversation's
+    link). ``responder`` is who is answering (default: ``JUPYTERHUB_USER``); it is
+    checked against the prompt's ``allowed_responders`` before anything is sent (S-3).
+    ``on_outcome(callback)`` calls ``callback(outcome)`` after every outcome.
+
+    Attributes: ``widget`` (the card), ``form``, ``outcomes``, ``gate`` (the S-3 gate,
+    its ``ballots`` for a consensus), ``state`` (``open``, ``sending``, ``accepted``,
+    ``done``).
     """
 
     def __init__(
         self,
-        client: SyncHitlClient,
+        client: SyncHitlClient | Link,
         task: Task,
         envelope: PromptEnvelope,
         *,
         responder: str | None = None,
         ui: Mapping[str, Any] | None = None,
+        watcher: _Watcher | None = None,
     ) -> None:
-        self.client = client
+        self.link = client if isinstance(client, Link) else Link(client)
+        self.client = self.link.sync if self.link.sync is not None else self.link.client
         self.task = task
         self.envelope = envelope
-        self.responder = current_responder(responder)
-        self.gate = ResponderGate(envelope.responders)
+        self.who = ResponderField(envelope, responder)
         self.form = Form(envelope.response_schema, ui=ui)
+        self.form.status.layout.display = "none"  # the card's own status line speaks
         self.outcomes: list[Outcome] = []
+        self.state = "open"
+        # Weakly: the widgets keep the card alive, and must not keep the conversation.
+        self._watcher = weakref.ref(watcher) if watcher is not None else None
         self._callbacks: list[Callable[[Outcome], Any]] = []
-        self._pending_responder: str | None = None
-        self._from_code = False
-        self._unchecked = False  # answer(validate=False): past the form and the local check
-        self._worker: threading.Thread | None = None
+        self._lock = threading.RLock()
+        self._pending = False  # an answer is on its way or accepted and not settled
+        self._next: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
+        self._code: dict[str, Any] | None = None
+        self._deadline_shown_passed = False
+        self._note = ""
+        #: The agent signalled that this prompt's deadline passed (e.g. ``hitlTimeout``).
+        self.timeout_signaled = False
+        self.header = W.HTML(value=self._header_html())
+        self.header.add_class("hitl-card-prompt")
+        self.notes = W.HTML(value=self._findings_html())
+        self.notes.add_class("hitl-card-findings")
         self.status = W.HTML(value="")
         self.status.add_class("hitl-card-status")
-        header = W.HTML(value=self._header_html())
-        header.add_class("hitl-card-prompt")
-        self.widget = W.VBox([header, self.form.widget, self.status])
+        self.widget = W.VBox(
+            [self.header, self.notes, self.who.widget, self.form.widget, self.status]
+        )
         self.widget.add_class("hitl-card")
         self.form.on_submit(self._on_form_submit)
 
@@ -75,40 +118,58 @@ class PromptCard:
         return self.envelope.prompt_id
 
     @property
+    def responder(self) -> str | None:
+        """Who is answering now (the "Answering as" field)."""
+        return self.who.value
+
+    @property
+    def gate(self) -> ResponderGate:
+        """The S-3 gate of this prompt (``ballots`` holds a consensus' answers)."""
+        return self.who.gate
+
+    @property
     def outcome(self) -> Outcome | None:
-        """The last answer's outcome (None before any answer)."""
+        """The last outcome (None before any)."""
         return self.outcomes[-1] if self.outcomes else None
 
+    @property
+    def is_open(self) -> bool:
+        """True while an answer may still be given (nothing accepted, not closed)."""
+        return self.state in ("open", "sending")
+
     def on_outcome(self, callback: Callable[[Outcome], Any]) -> None:
-        """Call ``callback(outcome)`` after every answer."""
+        """Call ``callback(outcome)`` after every outcome."""
         self._callbacks.append(callback)
 
     # --- answering ------------------------------------------------------------------------
 
     def answer(
-        self, payload: Mapping[str, Any], *, responder: str | None = None, validate: bool = True
+        self,
+        payload: Mapping[str, Any],
+        *,
+        responder: str | None = None,
+        override: bool = False,
+        timeout: float | None = 300.0,
+        validate: bool = True,
     ) -> Outcome:
-        """Fill the form with ``payload`` and submit it, as a person would.
+        """Fill the form with ``payload`` and submit it, as a person would; block for the outcome.
 
-        Returns the :class:`Outcome`. A payload the form cannot hold, or one that does not
-        validate, comes back as ``invalid`` with its issues; nothing is sent then.
-
-        ``validate=False`` sends ``payload`` as it is, past the form and the local
-        schema check (the responder policy still applies): to test on purpose that the
-        agent refuses it with 422.
+        A payload the form cannot hold, or one that does not validate, comes back as
+        ``invalid`` with its issues; nothing is sent then. An accepted answer returns once
+        the agent has moved on (asked again or ended), or after ``timeout`` seconds
+        (then the outcome says the agent has not continued yet). ``responder`` answers
+        as someone else than the field says; ``override=True`` sends for a responder the
+        prompt does not name (S-3), deliberately. ``validate=False`` sends ``payload``
+        as it is, past the form and the local schema check (the responder policy still
+        applies): to test on purpose that the agent refuses it with 422.
         """
         if not validate:
-            self._from_code = True
-            self._pending_responder = responder
-            self._unchecked = True
+            self._code = {"responder": responder, "override": override, "unchecked": True}
             try:
-                self._on_form_submit(payload)  # type: ignore[arg-type]
+                self._on_form_submit(dict(payload))
             finally:
-                self._from_code = False
-                self._pending_responder = None
-                self._unchecked = False
-            assert self.outcome is not None
-            return self.outcome
+                self._code = None
+            return self._await_outcome(timeout)
         try:
             self.form.value = dict(payload)
         except FormValueError as exc:
@@ -122,27 +183,64 @@ class PromptCard:
                     validation_errors=issues,
                 )  # fmt: skip
             )
-        self._from_code = True
-        self._pending_responder = responder
+        self._code = {"responder": responder, "override": override}
         try:
             self.form.submit()
+        except (FormClosed, FormInvalid) as exc:
+            return self._record(Outcome("failed", f"the card takes no answer now: {exc}"))
         finally:
-            self._from_code = False
-            self._pending_responder = None
-        assert self.outcome is not None
-        return self.outcome
+            self._code = None
+        return self._await_outcome(timeout)
 
-    def wait(self, timeout: float | None = None) -> Outcome | None:
-        """Block until an answer sent by a click has its outcome (None on timeout)."""
-        worker = self._worker
-        if worker is not None:
-            worker.join(timeout)
-        return self.outcome
+    def _await_outcome(self, timeout: float | None) -> Outcome:
+        with self._lock:
+            if not self._pending:
+                return self.outcomes[-1]
+            pending = self._next
+        try:
+            return wait_blocking(lambda: pending, timeout)
+        except TimeoutError:
+            with self._lock:
+                if not self._pending:
+                    return self.outcomes[-1]
+                state = self.task.status.state.name
+                self._pending = False
+                self.state = "done"
+            return self._record(
+                Outcome(
+                    "accepted",
+                    f"the agent accepted the answer but has not continued after {timeout} s "
+                    f"(the task is {state})",
+                    self.task,
+                )
+            )
+
+    def wait(self, timeout: float | None = None) -> Outcome:
+        """Block until the outcome of the answer sent (or the next one) is in.
+
+        Returns at once when the last answer's outcome is already in. Raises
+        ``TimeoutError`` after ``timeout`` seconds. In a notebook cell a click cannot
+        arrive while the cell blocks: use ``await card.wait_async(timeout)`` there.
+        """
+        with self._lock:
+            if self.outcome is not None and not self._pending:
+                return self.outcome
+            pending = self._next
+        return wait_blocking(lambda: pending, timeout)
+
+    async def wait_async(self, timeout: float | None = None) -> Outcome:
+        """``await`` form of :meth:`wait`: clicks are handled while the cell awaits
+        (ipykernel >= 7.4)."""
+        with self._lock:
+            if self.outcome is not None and not self._pending:
+                return self.outcome
+            pending = self._next
+        return await wait_async(lambda: pending, timeout)
 
     def _on_form_submit(self, payload: dict[str, Any]) -> None:
-        from_code = self._from_code
-        responder = self._pending_responder or self.responder
-        decision = self.gate.submit(responder, payload)
+        self.form.status.value = ""  # the card's status line says what happens next
+        code = self._code or {}
+        decision = self.who.decide(payload, code.get("responder"), bool(code.get("override")))
         if decision.action == "refuse":
             self._reopen()
             self._record(Outcome("refused", decision.reason))
@@ -152,53 +250,165 @@ class PromptCard:
             self._record(Outcome("held", f"{decision.reason}; waiting for more responders"))
             return
         assert decision.payload is not None
-        if from_code:
-            self._record(self._send(decision.payload, validate=not self._unchecked))
-            return
-        # A click: the kernel must stay free while the agent takes its time, so the answer
-        # is sent (and its outcome shown) from a worker thread.
-        self.status.value = "<div>sending…</div>"
-        answer = decision.payload
-        self._worker = threading.Thread(
-            target=lambda: self._record(self._send(answer)), name="hitl-answer", daemon=True
-        )
-        self._worker.start()
+        with self._lock:
+            if not self.is_open:
+                self._record(Outcome("failed", "this prompt is closed; nothing was sent"))
+                return
+            self.state = "sending"
+            self._pending = True
+        # Only an override is worth a note: it is what the outcome must not hide (S-3).
+        note = decision.reason if self.who.overridden else ""
+        self.status.value = status_html("info", "sending", "the answer is on its way" + (
+            f" ({note})" if note else ""))  # fmt: skip
+        self.link.submit(self._send(decision.payload, note, not code.get("unchecked")))
 
-    def _send(self, payload: dict[str, Any], validate: bool = True) -> Outcome:
+    async def _send(self, payload: dict[str, Any], note: str, validate: bool = True) -> None:
+        task = self.task
+        watcher = self._watcher() if self._watcher is not None else None
+        # Not followed, a card waits for the agent in the send itself.
+        wait = watcher is None or not watcher.following
+        del watcher
         try:
-            result = self.client.respond(
-                self.task.id,
-                self.prompt_id,
-                payload,
-                prompt=self.envelope,
-                wait=True,
-                validate=validate,
-            )
+            result = await self.link.client.respond(
+                task.id, self.prompt_id, payload, prompt=self.envelope,
+                context_id=task.context_id, wait=wait, validate=validate,
+            )  # fmt: skip
         except ResponseInvalid as exc:
             self.form.set_errors(exc.validation_errors)
-            self.gate = ResponderGate(self.envelope.responders)  # a corrected answer may follow
-            return Outcome("invalid", f"422 {exc.message}", None, exc.validation_errors, error=exc)
+            self.who.reset()  # a corrected answer may follow
+            self._finish(Outcome("invalid", f"the agent refused the answer (422): {exc.message}",
+                                 None, exc.validation_errors, error=exc), state="open")  # fmt: skip
+            return
         except PromptConflict as exc:
-            self.form.disabled = True
-            return Outcome(
-                "conflict", f"409 {exc.message}: this prompt is already answered", error=exc
-            )
+            outcome = await self._why_conflict(exc)
+            self._finish(dataclasses.replace(outcome, error=exc), state="done")
+            return
+        except AnswerOutcomeUnknown as exc:
+            self._finish(Outcome("failed", f"{exc}", error=exc), state="done")
+            return
         except HitlError as exc:
             self._reopen()
-            self.gate = ResponderGate(self.envelope.responders)
-            return Outcome("failed", f"{type(exc).__name__}: {exc}", error=exc)
-        task = result if isinstance(result, Task) else None
+            self.who.reset()
+            self._finish(
+                Outcome("failed", f"the answer could not be delivered: {exc}", error=exc), "open"
+            )
+            return
+        except Exception as exc:  # never leave the card saying "sending" forever
+            self._reopen()
+            self.who.reset()
+            self._finish(Outcome("failed", f"{type(exc).__name__}: {exc}"), state="open")
+            raise
+        with self._lock:
+            self.state = "accepted"
+            if isinstance(result, Task):
+                self.task = result
+        extra = f" ({note})" if note else ""
+        self.status.value = status_html(
+            "ok", "accepted", f"the agent accepted the answer{extra}; waiting for it to continue…"
+        )
+        self._note = note
+        watcher = self._watcher() if self._watcher is not None else None
+        if not wait and watcher is not None:
+            watcher.answer_accepted(self, result)
+        else:
+            self.settled(result if isinstance(result, Task) else task)
+
+    async def _why_conflict(self, exc: PromptConflict) -> Outcome:
+        try:
+            task: Task | None = await self.link.client.get_task(self.task.id)
+        except HitlError:
+            task = None
         if task is not None:
             self.task = task
-        state = task.status.state.name if task is not None else "unknown"
-        return Outcome("accepted", f"the agent accepted the answer; the task is now {state}", task)
+        return self._closing_outcome(task, answered_elsewhere=f"409 {exc.message}")
+
+    def _closing_outcome(self, task: Task | None, answered_elsewhere: str = "") -> Outcome:
+        left = seconds_left(self.envelope)
+        passed = left is not None and left <= 0
+        words = ""
+        if task is not None and task.status.message is not None:
+            said = message_text(task.status.message).strip()
+            words = f": {said}" if said else ""
+        if task is not None and task.status.state in _ENDED:
+            ended = _ENDED[task.status.state]
+            if passed or self.timeout_signaled:
+                return Outcome("expired", f"the deadline passed and the task {ended}{words}", task)
+            return Outcome(
+                "closed", f"the task {ended} before this prompt was answered{words}", task
+            )
+        if passed:
+            return Outcome(
+                "expired",
+                "the deadline passed and the agent no longer takes answers to this prompt",
+                task,
+            )
+        why = f" ({answered_elsewhere})" if answered_elsewhere else ""
+        return Outcome(
+            "conflict", f"someone else answered this prompt first; the agent moved on{why}", task
+        )
+
+    # --- told by the conversation ---------------------------------------------------------
+
+    def settled(self, task: Task) -> None:
+        """The agent moved on after our accepted answer: record the outcome."""
+        with self._lock:
+            if self.state != "accepted":
+                return
+            self.state = "done"
+            self.task = task
+        note = self._note
+        extra = f" ({note})" if note else ""
+        self._finish(Outcome(
+            "accepted",
+            f"the agent accepted the answer{extra}; the task is now {task.status.state.name}",
+            task,
+        ), state="done")  # fmt: skip
+
+    def closed_by(self, task: Task) -> None:
+        """The task left this prompt without our answer: say why, close the form."""
+        with self._lock:
+            if self.state != "open":
+                return  # an answer in flight reports for itself
+            self.state = "done"
+            self.task = task
+        self._finish(self._closing_outcome(task), state="done")
+
+    def deadline_passed(self, still_open: bool) -> None:
+        """Redraw the header once the deadline has passed (S-4: a soft signal)."""
+        if self._deadline_shown_passed:
+            return
+        self._deadline_shown_passed = True
+        self.header.value = self._header_html()
+        if still_open and self.is_open:
+            self.notes.value = self._findings_html(
+                "The deadline passed; the agent still takes answers to this prompt."
+            )
+
+    def stop(self, reason: str) -> None:
+        """The conversation stopped following: an open card says so (answers still go)."""
+        if self.is_open:
+            self.notes.value = self._findings_html(f"Not following the task any more: {reason}.")
+
+    # --- recording ------------------------------------------------------------------------
+
+    def _finish(self, outcome: Outcome, state: str) -> None:
+        with self._lock:
+            self.state = state
+            self._pending = False
+        if state == "done":
+            self.form.disabled = True
+            self.who.disable()
+        self._record(outcome)
 
     def _reopen(self) -> None:
         self.form.set_errors([])
 
     def _record(self, outcome: Outcome) -> Outcome:
-        self.outcomes.append(outcome)
-        self.status.value = outcome_html(outcome)
+        with self._lock:
+            self.outcomes.append(outcome)
+            self.status.value = outcome_html(outcome)
+            waiting, self._next = self._next, concurrent.futures.Future()
+        waiting.set_result(outcome)
         for callback in list(self._callbacks):
             callback(outcome)
         return outcome
@@ -207,13 +417,30 @@ class PromptCard:
 
     def _header_html(self) -> str:
         env = self.envelope
-        meta = [f"prompt <code>{esc(env.prompt_id)}</code>", deadline_html(env)]
-        meta.append(responders_html(env))
+        meta = [
+            deadline_html(env),
+            responders_html(env),
+            f"prompt <code>{esc(env.prompt_id)}</code>",
+        ]
         return (
             f'<div style="white-space:pre-wrap;font-weight:600">{esc(env.prompt)}</div>'
             f'<div style="font-size:smaller;color:{MUTED}">{" · ".join(m for m in meta if m)}'
             "</div>"
         )
+
+    def _findings_html(self, extra: str = "") -> str:
+        notes = [f.message for f in self.envelope.findings if f.severity == "warning"]
+        lines = "".join(f"<li>{esc(n)}</li>" for n in notes)
+        warn = COLORS["warn"]
+        out = ""
+        if lines:
+            out += (
+                f'<div style="font-size:smaller;color:{warn}">The orchestrator check noted:'
+                f"<ul>{lines}</ul></div>"
+            )
+        if extra:
+            out += f'<div style="color:{warn}">{esc(extra)}</div>'
+        return out
 
     def to_text(self) -> str:
         """The card as plain text (terminals, nbconvert, no widget front end)."""
@@ -221,13 +448,17 @@ class PromptCard:
         if self.envelope.deadline:
             lines.append("  " + deadline_text(self.envelope))
         lines.append("  " + responders_text(self.envelope))
+        if self.who.text():
+            lines.append("  " + self.who.text())
         lines += ["  " + line for line in self.form.to_text().splitlines()]
         if self.outcome is not None:
             lines += ["  " + line for line in str(self.outcome).splitlines()]
+        elif self.state in ("sending", "accepted"):
+            lines.append("  " + ("sending" if self.state == "sending" else "accepted, waiting"))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        state = self.outcome.status if self.outcome else "open"
+        state = self.outcome.status if self.outcome else self.state
         return f"<PromptCard {self.envelope.prompt[:40]!r}: {state}>"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:

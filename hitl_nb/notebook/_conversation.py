@@ -1,61 +1,142 @@
-"""Conversation: one task and its prompts, answered in the notebook.
+"""Conversation: one task followed live in the notebook, its prompts answered in cards.
 
 ::
 
     from hitl_nb.notebook import Conversation
     chat = Conversation.start(agent_url, {"scenario": "approval"})
-    chat                                   # the prompt as a card with its form
-    chat.answer({"approved": True})        # ... or answer from code (tests, nbval)
+    chat                                   # the card follows the task by itself
+    chat.answer({"approve": True})         # ... or answer from code (scripts, nbval)
+    card = chat.next_prompt(timeout=60)    # wait for the next prompt (blocking)
+    card = await chat.next_prompt_async(timeout=60)   # ... or awaiting, in a cell
 
-An accepted answer brings the next prompt's card, or the task's final state and
-artifacts. An answer given from code (``answer()``) blocks until the agent has moved on.
+:meth:`Conversation.start` returns as soon as the agent has named the task (and, for a
+quick agent, its first prompt is in: at most ``settle`` seconds); the task is followed
+in the background (:mod:`._follower`) on one shared thread, and the card shows what
+happens: working (and for how long), the next prompt, completed, failed, canceled,
+"reconnecting" when a stream drops. :meth:`Conversation.attach` follows an existing
+task. Closing the conversation, running its cell again, or interrupting a cell stops
+the following; so does forgetting the conversation (it is garbage-collected).
 """
 
 from __future__ import annotations
 
-import json
+import concurrent.futures
+import copy
+import threading
+import time
+import weakref
+from collections import deque
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 import ipywidgets as W
 
-from hitl_nb.a2a import Task, TaskState
-from hitl_nb.client import MalformedPromptEvent, PromptEvent, SyncHitlClient, prompt_of
-from hitl_nb.errors import HitlError
+from hitl_nb._display import stable_output
+from hitl_nb._waiting import wait_async, wait_blocking
+from hitl_nb.a2a import Message, Task, TaskState
+from hitl_nb.client import (
+    ArtifactEvent,
+    ClientEvent,
+    MalformedPromptEvent,
+    MessageEvent,
+    PromptEvent,
+    StatusEvent,
+    SyncHitlClient,
+    TaskEvent,
+    prompt_of,
+)
+from hitl_nb.errors import AgentTimeout, HitlError
+from hitl_nb.spec import parse_rfc3339
 
 from ._card import PromptCard
+from ._clock import css_elapsed
+from ._deadline import seconds_left
+from ._follower import Follower
+from ._link import Link
 from ._outcome import Outcome
-from ._style import COLORS, esc
+from ._parts import artifacts_html, artifacts_text, message_text, parts_html
+from ._question import QuestionCard
+from ._style import COLORS, MUTED, esc
+from ._worker import track
 
 __all__ = ["Conversation"]
 
+#: How many events a conversation keeps in :attr:`Conversation.events`.
+MAX_EVENTS = 2000
+
+_ENDED_WORDS = {
+    TaskState.COMPLETED: ("ok", "Completed"),
+    TaskState.FAILED: ("error", "Failed"),
+    TaskState.CANCELED: ("error", "Canceled"),
+    TaskState.REJECTED: ("error", "Rejected"),
+}
+
 
 class Conversation:
-    """One task and its prompts, answered in the notebook.
+    """One task and its prompts, followed and answered in the notebook.
 
-    Start one with :meth:`start` (sends the first message) or build it from a send
-    result. Each accepted answer adds the next prompt's card, or the task's final
-    state and artifacts when it is done.
+    Start one with :meth:`start` (sends the first message), follow an existing task
+    with :meth:`attach`, or build one from a send result: ``Conversation(client, task)``.
+    Each prompt gets a :class:`~hitl_nb.notebook.PromptCard`; the conversation shows the
+    task's state, what the agent says (status messages, artifacts) and, for an agent that
+    asks in plain text, a text answer card.
+
+    Use it as a context manager or call :meth:`close`. Attributes: ``cards``, ``task``
+    (as last seen), ``events`` (every event received, each once), ``widget``.
     """
 
     def __init__(
         self,
-        client: SyncHitlClient,
-        result: Any,
+        client: SyncHitlClient | Link,
+        result: Any = None,
         *,
         responder: str | None = None,
         ui: Mapping[str, Any] | None = None,
+        poll_interval: float = 5.0,
+        follow: bool = True,
     ) -> None:
-        self.client = client
+        self.link = client if isinstance(client, Link) else Link(client)
+        self.client = self.link.sync if self.link.sync is not None else self.link.client
         self.responder = responder
         self.ui = ui
+        self.poll_interval = poll_interval
         self.cards: list[PromptCard] = []
+        self.question: QuestionCard | None = None
         self.task: Task | None = None
+        self.message: Message | None = None
+        self.malformed: MalformedPromptEvent | None = None
+        self.events: deque[ClientEvent] = deque(maxlen=MAX_EVENTS)
+        self._seen_ids: set[str] = set()
+        self._seen_keys: set[tuple[object, ...]] = set()
+        self._lock = threading.RLock()
+        self._known = threading.Event()
+        self._settled = threading.Event()
+        self._start_error: BaseException | None = None
+        self._prompt_future: concurrent.futures.Future[PromptCard | None] = (
+            concurrent.futures.Future()
+        )
+        self._link_state = ("", "")
+        self._since = time.monotonic()
+        self._closed = False
+        self._box: list[Follower | None] = [None]
         self.notice = W.HTML(value="")
         self.notice.add_class("hitl-conversation-state")
-        self.widget = W.VBox([self.notice])
+        self.said = W.HTML(value="")
+        self.said.add_class("hitl-agent-says")
+        self.artifacts = W.HTML(value="")
+        self.artifacts.add_class("hitl-artifacts")
+        self.widget = W.VBox([self.notice, self.said, self.artifacts])
         self.widget.add_class("hitl-conversation")
-        self._advance(result)
+        weakref.finalize(self, _forget, self._box, self.link)
+        if result is not None:
+            self.receive(TaskEvent(result) if isinstance(result, Task) else _as_message(result))
+            self._known.set()
+        if follow and self.task is not None and not self.task.status.state.is_terminal:
+            self._follow()
+        track(self)
+
+    # --- starting -------------------------------------------------------------------------
 
     @classmethod
     def start(
@@ -65,96 +146,491 @@ class Conversation:
         *,
         responder: str | None = None,
         ui: Mapping[str, Any] | None = None,
+        poll_interval: float = 5.0,
+        context_id: str | None = None,
+        settle: float = 2.0,
+        start_timeout: float = 60.0,
         **client_options: Any,
     ) -> Conversation:
         """Send ``content`` to ``agent`` (a URL or a client) and follow the task.
 
         ``content`` is text, a data part (a dict, e.g. ``{"scenario": "approval"}`` for
-        the mock agent) or a Message. ``client_options`` go to
-        :class:`~hitl_nb.client.SyncHitlClient` when ``agent`` is a URL.
+        the mock agent) or a Message. Returns once the agent has named the task and its
+        first prompt (or end) is in, or after ``settle`` seconds, whichever comes first:
+        the conversation keeps following in the background. Raises the agent's error when
+        the task could not be started, :class:`~hitl_nb.errors.AgentTimeout` when the
+        agent names no task within ``start_timeout`` seconds. ``poll_interval`` is how
+        often an open prompt's task is looked at (seconds). ``client_options`` go to
+        :class:`~hitl_nb.client.HitlClient` when ``agent`` is a URL.
         """
-        client = agent if isinstance(agent, SyncHitlClient) else SyncHitlClient(
-            agent, **client_options
+        link = Link(agent, client_options)
+        chat = cls(link, responder=responder, ui=ui, poll_interval=poll_interval, follow=False)
+        chat._follow(content=content, context_id=context_id)
+        return chat._await_start(start_timeout, settle)
+
+    @classmethod
+    def attach(
+        cls,
+        agent: str | SyncHitlClient,
+        task_id: str,
+        *,
+        responder: str | None = None,
+        ui: Mapping[str, Any] | None = None,
+        poll_interval: float = 5.0,
+        start_timeout: float = 60.0,
+        **client_options: Any,
+    ) -> Conversation:
+        """Follow an existing task (after a kernel restart, or one started elsewhere).
+
+        Reads the task (GetTask) and follows it from there; raises
+        :class:`~hitl_nb.errors.TaskNotFound` for a task the agent does not know.
+        """
+        link = Link(agent, client_options)
+        try:
+            task = link.run(link.client.get_task(task_id), start_timeout)
+        except BaseException:
+            link.close()
+            raise
+        return cls(link, task, responder=responder, ui=ui, poll_interval=poll_interval)
+
+    def _await_start(self, start_timeout: float, settle: float) -> Conversation:
+        try:
+            if not self._known.wait(start_timeout):
+                raise AgentTimeout(f"the agent named no task within {start_timeout} s")
+            if self._start_error is not None:
+                raise self._start_error
+        except BaseException:
+            self.close()
+            raise
+        self._settled.wait(settle)
+        return self
+
+    def _follow(self, content: Any = None, context_id: str | None = None) -> None:
+        follower = Follower(
+            self.link, self, content=content, context_id=context_id,
+            poll_interval=self.poll_interval,
         )  # fmt: skip
-        return cls(client, client.send(content), responder=responder, ui=ui)
+        self._box[0] = follower
+
+    @property
+    def following(self) -> bool:
+        """True while the task is followed in the background."""
+        follower = self._box[0]
+        return follower is not None and follower.running
+
+    # --- told by the follower (on its loop) -----------------------------------------------
+
+    def started(self, error: BaseException | None) -> None:
+        """The first exchange is over (``error``: the task could not be started)."""
+        if error is not None and not self._known.is_set():
+            self._start_error = error
+        self._known.set()
+        if error is not None:
+            self._settled.set()
+
+    def followed_task(self) -> Task | None:
+        """The task as last seen."""
+        return self.task
+
+    def open_deadline(self) -> float | None:
+        """Seconds to the open prompt's deadline (negative once passed), or None."""
+        card = self.current
+        return seconds_left(card.envelope) if card is not None else None
+
+    def deadline_passed(self) -> None:
+        """The open prompt's deadline passed: its card says so."""
+        card = self.current
+        if card is not None:
+            card.deadline_passed(still_open=True)
+
+    def link_state(self, state: str, detail: str = "") -> None:
+        """How the task is followed: live, polling, reconnecting, stopped, lost."""
+        with self._lock:
+            self._link_state = (state, detail)
+            if state in ("stopped", "lost"):
+                self._settled.set()
+                self._resolve_prompt(None)
+            self._render()
+
+    def receive(self, event: ClientEvent) -> None:
+        """Apply one event; :attr:`events` logs each event once.
+
+        The same status seen twice (a replayed event, a GetTask snapshot of a status a
+        stream already brought) is logged once; a snapshot older than the status shown
+        is not applied.
+        """
+        with self._lock:
+            fresh = self._first_time(event)
+            if fresh:
+                self.events.append(event)
+            elif event_id_of(event) is not None:
+                return  # a replay: applied already
+            if isinstance(event, TaskEvent):
+                if self._older(event.task.status.timestamp):
+                    return
+                self._set_task(copy.deepcopy(event.task))
+            elif isinstance(event, StatusEvent):
+                if fresh or not self._older(event.status.timestamp):
+                    self._on_status(event)
+            elif isinstance(event, ArtifactEvent):
+                self._on_artifact(event)
+            elif isinstance(event, PromptEvent | MalformedPromptEvent):
+                pass  # the status that carries it was applied just before
+            elif isinstance(event, MessageEvent):
+                self.message = event.message
+                self._known.set()
+                self._settled.set()
+                self._resolve_prompt(None)
+            self._render()
+
+    def _older(self, timestamp: str | None) -> bool:
+        now = self.task.status.timestamp if self.task is not None else None
+        return bool(timestamp and now and _instant(timestamp) < _instant(now))
+
+    def _first_time(self, event: ClientEvent) -> bool:
+        event_id = event_id_of(event)
+        if event_id is not None:
+            key: Any = (type(event).__name__, event_id)
+            if key in self._seen_ids:
+                return False
+            self._seen_ids.add(key)
+        if isinstance(event, TaskEvent | StatusEvent):
+            status = event.task.status if isinstance(event, TaskEvent) else event.status
+            message = status.message.message_id if status.message is not None else None
+            content_key = (status.state, status.timestamp, message)
+            seen = content_key in self._seen_keys
+            self._seen_keys.add(content_key)
+            if event_id is None or isinstance(event, TaskEvent):
+                return not seen
+        return True
+
+    def _on_status(self, event: StatusEvent) -> None:
+        signal = (event.metadata or {}).get("hitlTimeout")
+        if isinstance(signal, dict):
+            for card in self.cards:
+                if card.prompt_id == signal.get("promptId"):
+                    card.timeout_signaled = True
+                    card.deadline_passed(still_open=event.state is TaskState.INPUT_REQUIRED)
+        if self.task is None:
+            task = Task(event.task_id, event.context_id, copy.deepcopy(event.status))
+        else:
+            task = copy.copy(self.task)
+            task.status = copy.deepcopy(event.status)
+        self._set_task(task)
+
+    def _on_artifact(self, event: ArtifactEvent) -> None:
+        if self.task is None:
+            return
+        task = copy.copy(self.task)
+        artifacts = list(task.artifacts)
+        for i, old in enumerate(artifacts):
+            if old.artifact_id == event.artifact.artifact_id:
+                if event.append:
+                    merged = copy.copy(old)
+                    merged.parts = [*old.parts, *event.artifact.parts]
+                    artifacts[i] = merged
+                else:
+                    artifacts[i] = event.artifact
+                break
+        else:
+            artifacts.append(event.artifact)
+        task.artifacts = artifacts
+        self.task = task
+
+    def _set_task(self, task: Task) -> None:
+        previous = self.task
+        if previous is not None and previous.status.state is not task.status.state:
+            self._since = time.monotonic()
+        if previous is not None and not task.artifacts and previous.artifacts:
+            task.artifacts = previous.artifacts  # a status update does not drop artifacts
+        self.task = task
+        self._known.set()
+        state = task.status.state
+        found = prompt_of(task)
+        last = self.cards[-1] if self.cards else None
+        if isinstance(found, PromptEvent):
+            if last is None or last.prompt_id != found.prompt_id:
+                if last is not None:
+                    self._leave(last, task)
+                self._add_card(task, found)
+            self.malformed = None
+        else:
+            if isinstance(found, MalformedPromptEvent):
+                self.malformed = found
+            if last is not None and (state.is_terminal or state.is_interrupted):
+                self._leave(last, task)
+            elif last is not None and last.state == "open":
+                last.closed_by(task)  # the agent moved on without our answer
+            self._question_for(task)
+        if state.is_terminal or state.is_interrupted:
+            self._settled.set()
+        if state.is_terminal:
+            self._resolve_prompt(None)
+
+    def _leave(self, card: PromptCard, task: Task) -> None:
+        if card.state == "accepted":
+            card.settled(task)
+        else:
+            card.closed_by(task)
+
+    def _add_card(self, task: Task, event: PromptEvent) -> None:
+        card = PromptCard(
+            self.link, task, event.envelope, responder=self.responder, ui=self.ui, watcher=self
+        )
+        self.cards.append(card)
+        self._settled.set()
+        self._resolve_prompt(card)
+
+    def _question_for(self, task: Task) -> None:
+        question = self.question
+        if question is not None and question.state == "accepted":
+            if task.status.state.is_terminal or task.status.state.is_interrupted:
+                question.settled(task)
+        elif question is not None and question.is_open and not task.status.state.is_interrupted:
+            question.closed_by(task)
+        if (
+            task.status.state is TaskState.INPUT_REQUIRED
+            and prompt_of(task) is None
+            and message_text(task.status.message).strip()
+            and (question is None or not question.is_open)
+            and (question is None or question.task.status.message is not task.status.message)
+        ):
+            if question is None or question.state == "done":
+                self.question = QuestionCard(self.link, task, watcher=self)
+                self._settled.set()
+
+    def _resolve_prompt(self, card: PromptCard | None) -> None:
+        waiting = self._prompt_future
+        if (
+            card is not None
+            or self.task is None
+            or self.task.status.state.is_terminal
+            or (self._link_state[0] in ("stopped", "lost"))
+        ):
+            self._prompt_future = concurrent.futures.Future()
+            if not waiting.done():
+                waiting.set_result(card)
+
+    def answer_accepted(self, card: Any, result: Any) -> None:
+        """A card's answer was accepted: show the task as the agent returned it, look again."""
+        if isinstance(result, Task):
+            self.receive(TaskEvent(result))
+        follower = self._box[0]
+        if follower is not None and follower.running:
+            follower.wake()
+        elif self.task is not None:
+            card.settled(self.task)
+
+    # --- reading and answering ------------------------------------------------------------
 
     @property
     def current(self) -> PromptCard | None:
         """The card of the prompt that is open now, if any."""
-        if (
-            self.cards
-            and self.task is not None
-            and self.task.status.state is TaskState.INPUT_REQUIRED
-        ):
-            card = self.cards[-1]
-            if card.outcome is None or card.outcome.status != "accepted":
-                return card
+        with self._lock:
+            if self.cards and self.cards[-1].is_open:
+                return self.cards[-1]
         return None
 
     def answer(
-        self, payload: Mapping[str, Any], *, responder: str | None = None, validate: bool = True
+        self,
+        payload: Mapping[str, Any] | str,
+        *,
+        responder: str | None = None,
+        override: bool = False,
+        timeout: float | None = 300.0,
+        validate: bool = True,
     ) -> Outcome:
-        """Answer the open prompt from code; see :meth:`PromptCard.answer`
-        (``validate=False`` sends a payload the form would refuse, to test the 422)."""
+        """Answer the open prompt from code; block until the agent has moved on.
+
+        When the agent is still working towards its first (or next) prompt, waits for
+        it (up to ``timeout`` seconds). A ``str`` answers a plain-text question. See
+        :meth:`PromptCard.answer` for ``responder``, ``override``, ``timeout`` and
+        ``validate`` (``False`` sends a payload the form would refuse, to test the 422).
+        """
+        if isinstance(payload, str):
+            question = self.question
+            if question is None or not question.is_open:
+                raise HitlError("no plain-text question is open; answer prompts with a dict")
+            return question.answer(payload, timeout=timeout)
         card = self.current
+        if card is None and self.following and self.task is not None:
+            state = self.task.status.state
+            if not (state.is_terminal or state.is_interrupted):
+                card = self._wait_prompt(timeout)
         if card is None:
-            state = self.task.status.state.name if self.task else "unknown"
-            raise HitlError(f"no prompt is open: the task is {state}")
-        return card.answer(payload, responder=responder, validate=validate)
+            state_name = self.task.status.state.name if self.task else "unknown"
+            raise HitlError(f"no prompt is open: the task is {state_name}")
+        return card.answer(
+            payload, responder=responder, override=override, timeout=timeout, validate=validate
+        )
+
+    def _wait_prompt(self, timeout: float | None) -> PromptCard | None:
+        with self._lock:
+            if self.current is not None:
+                return self.current
+            pending = self._prompt_future
+        try:
+            return wait_blocking(lambda: pending, timeout)
+        except TimeoutError:
+            return None
+
+    def next_prompt(self, timeout: float | None = None) -> PromptCard:
+        """The open prompt's card, waiting for the agent's next prompt when none is open.
+
+        Blocks up to ``timeout`` seconds (``TimeoutError`` then); raises
+        :class:`~hitl_nb.errors.HitlError` when the task ends without another prompt.
+        In a cell, ``await chat.next_prompt_async(timeout)`` waits the same way.
+        """
+        with self._lock:
+            card = self.current
+            pending = self._prompt_future
+            over = self._no_more_prompts()
+        if card is None and not over:
+            card = wait_blocking(lambda: pending, timeout)
+        return self._prompt_or_raise(card)
+
+    async def next_prompt_async(self, timeout: float | None = None) -> PromptCard:
+        """``await`` form of :meth:`next_prompt`."""
+        with self._lock:
+            card = self.current
+            pending = self._prompt_future
+            over = self._no_more_prompts()
+        if card is None and not over:
+            card = await wait_async(lambda: pending, timeout)
+        return self._prompt_or_raise(card)
+
+    def _no_more_prompts(self) -> bool:
+        task = self.task
+        return (
+            self.message is not None
+            or (task is not None and task.status.state.is_terminal)
+            or self._link_state[0] in ("stopped", "lost")
+        )
+
+    def _prompt_or_raise(self, card: PromptCard | None) -> PromptCard:
+        if card is not None:
+            return card
+        state = self.task.status.state.name if self.task else "unknown"
+        follow = self._link_state[1] or self._link_state[0]
+        raise HitlError(f"no further prompt: the task is {state} ({follow})")
 
     def refresh(self) -> Task:
         """Read the task again (GetTask) and show what changed."""
-        assert self.task is not None
-        task = self.client.get_task(self.task.id)
-        self._advance(task)
+        if self.task is None:
+            raise HitlError("no task to refresh: the agent has not named one")
+        task = self.link.run(self.link.client.get_task(self.task.id), 60.0)
+        self.receive(TaskEvent(task))
         return task
 
-    def _on_outcome(self, outcome: Outcome) -> None:
-        if outcome.status == "accepted" and outcome.task is not None:
-            self._advance(outcome.task)
+    # --- stopping -------------------------------------------------------------------------
 
-    def _advance(self, result: Any) -> None:
-        if not isinstance(result, Task):
-            text = json.dumps(getattr(result, "parts", None), default=str)[:500]
-            self.notice.value = f"<div>The agent answered with a message: {esc(text)}</div>"
+    def stop_following(self, reason: str) -> None:
+        """Stop the background work (answers can still be given from the cards)."""
+        follower = self._box[0]
+        if follower is not None and follower.running:
+            follower.stop()
+            self.link_state("stopped", reason)
+            for card in self.cards:
+                card.stop(reason)
+
+    def close(self) -> None:
+        """Stop following; close the client when the conversation made it (idempotent)."""
+        if self._closed:
             return
-        self.task = result
-        event = prompt_of(result)
-        if isinstance(event, PromptEvent):
-            known = {card.prompt_id for card in self.cards}
-            if event.prompt_id not in known:
-                card = PromptCard(
-                    self.client, result, event.envelope, responder=self.responder, ui=self.ui
-                )
-                card.on_outcome(self._on_outcome)
-                self.cards.append(card)
-                self.widget.children = (*[c.widget for c in self.cards], self.notice)
-            self.notice.value = ""
-        elif isinstance(event, MalformedPromptEvent):
-            self.notice.value = (
-                f'<div style="color:{COLORS["error"]}">The agent sent a malformed prompt: '
-                f"{esc(event.reason)}</div>"
-            )
-        else:
-            self.notice.value = self._state_html(result)
+        self._closed = True
+        self.stop_following("the conversation was closed")
+        self.link.close()
 
-    def _state_html(self, task: Task) -> str:
-        parts = [f"<div>Task <code>{esc(task.id)}</code> is <b>{task.status.state.name}</b></div>"]
-        for artifact in task.artifacts or []:
-            for part in artifact.parts:
-                body = part.text if part.text is not None else json.dumps(part.data, indent=2)
-                parts.append(f"<pre>{esc(body)}</pre>")
+    def __enter__(self) -> Conversation:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- display --------------------------------------------------------------------------
+
+    def _render(self) -> None:
+        cards: list[Any] = [c.widget for c in self.cards]
+        if self.question is not None:
+            cards.append(self.question.widget)
+        children = (*cards, self.notice, self.said, self.artifacts)
+        if tuple(self.widget.children) != children:
+            self.widget.children = children
+        self.notice.value = self._state_html()
+        self.said.value = self._said_html()
+        self.artifacts.value = artifacts_html(self.task.artifacts) if self.task else ""
+
+    def _state_html(self) -> str:
+        link, detail = self._link_state
+        parts = []
+        if self.malformed is not None:
+            parts.append(
+                f'<div style="color:{COLORS["error"]}">The agent sent a malformed prompt: '
+                f"{esc(self.malformed.reason)}</div>"
+            )
+        task = self.task
+        if task is None:
+            if self.message is None:
+                parts.append(f'<div style="color:{MUTED}">starting…</div>')
+        else:
+            state = task.status.state
+            if state in _ENDED_WORDS:
+                kind, word = _ENDED_WORDS[state]
+                parts.append(f'<div style="color:{COLORS[kind]}"><b>{word}</b></div>')
+            elif not state.is_interrupted:
+                clock = (
+                    ""
+                    if stable_output()
+                    else " for " + css_elapsed(time.monotonic() - self._since, "")
+                )
+                parts.append(f"<div><b>Working</b>{clock}</div>")
+            if link == "reconnecting":
+                parts.append(
+                    f'<div style="color:{COLORS["warn"]}">reconnecting: {esc(detail)}</div>'
+                )
+            elif link in ("stopped", "lost") and detail and not state.is_terminal:
+                kind = "error" if link == "lost" else "warn"
+                parts.append(
+                    f'<div style="color:{COLORS[kind]}">Not following the task any more: '
+                    f"{esc(detail)}</div>"
+                )
         return "".join(parts)
 
+    def _said_html(self) -> str:
+        if self.message is not None:
+            return f"<div><b>The agent answered:</b>{parts_html(self.message.parts)}</div>"
+        task = self.task
+        if task is None or task.status.message is None or prompt_of(task) is not None:
+            return ""
+        if self.question is not None and self.question.is_open:
+            return ""
+        words = parts_html(task.status.message.parts)
+        return (
+            f'<div class="hitl-agent-message"><b>The agent says:</b>{words}</div>' if words else ""
+        )
+
     def to_text(self) -> str:
-        """The conversation as plain text."""
+        """The conversation as plain text (what nbconvert and nbval read)."""
         blocks = [card.to_text() for card in self.cards]
-        if self.task is not None and self.current is None:
-            blocks.append(f"task is {self.task.status.state.name}")
-            for artifact in self.task.artifacts or []:
-                for part in artifact.parts:
-                    data = part.text if part.text is not None else json.dumps(part.data)
-                    blocks.append(f"artifact: {data}")
+        if self.question is not None:
+            blocks.append(self.question.to_text())
+        if self.malformed is not None:
+            blocks.append(f"malformed prompt: {self.malformed.reason}")
+        if self.message is not None:
+            blocks.append(f"the agent answered: {message_text(self.message)}")
+        task = self.task
+        open_question = self.question is not None and self.question.is_open
+        if task is None and self.message is None:
+            blocks.append("starting")
+        elif task is not None and self.current is None and not open_question:
+            blocks.append(f"task is {task.status.state.name}")
+            said = message_text(task.status.message).strip()
+            if said and prompt_of(task) is None:
+                blocks.append(f"agent: {said}")
+            blocks += artifacts_text(task.artifacts)
+        link, detail = self._link_state
+        if link == "reconnecting":
+            blocks.append(f"reconnecting: {detail}")
         return "\n".join(blocks)
 
     def __repr__(self) -> str:
@@ -166,6 +642,32 @@ class Conversation:
         bundle["text/plain"] = self.to_text()
         return bundle
 
-    def close(self) -> None:
-        """Close the client (when the conversation created it)."""
-        self.client.close()
+
+def event_id_of(event: ClientEvent) -> str | None:
+    """The event's id on the wire (None when the agent does not number its events)."""
+    value = getattr(event, "event_id", None)
+    return value if isinstance(value, str) else None
+
+
+def _instant(timestamp: str) -> datetime:
+    parsed = parse_rfc3339(timestamp)
+    return parsed if parsed is not None else datetime.min.replace(tzinfo=timezone.utc)
+
+
+def _as_message(result: Any) -> ClientEvent:
+    if isinstance(result, Message):
+        return MessageEvent(result)
+    raise TypeError(
+        f"a Conversation is built from a Task or a Message, not {type(result).__name__}"
+    )
+
+
+def _forget(box: list[Follower | None], link: Link) -> None:
+    # The conversation was garbage-collected: stop its follower, close its own client.
+    follower = box[0]
+    if follower is not None:
+        follower.stop()
+    try:
+        link.close()
+    except Exception:  # best effort at garbage collection
+        pass

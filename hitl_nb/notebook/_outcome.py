@@ -1,4 +1,10 @@
-"""What became of one answer: :class:`Outcome`, in one plain line."""
+"""What became of one answer (:class:`Outcome`), in one plain line.
+
+The statuses never overstate: ``accepted`` only when the agent took the answer,
+``expired`` when the prompt's deadline closed it (never reported as a 409), ``closed``
+when the task ended while the prompt was open, ``conflict`` when someone else answered
+first.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +16,11 @@ from hitl_nb.errors import AnswerNotAccepted, HitlError
 
 from ._style import COLORS, esc
 
-__all__ = ["Outcome", "Status", "outcome_html"]
+__all__ = ["Outcome", "Status", "outcome_html", "status_html"]
 
-Status = Literal["accepted", "held", "refused", "invalid", "conflict", "failed"]
+Status = Literal[
+    "accepted", "held", "refused", "invalid", "conflict", "expired", "closed", "failed"
+]
 
 _KIND = {
     "accepted": "ok",
@@ -20,21 +28,31 @@ _KIND = {
     "refused": "error",
     "invalid": "error",
     "conflict": "error",
+    "expired": "error",
+    "closed": "error",
     "failed": "error",
 }
 
 
 @dataclass(frozen=True, repr=False)
 class Outcome:
-    """What became of one answer.
+    """What became of one answer (or of a prompt that closed before one).
 
-    ``status``: ``accepted`` (the agent took it), ``held`` (a consensus is still
-    gathering), ``refused`` (the responder may not answer, S-3), ``invalid`` (checked
-    locally or 422 from the agent: see ``validation_errors``), ``conflict`` (409: the
-    prompt was answered already or is unknown) or ``failed`` (the agent could not be
-    reached, or answered with another error). ``message`` says it in words; ``task`` is
-    the task as the agent last reported it, when known; ``error`` the exception behind
-    an ``invalid`` / ``conflict`` / ``failed`` answer, when there was one.
+    ``status``:
+
+    - ``accepted``: the agent took the answer;
+    - ``held``: a consensus is still gathering (nothing sent yet, S-3);
+    - ``refused``: this responder may not answer (S-3); nothing was sent;
+    - ``invalid``: checked locally, or the agent's 422: see ``validation_errors``;
+    - ``conflict``: the prompt was answered already (409), by someone else;
+    - ``expired``: the prompt's deadline closed it (S-4);
+    - ``closed``: the task ended (failed, canceled) while the prompt was open;
+    - ``failed``: the agent could not be reached, or answered with another error.
+
+    ``message`` says it in words; ``task`` is the task as last reported, when known;
+    ``error`` the exception behind an ``invalid`` / ``conflict`` / ``expired`` /
+    ``failed`` answer, when there was one. ``repr()`` is one line; ``str()`` adds one
+    line per validation error.
 
     For tests: :meth:`raise_for_status`, :attr:`state`, :attr:`final_text`,
     :attr:`artifacts` and :attr:`artifact_data`::
@@ -106,12 +124,18 @@ class Outcome:
 
 def outcome_html(outcome: Outcome) -> str:
     """The outcome as the card's status line (escaped; theme colours)."""
-    color = COLORS[_KIND[outcome.status]]
-    details = "".join(
-        f"<li><code>{esc(e.get('path') or '/')}</code> {esc(e.get('message'))}</li>"
-        for e in outcome.validation_errors
+    return status_html(
+        _KIND[outcome.status],
+        outcome.status,
+        outcome.message,
+        [f"{e.get('path') or '/'} {e.get('message')}" for e in outcome.validation_errors],
     )
+
+
+def status_html(kind: str, label: str, message: str, details: list[str] | None = None) -> str:
+    """A status line: ``label`` in bold, then ``message``, then a list of ``details``."""
+    items = "".join(f"<li>{esc(d)}</li>" for d in details or [])
     return (
-        f'<div style="color:{color}"><b>{esc(outcome.status)}</b>: '
-        f"{esc(outcome.message)}{f'<ul>{details}</ul>' if details else ''}</div>"
+        f'<div style="color:{COLORS[kind]}"><b>{esc(label)}</b>: {esc(message)}'
+        f"{f'<ul>{items}</ul>' if items else ''}</div>"
     )

@@ -1,19 +1,170 @@
-"""Who is answering a prompt, and may they (spec S-3)."""
+"""Who is answering a prompt, and may they (spec S-3).
+
+"Orchestrators MUST authenticate and authorize the human responder against
+``allowed_responders`` before forwarding the response" (§Security Considerations S-3):
+the card is that orchestrator. A prompt that names its responders (``specific:<id>``,
+``consensus:N``) gets an "Answering as" field (CSS class ``hitl-responder``), prefilled
+with the Jupyter identity (``JUPYTERHUB_USER``) or the configured responder. An answer
+from someone the prompt does not name is not sent; the card says why and offers a
+deliberate override, and an overridden answer says so in its outcome. A consensus is
+counted here: the card shows how many agreeing answers are still needed.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import ipywidgets as W
+
+from hitl_nb._json import dumps_compact
+from hitl_nb.policy import Decision, ResponderGate, current_responder
+from hitl_nb.responders import AnyResponder, ConsensusResponder, SpecificResponder
 from hitl_nb.spec import PromptEnvelope
 
-from ._style import esc
+from ._style import COLORS, MUTED, esc
 
-__all__ = ["responders_html", "responders_text"]
+__all__ = ["ResponderField", "responders_html", "responders_text"]
 
 
 def responders_html(envelope: PromptEnvelope) -> str:
-    """The prompt's ``allowed_responders`` as a fragment of the card's header."""
-    return "responders " + ", ".join(f"<code>{esc(r)}</code>" for r in envelope.responders)
+    """Who may answer, in words, as a fragment of the card's header."""
+    words = []
+    for r in envelope.responders:
+        if isinstance(r, AnyResponder):
+            words.append("anyone")
+        elif isinstance(r, SpecificResponder):
+            words.append(f"<code>{esc(r.id)}</code>")
+        elif isinstance(r, ConsensusResponder):
+            words.append(f"{r.n} people who agree")
+        else:
+            words.append(f"<code>{esc(r)}</code> (not understood, ignored)")
+    return "who may answer: " + ", ".join(words)
 
 
 def responders_text(envelope: PromptEnvelope) -> str:
     """The prompt's ``allowed_responders`` as a line of the card's plain text."""
     return "responders: " + ", ".join(str(r) for r in envelope.responders)
+
+
+class ResponderField:
+    """The "Answering as" field of one card and its S-3 decision.
+
+    ``gate`` is the :class:`~hitl_nb.policy.ResponderGate` (its ballots hold a
+    consensus); ``widget`` is empty for prompts anyone may answer.
+    """
+
+    def __init__(self, envelope: PromptEnvelope, responder: str | None = None) -> None:
+        self.envelope = envelope
+        self.gate = ResponderGate(envelope.responders)
+        self.names_responders = bool(self.gate.specific) or self.gate.needed > 1
+        self.signed_in = os.environ.get("JUPYTERHUB_USER") or None
+        #: Whether the last decision forwarded an answer by override.
+        self.overridden = False
+        self.input = W.Text(
+            value=current_responder(responder) or "",
+            description="Answering as",
+            placeholder="your name or id",
+            style={"description_width": "initial"},
+        )
+        self.input.add_class("hitl-responder")
+        self.override = W.Checkbox(
+            value=False,
+            description="Send anyway (override the prompt's list of responders)",
+            indent=False,
+            layout=W.Layout(display="none", width="auto"),
+        )
+        self.override.add_class("hitl-responder-override")
+        self.note = W.HTML(value=self._tally_html())
+        self.note.add_class("hitl-responder-note")
+        self.input.observe(self._on_identity, names="value")
+        children = [self.input, self.note, self.override] if self.names_responders else []
+        self.widget = W.VBox(children)
+
+    @property
+    def value(self) -> str | None:
+        """Who is answering (None when the field is empty)."""
+        text = self.input.value.strip()
+        return text or None
+
+    def _on_identity(self, _change: Mapping[str, Any]) -> None:
+        self.override.value = False
+        self.override.layout.display = "none"
+        self.note.value = self._tally_html()
+
+    def _tally_html(self, extra: str = "") -> str:
+        parts = []
+        if self.signed_in and self.value and self.value != self.signed_in:
+            parts.append(
+                f"you are signed in as <code>{esc(self.signed_in)}</code> and answering as "
+                f"<code>{esc(self.value)}</code>"
+            )
+        needed = self.gate.needed
+        if needed > 1:
+            votes = self._best_votes()
+            parts.append(
+                f"{votes} of {needed} agreeing answers so far; {needed - votes} more needed"
+            )
+        if extra:
+            parts.append(extra)
+        if not parts:
+            return ""
+        return f'<div style="font-size:smaller;color:{MUTED}">{"; ".join(parts)}</div>'
+
+    def _best_votes(self) -> int:
+        counts: dict[str, int] = {}
+        for payload in self.gate.ballots.values():
+            key = dumps_compact(payload)
+            counts[key] = counts.get(key, 0) + 1
+        return max(counts.values(), default=0)
+
+    def decide(
+        self, payload: dict[str, Any], responder: str | None = None, override: bool = False
+    ) -> Decision:
+        """Decide about one answer: forward it, hold it (consensus), or refuse it.
+
+        ``responder`` (from code) wins over the field. A refusal because the prompt
+        does not name the responder shows the override; ``override`` (or the ticked
+        box) forwards it anyway, saying so in the reason.
+        """
+        who = responder if responder is not None else self.value
+        overriding = override or self.override.value
+        refusal = self.gate.may_answer(who)
+        self.overridden = False
+        if refusal is not None and overriding and who is not None and self.gate.specific:
+            self.overridden = True
+            names = ", ".join(sorted(self.gate.specific))
+            return Decision(
+                "forward",
+                f"sent as {who!r}, whom the prompt does not name ({names}): overridden "
+                "deliberately",
+                payload,
+            )
+        decision = self.gate.submit(who, payload)
+        if decision.action == "refuse" and self.gate.specific and who is not None:
+            self.override.layout.display = None
+            self.note.value = self._tally_html(
+                f'<span style="color:{COLORS["error"]}">{esc(decision.reason)}. The agent '
+                "does not check who answers (S-3): this card does. Tick the box to send "
+                "anyway.</span>"
+            )
+        else:
+            self.note.value = self._tally_html()
+        return decision
+
+    def reset(self) -> None:
+        """Start the count again (after the agent refused the forwarded answer)."""
+        self.gate = ResponderGate(self.envelope.responders)
+        self.note.value = self._tally_html()
+
+    def disable(self) -> None:
+        """No more answers: grey the field and the override out."""
+        self.input.disabled = True
+        self.override.disabled = True
+
+    def text(self) -> str:
+        """ "answering as: X" for prompts that name responders ("" otherwise)."""
+        if not self.names_responders:
+            return ""
+        return f"answering as: {self.value or '(nobody: fill in the field)'}"

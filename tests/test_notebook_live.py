@@ -1,0 +1,363 @@
+"""Conversations that follow their task live, headless, against real agents on 127.0.0.1.
+
+The same handlers a browser click runs are driven through the widget objects
+(``Button.click()``, a text field's ``value``); waits are bounded by timeouts, never
+by timed assertions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from hitl_nb.a2a import TaskState
+from hitl_nb.client import PromptEvent, StatusEvent, SyncHitlClient, TaskEvent
+from hitl_nb.errors import HitlError, TaskNotFound
+from hitl_nb.mock_agent import MockAgent
+from hitl_nb.notebook import Conversation, Outcome, PromptCard
+from hitl_nb.notebook._worker import shared_loop
+from tests.helpers.proxy import cut_proxy
+
+
+@pytest.fixture(scope="module")
+def agent() -> Iterator[MockAgent]:
+    with MockAgent() as running:
+        yield running
+
+
+def _until(check: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"gave up waiting for {what or check}"
+        time.sleep(0.02)
+
+
+def test_start_returns_while_the_agent_thinks_and_the_card_follows(agent: MockAgent) -> None:
+    content = {"scenario": "approval", "start_delay_seconds": 1.5}
+    with Conversation.start(agent.url, content, settle=0) as chat:
+        assert chat.task is not None and chat.task.id
+        assert chat.task.status.state.name in ("SUBMITTED", "WORKING")
+        assert chat.current is None and chat.following
+        assert "Working" in chat.notice.value and "hitl-clock" in chat.notice.value
+        _until(lambda: "Preparing the first question." in chat.said.value, what="the status text")
+        assert "task is WORKING" in chat.to_text()
+        card = chat.next_prompt(timeout=30)
+        assert isinstance(card, PromptCard) and card is chat.current
+        assert chat.answer({"approve": True}).status == "accepted"
+        assert chat.task.status.state.name == "COMPLETED"
+        with pytest.raises(HitlError, match="no further prompt: the task is COMPLETED"):
+            chat.next_prompt(timeout=5)
+
+
+def test_answer_from_code_waits_for_a_slow_first_prompt(agent: MockAgent) -> None:
+    content = {"scenario": "approval", "start_delay_seconds": 0.5}
+    with Conversation.start(agent.url, content, settle=0) as chat:
+        outcome = chat.answer({"approve": False}, timeout=30)
+    assert outcome.status == "accepted" and "COMPLETED" in outcome.message
+
+
+def test_next_prompt_can_be_awaited(agent: MockAgent) -> None:
+    with Conversation.start(agent.url, {"scenario": "multi-step"}) as chat:
+        chat.answer({"name": "r1"})
+
+        async def later() -> PromptCard:
+            return await chat.next_prompt_async(timeout=30)
+
+        card = asyncio.run(later())
+        assert card.envelope.prompt.startswith("Step 2 of 3")
+        with pytest.raises(TimeoutError):  # nobody clicks
+            asyncio.run(card.wait_async(timeout=0.05))
+
+
+def test_a_slow_agents_accepted_answer_is_accepted() -> None:
+    with MockAgent(faults=["slow-resume=1500"]) as slow:
+        with Conversation.start(slow.url, {"scenario": "approval"}) as chat:
+            card = chat.current
+            assert card is not None
+            card.form.value = {"approve": True}
+            card.form.submit_button.click()  # the handler a browser click runs
+            assert card.outcome is None  # sent in the background: the kernel is free
+            _until(lambda: "accepted" in card.status.value, what="accepted")
+            assert "✓ submitted" not in card.form.status.value
+            outcome = card.wait(timeout=30)
+            assert outcome.status == "accepted" and "COMPLETED" in outcome.message
+            assert repr(outcome).count("\n") == 0 and repr(outcome).startswith("<Outcome accepted")
+        with Conversation.start(slow.url, {"scenario": "approval"}) as chat:
+            by_code = chat.answer({"approve": True})
+            assert by_code.status == "accepted" and "COMPLETED" in by_code.message
+
+
+def test_a_deadline_that_fails_the_task_closes_the_open_card(agent: MockAgent) -> None:
+    content = {"scenario": "deadline", "deadline_seconds": 1, "on_deadline": "fail"}
+    with Conversation.start(agent.url, content, poll_interval=30) as chat:
+        card = chat.current
+        assert card is not None and "hitl-deadline" in card.header.value
+        assert "deadline in" in card.header.value
+        outcome = card.wait(timeout=30)  # nobody clicks: the card closes by itself
+        assert outcome.status == "expired", outcome
+        assert "deadline passed" in outcome.message and "409" not in outcome.message
+        assert card.form.disabled and card.form.submit_button.disabled
+        assert "deadline passed" in card.header.value
+        assert "Failed" in chat.notice.value and "passed" in chat.said.value
+        assert "task is FAILED" in chat.to_text()
+        with pytest.raises(HitlError, match="no prompt is open: the task is FAILED"):
+            chat.answer({"approve": True})
+
+
+def test_a_late_answer_to_an_agent_that_keeps_the_prompt_open_is_accepted(
+    agent: MockAgent,
+) -> None:
+    content = {"scenario": "deadline", "deadline_seconds": 1}
+    with Conversation.start(agent.url, content, poll_interval=30) as chat:
+        card = chat.current
+        assert card is not None
+        _until(lambda: "deadline passed" in card.header.value, what="deadline passed")
+        _until(lambda: "still takes answers" in card.notes.value, what="the late note")
+        assert card.is_open and not card.form.disabled
+        assert chat.answer({"approve": True}).status == "accepted"
+
+
+def test_a_409_after_the_deadline_is_expired_not_already_answered(agent: MockAgent) -> None:
+    content = {"scenario": "deadline", "deadline_seconds": 1, "on_deadline": "fail"}
+    client = SyncHitlClient(agent.url)
+    try:
+        # not followed: the person answers a card that still looks open
+        chat = Conversation(client, client.send(content), follow=False)
+        card = chat.current
+        assert card is not None
+        time.sleep(1.5)  # nobody answers in time (no assertion on timing)
+        outcome = card.answer({"approve": True})
+        assert outcome.status == "expired" and "deadline passed" in outcome.message
+        assert card.form.disabled
+    finally:
+        client.close()
+
+
+def test_a_specific_prompt_is_answered_by_click_as_the_named_person(agent: MockAgent) -> None:
+    content = {"scenario": "specific", "responder": "reviewer@example.org"}
+    with Conversation.start(agent.url, content, responder="intern@example.org") as chat:
+        card = chat.current
+        assert card is not None
+        field = card.who.input
+        assert "hitl-responder" in field._dom_classes and field.value == "intern@example.org"
+        card.form.value = {"approve": True}
+        card.form.submit_button.click()
+        assert card.outcome is not None and card.outcome.status == "refused"
+        assert card.who.override.layout.display is None  # the override is offered
+        assert "does not check who answers" in card.who.note.value
+        field.value = "reviewer@example.org"  # the person says who they are
+        assert card.who.override.layout.display == "none"
+        card.form.submit_button.click()
+        outcome = card.wait(timeout=30)
+        assert outcome.status == "accepted" and "overridden" not in outcome.message
+
+
+def test_an_override_is_deliberate_and_said(agent: MockAgent) -> None:
+    content = {"scenario": "specific", "responder": "reviewer@example.org"}
+    with Conversation.start(agent.url, content, responder="intern@example.org") as chat:
+        card = chat.current
+        assert card is not None
+        card.form.value = {"approve": True}
+        card.form.submit_button.click()
+        assert card.outcome is not None and card.outcome.status == "refused"
+        card.who.override.value = True
+        card.form.submit_button.click()
+        outcome = card.wait(timeout=30)
+        assert outcome.status == "accepted" and "overridden deliberately" in outcome.message
+
+
+def test_the_responder_field_comes_from_jupyterhub(
+    agent: MockAgent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUPYTERHUB_USER", "reviewer@example.org")
+    content = {"scenario": "specific", "responder": "reviewer@example.org"}
+    with Conversation.start(agent.url, content) as chat:
+        card = chat.current
+        assert card is not None and card.who.input.value == "reviewer@example.org"
+        assert "answering as: reviewer@example.org" in card.to_text()
+        card.form.value = {"approve": True}
+        card.form.submit_button.click()
+        assert card.wait(timeout=30).status == "accepted"
+
+
+def test_consensus_says_how_many_answers_are_still_needed(agent: MockAgent) -> None:
+    with Conversation.start(agent.url, {"scenario": "consensus", "n": 3}) as chat:
+        card = chat.current
+        assert card is not None
+        assert "0 of 3 agreeing answers so far; 3 more needed" in card.who.note.value
+        assert card.answer({"approve": True}, responder="alice").status == "held"
+        assert "1 of 3 agreeing answers so far; 2 more needed" in card.who.note.value
+        assert card.answer({"approve": True}, responder="bob").status == "held"
+        assert card.answer({"approve": True}, responder="carol").status == "accepted"
+
+
+def test_someone_else_answering_closes_the_card_without_a_click(agent: MockAgent) -> None:
+    with Conversation.start(agent.url, {"scenario": "approval"}, poll_interval=0.2) as chat:
+        card = chat.current
+        assert card is not None and chat.task is not None
+        with SyncHitlClient(agent.url) as other:
+            other.respond(chat.task.id, card.prompt_id, {"approve": True})
+        outcome = card.wait(timeout=30)
+        assert outcome.status == "conflict" and "someone else answered" in outcome.message
+        assert card.form.disabled
+
+
+def test_a_cancel_while_the_card_is_open_disables_it(agent: MockAgent) -> None:
+    with Conversation.start(agent.url, {"scenario": "approval"}, poll_interval=0.2) as chat:
+        card = chat.current
+        assert card is not None and chat.task is not None
+        with SyncHitlClient(agent.url) as other:
+            other.cancel(chat.task.id)
+        outcome = card.wait(timeout=30)
+        assert outcome.status == "closed" and "canceled" in outcome.message
+        assert card.form.disabled and "Canceled" in chat.notice.value
+        assert (
+            "submitted" not in card.form.status.value or card.form.status.layout.display == "none"
+        )
+
+
+def test_a_stream_cut_mid_task_reconnects_with_no_lost_or_doubled_event(
+    agent: MockAgent,
+) -> None:
+    with cut_proxy(agent.url) as proxy:
+        proxy.cut_after_events = 2  # the first stream dies after the snapshot and WORKING
+        states: list[str] = []
+        content = {"scenario": "approval", "start_delay_seconds": 1.0}
+        # The card is read apart, so the stream is the first answer on its connection.
+        card_json = httpx.get(proxy.url + "/.well-known/agent-card.json").json()
+        with Conversation.start(card_json, content, settle=0) as chat:
+            original = chat.link_state
+
+            def spy(state: str, detail: str = "") -> None:
+                states.append(state)
+                original(state, detail)
+
+            chat.link_state = spy  # type: ignore[method-assign]
+            card = chat.next_prompt(timeout=30)
+            assert proxy.cuts == 1 and "reconnecting" in states, states
+            assert chat.answer({"approve": True}).status == "accepted"
+            # Events the agent numbered (the streams) arrive once each, none missing;
+            # snapshots read with GetTask are logged only when they bring a new status.
+            ids = [
+                e.event_id
+                for e in chat.events
+                if isinstance(e, (TaskEvent, StatusEvent)) and e.event_id is not None
+            ]
+            assert len(ids) == len(set(ids)), ids
+            numbers = sorted(int(i) for i in ids)
+            assert numbers == list(range(1, numbers[-1] + 1)), numbers
+            statuses = [
+                (s.state, s.timestamp)
+                for s in (
+                    e.task.status if isinstance(e, TaskEvent) else e.status
+                    for e in chat.events
+                    if isinstance(e, (TaskEvent, StatusEvent))
+                )
+            ]
+            assert len(statuses) == len(set(statuses)), statuses
+            assert [s for s, _ in statuses].count(TaskState.INPUT_REQUIRED) == 1
+            assert statuses[-1][0] is TaskState.COMPLETED
+            assert sum(isinstance(e, PromptEvent) for e in chat.events) == 1
+            assert card.prompt_id == chat.cards[0].prompt_id
+
+
+def test_a_malformed_prompt_says_why_in_text_too() -> None:
+    with MockAgent(faults=["oversize-schema"]) as bad:
+        with Conversation.start(bad.url, {"scenario": "approval"}) as chat:
+            assert chat.malformed is not None and chat.current is None
+            assert "malformed prompt:" in chat._repr_mimebundle_()["text/plain"]
+            assert "malformed prompt" in chat.notice.value
+
+
+def test_close_stops_the_background_work(agent: MockAgent) -> None:
+    chat = Conversation.start(
+        agent.url, {"scenario": "approval", "start_delay_seconds": 30}, settle=0
+    )
+    assert chat.following
+    chat.close()
+    assert not chat.following and "closed" in chat.notice.value
+    chat.close()  # idempotent
+
+
+def test_one_thread_for_any_number_of_conversations_and_none_kept_when_forgotten(
+    agent: MockAgent,
+) -> None:
+    loop = shared_loop()
+    before = threading.active_count()
+    content = {"scenario": "approval", "start_delay_seconds": 30}
+    chats = [Conversation.start(agent.url, content, settle=0) for _ in range(12)]
+    assert threading.active_count() == before  # all on the one shared loop thread
+    assert all(c.following for c in chats)
+    followers = [c._box[0] for c in chats]
+    del chats
+    gc.collect()
+    for follower in followers:
+        assert follower is not None
+        _until(lambda f=follower: f.future.done(), what="the follower of a forgotten chat")
+    assert threading.active_count() == before and shared_loop() is loop
+
+    async def count() -> int:
+        return len([t for t in asyncio.all_tasks() if t is not asyncio.current_task()])
+
+    assert loop.run(count()) == 0
+
+
+def test_rerunning_the_cell_or_an_interrupt_stops_the_following(agent: MockAgent) -> None:
+    from hitl_nb.notebook import _worker
+
+    content = {"scenario": "approval", "start_delay_seconds": 30}
+    chat = Conversation.start(agent.url, content, settle=0)
+    _worker._by_cell.setdefault("cell-1", __import__("weakref").WeakSet()).add(chat)
+    _worker._pre_run_cell(type("Info", (), {"cell_id": "cell-1"})())
+    assert not chat.following and "ran again" in chat.notice.value
+    other = Conversation.start(agent.url, content, settle=0)
+    _worker._post_run_cell(type("Result", (), {"error_in_exec": KeyboardInterrupt()})())
+    assert not other.following and "interrupted" in other.notice.value
+    chat.close()
+    other.close()
+
+
+def test_attach_follows_an_existing_task(agent: MockAgent) -> None:
+    with SyncHitlClient(agent.url) as client:
+        task = client.send({"scenario": "approval"})
+    with Conversation.attach(agent.url, task.id) as chat:  # e.g. after a kernel restart
+        assert chat.current is not None
+        assert chat.answer({"approve": True}).status == "accepted"
+    with pytest.raises(TaskNotFound):
+        Conversation.attach(agent.url, "no-such-task")
+
+
+def test_start_says_what_went_wrong(agent: MockAgent) -> None:
+    with pytest.raises(HitlError, match="unknown scenario"):
+        Conversation.start(agent.url, {"scenario": "nope"})
+    with pytest.raises(ValueError, match="poll_interval"):
+        Conversation.start(agent.url, {"scenario": "approval"}, poll_interval=0)
+
+
+def test_an_agent_without_the_extension_asks_in_text_and_gets_text() -> None:
+    from tests.helpers.sdk_agent import SdkAgent
+
+    with SdkAgent() as sdk:
+        url = sdk.url + "/.well-known/agent-card.json"
+        with Conversation.start(url, "hello", activate_extension=False) as chat:
+            question = _until(lambda: chat.question, what="the text question")
+            assert "Approve the release?" in question.to_text() and chat.current is None
+            outcome = chat.answer("yes, ship it")
+            assert outcome.status == "accepted", outcome
+            assert chat.task is not None and chat.task.status.state.name == "INPUT_REQUIRED"
+
+
+def test_outcome_repr_is_one_line() -> None:
+    outcome = Outcome("invalid", "no", None, [{"path": "/a", "message": "x\ny"}])
+    assert repr(outcome) == "<Outcome invalid: no>"
+    assert str(outcome) == "invalid: no\n  /a: x\ny"
