@@ -75,8 +75,7 @@ def test_next_prompt_can_be_awaited(agent: MockAgent) -> None:
 
         card = asyncio.run(later())
         assert card.envelope.prompt.startswith("Step 2 of 3")
-        with pytest.raises(TimeoutError):  # nobody clicks
-            asyncio.run(card.wait_async(timeout=0.05))
+        assert asyncio.run(card.wait_async(timeout=0.05)) is None  # nobody clicks
 
 
 def test_a_slow_agents_accepted_answer_is_accepted() -> None:
@@ -90,6 +89,7 @@ def test_a_slow_agents_accepted_answer_is_accepted() -> None:
             _until(lambda: "accepted" in card.status.value, what="accepted")
             assert "✓ submitted" not in card.form.status.value
             outcome = card.wait(timeout=30)
+            assert outcome is not None
             assert outcome.status == "accepted" and "COMPLETED" in outcome.message
             assert repr(outcome).count("\n") == 0 and repr(outcome).startswith("<Outcome accepted")
         with Conversation.start(slow.url, {"scenario": "approval"}) as chat:
@@ -104,7 +104,7 @@ def test_a_deadline_that_fails_the_task_closes_the_open_card(agent: MockAgent) -
         assert card is not None and "hitl-deadline" in card.header.value
         assert "deadline in" in card.header.value
         outcome = card.wait(timeout=30)  # nobody clicks: the card closes by itself
-        assert outcome.status == "expired", outcome
+        assert outcome is not None and outcome.status == "expired", outcome
         assert "deadline passed" in outcome.message and "409" not in outcome.message
         assert card.form.disabled and card.form.submit_button.disabled
         assert "deadline passed" in card.header.value
@@ -159,6 +159,7 @@ def test_a_specific_prompt_is_answered_by_click_as_the_named_person(agent: MockA
         assert card.who.override.layout.display == "none"
         card.form.submit_button.click()
         outcome = card.wait(timeout=30)
+        assert outcome is not None
         assert outcome.status == "accepted" and "overridden" not in outcome.message
 
 
@@ -173,6 +174,7 @@ def test_an_override_is_deliberate_and_said(agent: MockAgent) -> None:
         card.who.override.value = True
         card.form.submit_button.click()
         outcome = card.wait(timeout=30)
+        assert outcome is not None
         assert outcome.status == "accepted" and "overridden deliberately" in outcome.message
 
 
@@ -187,7 +189,7 @@ def test_the_responder_field_comes_from_jupyterhub(
         assert "answering as: reviewer@example.org" in card.to_text()
         card.form.value = {"approve": True}
         card.form.submit_button.click()
-        assert card.wait(timeout=30).status == "accepted"
+        assert (card.wait(timeout=30) or Outcome("failed", "none")).status == "accepted"
 
 
 def test_consensus_says_how_many_answers_are_still_needed(agent: MockAgent) -> None:
@@ -208,6 +210,7 @@ def test_someone_else_answering_closes_the_card_without_a_click(agent: MockAgent
         with SyncHitlClient(agent.url) as other:
             other.respond(chat.task.id, card.prompt_id, {"approve": True})
         outcome = card.wait(timeout=30)
+        assert outcome is not None
         assert outcome.status == "conflict" and "someone else answered" in outcome.message
         assert card.form.disabled
 
@@ -219,6 +222,7 @@ def test_a_cancel_while_the_card_is_open_disables_it(agent: MockAgent) -> None:
         with SyncHitlClient(agent.url) as other:
             other.cancel(chat.task.id)
         outcome = card.wait(timeout=30)
+        assert outcome is not None
         assert outcome.status == "closed" and "canceled" in outcome.message
         assert card.form.disabled and "Canceled" in chat.notice.value
         assert (
@@ -231,20 +235,14 @@ def test_a_stream_cut_mid_task_reconnects_with_no_lost_or_doubled_event(
 ) -> None:
     with cut_proxy(agent.url) as proxy:
         proxy.cut_after_events = 2  # the first stream dies after the snapshot and WORKING
-        states: list[str] = []
         content = {"scenario": "approval", "start_delay_seconds": 1.0}
         # The card is read apart, so the stream is the first answer on its connection.
         card_json = httpx.get(proxy.url + "/.well-known/agent-card.json").json()
         with Conversation.start(card_json, content, settle=0) as chat:
-            original = chat.link_state
-
-            def spy(state: str, detail: str = "") -> None:
-                states.append(state)
-                original(state, detail)
-
-            chat.link_state = spy  # type: ignore[method-assign]
             card = chat.next_prompt(timeout=30)
+            states = [state for state, _ in chat.link_log]
             assert proxy.cuts == 1 and "reconnecting" in states, states
+            assert states[states.index("reconnecting") + 1] == "live", states
             assert chat.answer({"approve": True}).status == "accepted"
             # Events the agent numbered (the streams) arrive once each, none missing;
             # snapshots read with GetTask are logged only when they bring a new status.

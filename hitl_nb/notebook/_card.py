@@ -215,27 +215,35 @@ class PromptCard:
                 )
             )
 
-    def wait(self, timeout: float | None = None) -> Outcome:
-        """Block until the outcome of the answer sent (or the next one) is in.
+    def wait(self, timeout: float | None = None) -> Outcome | None:
+        """Block until the outcome of the answer sent (or of the next one) is in.
 
-        Returns at once when the last answer's outcome is already in. Raises
-        ``TimeoutError`` after ``timeout`` seconds. In a notebook cell a click cannot
-        arrive while the cell blocks: use ``await card.wait_async(timeout)`` there.
+        Returns at once when the last answer's outcome is already in; None when nothing
+        came within ``timeout`` seconds. A notebook cell that blocks cannot receive a
+        click (the kernel handles it after the cell): there, ``wait`` only waits for an
+        answer already on its way and otherwise returns what is there (None before any
+        answer). In a cell, ``await card.wait_async(timeout)`` waits for the click.
         """
         with self._lock:
-            if self.outcome is not None and not self._pending:
+            if (self.outcome is not None or _in_kernel_cell()) and not self._pending:
                 return self.outcome
             pending = self._next
-        return wait_blocking(lambda: pending, timeout)
+        try:
+            return wait_blocking(lambda: pending, timeout)
+        except TimeoutError:
+            return None
 
-    async def wait_async(self, timeout: float | None = None) -> Outcome:
+    async def wait_async(self, timeout: float | None = None) -> Outcome | None:
         """``await`` form of :meth:`wait`: clicks are handled while the cell awaits
-        (ipykernel >= 7.4)."""
+        (ipykernel >= 7.4). None when nothing came within ``timeout`` seconds."""
         with self._lock:
             if self.outcome is not None and not self._pending:
                 return self.outcome
             pending = self._next
-        return await wait_async(lambda: pending, timeout)
+        try:
+            return await wait_async(lambda: pending, timeout)
+        except TimeoutError:
+            return None
 
     def _on_form_submit(self, payload: dict[str, Any]) -> None:
         self.form.status.value = ""  # the card's status line says what happens next
@@ -465,3 +473,14 @@ class PromptCard:
         bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
         bundle["text/plain"] = self.to_text()
         return bundle
+
+
+def _in_kernel_cell() -> bool:
+    """True on the kernel's main thread (a cell runs there; clicks wait for it)."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return False
+    return getattr(get_ipython(), "kernel", None) is not None

@@ -117,6 +117,8 @@ class Conversation:
             concurrent.futures.Future()
         )
         self._link_state = ("", "")
+        #: How the task was followed, in order: ``(state, detail)`` (the last 100).
+        self.link_log: deque[tuple[str, str]] = deque(maxlen=100)
         self._since = time.monotonic()
         self._closed = False
         self._box: list[Follower | None] = [None]
@@ -247,6 +249,7 @@ class Conversation:
         """How the task is followed: live, polling, reconnecting, stopped, lost."""
         with self._lock:
             self._link_state = (state, detail)
+            self.link_log.append((state, detail))
             if state in ("stopped", "lost"):
                 self._settled.set()
                 self._resolve_prompt(None)

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from hitl_nb._display import stable_output
 from hitl_nb.spec import PromptEnvelope
 
-from ._clock import css_countdown, in_words
+from ._clock import css_countdown
 from ._style import COLORS, esc
 
 __all__ = ["deadline_html", "deadline_text", "seconds_left"]
@@ -50,13 +50,10 @@ def deadline_html(envelope: PromptEnvelope, now: datetime | None = None) -> str:
     return f'<span class="hitl-deadline" title="{at}">{clock} ({at})</span>'
 
 
-def deadline_text(envelope: PromptEnvelope, now: datetime | None = None) -> str:
-    """The deadline as a line of the card's plain text ("" without one)."""
-    if not envelope.deadline:
-        return ""
-    left = seconds_left(envelope, now)
-    if left is None or stable_output():
-        return f"deadline: {envelope.deadline}"
-    if left <= 0:
-        return f"deadline: {envelope.deadline} (passed)"
-    return f"deadline: {envelope.deadline} (in {in_words(left)})"
+def deadline_text(envelope: PromptEnvelope) -> str:
+    """The deadline as a line of the card's plain text ("" without one).
+
+    The timestamp only: plain text is what nbval compares, and a relative time changes
+    from run to run (the HTML card counts down live).
+    """
+    return f"deadline: {envelope.deadline}" if envelope.deadline else ""

@@ -165,6 +165,6 @@ class ResponderField:
 
     def text(self) -> str:
         """ "answering as: X" for prompts that name responders ("" otherwise)."""
-        if not self.names_responders:
+        if not self.names_responders or self.value is None:
             return ""
-        return f"answering as: {self.value or '(nobody: fill in the field)'}"
+        return f"answering as: {self.value}"
