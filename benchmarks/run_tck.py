@@ -95,6 +95,7 @@ _NOT_APPLICABLE = (
     "does not declare capabilities for",  # e.g. extendedAgentCard
     "does not declare urn:a2a:tck:required-extension",
     "Agent supports streaming",  # tests of agents that do not stream
+    "No requirements at this level",
 )
 
 

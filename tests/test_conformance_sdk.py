@@ -41,6 +41,9 @@ def test_sdk_agent_passes_every_conformance_scenario(
     )
     results = {r.id: r for r in report.results}
     assert all(results[i].passed for i in CONFORMANCE), report.to_text()
+    # The agent opens each streamed answer with the stored task (still on the prompt):
+    # CF-4 follows the stream past it instead of falling back to polling GetTask.
+    assert results["CF-4"].metrics["observed_by"] == ["stream"], results["CF-4"].metrics
     assert {r.id for r in report.failed} == {"EXT-CARD", "EXT-ECHO"}
     card = results["EXT-CARD"]
     assert "no required member" in str(card.failures[0])
