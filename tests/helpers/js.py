@@ -79,6 +79,7 @@ class NodeProcess:
         self.proc: subprocess.Popen[str] | None = None
         self.url = ""
         self.stderr: list[str] = []
+        self._drains: list[threading.Thread] = []
 
     def __enter__(self) -> NodeProcess:
         self.proc = subprocess.Popen(
@@ -86,7 +87,7 @@ class NodeProcess:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         assert self.proc.stdout is not None and self.proc.stderr is not None
-        threading.Thread(target=self._drain, args=(self.proc.stderr,), daemon=True).start()
+        self._start_drain(self.proc.stderr)
         deadline = time.monotonic() + 30
         line = self.proc.stdout.readline()
         while "listening on" not in line and line and time.monotonic() < deadline:
@@ -95,8 +96,13 @@ class NodeProcess:
             self.__exit__()
             raise RuntimeError(f"node {self.script} did not start: {''.join(self.stderr)[-2000:]}")
         self.url = line.rsplit(" ", 1)[-1].strip()
-        threading.Thread(target=self._drain, args=(self.proc.stdout,), daemon=True).start()
+        self._start_drain(self.proc.stdout)
         return self
+
+    def _start_drain(self, stream: Any) -> None:
+        thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
+        thread.start()
+        self._drains.append(thread)
 
     def _drain(self, stream: Any) -> None:
         for line in stream:
@@ -104,12 +110,19 @@ class NodeProcess:
             del self.stderr[:-200]
 
     def __exit__(self, *exc: object) -> None:
-        if self.proc is None or self.proc.poll() is not None:
+        proc = self.proc
+        if proc is None:
             return
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()  # the agent stops when its stdin closes
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        if proc.poll() is None:
+            assert proc.stdin is not None
+            proc.stdin.close()  # the agent stops when its stdin closes
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for thread in self._drains:
+            thread.join(5)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None and not stream.closed:
+                stream.close()

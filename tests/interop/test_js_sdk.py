@@ -135,7 +135,7 @@ def test_sync_client_against_the_js_sdk_agent(js_agent: NodeProcess, binding: st
 
 
 def test_a_conversation_with_the_js_sdk_agent(js_agent: NodeProcess) -> None:
-    chat = Conversation.start(js_agent.url, "release", call_timeout=30)
+    chat = Conversation.start(js_agent.url, "release")
     try:
         assert chat.current is not None
         refused = chat.answer({"approve": "yes"}, validate=False)
@@ -147,4 +147,4 @@ def test_a_conversation_with_the_js_sdk_agent(js_agent: NodeProcess) -> None:
         assert final.status.state is TaskState.COMPLETED
         assert chat.current is None
     finally:
-        chat.client.close()
+        chat.close()

@@ -25,7 +25,7 @@ def agent() -> Iterator[SdkAgent]:
 
 @pytest.mark.parametrize("binding", ["JSONRPC", "HTTP+JSON"])
 def test_a_conversation_with_a_python_sdk_agent(agent: SdkAgent, binding: str) -> None:
-    chat = Conversation.start(agent.url, "release", binding=binding, call_timeout=30)
+    chat = Conversation.start(agent.url, "release", binding=binding)
     try:
         card = chat.current
         assert card is not None
@@ -40,4 +40,4 @@ def test_a_conversation_with_a_python_sdk_agent(agent: SdkAgent, binding: str) -
         assert chat.refresh().status.state is TaskState.COMPLETED
         assert chat.current is None
     finally:
-        chat.client.close()
+        chat.close()
