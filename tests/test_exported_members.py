@@ -86,3 +86,22 @@ def test_the_data_only_packages_have_no_python_api():
     for name in WITHOUT_API:
         package = importlib.import_module(name)
         assert not [a for a in vars(package) if not a.startswith("_") and a != "annotations"]
+
+
+# Modules a user imports by name; every other module is _private (the httpx rule).
+PUBLIC_TOP_LEVEL = {"cli", "errors", "policy", "responders", "spec", "tutorials", "validation"}
+PUBLIC_IN_SUBPACKAGES = {"pytest_plugin"}  # entry points pytest loads by module name
+
+
+def test_implementation_modules_are_private():
+    import pkgutil
+
+    top = {i.name for i in pkgutil.iter_modules(hitl_nb.__path__) if not i.ispkg}
+    assert {n for n in top if not n.startswith("_")} == PUBLIC_TOP_LEVEL, (
+        "a new public top-level module: name it _private or add it to PUBLIC_TOP_LEVEL"
+    )
+    for name in SUBPACKAGES:
+        package = importlib.import_module(name)
+        inner = {i.name for i in pkgutil.iter_modules(package.__path__)}
+        public = {n for n in inner if not n.startswith("_")} - PUBLIC_IN_SUBPACKAGES
+        assert not public, f"{name}: implementation modules must be _private: {sorted(public)}"
