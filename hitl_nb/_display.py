@@ -1,6 +1,11 @@
 """Display settings shared by every rendering hitl-nb makes (cards, traces, reports).
 
-One setting today: **stable output**. A notebook that is committed and re-run under
+**Renderers.** Objects of the lower layers (a client's wire trace) have rich pictures
+drawn by higher ones (the notebook package's widgets). The higher layer registers a
+renderer here (:func:`register_renderer`); the object asks for it when displayed, so
+imports still point down only.
+
+**Stable output.** A notebook that is committed and re-run under
 nbval compares each cell's text with the stored one; timings (``12.3 ms``, "working for
 4 s") differ on every run even after sanitizing, and a live clock changes while the
 notebook is saved. With stable output on, renderings leave timings out.
@@ -13,8 +18,20 @@ with the environment variable ``HITL_NB_STABLE_OUTPUT=1`` (set in a ``conftest.p
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
+from typing import Any
 
-__all__ = ["STABLE_OUTPUT_ENV", "set_stable_output", "stable_output"]
+__all__ = [
+    "STABLE_OUTPUT_ENV",
+    "register_renderer",
+    "renderer",
+    "set_stable_output",
+    "stable_output",
+]
+
+#: A renderer takes the object and returns a MIME bundle (e.g. a widget's).
+Renderer = Callable[[Any], Mapping[str, Any]]
+_renderers: dict[str, Renderer] = {}
 
 #: The environment variable that turns stable output on (``1``, ``true``, ``yes``).
 STABLE_OUTPUT_ENV = "HITL_NB_STABLE_OUTPUT"
@@ -35,3 +52,13 @@ def set_stable_output(enabled: bool | None) -> None:
     if enabled is not None and not isinstance(enabled, bool):
         raise TypeError(f"stable output is True, False or None, not {enabled!r}")
     _setting = enabled
+
+
+def register_renderer(kind: str, draw: Renderer) -> None:
+    """Draw objects of ``kind`` (e.g. ``"trace"``) with ``draw`` (returns a MIME bundle)."""
+    _renderers[kind] = draw
+
+
+def renderer(kind: str) -> Renderer | None:
+    """The renderer registered for ``kind``, if any."""
+    return _renderers.get(kind)

@@ -80,7 +80,7 @@ def test_the_sync_client_passes_its_settings_through():
 def test_the_sync_client_takes_the_async_clients_keywords():
     own = inspect.signature(HitlClient).parameters
     sync = inspect.signature(SyncHitlClient).parameters
-    assert set(own) - {"httpx_client"} == set(sync) - {"call_timeout"}
-    for name in set(own) - {"httpx_client", "agent"}:
+    assert set(own) == set(sync) - {"call_timeout"}
+    for name in set(own) - {"agent"}:
         assert sync[name].default == own[name].default, name
         assert sync[name].kind is inspect.Parameter.KEYWORD_ONLY

@@ -37,6 +37,7 @@ from ._follow import Reconnect
 from ._gateway import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway
 from ._http import ACCEPT_ENCODING, HttpLimits, decoded_chunks
 from ._sync_client import SyncHitlClient
+from ._trace import Exchange, Trace, TracedEvent
 
 __all__ = [
     "ACCEPT_ENCODING",
@@ -44,6 +45,7 @@ __all__ = [
     "AnswerReceipt",
     "ArtifactEvent",
     "ClientEvent",
+    "Exchange",
     "ExtensionNotDeclared",
     "GatewayAnswer",
     "GatewayClient",
@@ -60,6 +62,8 @@ __all__ = [
     "SyncHitlClient",
     "TaskEvent",
     "TaskPage",
+    "Trace",
+    "TracedEvent",
     "agent_card_url",
     "decoded_chunks",
     "find_gateway",

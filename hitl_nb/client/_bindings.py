@@ -31,7 +31,10 @@ from ._errors import from_jsonrpc_error, from_rest_error
 from ._http import HttpSession, JsonAnswer
 from ._inbound import settle_envelopes
 
-__all__ = ["Binding", "JsonRpcBinding", "RestBinding", "TaskPage"]
+#: One stream event: its SSE id, the decoded event, and the JSON it was decoded from.
+WireEvent = tuple[str | None, StreamEvent, Any]
+
+__all__ = ["Binding", "JsonRpcBinding", "RestBinding", "TaskPage", "WireEvent"]
 
 T = TypeVar("T")
 
@@ -117,13 +120,13 @@ class Binding(abc.ABC):
         """SendMessage: a Task or a Message."""
 
     @abc.abstractmethod
-    def stream(self, message: Message) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+    def stream(self, message: Message) -> AsyncGenerator[WireEvent, None]:
         """SendStreamingMessage: ``(event_id, event)`` pairs."""
 
     @abc.abstractmethod
     def subscribe(
         self, task_id: str, last_event_id: str | None = None
-    ) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+    ) -> AsyncGenerator[WireEvent, None]:
         """SubscribeToTask (``tasks/resubscribe`` in 0.3), resuming after an event id."""
 
     @abc.abstractmethod
@@ -182,7 +185,7 @@ class JsonRpcBinding(Binding):
 
     async def _events(
         self, op: str, params: dict[str, Any], last_event_id: str | None
-    ) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+    ) -> AsyncGenerator[WireEvent, None]:
         request = self._envelope(op, params)
         what = request["method"]
 
@@ -199,20 +202,20 @@ class JsonRpcBinding(Binding):
             if "result" not in data:
                 raise ProtocolViolation(f"{what}: an event has neither result nor error")
             event = self._decode(self.codec.decode_stream_response, data["result"], "/result", what)
-            yield event_id, event
+            yield event_id, event, data["result"]
 
     async def send(self, message: Message, *, return_immediately: bool = False) -> SendResult:
         """SendMessage / ``message/send``."""
         result = await self._call("send", self._send_params(message, return_immediately))
         return self._decode(self.codec.decode_send_result, result, "/result", "SendMessage")
 
-    def stream(self, message: Message) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+    def stream(self, message: Message) -> AsyncGenerator[WireEvent, None]:
         """SendStreamingMessage / ``message/stream``."""
         return self._events("stream", self._send_params(message, False), None)
 
     def subscribe(
         self, task_id: str, last_event_id: str | None = None
-    ) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+    ) -> AsyncGenerator[WireEvent, None]:
         """SubscribeToTask / ``tasks/resubscribe``."""
         return self._events("subscribe", {"id": task_id}, last_event_id)
 
@@ -258,7 +261,7 @@ class RestBinding(Binding):
 
     async def _events(
         self, url: str, what: str, body: Any, last_event_id: str | None
-    ) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+    ) -> AsyncGenerator[WireEvent, None]:
         def refuse(answer: JsonAnswer) -> None:
             if answer.status >= 300 or (isinstance(answer.body, dict) and "error" in answer.body):
                 raise from_rest_error(max(answer.status, 400), answer.body)
@@ -268,7 +271,7 @@ class RestBinding(Binding):
         ):
             if isinstance(data, dict) and "error" in data:
                 raise from_rest_error(_status_of(data["error"]), data)
-            yield event_id, self._decode(self.codec.decode_stream_response, data, "", what)
+            yield event_id, self._decode(self.codec.decode_stream_response, data, "", what), data
 
     async def send(self, message: Message, *, return_immediately: bool = False) -> SendResult:
         """``POST /message:send``."""
@@ -280,14 +283,14 @@ class RestBinding(Binding):
         )
         return self._decode(self.codec.decode_send_result, self._ok(answer), "", "SendMessage")
 
-    def stream(self, message: Message) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+    def stream(self, message: Message) -> AsyncGenerator[WireEvent, None]:
         """``POST /message:stream``."""
         body = self._send_params(message, False)
         return self._events(f"{self.url}/message:stream", "SendStreamingMessage", body, None)
 
     def subscribe(
         self, task_id: str, last_event_id: str | None = None
-    ) -> AsyncGenerator[tuple[str | None, StreamEvent], None]:
+    ) -> AsyncGenerator[WireEvent, None]:
         """``POST /tasks/{id}:subscribe``."""
         url = self._task_url(task_id, ":subscribe")
         return self._events(url, "SubscribeToTask", None, last_event_id)

@@ -48,6 +48,7 @@ from ._events import ClientEvent, PromptEvent, StatusEvent, TaskEvent, prompt_in
 from ._follow import Opener, Reconnect, ReconnectHook, follow
 from ._http import HttpLimits, HttpSession
 from ._inbound import PROPERTY_ORDERS, order_is_trusted
+from ._trace import Trace
 
 __all__ = ["HitlClient", "prompt_of"]
 
@@ -88,8 +89,14 @@ class HitlClient:
     looks made from protobuf, whose ``Struct`` has no key order; see
     :mod:`hitl_nb._schema_in`). An explicit ``x-ui-order`` / ``ui:order`` still wins.
 
+    ``trace=True`` (or a :class:`~hitl_nb.client.Trace` of your own, to set its bounds
+    or share it) records every exchange in :attr:`trace`: headers both ways, status,
+    JSON bodies, each server-sent event with its id, timings. It is recorded as the
+    client reads, so streams are never read twice.
+
     Use ``async with HitlClient(url) as client:``; without a ``with``, call
-    :meth:`aclose` when done. An injected ``httpx_client`` is not closed. One client
+    :meth:`aclose` when done. An injected ``httpx_client`` is not closed; its event
+    hooks and transport are used as they are (a hook may read the answer body). One client
     belongs to one event loop (its connections do); from synchronous code use
     :class:`~hitl_nb.client.SyncHitlClient`.
     """
@@ -107,7 +114,10 @@ class HitlClient:
         limits: HttpLimits = DEFAULT_LIMITS,
         reconnect: Reconnect = DEFAULT_RECONNECT,
         property_order: str = "auto",
+        trace: bool | Trace = False,
     ) -> None:
+        if not isinstance(trace, (bool, Trace)):
+            raise TypeError(f"trace must be True, False or a Trace, got {type(trace).__name__}")
         if property_order not in PROPERTY_ORDERS:
             raise ValueError(
                 f"property_order must be one of {', '.join(PROPERTY_ORDERS)}, "
@@ -139,6 +149,12 @@ class HitlClient:
         self._receipts: OrderedDict[str, AnswerReceipt] = OrderedDict()
         #: Whether the agent echoed the activation header (None: no answer seen yet).
         self.activation_echoed: bool | None = None
+        #: The wire trace (None unless made with ``trace=``).
+        self.trace: Trace | None = None
+        if isinstance(trace, Trace):
+            self.trace = trace
+        elif trace:
+            self.trace = Trace()
 
     # -- connection ------------------------------------------------------------------
 
@@ -171,7 +187,11 @@ class HitlClient:
                         )
                     log.warning("%s; continuing unstructured", message)
                 http = HttpSession(
-                    self._http_client, self._headers(selection), self.limits, self._on_response
+                    self._http_client,
+                    self._headers(selection),
+                    self.limits,
+                    self._on_response,
+                    self.trace,
                 )
                 codec = codec_for(selection.version)
                 self._binding = binding_class(selection.binding)(http, selection.url, codec)
@@ -188,7 +208,7 @@ class HitlClient:
             raise ValueError(
                 f"agent {self._agent!r} is not an absolute http(s) URL, a card dict or an AgentCard"
             )
-        http = HttpSession(self._http_client, self._extra_headers, self.limits)
+        http = HttpSession(self._http_client, self._extra_headers, self.limits, trace=self.trace)
         urls = agent_card_urls(self._agent)
         for url in urls:
             try:

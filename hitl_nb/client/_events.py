@@ -1,6 +1,8 @@
 """What a :class:`~hitl_nb.client.HitlClient` stream hands out: neutral, typed events.
 
-Every A2A stream event becomes one of :class:`TaskEvent`, :class:`MessageEvent`,
+Every event carries ``wire_json``, the JSON it was decoded from (the stream response;
+for JSON-RPC its ``result``), or None when it was rebuilt from a GetTask snapshot after
+a lost stream. Every A2A stream event becomes one of :class:`TaskEvent`, :class:`MessageEvent`,
 :class:`StatusEvent` or :class:`ArtifactEvent`, whatever the wire version. When a task
 snapshot or a status update carries a hitl-prompt/v1 envelope on ``INPUT_REQUIRED``, a
 :class:`PromptEvent` follows it; an envelope that fails the orchestrator-mode check
@@ -11,6 +13,7 @@ envelope must not end the stream.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
@@ -47,6 +50,7 @@ class TaskEvent:
 
     task: Task
     event_id: str | None = None
+    wire_json: Any = field(default=None, repr=False, compare=False)
 
     @property
     def task_id(self) -> str:
@@ -65,6 +69,7 @@ class MessageEvent:
 
     message: Message
     event_id: str | None = None
+    wire_json: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,7 @@ class StatusEvent:
     status: TaskStatus
     event_id: str | None = None
     metadata: dict[str, Any] | None = None
+    wire_json: Any = field(default=None, repr=False, compare=False)
 
     @property
     def state(self) -> TaskState:
@@ -102,6 +108,7 @@ class ArtifactEvent:
     append: bool = False
     last_chunk: bool = False
     event_id: str | None = None
+    wire_json: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -116,6 +123,7 @@ class PromptEvent:
     context_id: str
     envelope: PromptEnvelope
     event_id: str | None = None
+    wire_json: Any = field(default=None, repr=False, compare=False)
 
     @property
     def prompt_id(self) -> str:
@@ -150,6 +158,7 @@ class MalformedPromptEvent:
     findings: tuple[Finding, ...] = field(default=())
     raw: Any = field(default=None, repr=False)
     event_id: str | None = None
+    wire_json: Any = field(default=None, repr=False, compare=False)
 
     @property
     def prompt_id(self) -> str | None:
@@ -194,16 +203,24 @@ def prompt_in_status(
     return PromptEvent(task_id, context_id, envelope, event_id)
 
 
-def neutral_events(event: StreamEvent, event_id: str | None = None) -> list[ClientEvent]:
-    """The neutral events for one decoded A2A stream event (a prompt follows its status)."""
+def neutral_events(
+    event: StreamEvent, event_id: str | None = None, wire_json: Any = None
+) -> list[ClientEvent]:
+    """The neutral events for one decoded A2A stream event (a prompt follows its status).
+
+    ``wire_json`` is the JSON the event was decoded from (for JSON-RPC, the response's
+    ``result``); every event made from it carries it as ``wire_json``.
+    """
     out: list[ClientEvent] = []
     prompt: PromptEvent | MalformedPromptEvent | None = None
     if isinstance(event, Task):
-        out.append(TaskEvent(event, event_id))
+        out.append(TaskEvent(event, event_id, wire_json))
         prompt = prompt_in_status(event.id, event.context_id, event.status, event_id)
     elif isinstance(event, TaskStatusUpdateEvent):
         out.append(
-            StatusEvent(event.task_id, event.context_id, event.status, event_id, event.metadata)
+            StatusEvent(
+                event.task_id, event.context_id, event.status, event_id, event.metadata, wire_json
+            )
         )
         prompt = prompt_in_status(event.task_id, event.context_id, event.status, event_id)
     elif isinstance(event, TaskArtifactUpdateEvent):
@@ -215,12 +232,13 @@ def neutral_events(event: StreamEvent, event_id: str | None = None) -> list[Clie
                 event.append,
                 event.last_chunk,
                 event_id,
+                wire_json,
             )
         )
     else:
-        out.append(MessageEvent(event, event_id))
+        out.append(MessageEvent(event, event_id, wire_json))
     if prompt is not None:
-        out.append(prompt)
+        out.append(dataclasses.replace(prompt, wire_json=wire_json))
     return out
 
 

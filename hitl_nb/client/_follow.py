@@ -27,6 +27,7 @@ import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
+from typing import Any
 
 from hitl_nb.a2a import StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent
 from hitl_nb.errors import AgentTimeout, AgentUnreachable, TaskNotFound, UnsupportedOperation
@@ -47,7 +48,12 @@ __all__ = ["Reconnect", "ReconnectHook", "follow"]
 
 log = logging.getLogger("hitl_nb.client")
 
-Opener = Callable[[str | None], AsyncGenerator[tuple[str | None, StreamEvent], None]]
+#: An opener yields ``(event_id, event)`` or ``(event_id, event, wire_json)`` (the JSON
+#: the event was decoded from, which the neutral events then carry).
+Opener = Callable[
+    [str | None],
+    AsyncGenerator[tuple[str | None, StreamEvent] | tuple[str | None, StreamEvent, Any], None],
+]
 #: Called before each reconnect: ``(attempt, delay_seconds, reason)``.
 ReconnectHook = Callable[[int, float, Exception], None]
 
@@ -105,7 +111,9 @@ class _State:
     answered: str | None = None
 
 
-def _fresh(state: _State, event_id: str | None, event: StreamEvent) -> list[ClientEvent]:
+def _fresh(
+    state: _State, event_id: str | None, event: StreamEvent, wire_json: Any = None
+) -> list[ClientEvent]:
     """The neutral events not yet delivered, updating what was delivered."""
     by_content = event_id is None
     if event_id is not None:
@@ -128,7 +136,7 @@ def _fresh(state: _State, event_id: str | None, event: StreamEvent) -> list[Clie
     elif isinstance(event, TaskStatusUpdateEvent):
         state.task_id = state.task_id or event.task_id
     out: list[ClientEvent] = []
-    for item in neutral_events(event, event_id):
+    for item in neutral_events(event, event_id, wire_json):
         if isinstance(item, (PromptEvent, MalformedPromptEvent)):
             if state.answered is not None and item.prompt_id == state.answered:
                 continue  # the prompt this stream answers, not a new one
@@ -199,8 +207,9 @@ async def follow(
         reason: Exception
         try:
             async with aclosing(opener(state.last_event_id)) as events:
-                async for event_id, event in events:
-                    fresh = _fresh(state, event_id, event)
+                async for wire in events:
+                    event_id, event = wire[0], wire[1]
+                    fresh = _fresh(state, event_id, event, wire[2] if len(wire) > 2 else None)
                     progressed = progressed or bool(fresh)
                     for item in fresh:
                         yield item

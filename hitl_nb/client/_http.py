@@ -19,6 +19,7 @@ from hitl_nb.a2a import SSEParser
 from hitl_nb.errors import BadJSON, ProtocolViolation
 
 from ._errors import from_httpx
+from ._trace import Exchange, Trace, redact_headers
 
 __all__ = ["HttpLimits", "HttpSession", "JsonAnswer"]
 
@@ -120,7 +121,22 @@ async def decoded_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
     became some 64 MiB in memory before a size check could look at it. Here every
     piece is at most 64 KiB. Encodings other than gzip and deflate (which is all this
     client asks for) are refused as a protocol violation.
+
+    A body someone else already read (an httpx event hook that called ``aread()``, a
+    transport that returns ``httpx.Response(content=...)``) is taken as httpx decoded
+    it, instead of failing with ``StreamConsumed``.
     """
+    if response.is_stream_consumed:
+        try:
+            content = response.content
+        except httpx.ResponseNotRead:
+            raise ProtocolViolation(
+                "the answer's body was consumed before the client could read it (an httpx "
+                "event hook or transport that reads it must keep it: await response.aread())"
+            ) from None
+        for start in range(0, len(content), _STEP):
+            yield content[start : start + _STEP]
+        return
     encoding = response.headers.get("content-encoding", "identity").strip().lower()
     if encoding in ("", "identity"):
         async for raw in response.aiter_raw():
@@ -158,7 +174,8 @@ def _media_type(response: httpx.Response) -> str:
 
 
 class HttpSession:
-    """Requests to one agent with fixed headers; ``on_response`` sees every answer."""
+    """Requests to one agent with fixed headers; ``on_response`` sees every answer, and
+    ``trace`` (when given) records every exchange as this class reads it."""
 
     def __init__(
         self,
@@ -166,6 +183,7 @@ class HttpSession:
         headers: Mapping[str, str],
         limits: HttpLimits,
         on_response: Callable[[httpx.Response], None] | None = None,
+        trace: Trace | None = None,
     ) -> None:
         self.client = client
         self.headers = dict(headers)
@@ -173,10 +191,26 @@ class HttpSession:
             self.headers["Accept-Encoding"] = ACCEPT_ENCODING
         self.limits = limits
         self._on_response = on_response
+        self.trace = trace
 
-    def _seen(self, response: httpx.Response) -> None:
+    def _seen(self, response: httpx.Response, exchange: Exchange | None) -> None:
+        if exchange is not None and self.trace is not None:
+            self.trace.answered(exchange, response.status_code, response.headers.multi_items())
+            # What was really sent (request event hooks may have changed the headers).
+            exchange.request_headers = redact_headers(response.request.headers.multi_items())
         if self._on_response is not None:
             self._on_response(response)
+
+    def _begin(self, request: httpx.Request, what: str) -> Exchange | None:
+        if self.trace is None:
+            return None
+        try:
+            body = request.content
+        except httpx.RequestNotRead:
+            body = b""
+        return self.trace.begin(
+            request.method, str(request.url), what, request.headers.multi_items(), body
+        )
 
     async def _read_body(self, response: httpx.Response, what: str) -> bytes:
         limit = self.limits.max_body_size
@@ -221,22 +255,40 @@ class HttpSession:
         params: Mapping[str, Any] | None = None,
     ) -> JsonAnswer:
         """Send one request and parse its JSON answer (any HTTP status)."""
+        exchange: Exchange | None = None
         try:
-            async with self.client.stream(
+            request = self.client.build_request(
                 method,
                 url,
                 json=json_body,
                 params=params,
                 headers=self.headers,
                 timeout=self.limits.request_timeout(),
-                follow_redirects=False,
-            ) as response:
-                self._seen(response)
+            )
+            exchange = self._begin(request, what)
+            response = await self.client.send(request, stream=True, follow_redirects=False)
+            try:
+                self._seen(response, exchange)
                 _refuse_redirect(response, what)
                 raw = await self._read_body(response, what)
+            finally:
+                await response.aclose()
+            if exchange is not None and self.trace is not None:
+                self.trace.body(exchange, raw)
+            return JsonAnswer(
+                response.status_code, self._parse(raw, response, what), response.headers
+            )
         except httpx.HTTPError as exc:
-            raise from_httpx(exc, what) from exc
-        return JsonAnswer(response.status_code, self._parse(raw, response, what), response.headers)
+            error = from_httpx(exc, what)
+            self._failed(exchange, error)
+            raise error from exc
+        except BaseException as exc:
+            self._failed(exchange, exc)
+            raise
+
+    def _failed(self, exchange: Exchange | None, error: BaseException) -> None:
+        if exchange is not None and self.trace is not None:
+            self.trace.failed(exchange, error)
 
     async def events(
         self,
@@ -262,20 +314,22 @@ class HttpSession:
             # (UnicodeEncodeError on "café"). Send UTF-8 bytes, as browsers do.
             headers.append((b"Last-Event-ID", last_event_id.encode("utf-8")))
         parser = SSEParser(max_event_size=self.limits.max_event_size)
+        exchange: Exchange | None = None
+        trace = self.trace
         try:
-            async with self.client.stream(
-                method,
-                url,
-                json=json_body,
-                headers=headers,
-                timeout=self.limits.stream_timeout(),
-                follow_redirects=False,
-            ) as response:
-                self._seen(response)
+            request = self.client.build_request(
+                method, url, json=json_body, headers=headers, timeout=self.limits.stream_timeout()
+            )
+            exchange = self._begin(request, what)
+            response = await self.client.send(request, stream=True, follow_redirects=False)
+            try:
+                self._seen(response, exchange)
                 _refuse_redirect(response, what)
                 media = _media_type(response)
                 if media != "text/event-stream":
                     raw = await self._read_body(response, what)
+                    if exchange is not None and trace is not None:
+                        trace.body(exchange, raw)
                     body = self._parse(raw, response, what)
                     on_json(JsonAnswer(response.status_code, body, response.headers))
                     raise ProtocolViolation(f"{what}: expected an event stream, got {media!r}")
@@ -285,11 +339,24 @@ class HttpSession:
                     )
                 async for chunk in decoded_chunks(response):
                     for event in parser.feed(chunk):
+                        if exchange is not None and trace is not None:
+                            trace.event(exchange, event.id, event.data)
                         yield event.id, self._event_json(event.data, what)
                 for event in parser.close():
+                    if exchange is not None and trace is not None:
+                        trace.event(exchange, event.id, event.data)
                     yield event.id, self._event_json(event.data, what)
+            finally:
+                await response.aclose()
+                if exchange is not None and trace is not None:
+                    trace.done(exchange)
         except httpx.HTTPError as exc:
-            raise from_httpx(exc, what) from exc
+            error = from_httpx(exc, what)
+            self._failed(exchange, error)
+            raise error from exc
+        except Exception as exc:
+            self._failed(exchange, exc)
+            raise
 
     def _event_json(self, data: str, what: str) -> Any:
         try:

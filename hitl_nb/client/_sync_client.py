@@ -12,6 +12,8 @@ import concurrent.futures
 from collections.abc import Coroutine, Mapping
 from typing import Any, TypeVar
 
+import httpx
+
 from hitl_nb._sync import LoopThread, SyncIterator
 from hitl_nb.a2a import AgentCard, BindingChoice, SendResult, Task, TaskState, VersionChoice
 from hitl_nb.spec import PromptEnvelope
@@ -23,6 +25,7 @@ from ._client import DEFAULT_LIMITS, DEFAULT_RECONNECT, Content, HitlClient
 from ._events import ClientEvent
 from ._follow import Reconnect, ReconnectHook
 from ._http import HttpLimits
+from ._trace import Trace
 
 __all__ = ["SyncHitlClient"]
 
@@ -34,8 +37,10 @@ class SyncHitlClient:
 
     Takes the arguments of :class:`~hitl_nb.client.HitlClient` (``binding``,
     ``version``, ``require_extension``, ``activate_extension``, ``headers``, ``limits``,
-    ``reconnect``), except an injected ``httpx_client``: the connections belong to the
-    private loop. ``call_timeout`` (seconds, default none) bounds each call as a whole
+    ``reconnect``, ``trace``, ``httpx_client``). An injected ``httpx.AsyncClient`` is
+    used on the private loop only (make it, then hand it over without using it
+    elsewhere: its connections belong to the loop that first uses them), and is closed
+    with this client. ``call_timeout`` (seconds, default none) bounds each call as a whole
     on top of the client's own network timeouts. Use ``with SyncHitlClient(url) as
     client:`` or call :meth:`close`.
     """
@@ -53,7 +58,15 @@ class SyncHitlClient:
         limits: HttpLimits = DEFAULT_LIMITS,
         reconnect: Reconnect = DEFAULT_RECONNECT,
         property_order: str = "auto",
+        trace: bool | Trace = False,
+        httpx_client: httpx.AsyncClient | None = None,
     ) -> None:
+        if httpx_client is not None and not isinstance(httpx_client, httpx.AsyncClient):
+            raise TypeError(
+                "httpx_client must be an httpx.AsyncClient (it runs on the client's private "
+                f"loop), got {type(httpx_client).__name__}"
+            )
+
         async def make() -> HitlClient:
             # Made on the private loop, so its lock and connection pool belong to it.
             return HitlClient(
@@ -66,8 +79,11 @@ class SyncHitlClient:
                 limits=limits,
                 reconnect=reconnect,
                 property_order=property_order,
+                trace=trace,
+                httpx_client=httpx_client,
             )
 
+        self._injected = httpx_client
         self._runner = LoopThread(name="hitl-nb-client")
         self._timeout = call_timeout
         try:
@@ -75,6 +91,11 @@ class SyncHitlClient:
         except BaseException:
             self._runner.close()
             raise
+
+    @property
+    def trace(self) -> Trace | None:
+        """The wire trace (None unless made with ``trace=``); see :class:`HitlClient`."""
+        return self._client.trace
 
     @property
     def client(self) -> HitlClient:
@@ -174,10 +195,16 @@ class SyncHitlClient:
         return self._client.receipt(prompt_id)
 
     def close(self) -> None:
-        """Close the connections and stop the private loop thread (idempotent)."""
+        """Close the connections and stop the private loop thread (idempotent).
+
+        An injected ``httpx_client`` is closed too: its connections belong to the
+        private loop, which ends here, so nothing else could close them.
+        """
         if not self._runner.closed:
             try:
                 self._runner.run(self._client.aclose(), 10.0)
+                if self._injected is not None:
+                    self._runner.run(self._injected.aclose(), 10.0)
             finally:
                 self._runner.close()
 

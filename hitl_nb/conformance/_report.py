@@ -141,6 +141,8 @@ class Report:
     duration_ms: float = 0.0
     notes: list[str] = field(default_factory=list)
     unreachable: str | None = None
+    #: The wire trace of the run (``run(..., trace=True)``), else None.
+    trace: Any = field(default=None, repr=False, compare=False)
 
     @property
     def passed(self) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 
 from hitl_nb._sync import run_sync
 from hitl_nb.a2a import BindingChoice, VersionChoice
+from hitl_nb.client import Trace
 from hitl_nb.errors import A2AError, HitlError, TransportError
 from hitl_nb.spec import EXTENSION_URI
 
@@ -83,8 +84,11 @@ async def arun(
     headers: Mapping[str, str] | None = None,
     settings: Settings | None = None,
     on_result: Callable[[CheckResult], None] | None = None,
+    trace: bool | Trace = False,
 ) -> Report:
     """The async form of :func:`run`; ``on_result`` sees each result as it is made."""
+    if not isinstance(trace, (bool, Trace)):
+        raise TypeError(f"trace must be True, False or a Trace, got {type(trace).__name__}")
     base = settings or Settings()
     settings = dataclasses.replace(
         base,
@@ -97,8 +101,10 @@ async def arun(
     the_driver = as_driver(driver)
     started = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     t0 = time.perf_counter()
-    session = Session(url, settings, the_driver)
+    recorder = trace if isinstance(trace, Trace) else (Trace() if trace else None)
+    session = Session(url, settings, the_driver, recorder)
     report = Report(url, settings.binding, settings.version, EXTENSION_URI, started)
+    report.trace = recorder
     report.notes.append(f"driver: {the_driver.description}")
     try:
         try:
@@ -140,6 +146,7 @@ def run(
     headers: Mapping[str, str] | None = None,
     settings: Settings | None = None,
     on_result: Callable[[CheckResult], None] | None = None,
+    trace: bool | Trace = False,
 ) -> Report:
     """Run the hitl-prompt/v1 conformance checks against the agent at ``url``.
 
@@ -149,7 +156,9 @@ def run(
     checks by id (``["CF-3", "EXT-ECHO"]``; CF-7 brings CF-1..CF-6); ``driver`` says how
     a task is started (see :mod:`hitl_nb.conformance._driver`; default: the mock agent's
     ``approval`` scenario); ``headers`` go on every request (authentication);
-    ``settings`` holds the timeouts.
+    ``settings`` holds the timeouts; ``trace=True`` records every exchange of the run
+    in ``report.trace`` (a :class:`~hitl_nb.client.Trace`: shown as a timeline in a
+    notebook, exported with ``write_har``).
 
     Returns a :class:`~hitl_nb.conformance._report.Report` (a table in a notebook).
     Raises ``ValueError`` for a bad argument and
@@ -168,5 +177,6 @@ def run(
             headers=headers,
             settings=settings,
             on_result=on_result,
+            trace=trace,
         )
     )

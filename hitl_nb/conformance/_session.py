@@ -30,6 +30,7 @@ from hitl_nb.client import (
     Reconnect,
     StatusEvent,
     TaskEvent,
+    Trace,
     agent_card_url,
     parse_agent_card,
 )
@@ -70,8 +71,12 @@ __all__ = ["Session", "left"]
 class Session:
     """The harness's client, the card, and the record of what the agent did."""
 
-    def __init__(self, url: str, settings: Settings, driver: Driver) -> None:
+    def __init__(
+        self, url: str, settings: Settings, driver: Driver, trace: Trace | None = None
+    ) -> None:
         self.url = url
+        #: Every exchange of the run, when tracing (the clients and the raw requests).
+        self.trace = trace
         self.settings = settings
         self.driver = driver
         self.seen: list[Seen] = []
@@ -110,16 +115,30 @@ class Session:
             headers={"Accept-Encoding": ACCEPT_ENCODING, **self.settings.headers},
             timeout=self.settings.request_timeout,
         )
+        trace = self.trace
+        exchange = None
+        if trace is not None:
+            exchange = trace.begin("GET", where, "agent card", request.headers.multi_items(), b"")
         try:
             answer = await self._http.send(request, stream=True)
+            if trace is not None and exchange is not None:
+                trace.answered(exchange, answer.status_code, answer.headers.multi_items())
             try:
                 body = await read_bounded(answer)
             finally:
                 await answer.aclose()
+            if trace is not None and exchange is not None:
+                trace.body(exchange, body)
         except httpx.TimeoutException as exc:
-            raise AgentTimeout(f"reading the agent card at {where} timed out: {exc}") from exc
+            error: Exception = AgentTimeout(f"reading the agent card at {where} timed out: {exc}")
+            if trace is not None and exchange is not None:
+                trace.failed(exchange, error)
+            raise error from exc
         except httpx.HTTPError as exc:
-            raise AgentUnreachable(f"cannot read the agent card at {where}: {exc}") from exc
+            error = AgentUnreachable(f"cannot read the agent card at {where}: {exc}")
+            if trace is not None and exchange is not None:
+                trace.failed(exchange, error)
+            raise error from exc
         if answer.status_code != 200:
             raise ProtocolViolation(f"no agent card at {where}: HTTP {answer.status_code}")
         try:
@@ -165,6 +184,7 @@ class Session:
                 stream_idle_timeout=max(s.drive_timeout, s.resume_timeout),
             ),
             reconnect=Reconnect(max_reconnects=2, backoff=0.1),
+            trace=self.trace if self.trace is not None else False,
         )
 
     async def close(self) -> None:
@@ -357,6 +377,7 @@ class Session:
             headers=self.activation_headers,
             task_id=task_id,
             last_event_id=last_event_id,
+            trace=self.trace,
         )
 
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 
 from hitl_nb._json import parse_json
-from hitl_nb.a2a import Codec, SSEParser, StreamEvent
-from hitl_nb.client import ACCEPT_ENCODING, decoded_chunks
+from hitl_nb.a2a import Codec, ServerSentEvent, SSEParser, StreamEvent
+from hitl_nb.client import ACCEPT_ENCODING, Exchange, Trace, decoded_chunks
 from hitl_nb.errors import BadJSON, ProtocolViolation, WireDecodeError
 
 __all__ = ["RawSubscription", "read_bounded"]
@@ -60,8 +60,11 @@ class RawSubscription:
         headers: dict[str, str],
         task_id: str,
         last_event_id: str | None = None,
+        trace: Trace | None = None,
     ) -> None:
         self.http = http
+        self.trace = trace
+        self._exchange: Exchange | None = None
         self.codec = codec
         self.binding = binding
         self.task_id = task_id
@@ -94,7 +97,21 @@ class RawSubscription:
     async def open(self) -> None:
         """Send the request; raises ProtocolViolation when the answer is not a stream."""
         request = self.http.build_request("POST", self._url, json=self._body, headers=self._headers)
-        self._response = await self.http.send(request, stream=True)
+        if self.trace is not None:
+            self._exchange = self.trace.begin(
+                "POST", self._url, "SubscribeToTask (raw)", request.headers.multi_items(),
+                request.content,
+            )  # fmt: skip
+        try:
+            self._response = await self.http.send(request, stream=True)
+        except Exception as exc:
+            if self.trace is not None and self._exchange is not None:
+                self.trace.failed(self._exchange, exc)
+            raise
+        if self.trace is not None and self._exchange is not None:
+            self.trace.answered(
+                self._exchange, self._response.status_code, self._response.headers.multi_items()
+            )
         media = self._response.headers.get("content-type", "").split(";")[0].strip().lower()
         if media != "text/event-stream":
             try:
@@ -123,11 +140,21 @@ class RawSubscription:
                 chunk = await asyncio.wait_for(self._chunks.__anext__(), timeout)
             except StopAsyncIteration:
                 self.ended = True
-                self._pending += [(e.id, e.data) for e in self._parser.close()]
+                self._pending += self._traced(self._parser.close())
+                if self.trace is not None and self._exchange is not None:
+                    self.trace.done(self._exchange)
                 continue
-            self._pending += [(e.id, e.data) for e in self._parser.feed(chunk)]
+            self._pending += self._traced(self._parser.feed(chunk))
         event_id, data = self._pending.pop(0)
         return event_id, self._decode(data)
+
+    def _traced(self, events: Iterable[ServerSentEvent]) -> list[tuple[str | None, str]]:
+        out = []
+        for event in events:
+            if self.trace is not None and self._exchange is not None:
+                self.trace.event(self._exchange, event.id, event.data)
+            out.append((event.id, event.data))
+        return out
 
     def _decode(self, data: str) -> StreamEvent:
         try:
@@ -148,4 +175,6 @@ class RawSubscription:
         """Close the connection now, whatever the agent still has to send."""
         if self._response is not None:
             await self._response.aclose()
+        if self.trace is not None and self._exchange is not None:
+            self.trace.done(self._exchange)
         self.ended = True

@@ -9,7 +9,8 @@
 
 One concern per module: ``_conversation`` (a task followed in the notebook), ``_card``
 (one prompt's card), ``_outcome`` (what became of an answer), ``_deadline`` (S-4),
-``_responder`` (who is answering, S-3), ``_style`` (escaping and theme colours).
+``_responder`` (who is answering, S-3), ``_style`` (escaping and theme colours),
+``_trace_view`` (a client's wire trace as a collapsible timeline).
 """
 
 from __future__ import annotations
@@ -17,5 +18,6 @@ from __future__ import annotations
 from ._card import PromptCard
 from ._conversation import Conversation
 from ._outcome import Outcome, Status
+from ._trace_view import TraceView
 
-__all__ = ["Conversation", "Outcome", "PromptCard", "Status"]
+__all__ = ["Conversation", "Outcome", "PromptCard", "Status", "TraceView"]

@@ -44,6 +44,7 @@ from hitl_nb.client import (
     StatusEvent,
     SyncHitlClient,
     TaskEvent,
+    Trace,
     prompt_of,
 )
 from hitl_nb.errors import AgentTimeout, HitlError
@@ -635,6 +636,11 @@ class Conversation:
         if link == "reconnecting":
             blocks.append(f"reconnecting: {detail}")
         return "\n".join(blocks)
+
+    @property
+    def trace(self) -> Trace | None:
+        """The client's wire trace (start with ``trace=True``), else None."""
+        return self.client.trace
 
     def __repr__(self) -> str:
         state = self.task.status.state.name if self.task else "no task"
