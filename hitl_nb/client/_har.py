@@ -15,10 +15,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from http import HTTPStatus
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
-from ._trace import Exchange
+if TYPE_CHECKING:  # _trace imports this module to export; no circle at run time
+    from ._trace import Exchange
 
 __all__ = ["trace_to_har"]
 
