@@ -79,7 +79,7 @@ def test_validate_false_reaches_the_agents_422(agent: MockAgent) -> None:
         assert "cannot hold" in chat.answer({"approve": "yes"}).message
         assert local.error is None  # refused here: no agent error behind it
         sent = chat.answer({"approve": "yes"}, validate=False)
-        assert sent.status == "invalid" and sent.message.startswith("422")
+        assert sent.status == "invalid" and "422" in sent.message
         assert isinstance(sent.error, ResponseInvalid)
         assert any(e.get("path") == "/approve" for e in sent.validation_errors)
         with pytest.raises(AnswerNotAccepted) as caught:
