@@ -47,10 +47,12 @@ def message_for(error: ValidationError) -> str:
         return f"must be at least {want} characters"
     if kw == "maxLength":
         return f"must be at most {want} characters"
+    # draft 4 writes an exclusive bound as a boolean beside minimum/maximum
+    exclusive = isinstance(error.schema, dict) and error.schema.get(f"exclusive{str(kw).title()}")
     if kw == "minimum":
-        return f"must be at least {want}"
+        return f"must be {'greater than' if exclusive is True else 'at least'} {want}"
     if kw == "maximum":
-        return f"must be at most {want}"
+        return f"must be {'less than' if exclusive is True else 'at most'} {want}"
     if kw == "exclusiveMinimum":
         return f"must be greater than {want}"
     if kw == "exclusiveMaximum":

@@ -492,6 +492,13 @@ def _compile(canonical: str) -> CompiledSchema:
     return CompiledSchema(canonical)
 
 
+def pattern_search(pattern: str, text: str) -> bool:
+    """Whether the ECMA 262 ``pattern`` matches somewhere in ``text``, as the validator
+    runs ``pattern`` and ``patternProperties`` (RE2, else ``regex`` with the default
+    time budget as its timeout). Raises SchemaRejected for a pattern no engine runs."""
+    return _keywords._search(pattern, text)
+
+
 def validate_payload(
     schema: Mapping[str, Any] | CompiledSchema, payload: Any, *, budget: float | None = None
 ) -> list[ValidationIssue]:

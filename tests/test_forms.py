@@ -519,19 +519,18 @@ def test_read_only_is_disabled_and_stays_disabled():
 def test_outside_the_supported_set_degrades_to_a_json_field():
     schema = obj(
         {
-            "pp": {"type": "object", "patternProperties": {"^x": {"type": "integer"}}},
-            "weird": {"type": "string", "x-custom": 1, "contentSchema": {}},
+            "anchored": {"$ref": "#item"},  # a plain-name fragment: not followed
             "never": False,
-        }
+        },
+        **{"$defs": {"item": {"$anchor": "item", "type": "object"}}},
     )
     form = Form(schema)
-    pp = form.field("/pp")
-    assert pp.kind == "json" and "patternProperties" in pp.note.value
-    assert form.field("/weird").kind == "json"
-    pp.input.value = '{"x1": 2}'
-    assert form.value == {"pp": {"x1": 2}}
-    pp.input.value = '{"x1": 2, "x1": 3}'
-    assert issues(form) == {"/pp": ["input"]}
+    anchored = form.field("/anchored")
+    assert anchored.kind == "json" and "$ref" in anchored.note.value
+    anchored.input.value = '{"x1": 2}'
+    assert form.value == {"anchored": {"x1": 2}}
+    anchored.input.value = '{"x1": 2, "x1": 3}'
+    assert issues(form) == {"/anchored": ["input"]}
 
 
 # --- hints -------------------------------------------------------------------------------

@@ -243,7 +243,13 @@ class Field(ABC):
         self.title = (
             str(title) if isinstance(title, str) and title else readable(slot.name or "value")
         )
-        desc = self.hints.help or node.schema.get("description")
+        # VS Code's markdownDescription serves as help when there is no description
+        # (shown as text, like every word an agent sends)
+        desc = (
+            self.hints.help
+            or node.schema.get("description")
+            or node.schema.get("markdownDescription")
+        )
         self.help = str(desc) if isinstance(desc, str) else ""
         self.readonly = self.hints.readonly or node.schema.get("readOnly") is True
         self.disabled = False

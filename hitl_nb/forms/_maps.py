@@ -1,5 +1,13 @@
-"""The key/value editor for ``additionalProperties`` (and for members a value brought
-that the schema does not declare, when extra members are allowed)."""
+"""The key/value editor for ``additionalProperties`` and ``patternProperties`` (and for
+members a value brought that the schema does not declare, when extra members are
+allowed).
+
+A row's value is drawn by the schema its name calls for: the ``patternProperties``
+schemas whose pattern the name matches (all of them), else ``additionalProperties``.
+Typing another name redraws the value when that changes the schema (keeping the value
+if it fits); a name no pattern allows, where ``additionalProperties`` is false, is an
+error on the row.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +16,26 @@ from typing import Any
 
 import ipywidgets as W
 
+from ..errors import SchemaRejected
+from ..validation import pattern_search
 from ._base import Field, FieldMessage
 from ._hints import child_ui
 from ._theme import make
-from ._util import MISSING, child_pointer
+from ._util import MISSING, FormValueError, child_pointer
 
 Routed = dict[str, list[FieldMessage]]
+
+
+def matching_patterns(patterns: Mapping[str, Any], key: str) -> list[Any]:
+    """The ``patternProperties`` schemas whose pattern matches the name ``key``."""
+    found = []
+    for pattern, sub in patterns.items():
+        try:
+            if pattern_search(pattern, key):
+                found.append(sub)
+        except SchemaRejected:
+            continue  # compile_schema refuses such a schema before any form is drawn
+    return found
 
 
 class MapEditor:
@@ -24,11 +46,20 @@ class MapEditor:
     """
 
     def __init__(
-        self, owner: Field, declared: Mapping[str, Field], schema: Any, can_add: bool
+        self,
+        owner: Field,
+        declared: Mapping[str, Field],
+        schema: Any,
+        can_add: bool,
+        patterns: Mapping[str, Any] | None = None,
     ) -> None:
         self.owner = owner
         self.declared = declared
-        self.schema = schema if isinstance(schema, Mapping) else True
+        #: ``additionalProperties`` (False: only names a pattern allows)
+        self.extra: Any = schema if isinstance(schema, Mapping) or schema is False else True
+        self.patterns: Mapping[str, Any] = patterns or {}
+        #: The schema each row's value was drawn from, by id() of its key input.
+        self.row_schema: dict[int, Any] = {}
         self.rows: list[tuple[W.Text, Field, W.HBox]] = []
         #: Key inputs whose empty text is the name ``""`` (a value set it so; a person
         #: typing in the key takes this back: an empty key they leave is no name).
@@ -49,12 +80,34 @@ class MapEditor:
     def _relayout(self) -> None:
         self.box.children = [r for _k, _f, r in self.rows] + ([self.add] if self.add else [])
 
+    def _matching(self, key: str) -> list[Any]:
+        return matching_patterns(self.patterns, key)
+
+    def allows(self, key: str) -> bool:
+        """Whether a member named ``key`` may be added (a pattern or the extras allow it)."""
+        return self.extra is not False or bool(self._matching(key))
+
+    def schema_for(self, key: str) -> Any:
+        """The schema a member named ``key`` is drawn by (a not-allowed name: the first
+        pattern's, the one a person most likely means)."""
+        found = self._matching(key)
+        if len(found) == 1:
+            return found[0]
+        if found:
+            return {"allOf": found}
+        if self.extra is False:
+            return next(iter(self.patterns.values()), True)
+        return self.extra
+
+    def _build_value(self, key: str | None, schema: Any) -> Field:
+        pointer = child_pointer(self.owner.pointer, len(self.rows) if key is None else key)
+        ui = child_ui(self.owner.ui, "additionalProperties")
+        return self.owner.ctx.build(schema, pointer, ui, False, "value")
+
     def _add_row(self, key: str | None = None, value: Any = MISSING) -> Field:
         ctx = self.owner.ctx
-        pointer = child_pointer(self.owner.pointer, len(self.rows) if key is None else key)
-        field = ctx.build(
-            self.schema, pointer, child_ui(self.owner.ui, "additionalProperties"), False, "value"
-        )
+        schema = self.schema_for(key or "")
+        field = self._build_value(key, schema)
         key_input = make(
             W.Text,
             self.owner.classes("hitl-map-key"),
@@ -77,13 +130,15 @@ class MapEditor:
         row = (key_input, field, box)
         field.parent_hook = lambda: setattr(box, "children", [key_input, *field.widgets, remove])
         self.rows.append(row)
-        remove.on_click(lambda _b: self._remove(row))
+        self.row_schema[id(key_input)] = schema
+        remove.on_click(lambda _b: self._remove(key_input))
         if key == "":
             self.empty_names.add(id(key_input))
 
         def key_typed(_change: Any) -> None:
             if not ctx.is_quiet:
                 self.empty_names.discard(id(key_input))
+                self._redraw(key_input)
             ctx.changed()
 
         key_input.observe(key_typed, names="value")
@@ -96,9 +151,33 @@ class MapEditor:
     def _named(self, key_input: W.Text) -> bool:
         return bool(key_input.value) or id(key_input) in self.empty_names
 
-    def _remove(self, row: tuple[W.Text, Field, W.HBox]) -> None:
+    def _redraw(self, key_input: W.Text) -> None:
+        """The person typed a name that calls for another schema: redraw the value."""
+        schema = self.schema_for(key_input.value)
+        if schema is self.row_schema.get(id(key_input)):
+            return
+        index = next(i for i, r in enumerate(self.rows) if r[0] is key_input)
+        _key, old, box = self.rows[index]
+        value = old.get()
+        field = self._build_value(key_input.value, schema)
+        if value is not MISSING:
+            try:
+                field.set(value)
+            except FormValueError:
+                field.set(MISSING)
+        self.owner.ctx.forget(old)
+        remove = box.children[-1]
+        box.children = [key_input, *field.widgets, remove]
+        field.parent_hook = lambda: setattr(box, "children", [key_input, *field.widgets, remove])
+        field.set_disabled(key_input.disabled)
+        self.rows[index] = (key_input, field, box)
+        self.row_schema[id(key_input)] = schema
+
+    def _remove(self, key_input: W.Text) -> None:
+        row = next(r for r in self.rows if r[0] is key_input)
         self.rows.remove(row)
         self.empty_names.discard(id(row[0]))
+        self.row_schema.pop(id(row[0]), None)
         self.owner.ctx.forget(row[1])
         self._relayout()
         self.owner.ctx.changed()
@@ -125,6 +204,7 @@ class MapEditor:
             self.owner.ctx.forget(field)
         self.rows = []
         self.empty_names = set()
+        self.row_schema = {}
         with self.owner.ctx.quietly():
             for key, value in extras.items():
                 self._add_row(key, value)
@@ -147,6 +227,9 @@ class MapEditor:
                 out.append((where, f"The name “{key}” is used twice"))
             elif key in self.declared:
                 out.append((where, f"“{key}” is already a field of this section"))
+            elif named and not self.allows(key):
+                allowed = " or ".join(self.patterns)
+                out.append((where, f"The name “{key}” must match {allowed}"))
             seen.add(key)
             out += [(where + p, m) for p, m in field.local_errors()]
         return out

@@ -24,8 +24,9 @@ from typing import Any, Literal
 from ..validation import CompiledSchema, compile_schema
 from ._util import split_pointer
 
-#: Keys the form understands; a schema using a keyword outside this set and
-#: :data:`IGNORED` degrades to a JSON text field for its subtree.
+#: Keys the form draws from. Other keywords are annotations (``markdownDescription``,
+#: ``deprecationMessage``, ``$comment``), vendor keywords (``x-*``) or constraints the
+#: validator checks on submit (:data:`IGNORED`): none of them turns a subtree into JSON.
 UI_KEYWORDS = frozenset(
     """type const enum properties required additionalProperties items prefixItems
     minItems maxItems uniqueItems minLength maxLength pattern format minimum maximum
@@ -38,8 +39,52 @@ UI_KEYWORDS = frozenset(
 #: Keywords the UI does not draw but the validator still enforces on submit.
 IGNORED = frozenset(
     """not contains minContains maxContains propertyNames unevaluatedProperties
-    unevaluatedItems dependentSchemas""".split()
+    unevaluatedItems""".split()
 )
+#: Keywords whose subtree the widgets cannot follow: it is edited as JSON.
+UNDRAWN = ("$dynamicRef", "$recursiveRef")
+
+
+def upgrade(schema: dict[str, Any]) -> dict[str, Any]:
+    """Drafts 4 to 2019-09 written the 2020-12 way the forms read (a new dict).
+
+    ``items`` as a list is ``prefixItems`` (and ``additionalItems`` then ``items``;
+    without a list it does nothing); ``dependencies`` and ``dependentSchemas`` are
+    ``dependentRequired`` (name lists) and conditions (``if: {required: [name]}``);
+    a boolean ``exclusiveMinimum``/``exclusiveMaximum`` (draft 4) moves its
+    ``minimum``/``maximum`` over. The validator reads the schema as it was written.
+    """
+    out = schema
+    if isinstance(out.get("items"), list) or "additionalItems" in out:
+        out = dict(out)
+        extra = out.pop("additionalItems", True)
+        if isinstance(out.get("items"), list):
+            out["prefixItems"] = out.pop("items")
+            if extra is not True:
+                out["items"] = extra
+    for key in ("dependencies", "dependentSchemas"):
+        deps = out.get(key)
+        if not isinstance(deps, Mapping):
+            continue
+        out = dict(out)
+        del out[key]
+        required = dict(out.get("dependentRequired") or {})
+        conditions = list(out.get(CONDITIONS, []))
+        for name, dep in deps.items():
+            if isinstance(dep, list):
+                required[name] = [*required.get(name, []), *dep]
+            elif isinstance(dep, (Mapping, bool)):
+                conditions.append({"if": {"required": [name]}, "then": dep, "else": True})
+        if required:
+            out["dependentRequired"] = required
+        if conditions:
+            out[CONDITIONS] = conditions
+    for flag, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        if isinstance(out.get(flag), bool):
+            out = dict(out)
+            if out.pop(flag) and bound in out:
+                out[flag] = out.pop(bound)
+    return out
 
 
 class Unsupported(Exception):
@@ -211,7 +256,7 @@ class Resolver:
             return schema
         if len(_chain) > self.max_depth:
             raise Unsupported("$ref chain too long")
-        out: dict[str, Any] = lift_conditions(schema)
+        out: dict[str, Any] = upgrade(lift_conditions(schema))
         ref = out.pop("$ref", None)
         if ref is not None:
             if ref in _chain:
@@ -273,10 +318,9 @@ class Resolver:
         if not isinstance(schema, Mapping):
             raise Unsupported("not a schema")
         s = self.resolve(schema)
-        unknown = [k for k in s if k not in UI_KEYWORDS and k not in IGNORED]
-        unknown = [k for k in unknown if not k.startswith("x-")]
-        if unknown:
-            raise Unsupported(f"keyword {unknown[0]!r} is not drawn as widgets")
+        for key in UNDRAWN:
+            if key in s:
+                raise Unsupported(f"{key} is not followed by the widgets")
         if "x-hitl-parked" in s:
             raise Unsupported("allOf combines several oneOf/anyOf/if: not drawn as widgets")
         if "const" in s:
@@ -313,8 +357,6 @@ class Resolver:
 
     def _typed(self, s: dict[str, Any], t: Any) -> Node:
         if t == "object":
-            if "patternProperties" in s:
-                raise Unsupported("patternProperties are not drawn as widgets")
             return Node("object", s)
         if t == "array":
             if isinstance(s.get("prefixItems"), list):

@@ -14,7 +14,7 @@ import ipywidgets as W
 from ._base import Errors, Field, FieldKind, FieldMessage, Slot, route
 from ._conditions import Condition, active_branches, all_branches, conditions_of
 from ._hints import child_ui
-from ._maps import MapEditor
+from ._maps import MapEditor, matching_patterns
 from ._theme import LayoutName, heading_html, layout, make, set_html, title_html
 from ._util import MISSING, FormValueError, child_pointer, json_type
 from ._wording import readable
@@ -81,6 +81,8 @@ class ObjectField(Field):
         self._pinned_for: list[int] | None = None
         #: Left out by the last value set (a required section is then not invented).
         self.absent = False
+        patterns = s.get("patternProperties")
+        self.patterns: Mapping[str, Any] = patterns if isinstance(patterns, Mapping) else {}
         deps = s.get("dependentRequired")
         self.dependent: Mapping[str, Any] = deps if isinstance(deps, Mapping) else {}
         optional = not (self.required or self.headless)
@@ -165,8 +167,8 @@ class ObjectField(Field):
             child.parent_hook = self._relayout
             self.fields[name] = child
         extra_schema = self.schema.get("additionalProperties")
-        if isinstance(extra_schema, Mapping) or extra_schema is True:
-            self._make_map(extra_schema, can_add=True)
+        if isinstance(extra_schema, Mapping) or extra_schema is True or self.patterns:
+            self._make_map(extra_schema, can_add=extra_schema is not False or bool(self.patterns))
         if self.conditions or self.dependent:
             self.ctx.reactors.append(self)
         self.visible = list(self.fields)
@@ -181,7 +183,9 @@ class ObjectField(Field):
 
     def _make_map(self, schema: Any, can_add: bool) -> MapEditor:
         if self.map is None:
-            self.map = MapEditor(self, self.fields, schema if schema is not None else True, can_add)
+            self.map = MapEditor(
+                self, self.fields, schema if schema is not None else True, can_add, self.patterns
+            )
             self._relayout()
         return self.map
 
@@ -313,8 +317,11 @@ class ObjectField(Field):
         extra_schema = self.schema.get("additionalProperties")
         extras = {k: v for k, v in given.items() if k not in self.fields}
         if extras and extra_schema is False:
-            key = next(iter(extras))
-            raise FormValueError(child_pointer(self.pointer, key), "this member is not allowed")
+            for key in extras:
+                if not matching_patterns(self.patterns, key):
+                    raise FormValueError(
+                        child_pointer(self.pointer, key), "this member is not allowed"
+                    )
         for name, field in self.fields.items():
             field.set(given.get(name, MISSING))
         if self.map is not None or extras:
