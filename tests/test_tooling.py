@@ -25,3 +25,37 @@ def test_ruff_is_clean():
 def test_mypy_is_clean():
     result = run("mypy")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# Each runtime dependency and the module it is imported as.
+_IMPORTED_AS = {
+    "ipywidgets": "ipywidgets",
+    "jupyter-server": "jupyter_server",
+    "tornado": "tornado",
+    "jsonschema": "jsonschema",
+    "referencing": "referencing",
+    "attrs": "attrs",
+    "rfc3986-validator": "rfc3986_validator",
+    "httpx": "httpx",
+    "google-re2": "re2",
+    "regex": "regex",
+}
+
+
+def test_every_runtime_dependency_is_imported():
+    import re
+
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        tomllib = pytest.importorskip("tomli")
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    names = [re.split(r"[\[<>=!~; ]", d, maxsplit=1)[0].lower() for d in declared["dependencies"]]
+    assert "nest-asyncio" not in names  # see README: it loses queued cells on ipykernel 7
+    source = "\n".join(p.read_text("utf-8") for p in (ROOT / "hitl_nb").rglob("*.py"))
+    for name in names:
+        module = _IMPORTED_AS.get(name)
+        assert module is not None, f"{name}: add it to _IMPORTED_AS (the module it is imported as)"
+        imported = re.search(rf"^\s*(import|from) {module}\b", source, re.M)
+        assert imported, f"{name} is declared but never imported"
