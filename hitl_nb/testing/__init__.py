@@ -5,6 +5,9 @@
   timestamps, loopback ports, durations and addresses compare equal across runs.
 - :func:`stable_output`: renderings without timings, so committed notebook outputs
   match on every run.
+- :class:`Transcript`: record a conversation with an agent to JSON, replay it against
+  a live agent (the first difference in states, prompts, schemas or errors), or serve
+  it as a scripted mock agent.
 - pytest fixtures ``mock_agent``, ``hitl_agent_url``, ``hitl_client`` and
   ``conversation`` (see :mod:`hitl_nb.testing.pytest_plugin`), offered by hitl-nb's
   pytest plugin.
@@ -17,9 +20,14 @@ from hitl_nb._display import STABLE_OUTPUT_ENV
 from ._cli import register as register_cli
 from ._sanitize import sanitize, sanitize_file, sanitize_patterns, write_sanitize_file
 from ._stable import stable_output
+from ._transcript import Difference, Replay, Transcript, TranscriptError
 
 __all__ = [
     "STABLE_OUTPUT_ENV",
+    "Difference",
+    "Replay",
+    "Transcript",
+    "TranscriptError",
     "register_cli",
     "sanitize",
     "sanitize_file",
