@@ -3,6 +3,9 @@
 The names here are the public API; everything else is private and may change.
 """
 
+# First: jsonschema is imported with its slow format libraries deferred (see _deferred).
+from . import _deferred  # noqa: F401  # isort: skip
+
 from .client import (
     AnswerOutcomeUnknown,
     AnswerReceipt,
@@ -49,7 +52,6 @@ from .errors import (
     VersionNotSupported,
 )
 from .forms import Form, FormClosed, FormInvalid, FormValueError
-from .mock_agent import MockAgent, Scenario, Step
 from .notebook import Conversation, PromptCard
 from .policy import ResponderGate
 from .spec import (
@@ -149,3 +151,22 @@ __all__ = [
     "parse_responders",
     "validate_payload",
 ]
+
+#: Public names loaded on first use: the mock agent brings tornado (a web server) that
+#: a notebook answering someone else's agent never needs.
+_LAZY = {"MockAgent": "mock_agent", "Scenario": "mock_agent", "Step": "mock_agent"}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hitl_nb' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -20,7 +21,6 @@ from typing import Any
 
 import attrs
 import referencing.jsonschema
-import regex
 from jsonschema import ValidationError
 from jsonschema.validators import create, validator_for
 from referencing import Registry
@@ -58,7 +58,9 @@ SECONDS_PER_UNIT = 3e-9
 def _search(pattern: str, text: str) -> bool:
     compiled = compile_pattern(pattern)
     deadline = getattr(clock, "deadline", None)
-    if isinstance(compiled, regex.Pattern):
+    # ``regex`` is imported only when a pattern needs it (hitl_nb._patterns).
+    backtracking = sys.modules.get("regex")
+    if backtracking is not None and isinstance(compiled, backtracking.Pattern):
         timeout = max(deadline - time.perf_counter(), 0.001) if deadline else TIME_BUDGET
         try:
             return compiled.search(text, timeout=timeout) is not None

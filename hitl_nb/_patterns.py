@@ -12,10 +12,10 @@ asks the same question).
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 import re2
-import regex
 
 from .errors import SchemaRejected
 
@@ -30,7 +30,7 @@ _RE2_OPTIONS.log_errors = False
 #: others. Compiling costs about half a microsecond per instruction, so this bounds the
 #: compile time of a schema (64 KiB of ``\\w{1000}``-like patterns is 6,000 of them).
 MAX_PATTERN_PROGRAM = 400_000
-_QUANTIFIER = regex.compile(r"\{(\d*)(?:,(\d*))?\}")
+_QUANTIFIER = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 
 
 def expanded_size(pattern: str) -> int:
@@ -108,7 +108,7 @@ _PROPERTY_NAMES = {
     "line_separator": "Zl", "paragraph_separator": "Zp", "other": "C", "control": "Cc",
     "cntrl": "Cc", "format": "Cf", "surrogate": "Cs", "private_use": "Co", "unassigned": "Cn",
 }  # fmt: skip
-_PROPERTY = regex.compile(r"\\([pP])\{([^}]*)\}")
+_PROPERTY = re.compile(r"\\([pP])\{([^}]*)\}")
 
 
 def _property(kind: str, name: str) -> str:
@@ -149,7 +149,7 @@ def ecma_to_re2(pattern: str) -> str:
                     out.append(f"\\x{{{pattern[index + 3 : close]}}}")
                     index = close + 1
                     continue
-            elif nxt == "u" and regex.fullmatch(r"[0-9A-Fa-f]{4}", pattern[index + 2 : index + 6]):
+            elif nxt == "u" and re.fullmatch(r"[0-9A-Fa-f]{4}", pattern[index + 2 : index + 6]):
                 out.append(f"\\x{{{pattern[index + 2 : index + 6]}}}")
                 index += 6
                 continue
@@ -215,6 +215,8 @@ def _compile_pattern(written: str) -> tuple[Any, int]:
             f"regular expression {pattern[:60]!r} is too large: it would expand to about "
             f"{size} instructions (at most {MAX_PATTERN_PROGRAM})"
         )
+    import regex  # loaded when a pattern needs it (about 50 ms)
+
     try:
         # ASCII: ECMA's \d, \w and \b are ASCII, as RE2's are
         return regex.compile(pattern, regex.V0 | regex.ASCII), size

@@ -92,6 +92,36 @@ class SyncHitlClient:
             self._runner.close()
             raise
 
+    @classmethod
+    def on_shared_loop(
+        cls,
+        runner: LoopThread,
+        agent: str | AgentCard | Mapping[str, Any],
+        *,
+        call_timeout: float | None = None,
+        **options: Any,
+    ) -> SyncHitlClient:
+        """A client whose calls run on ``runner``, a loop thread shared with others.
+
+        For many clients without a thread each (the notebook's conversations share
+        one). ``options`` are :class:`HitlClient`'s; :meth:`close` closes this client's
+        connections and leaves the shared loop running.
+        """
+        self = cls.__new__(cls)
+        self._runner = _Borrowed(runner)  # type: ignore[assignment]
+        self._timeout = call_timeout
+
+        async def make() -> HitlClient:
+            return HitlClient(agent, **options)
+
+        self._client = runner.run(make(), call_timeout)
+        return self
+
+    @property
+    def call_timeout(self) -> float | None:
+        """The bound on each call as a whole (seconds; None: the network timeouts only)."""
+        return self._timeout
+
     @property
     def trace(self) -> Trace | None:
         """The wire trace (None unless made with ``trace=``); see :class:`HitlClient`."""
@@ -221,3 +251,24 @@ class SyncHitlClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class _Borrowed:
+    """A shared :class:`LoopThread` as one client sees it: closing it closes nothing."""
+
+    def __init__(self, runner: LoopThread) -> None:
+        self._runner = runner
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed or self._runner.closed
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        return self._runner.run(coro, timeout)
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        return self._runner.submit(coro)
+
+    def close(self, timeout: float = 5.0) -> None:
+        self._closed = True

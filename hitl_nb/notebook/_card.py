@@ -79,12 +79,14 @@ class PromptCard:
         watcher: _Watcher | None = None,
     ) -> None:
         self.link = client if isinstance(client, Link) else Link(client)
-        self.client = self.link.sync if self.link.sync is not None else self.link.client
+        self.client = self.link.sync
         self.task = task
         self.envelope = envelope
         self.who = ResponderField(envelope, responder)
         self.form = Form(envelope.response_schema, ui=ui)
-        self.form.status.layout.display = "none"  # the card's own status line speaks
+        # The card's own status line speaks. A Layout of its own: the form shares its
+        # Layout objects between widgets.
+        self.form.status.layout = W.Layout(display="none")
         self.outcomes: list[Outcome] = []
         self.state = "open"
         # Weakly: the widgets keep the card alive, and must not keep the conversation.
@@ -95,6 +97,7 @@ class PromptCard:
         self._next: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
         self._code: dict[str, Any] | None = None
         self._deadline_shown_passed = False
+        self._late_note = False
         self._note = ""
         #: The agent signalled that this prompt's deadline passed (e.g. ``hitlTimeout``).
         self.timeout_signaled = False
@@ -284,7 +287,7 @@ class PromptCard:
         except ResponseInvalid as exc:
             self.form.set_errors(exc.validation_errors)
             self.who.reset()  # a corrected answer may follow
-            self._finish(Outcome("invalid", f"the agent refused the answer (422): {exc.message}",
+            self._finish(Outcome("invalid", f"422 {exc.message}: the agent refused the answer",
                                  None, exc.validation_errors, error=exc), state="open")  # fmt: skip
             return
         except PromptConflict as exc:
@@ -381,13 +384,17 @@ class PromptCard:
             self.task = task
         self._finish(self._closing_outcome(task), state="done")
 
-    def deadline_passed(self, still_open: bool) -> None:
-        """Redraw the header once the deadline has passed (S-4: a soft signal)."""
-        if self._deadline_shown_passed:
-            return
-        self._deadline_shown_passed = True
-        self.header.value = self._header_html()
-        if still_open and self.is_open:
+    def deadline_passed(self, still_open: bool = False) -> None:
+        """Redraw the header once the deadline has passed (S-4: a soft signal).
+
+        ``still_open``: the agent showed the prompt open after the deadline, so a late
+        answer may still be sent; the card says so.
+        """
+        if not self._deadline_shown_passed:
+            self._deadline_shown_passed = True
+            self.header.value = self._header_html()
+        if still_open and self.is_open and not self._late_note:
+            self._late_note = True
             self.notes.value = self._findings_html(
                 "The deadline passed; the agent still takes answers to this prompt."
             )
@@ -406,6 +413,8 @@ class PromptCard:
         if state == "done":
             self.form.disabled = True
             self.who.disable()
+            self.notes.value = self._findings_html()  # notes about answering are moot now
+            self.header.value = self._header_html()  # no countdown on a closed prompt
         self._record(outcome)
 
     def _reopen(self) -> None:
@@ -426,7 +435,7 @@ class PromptCard:
     def _header_html(self) -> str:
         env = self.envelope
         meta = [
-            deadline_html(env),
+            deadline_html(env, live=self.state != "done"),
             responders_html(env),
             f"prompt <code>{esc(env.prompt_id)}</code>",
         ]

@@ -98,7 +98,7 @@ class Conversation:
         follow: bool = True,
     ) -> None:
         self.link = client if isinstance(client, Link) else Link(client)
-        self.client = self.link.sync if self.link.sync is not None else self.link.client
+        self.client = self.link.sync
         self.responder = responder
         self.ui = ui
         self.poll_interval = poll_interval
@@ -241,10 +241,11 @@ class Conversation:
         return seconds_left(card.envelope) if card is not None else None
 
     def deadline_passed(self) -> None:
-        """The open prompt's deadline passed: its card says so."""
+        """The open prompt's deadline passed: its card says so (whether the agent still
+        takes answers shows with the next look at the task)."""
         card = self.current
         if card is not None:
-            card.deadline_passed(still_open=True)
+            card.deadline_passed()
 
     def link_state(self, state: str, detail: str = "") -> None:
         """How the task is followed: live, polling, reconnecting, stopped, lost."""
@@ -357,6 +358,10 @@ class Conversation:
                 if last is not None:
                     self._leave(last, task)
                 self._add_card(task, found)
+            else:
+                left = seconds_left(last.envelope)
+                if left is not None and left <= 0:
+                    last.deadline_passed(still_open=True)  # S-4: the agent keeps it open
             self.malformed = None
         else:
             if isinstance(found, MalformedPromptEvent):

@@ -33,8 +33,11 @@ def _clock_time(envelope: PromptEnvelope) -> str:
     return at.astimezone(timezone.utc).strftime("%H:%M:%S UTC") if at else ""
 
 
-def deadline_html(envelope: PromptEnvelope, now: datetime | None = None) -> str:
-    """The deadline as a fragment of the card's header ("" without one)."""
+def deadline_html(envelope: PromptEnvelope, now: datetime | None = None, live: bool = True) -> str:
+    """The deadline as a fragment of the card's header ("" without one).
+
+    ``live=False`` (a prompt already answered or closed): the time, without a countdown.
+    """
     left = seconds_left(envelope, now)
     if left is None:
         if envelope.deadline:  # present but unreadable: say what the agent wrote
@@ -44,7 +47,7 @@ def deadline_html(envelope: PromptEnvelope, now: datetime | None = None) -> str:
     passed = f'<b style="color:{COLORS["error"]}">deadline passed</b> ({at})'
     if left <= 0:
         return f'<span class="hitl-deadline">{passed}</span>'
-    if stable_output():
+    if stable_output() or not live:
         return f'<span class="hitl-deadline">deadline at {at}</span>'
     clock = css_countdown(left, "deadline in ", passed)
     return f'<span class="hitl-deadline" title="{at}">{clock} ({at})</span>'

@@ -20,34 +20,38 @@ class Link:
 
     From a URL: a client of its own on the notebook's shared loop (closed by
     :meth:`close`). From a :class:`~hitl_nb.client.SyncHitlClient`: that client's async
-    client and private loop (left open: it belongs to the caller).
+    client and private loop (left open: it belongs to the caller). ``client_options``
+    go to the client; ``call_timeout`` bounds each blocking call, as for
+    :class:`~hitl_nb.client.SyncHitlClient`.
     """
 
     def __init__(self, agent: Any, client_options: dict[str, Any] | None = None) -> None:
-        self.sync: SyncHitlClient | None = None
-        self.closed = False
         if isinstance(agent, SyncHitlClient):
             if client_options:
                 raise TypeError(
                     f"client options {sorted(client_options)} only apply when the agent is a "
                     "URL; this SyncHitlClient is already configured"
                 )
-            self.sync = agent
-            self.client: HitlClient = agent.client
+            self.sync: SyncHitlClient = agent
             self.own = False
-            self._submit = agent.submit
         else:
-            loop = shared_loop()
-            self.client = loop.run(_make(agent, dict(client_options or {})))
+            # A client of its own whose calls run on the notebook's one shared thread.
+            self.sync = SyncHitlClient.on_shared_loop(
+                shared_loop(), agent, **dict(client_options or {})
+            )
             self.own = True
-            self._submit = loop.submit
+        self.client: HitlClient = self.sync.client
+        self.call_timeout: float | None = self.sync.call_timeout
+        self.closed = False
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule ``coro`` on the client's loop; returns its future at once."""
-        return self._submit(coro)
+        return self.sync.submit(coro)
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
-        """Run ``coro`` on the client's loop and block until it ends (or ``timeout``)."""
+        """Run ``coro`` on the client's loop and block until it ends (or ``timeout``,
+        by default the ``call_timeout`` client option)."""
+        timeout = self.call_timeout if timeout is None else timeout
         future = self.submit(coro)
         try:
             return future.result(timeout)
@@ -67,11 +71,6 @@ class Link:
         self.closed = True
         if self.own:
             try:
-                self.run(self.client.aclose(), 10.0)
+                self.sync.close()
             except (RuntimeError, TimeoutError):  # the loop is already gone
                 pass
-
-
-async def _make(agent: Any, options: dict[str, Any]) -> HitlClient:
-    # Created on the loop it will be used from (its lock and connection pool are).
-    return HitlClient(agent, **options)

@@ -1,0 +1,326 @@
+"""Live cards in a real browser: JupyterLab, a real kernel, the mock agent, Chromium.
+
+The cards follow their task while the person watches: working (with a clock), the
+prompt (a countdown, the "Answering as" field), an answer accepted from a slow agent,
+a deadline that fails the task while the card is open, and the countdown costing the
+kernel nothing (no widget message while it ticks). Screenshots of each state, light and
+dark, go to ``HITL_NB_SCREENSHOTS`` when set (the project keeps them in ``docs/img``).
+
+Chromium comes from the system (Debian's ``chromium``). Without it these tests are
+skipped, except under ``CI=true``, where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import nbformat
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = next(
+    (
+        p
+        for p in ("/usr/lib/chromium/chromium", shutil.which("chromium") or "")
+        if p and Path(p).exists()
+    ),
+    None,
+)
+if CHROMIUM is None:
+    if os.environ.get("CI") == "true":
+        pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
+    pytest.skip("no system Chromium (apt-get install chromium)", allow_module_level=True)
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("jupyterlab")
+
+TOKEN = "hitl-nb-live-cards-test"
+CELLS = [
+    # 0: two agents (one slow to resume) and a prompt with both a deadline and a named
+    # responder
+    """
+from hitl_nb.mock_agent import MockAgent, Scenario, Step
+from hitl_nb.notebook import Conversation
+
+review = Scenario("review", "a named reviewer and a deadline", steps=[Step(
+    "Ship release 4.2 to production?",
+    {"type": "object", "required": ["ship"], "additionalProperties": False,
+     "properties": {"ship": {"type": "boolean", "title": "Ship"},
+                    "note": {"type": "string", "title": "Note"}}},
+    allowed_responders=["specific:reviewer@example.org"], deadline_seconds=600)])
+agent = MockAgent(scenarios=[review]).start()
+slow = MockAgent(faults=["slow-resume=3000"]).start()
+""",
+    # 1: an agent that thinks before its first prompt
+    'working = Conversation.start(agent.url, {"scenario": "approval", '
+    '"start_delay_seconds": 6}, settle=0)\nworking',
+    # 2: another cell, while the agent thinks
+    'print("another cell ran")',
+    # 3: a deadline that fails the task while the card is open
+    'late = Conversation.start(agent.url, {"scenario": "deadline", "deadline_seconds": 14, '
+    '"on_deadline": "fail"}, poll_interval=60)\nlate',
+    # 4: a named responder, answered by click
+    'who = Conversation.start(agent.url, {"scenario": "review"}, responder="intern@example.org")'
+    "\nwho",
+    # 5: a slow agent's accepted answer
+    'patient = Conversation.start(slow.url, {"scenario": "approval"})\npatient',
+]
+
+RUN_CELL_JS = """(i) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  panel.content.activeCellIndex = i;
+  return window.jupyterapp.commands.execute('notebook:run-cell');
+}"""
+CELL_OUTPUT_JS = """(i) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  return panel.content.widgets[i].model.outputs.toJSON();
+}"""
+# The clock's animated custom property, read from the live page.
+CLOCK_JS = """(el) => {
+  const style = getComputedStyle(el);
+  for (const name of style) if (name.startsWith('--hitl-s-')) return style.getPropertyValue(name);
+  return null;
+}"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("live-lab")
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [nbformat.v4.new_code_cell(src.strip()) for src in CELLS]
+    nbformat.write(nb, root / "live.ipynb")
+    settings = root / ".settings"
+    news = settings / "@jupyterlab" / "apputils-extension"
+    news.mkdir(parents=True)
+    (news / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+    tracker = settings / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)  # every cell rendered, so cards off screen still update
+    (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+    port = _free_port()
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(root / ".config"),
+        "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
+        "PYTHONPATH": str(ROOT),
+    }
+    env.pop("JUPYTERHUB_USER", None)
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={TOKEN}",
+        "--LabApp.expose_app_in_browser=True", f"--LabApp.user_settings_dir={settings}",
+        f"--LabApp.workspaces_dir={root / '.workspaces'}",
+    ]  # fmt: skip
+    log = (root / "server.log").open("w")
+    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                ready = httpx.get(
+                    f"{base}/api/status", headers={"Authorization": f"token {TOKEN}"}, timeout=2
+                )
+                if ready.status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    "JupyterLab did not start:\n" + (root / "server.log").read_text()
+                )
+            time.sleep(0.3)
+        yield base
+    finally:
+        server.terminate()
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def page(lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    profile = tmp_path_factory.mktemp("chromium")
+    with playwright_api.sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=CHROMIUM,
+            headless=True,
+            viewport={"width": 1100, "height": 1400},
+            args=[
+                "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run",
+            ],
+        )  # fmt: skip
+        page = context.new_page()
+        frames: list[tuple[float, str, str]] = []
+
+        def on_socket(ws: Any) -> None:
+            ws.on("framesent", lambda f: frames.append((time.monotonic(), "sent", str(f))))
+            ws.on("framereceived", lambda f: frames.append((time.monotonic(), "recv", str(f))))
+
+        page.on("websocket", on_socket)
+        page.frames_log = frames
+        page.goto(f"{lab}/lab/tree/live.ipynb?token={TOKEN}")
+        page.wait_for_function(
+            "() => { const w = window.jupyterapp?.shell?.currentWidget;"
+            " return w?.sessionContext?.session?.kernel?.status === 'idle'; }",
+            timeout=120_000,
+        )
+        page.evaluate(RUN_CELL_JS, 0)
+        _wait_idle(page)
+        try:
+            yield page
+        finally:
+            context.close()
+
+
+def _wait_idle(page: Any, timeout: float = 60_000) -> None:
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status"
+        " === 'idle'",
+        timeout=timeout,
+    )
+
+
+def _shot(page: Any, locator: Any, name: str) -> None:
+    folder = os.environ.get("HITL_NB_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        locator.screenshot(path=str(Path(folder) / f"{name}.png"))
+
+
+def _theme(page: Any, dark: bool) -> None:
+    theme = "JupyterLab Dark" if dark else "JupyterLab Light"
+    page.evaluate(
+        f"window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{theme}'}})"
+    )
+    page.wait_for_timeout(1500)
+
+
+def _conversation(page: Any, cell: int) -> Any:
+    return page.locator(".jp-Notebook .jp-Cell").nth(cell).locator(".hitl-conversation").first
+
+
+def test_an_agent_thinking_first_never_blocks_the_cells(page: Any) -> None:
+    page.evaluate(RUN_CELL_JS, 1)
+    chat = _conversation(page, 1)
+    chat.locator(".hitl-conversation-state").filter(has_text="Working").wait_for(timeout=30_000)
+    page.evaluate(RUN_CELL_JS, 2)  # while the agent thinks
+    _wait_idle(page)
+    texts = [o.get("text", "") for o in page.evaluate(CELL_OUTPUT_JS, 2)]
+    assert "another cell ran\n" in texts
+    assert chat.locator(".hitl-card").count() == 0  # still thinking
+    assert "Preparing the first question." in chat.inner_text()
+    for dark in (False, True):
+        _theme(page, dark)
+        _shot(page, chat, f"card-working-{'dark' if dark else 'light'}")
+    _theme(page, False)
+    chat.locator(".hitl-card").wait_for(timeout=60_000)  # the prompt arrives by itself
+    assert "Approve the deployment" in chat.locator(".hitl-card-prompt").inner_text()
+
+
+def test_a_countdown_ticks_in_the_browser_and_costs_the_kernel_nothing(page: Any) -> None:
+    page.evaluate(RUN_CELL_JS, 3)
+    _wait_idle(page)
+    chat = _conversation(page, 3)
+    clock = chat.locator(".hitl-deadline .hitl-clock").first
+    clock.wait_for(timeout=30_000)
+    first = int(page.evaluate(CLOCK_JS, clock.element_handle()))
+    page.wait_for_timeout(500)
+    start = time.monotonic()
+    page.wait_for_timeout(4000)
+    end = time.monotonic()
+    later = int(page.evaluate(CLOCK_JS, clock.element_handle()))
+    assert 0 < later < first <= 14, (first, later)
+    traffic = [f for f in page.frames_log if start <= f[0] <= end and "comm_msg" in f[2]]
+    assert traffic == [], traffic[:3]  # not one widget message while the clock ticked
+    # The deadline passes: the agent fails the task; the card closes without a click.
+    status = chat.locator(".hitl-card-status").filter(has_text="expired")
+    status.wait_for(timeout=60_000)
+    assert "deadline passed" in status.inner_text() and "409" not in status.inner_text()
+    assert chat.locator(".hitl-submit button, button.hitl-submit").first.is_disabled()
+    assert "Failed" in chat.locator(".hitl-conversation-state").inner_text()
+    for dark in (False, True):
+        _theme(page, dark)
+        _shot(page, chat, f"card-failed-{'dark' if dark else 'light'}")
+    _theme(page, False)
+
+
+def test_a_named_responder_answers_by_click(page: Any) -> None:
+    page.evaluate(RUN_CELL_JS, 4)
+    _wait_idle(page)
+    chat = _conversation(page, 4)
+    card = chat.locator(".hitl-card").first
+    card.wait_for(timeout=30_000)
+    field = card.locator(".hitl-responder input").first
+    assert field.input_value() == "intern@example.org"
+    assert "deadline in" in card.locator(".hitl-card-prompt").inner_text()
+    card.locator(".hitl-field-ship input[type=radio]").first.check()
+    for dark in (False, True):
+        _theme(page, dark)
+        _shot(page, chat, f"card-prompt-{'dark' if dark else 'light'}")
+    _theme(page, False)
+    submit = card.locator(".hitl-submit button, button.hitl-submit").first
+    page.wait_for_function("(b) => !b.disabled", arg=submit.element_handle(), timeout=10_000)
+    submit.click()
+    status = card.locator(".hitl-card-status")
+    status.filter(has_text="refused").wait_for(timeout=20_000)
+    assert "reviewer@example.org" in status.inner_text()
+    assert card.locator(".hitl-responder-override").first.is_visible()  # offered, not taken
+    field.fill("reviewer@example.org")
+    field.press("Tab")
+    page.wait_for_function("(b) => !b.disabled", arg=submit.element_handle(), timeout=10_000)
+    submit.click()
+    status.filter(has_text="COMPLETED").wait_for(timeout=30_000)
+    assert "accepted" in status.inner_text()
+    assert "Completed" in chat.locator(".hitl-conversation-state").inner_text()
+    for dark in (False, True):
+        _theme(page, dark)
+        _shot(page, chat, f"card-completed-{'dark' if dark else 'light'}")
+    _theme(page, False)
+
+
+def test_a_slow_agents_answer_is_accepted(page: Any) -> None:
+    page.evaluate(RUN_CELL_JS, 5)
+    _wait_idle(page)
+    chat = _conversation(page, 5)
+    card = chat.locator(".hitl-card").first
+    card.wait_for(timeout=30_000)
+    card.locator(".hitl-field-approve input[type=radio]").first.check()
+    submit = card.locator(".hitl-submit button, button.hitl-submit").first
+    page.wait_for_function("(b) => !b.disabled", arg=submit.element_handle(), timeout=10_000)
+    submit.click()
+    status = card.locator(".hitl-card-status")
+    status.filter(has_text="accepted").wait_for(timeout=20_000)
+    assert "submitted" not in card.inner_text()
+    status.filter(has_text="COMPLETED").wait_for(timeout=30_000)
+    assert "failed" not in status.inner_text()
