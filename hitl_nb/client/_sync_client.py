@@ -108,6 +108,8 @@ class SyncHitlClient:
         connections and leaves the shared loop running.
         """
         self = cls.__new__(cls)
+        # The attributes __init__ sets, with the shared loop in place of a private one.
+        self._injected = options.get("httpx_client")
         self._runner = _Borrowed(runner)  # type: ignore[assignment]
         self._timeout = call_timeout
 
