@@ -94,6 +94,18 @@ _ECMA_SPACE = (
     r"\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}"
     r"\x{205F}\x{3000}\x{FEFF}"
 )
+_HEX = regex.compile(r"\\x\{([0-9A-Fa-f]+)\}")
+
+
+def for_regex_engine(re2_pattern: str) -> str:
+    """An :func:`ecma_to_re2` result for the ``regex`` engine (``\\x{...}`` written
+    ``\\uXXXX``/``\\UXXXXXXXX``, which ``regex`` reads)."""
+
+    def hex_escape(match: Any) -> str:
+        code = int(match.group(1), 16)
+        return f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
+
+    return str(_HEX.sub(hex_escape, re2_pattern))
 #: Unicode property names ECMA 262 accepts in ``\p{...}`` that RE2 spells otherwise.
 _PROPERTY_NAMES = {
     "letter": "L", "cased_letter": "L", "lowercase_letter": "Ll", "uppercase_letter": "Lu",
@@ -219,6 +231,6 @@ def _compile_pattern(written: str) -> tuple[Any, int]:
 
     try:
         # ASCII: ECMA's \d, \w and \b are ASCII, as RE2's are
-        return regex.compile(pattern, regex.V0 | regex.ASCII), size
+        return regex.compile(for_regex_engine(pattern), regex.V0 | regex.ASCII), size
     except regex.error as exc:
         raise SchemaRejected(f"invalid regular expression {written!r}: {exc}") from None

@@ -723,6 +723,7 @@ def test_a_fragment_ref_inside_a_urn_resource_resolves_against_that_resource():
         ("^\\cC$", "\x03", "C"),
         ("^\\d$", "5", "٥"),  # ECMA's \d is ASCII
         ("(?<=a)\\w$", "ab", "aé"),  # look-behind: the regex engine, ASCII \w too
+        ("^(?!x)[\\s\\S]\\u00e9$", "\u3000é", "xé"),  # the regex engine: \s, \u too
     ],
 )
 def test_patterns_follow_ecma_262_and_one_engine_decides_validity_and_runs_them(pattern, good, bad):
