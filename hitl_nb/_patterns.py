@@ -94,7 +94,7 @@ _ECMA_SPACE = (
     r"\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}"
     r"\x{205F}\x{3000}\x{FEFF}"
 )
-_HEX = regex.compile(r"\\x\{([0-9A-Fa-f]+)\}")
+_HEX = re.compile(r"\\x\{([0-9A-Fa-f]+)\}")
 
 
 def for_regex_engine(re2_pattern: str) -> str:
