@@ -70,9 +70,9 @@ def test_agent_validation_errors_are_shown_on_the_same_fields():
     )
     form.set_errors(error)
     assert not form.disabled and form.submitted is not first and first.done()
-    assert form.field("/reason").messages == ["must name a ticket"]
+    assert form.field("/reason").messages == ["Must name a ticket"]  # the agent's words
     assert "extra_unknown_field" in form.root.label.value  # no field: shown on the form
-    assert "Reason: must name a ticket" in form.summary_text()  # the agent's words, as written
+    assert "Reason: Must name a ticket" in form.summary_text()  # the agent's words, as written
     form.field("/reason").input.value = "fine, see T-1"
     assert form.field("/reason").messages == []  # a change clears the agent's verdict
     assert form.submit() == {"approved": True, "reason": "fine, see T-1"}
@@ -88,7 +88,7 @@ def test_set_errors_accepts_issues_and_dicts():
             {"path": "/approved", "keyword": "type", "message": "boolean!"},
         ]
     )
-    assert form.field("/replicas").messages == ["too few"]  # the agent's words, as written
+    assert form.field("/replicas").messages == ["Too few"]  # the agent's words, as a sentence
     # the form's own finding on a field stands for the agent's: one message, not two
     assert form.field("/approved").messages == ["Choose Yes or No"]
     assert [e.message for e in form.errors] == [

@@ -223,7 +223,7 @@ class ArrayField(Field):
 
     def label_html(self) -> str:
         """The list's heading: title, required marker, help, messages."""
-        return heading_html(self.title, self.required, self.help, self.messages)
+        return heading_html(self.title, self.required and self.star, self.help, self.messages)
 
     def refresh_label(self) -> None:
         set_html(self.label, self.label_html())

@@ -253,6 +253,10 @@ class Field(ABC):
         self.help = str(desc) if isinstance(desc, str) else ""
         self.readonly = self.hints.readonly or node.schema.get("readOnly") is True
         self.disabled = False
+        #: Whether the label marks the field required with ``*``.
+        self.star = not slot.name.startswith("#")
+        #: Whether the field shows its own label (see :meth:`hide_label`).
+        self.labelled = True
         #: The messages shown on this field now (worded for people).
         self.messages: list[str] = []
         self.widgets: list[W.Widget] = []
@@ -357,7 +361,7 @@ class Field(ABC):
         texts: list[str] = []
         if self.shows_messages():
             for keyword, text, from_agent in msgs:
-                said = text if from_agent else self.say(keyword, text)
+                said = text[:1].upper() + text[1:] if from_agent else self.say(keyword, text)
                 if said not in texts:
                     texts.append(said)
         if texts != self.messages:
@@ -399,8 +403,16 @@ class Field(ABC):
         return ("hitl-field", css_class(self.pointer), f"hitl-kind-{self.kind}", *extra)
 
     def label_text(self) -> str:
-        """The label: the title and, when required, ``*``."""
-        return self.title + (" *" if self.required else "")
+        """The label: the title and, when required, ``*`` (not on array entries: an
+        entry that exists must hold a value, which needs no marker)."""
+        if not self.labelled:
+            return ""
+        return self.title + (" *" if self.required and self.star else "")
+
+    def hide_label(self) -> None:
+        """Draw the field without its label (the row around it names it: a map's key)."""
+        self.labelled = False
+        self.refresh_label()
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.pointer or '/'} {self.title!r}>"

@@ -71,7 +71,9 @@ class ChoiceField(LeafField):
         if not self.required and not radio:
             options.insert(0, ("—", -1))
         cls = W.RadioButtons if radio else W.Dropdown
-        extra = ("hitl-radio",) if radio else ()
+        extra: tuple[str, ...] = ("hitl-radio",) if radio else ()
+        if isinstance(self, YesNoField):
+            extra = ("hitl-radio", "hitl-yesno")
         return make(
             cls,
             self.classes("hitl-input", *extra),

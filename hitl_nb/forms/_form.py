@@ -234,7 +234,7 @@ class Form(W.VBox):  # type: ignore[misc]
         current = ""
         for seg in parts:
             current = child_pointer(current, seg)
-            names.append(titles.get(current, seg))
+            names.append(titles.get(current) or seg)
         return " › ".join(names) if names else "The answer"
 
     def _draw_summary(self, shown: list[ValidationIssue]) -> None:
@@ -264,7 +264,7 @@ class Form(W.VBox):  # type: ignore[misc]
         entries = []
         for issue in ordered:
             field = self._field_for(issue.path)
-            text = issue.message
+            text = issue.message[:1].upper() + issue.message[1:]
             if field is not None and id(issue) not in agent:
                 text = field.say(issue.keyword, issue.message)
             label = f"{self._where(issue.path, titles)}: {text}"

@@ -102,7 +102,9 @@ class MapEditor:
     def _build_value(self, key: str | None, schema: Any) -> Field:
         pointer = child_pointer(self.owner.pointer, len(self.rows) if key is None else key)
         ui = child_ui(self.owner.ui, "additionalProperties")
-        return self.owner.ctx.build(schema, pointer, ui, False, "value")
+        field = self.owner.ctx.build(schema, pointer, ui, False, "value")
+        field.hide_label()  # the name typed beside it, in the label column, is its label
+        return field
 
     def _add_row(self, key: str | None = None, value: Any = MISSING) -> Field:
         ctx = self.owner.ctx
@@ -111,6 +113,7 @@ class MapEditor:
         key_input = make(
             W.Text,
             self.owner.classes("hitl-map-key"),
+            "key",
             value=key or "",
             placeholder="name",
             tooltip="member name",

@@ -91,7 +91,7 @@ class ObjectField(Field):
         self.label = make(W.HTML, self.classes("hitl-label"), value="")
         self.body = make(
             W.VBox,
-            self.classes("hitl-body"),
+            self.classes("hitl-body", *(("hitl-headless",) if self.headless else ())),
             "hidden" if self.collapsed else ("default" if self.headless else "indent"),
         )
         self.toggle: W.Button | None = None
@@ -101,7 +101,7 @@ class ObjectField(Field):
                 W.Button,
                 self.classes("hitl-toggle"),
                 description=self._toggle_text(),
-                icon="",
+                icon="plus" if self.collapsed else "times",
                 tooltip=self.help or self.title,
             )
             self.toggle.on_click(self._on_toggle)
@@ -125,8 +125,8 @@ class ObjectField(Field):
         """Lay out header and body for the section's state."""
         if self.toggle is None or self.header is None:
             self.box.children = [self.label, self.body]
-        elif self.collapsed:
-            self.box.children = [self.toggle, self.label]
+        elif self.collapsed:  # the title, then "Add owner" (as a list shows "Add entry")
+            self.box.children = [self.label, self.toggle]
         else:
             self.header.children = [self.label, self.toggle]
             self.box.children = [self.header, self.body]
@@ -139,9 +139,10 @@ class ObjectField(Field):
             return title_html(text, self.help, self.messages)
         if self.headless:  # a variant's option: the selector names it
             return heading_html("", False, self.help, self.messages)
-        if self.collapsed:  # the title is on the "Add ..." button
-            return heading_html("", False, "", self.messages)
-        return heading_html(self.title, self.required, self.help, self.messages)
+        if self.collapsed:
+            return heading_html(self.title, False, self.help, self.messages)
+        title = self.title if self.labelled else ""
+        return heading_html(title, self.required and self.star, self.help, self.messages)
 
     # --- building ------------------------------------------------------------------------
     def build(self) -> None:
@@ -212,6 +213,7 @@ class ObjectField(Field):
         self.body.layout = layout("hidden" if self.collapsed else "indent")
         if self.toggle is not None:
             self.toggle.description = self._toggle_text()
+            self.toggle.icon = "plus" if self.collapsed else "times"
         self._arrange()
         self.refresh_label()
 

@@ -32,7 +32,7 @@ FIELD_WIDTH = "18em"
 
 #: The named layouts fields ask for.
 LayoutName = Literal[
-    "default", "hidden", "text", "field", "row", "indent", "narrow", "note", "zone", "card"
+    "default", "hidden", "text", "field", "row", "indent", "narrow", "note", "zone", "key"
 ]
 
 _LAYOUT_ARGS: dict[str, dict[str, str]] = {
@@ -45,8 +45,9 @@ _LAYOUT_ARGS: dict[str, dict[str, str]] = {
     "indent": {"margin": "0 0 0 1.25em"},
     "narrow": {"width": "2.4em", "flex": "0 0 auto"},
     "note": {"margin": f"0 0 0.35em calc({LABEL_WIDTH} + 4px)", "max_width": TEXT_WIDTH},
-    "zone": {"width": "7.5em", "flex": "0 0 auto"},
-    "card": {"max_width": "100%"},
+    "zone": {"width": "8.5em", "flex": "0 0 auto"},
+    # a map's member name, in the label column (its value's label is hidden)
+    "key": {"width": LABEL_WIDTH, "flex": "0 0 auto"},
 }
 _LAYOUTS: dict[str, W.Layout] = {}
 _STYLES: dict[type, Any] = {}
@@ -86,57 +87,76 @@ def make(cls: type, classes: tuple[str, ...] = (), lay: LayoutName = "default", 
     return cls(layout=layout(lay), _dom_classes=classes, **kw)
 
 
-# Error red that keeps >= 4.5:1 (WCAG AA) on the light theme's white and on the dark
-# theme's #111 layouts: JupyterLab's own --jp-error-color1 (#d32f2f light, #f44336
-# dark) measures 4.98:1 and 5.04:1. The fallback pair is used where no theme variable
-# is defined (the same colours).
+# Error red with at least 4.5:1 (WCAG AA) against the form's background in both themes:
+# JupyterLab's --jp-error-color1 (#d32f2f) on the light theme's white measures 4.98:1;
+# on the dark theme's grey (#111 to #212121) it falls under 4.5, so the dark theme (and
+# VS Code's) uses the lighter --jp-error-color2 (#e57373, about 6:1 there). The fallbacks
+# are the same colours, for front ends that define no --jp-* variables.
 _ERROR = "var(--jp-error-color1, #d32f2f)"
+_ERROR_DARK = "var(--jp-error-color2, #e57373)"
 _MUTED = "var(--jp-ui-font-color2, #616161)"
 _TEXT = "var(--jp-ui-font-color1, rgba(0, 0, 0, 0.87))"
 _BORDER = "var(--jp-border-color2, #e0e0e0)"
 _CARD_BG = "var(--jp-layout-color1, transparent)"
 _OK = "var(--jp-success-color1, #388e3c)"
+_DARK = 'body[data-jp-theme-light="false"], body.vscode-dark'
 
 #: The stylesheet every form carries (in an HTML widget; see the module docstring).
 CSS = f"""
-.hitl-form {{
+.hitl-form, .hitl-card {{
   border: 1px solid {_BORDER}; border-radius: 4px; background: {_CARD_BG};
-  padding: 10px 14px 12px; margin: 6px 0 10px; box-sizing: border-box;
+  padding: 10px 14px 12px; margin: 6px 0 12px; box-sizing: border-box;
   max-width: 100%; overflow: hidden; color: {_TEXT};
 }}
-.hitl-form .widget-label {{ color: {_TEXT}; }}
+.hitl-card .hitl-form {{ border: none; padding: 0; margin: 4px 0 0; background: none; }}
+.hitl-form .widget-label, .hitl-form .widget-label-basic {{ color: {_TEXT}; }}
 .hitl-form .hitl-input > .widget-label, .hitl-form .hitl-variant > .widget-label {{
   flex: 0 0 {LABEL_WIDTH}; min-width: {LABEL_WIDTH}; max-width: {LABEL_WIDTH};
-  text-align: right; padding-right: 4px; box-sizing: border-box;
+  text-align: right; padding-right: 4px; box-sizing: border-box; margin: 0 8px 0 0;
   overflow: hidden; text-overflow: ellipsis;
 }}
+.hitl-form .hitl-map-key {{ margin-right: 8px; }}
+.hitl-form .widget-radio-box {{ margin-left: 0; }}
+.hitl-form .widget-radio.hitl-input {{ display: flex; flex-direction: row;
+  align-items: flex-start; height: auto; }}
+.hitl-form .hitl-yesno .widget-radio-box {{ flex-direction: row; gap: 1.5em; }}
 .hitl-form .hitl-input, .hitl-form .hitl-variant {{ max-width: 100%; }}
-.hitl-form .hitl-row > .hitl-input {{ flex: 1 1 auto; min-width: 0; }}
-.hitl-form .hitl-row > .widget-vbox {{ flex: 1 1 auto; min-width: 0; }}
+.hitl-form .hitl-input > input, .hitl-form .hitl-input > select,
+.hitl-form .hitl-input > textarea {{ flex: 1 1 auto; min-width: 0; }}
+.hitl-form .hitl-input.widget-datepicker > input,
+.hitl-form .hitl-input.widget-timepicker > input,
+.hitl-form .hitl-input > .widget-inline-hbox {{ flex: 1 1 auto; }}
+.hitl-form .hitl-row > .hitl-entry {{ flex: 0 1 auto; min-width: 0; }}
 .hitl-form .hitl-row > .widget-button {{ flex: 0 0 auto; }}
-.hitl-form .hitl-help {{ color: {_MUTED}; font-size: var(--jp-content-font-size0, 90%); }}
-.hitl-form .hitl-error {{ color: {_ERROR}; font-size: var(--jp-content-font-size1, 13px); }}
+.hitl-form .hitl-help {{ color: {_MUTED}; font-size: var(--jp-content-font-size0, 90%);
+  line-height: 1.4; }}
+.hitl-form .hitl-error {{ color: {_ERROR}; line-height: 1.4; }}
+{_DARK.replace(", ", " .hitl-form .hitl-error, ")} .hitl-form .hitl-error,
+{_DARK.replace(", ", " .hitl-summary-head, ")} .hitl-summary-head {{ color: {_ERROR_DARK}; }}
+.hitl-form .hitl-note {{ margin-top: 0; }}
 .hitl-form .hitl-required {{ color: {_MUTED}; }}
 .hitl-form .hitl-title {{ font-weight: 600; font-size: var(--jp-content-font-size3, 1.2em);
   margin: 0 0 4px; color: {_TEXT}; }}
-.hitl-form .hitl-errors:not(:empty) {{ margin-bottom: 8px; }}
-.hitl-form .hitl-summary {{ border-left: 3px solid {_ERROR}; padding: 4px 10px;
-  background: var(--jp-layout-color2, transparent); color: {_TEXT}; }}
+.hitl-form .hitl-summary {{ border-left: 3px solid {_ERROR}; padding: 2px 10px 6px;
+  margin: 0 0 10px; }}
 .hitl-form .hitl-summary-head {{ color: {_ERROR}; font-weight: 600; }}
-.hitl-form .hitl-summary ul {{ margin: 4px 0 0; padding-left: 1.2em; }}
-.hitl-form .hitl-summary a {{ color: {_ERROR}; text-decoration: underline; cursor: pointer; }}
+.hitl-form .hitl-summary-link {{ width: auto; max-width: 100%; height: auto;
+  align-self: flex-start; background: none; box-shadow: none; border: none;
+  padding: 1px 0; color: {_TEXT}; text-align: left; white-space: normal;
+  text-decoration: underline; cursor: pointer; }}
+.hitl-form .hitl-summary-link:hover {{ color: var(--jp-brand-color1, #1976d2); }}
 .hitl-form .hitl-ok {{ color: {_OK}; }}
-.hitl-form .hitl-failed {{ color: {_ERROR}; }}
-.hitl-form .hitl-section-head {{ align-items: center; }}
-.hitl-form .hitl-toggle {{ width: auto; max-width: 100%; font-weight: 600; }}
-.hitl-form .hitl-toggle button {{ text-align: left; }}
+.hitl-form .hitl-toggle {{ width: auto; align-self: flex-start; }}
+.hitl-form .hitl-add {{ width: auto; align-self: flex-start; }}
 .hitl-form .hitl-const-value {{ font-family: var(--jp-code-font-family, monospace);
   padding: 0 4px; }}
-.hitl-form .hitl-body {{ border-left: 2px solid {_BORDER}; padding-left: 8px; }}
-.hitl-form .hitl-items {{ border-left: 2px solid {_BORDER}; padding-left: 8px; }}
+.hitl-form .hitl-body, .hitl-form .hitl-items {{ border-left: 2px solid {_BORDER};
+  padding-left: 8px; }}
+.hitl-form .hitl-body.hitl-field-root, .hitl-form .hitl-headless {{ border-left: none;
+  padding-left: 0; }}
 .hitl-form .hitl-sub-label {{ font-weight: 600; color: {_TEXT}; }}
 .hitl-form .hitl-kept {{ color: {_MUTED}; font-size: var(--jp-content-font-size0, 90%); }}
-.hitl-form .hitl-focus-target {{ scroll-margin-top: 60px; }}
+.hitl-form .hitl-submit {{ margin-top: 10px; }}
 """
 
 

@@ -1,0 +1,115 @@
+"""Take the screenshots in docs/forms.md: JupyterLab in Chromium, light and dark.
+
+    python docs/img/take_screenshots.py [--out docs/img] [--measure]
+
+The approval card and the form tour (pristine, after a Submit with errors, with the
+mock agent's 422 on fields), each in the light and the dark theme. ``--measure`` also
+prints what the browser tests check (left edges, overflow, clipping, error contrast).
+Needs the system Chromium and JupyterLab (the test extra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.helpers import lab  # noqa: E402
+
+CELLS = [
+    """
+from hitl_nb.mock_agent import MockAgent
+from hitl_nb.notebook import Conversation
+
+agent = MockAgent().start()
+approval = Conversation.start(agent.url, {"scenario": "approval"})
+approval
+""",
+    """
+tour = Conversation.start(agent.url, {"scenario": "form-tour"})
+tour
+""",
+]
+
+#: Filled in from code before the 422: valid except what the agent is then sent.
+GOOD = {
+    "title": "Release v2.0.3",
+    "channel": "release",
+    "replicas": 2,
+    "priority": "high",
+    "approve": True,
+    "ticket": "OPS-42",
+    "when": "2026-12-01T09:30:00+01:00",
+    "tags": ["db", "web"],
+    "target": {"kind": "host", "host": "web-1"},
+}
+#: What is sent past the form's own check: the agent answers 422 on these fields.
+SENT = {**GOOD, "ticket": "ops 42", "replicas": 0, "link": "not a link"}
+
+
+def shoot(page: object, selector: str, nth: int, path: Path) -> None:
+    card = page.locator(selector).nth(nth)  # type: ignore[attr-defined]
+    card.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)  # type: ignore[attr-defined]
+    card.screenshot(path=str(path))
+    print("wrote", path)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
+    parser.add_argument("--measure", action="store_true")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        lab.write_notebook(root / "shots.ipynb", CELLS)
+        with (
+            lab.jupyter_server(root) as base,
+            lab.playwright() as pw,
+            lab.browser(pw, root / "profile", 1000, 3000) as ctx,
+        ):
+            page = lab.open_notebook(ctx, base, "shots.ipynb")
+            page.evaluate("window.jupyterapp.commands.execute('application:toggle-left-area')")
+            lab.run_all(page)
+            page.wait_for_selector(".hitl-card >> nth=1", timeout=90_000)
+            page.wait_for_timeout(1500)
+            for dark in (False, True):
+                theme = "dark" if dark else "light"
+                lab.set_theme(page, dark)
+                lab.kernel(
+                    page, "tour.current.form.set_errors([]); tour.current.form._attempted = False"
+                )
+                lab.kernel(
+                    page, "tour.current.form.ctx.reveal = False; tour.current.form._refresh()"
+                )
+                shoot(page, ".hitl-card", 0, args.out / f"approval-{theme}.png")
+                shoot(page, ".hitl-card", 1, args.out / f"tour-pristine-{theme}.png")
+                if args.measure:
+                    print(theme, "pristine", json.dumps(lab.measure_form(page, ".hitl-form", 1)))
+                submit = page.locator(".hitl-card").nth(1).locator(".hitl-submit").first
+                submit.click()
+                page.locator(".hitl-summary").first.wait_for(timeout=20_000)
+                shoot(page, ".hitl-card", 1, args.out / f"tour-submit-errors-{theme}.png")
+                if args.measure:
+                    print(theme, "submitted", json.dumps(lab.measure_form(page, ".hitl-form", 1)))
+                code = (
+                    f"tour.current.form.value = {GOOD!r}\n"
+                    f"print(tour.current.answer({SENT!r}, validate=False))"
+                )
+                print(lab.kernel(page, code).strip())
+                page.wait_for_timeout(800)
+                shoot(page, ".hitl-card", 1, args.out / f"tour-agent-422-{theme}.png")
+                if args.measure:
+                    print(theme, "422", json.dumps(lab.measure_form(page, ".hitl-form", 1)))
+                lab.kernel(page, "tour.current.form.value = {}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,216 @@
+"""A real Jupyter front end for browser tests: JupyterLab or Notebook 7, as root, with
+Chromium driven by Playwright, and a way to run code in the notebook's kernel.
+
+Used by the browser tests and by ``docs/img/take_screenshots.py``. Servers listen on
+127.0.0.1 with a free port and a token; everything started here is stopped on exit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import nbformat
+
+TOKEN = "hitl-nb-browser-test"
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+CHROMIUM = next(
+    (
+        p
+        for p in ("/usr/lib/chromium/chromium", shutil.which("chromium") or "")
+        if p and Path(p).exists()
+    ),
+    None,
+)
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+    "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run",
+]  # fmt: skip
+
+#: JavaScript: run ``code`` in the page's notebook kernel, resolve with its stdout (and
+#: the text of an error, if any).
+KERNEL_EVAL = """
+async (code) => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  const future = kernel.requestExecute({code, store_history: false});
+  let out = '';
+  future.onIOPub = (msg) => {
+    const t = msg.header.msg_type;
+    if (t === 'stream') out += msg.content.text;
+    if (t === 'error') out += 'ERROR ' + msg.content.ename + ': ' + msg.content.evalue;
+  };
+  await future.done;
+  return out;
+}
+"""
+
+
+def write_notebook(path: Path, cells: list[str]) -> None:
+    """A notebook of code cells (Python 3 kernel)."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [nbformat.v4.new_code_cell(src.strip()) for src in cells]
+    nbformat.write(nb, path)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def jupyter_server(root: Path, app: str = "jupyterlab") -> Iterator[str]:
+    """Run JupyterLab (``app="jupyterlab"``) or Notebook 7 (``"notebook"``) on ``root``;
+    yields its base URL."""
+    settings = root / ".settings"
+    news = settings / "@jupyterlab" / "apputils-extension"
+    news.mkdir(parents=True, exist_ok=True)
+    (news / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+    port = _free_port()
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(root / ".config"),
+        "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
+        "PYTHONPATH": str(ROOT),
+    }
+    cls = "LabApp" if app == "jupyterlab" else "JupyterNotebookApp"
+    command = [
+        sys.executable, "-m", app, "--no-browser", "--allow-root",
+        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={TOKEN}",
+        f"--{cls}.expose_app_in_browser=True", f"--{cls}.user_settings_dir={settings}",
+        f"--{cls}.workspaces_dir={root / '.workspaces'}",
+    ]  # fmt: skip
+    log_path = root / f"{app}.log"
+    log = log_path.open("w")
+    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                ready = httpx.get(
+                    f"{base}/api/status", headers={"Authorization": f"token {TOKEN}"}, timeout=2
+                )
+                if ready.status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{app} did not start:\n" + log_path.read_text())
+            time.sleep(0.3)
+        yield base
+    finally:
+        server.terminate()
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+@contextmanager
+def playwright() -> Iterator[Any]:
+    """Playwright's sync API (one per thread: share it between browsers)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        yield pw
+
+
+@contextmanager
+def browser(pw: Any, profile: Path, width: int = 1280, height: int = 1000) -> Iterator[Any]:
+    """A Chromium browser context (headless, the system Chromium, a fresh profile)."""
+    assert CHROMIUM is not None, "no system Chromium"
+    context = pw.chromium.launch_persistent_context(
+        str(profile),
+        executable_path=CHROMIUM,
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": width, "height": height},
+    )
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+def open_notebook(context: Any, base: str, name: str, app: str = "jupyterlab") -> Any:
+    """Open notebook ``name``, wait for an idle kernel; returns the page."""
+    page = context.new_page()
+    path = "lab/tree" if app == "jupyterlab" else "notebooks"
+    page.goto(f"{base}/{path}/{name}?token={TOKEN}")
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp?.shell?.currentWidget;"
+        " return w?.sessionContext?.session?.kernel?.status === 'idle'; }",
+        timeout=120_000,
+    )
+    return page
+
+
+def run_all(page: Any) -> None:
+    """Run every cell of the open notebook."""
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+
+
+def kernel(page: Any, code: str) -> str:
+    """Run ``code`` in the open notebook's kernel; its stdout."""
+    out: str = page.evaluate(KERNEL_EVAL, code)
+    if out.startswith("ERROR") or "\nERROR " in out:
+        raise AssertionError(f"kernel code failed: {out}")
+    return out
+
+
+def set_theme(page: Any, dark: bool) -> None:
+    """Switch JupyterLab's (or Notebook 7's) theme and wait until it applies."""
+    theme = "JupyterLab Dark" if dark else "JupyterLab Light"
+    page.evaluate(
+        "(t) => window.jupyterapp.commands.execute('apputils:change-theme', {theme: t})", theme
+    )
+    page.wait_for_function(
+        "(d) => document.body.dataset.jpThemeLight === (d ? 'false' : 'true')",
+        arg=dark,
+        timeout=30_000,
+    )
+    page.wait_for_timeout(400)  # the theme's stylesheet settles
+
+
+#: JavaScript: measure one form (an element with the class ``hitl-form``) as a person
+#: sees it. Returns left edges of visible inputs by nesting level, elements that stick
+#: out of the form, controls that are clipped or squeezed, the contrast of every
+#: visible error message against what is behind it, and the summary's entries.
+MEASURE_FORM = (Path(__file__).parent / "measure_form.js").read_text()
+
+
+def measure_form(page: Any, selector: str = ".hitl-form", nth: int = 0) -> dict[str, Any]:
+    """:data:`MEASURE_FORM` on the ``nth`` element matching ``selector``."""
+    handle = page.locator(selector).nth(nth).element_handle()
+    result: dict[str, Any] = page.evaluate(MEASURE_FORM, handle)
+    return result
+
+
+def edge_spread(measured: dict[str, Any]) -> dict[str, float]:
+    """Per nesting level, how far apart the inputs' left edges are (px)."""
+    out = {}
+    for level, items in measured["edges"].items():
+        lefts = [i["left"] for i in items]
+        out[level] = max(lefts) - min(lefts)
+    return out
