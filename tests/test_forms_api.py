@@ -467,3 +467,12 @@ def test_huge_defaults_and_values_are_refused_before_building(schema, value):
     small = value[:3] if isinstance(value, list) else dict(list(value.items())[:3])
     form.value = {"a": small}
     assert form.value == {"a": small}
+
+
+def test_the_forms_own_parts_have_layouts_of_their_own():
+    form = Form(SCHEMA)
+    form.status.layout.display = "none"  # as a card hiding the form's status line does
+    assert form.submit_button.layout.display is None
+    assert form.field("/reason").input.layout.display is None  # shared layouts untouched
+    layouts = {id(form.status.layout), id(form.summary.layout), id(form.submit_button.layout)}
+    assert len(layouts) == 3

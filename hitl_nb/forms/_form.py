@@ -38,7 +38,7 @@ from ._base import Field, FieldMessage, FormContext
 from ._normalize import Resolver
 from ._registry import Registry, default_registry
 from ._text import render_text
-from ._theme import error_html, layout, make, stylesheet
+from ._theme import error_html, make, stylesheet
 from ._util import MISSING, FormValueError, child_pointer, esc, json_equal, split_pointer
 from ._wording import plural
 
@@ -90,11 +90,14 @@ class Form(W.VBox):  # type: ignore[misc]
         self._attempted = False  # a Submit was tried: the summary is shown
         self._publishing = False
         self.submitted: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        self.summary = make(W.VBox, ("hitl-errors",), "hidden")
-        self.status = make(W.HTML, ("hitl-status",), value="")
+        # The form's own parts get Layouts of their own (the fields share theirs): callers
+        # may change them, e.g. ``form.status.layout.display = "none"``.
+        self.summary = make(W.VBox, ("hitl-errors",), layout=W.Layout(display="none"))
+        self.status = make(W.HTML, ("hitl-status",), layout=W.Layout(), value="")
         self.submit_button = make(
             W.Button,
             ("hitl-submit",),
+            layout=W.Layout(),
             description=submit_label,
             button_style="primary",
             tooltip="send the answer",
@@ -280,9 +283,9 @@ class Form(W.VBox):  # type: ignore[misc]
         self._summary_hidden(False)
 
     def _summary_hidden(self, hidden: bool) -> None:
-        want = layout("hidden" if hidden else "default")
-        if self.summary.layout is not want:
-            self.summary.layout = want
+        want = "none" if hidden else None
+        if self.summary.layout.display != want:
+            self.summary.layout.display = want
         classes = ("hitl-errors",) if hidden else ("hitl-errors", "hitl-summary")
         if self.summary._dom_classes != classes:
             self.summary._dom_classes = classes

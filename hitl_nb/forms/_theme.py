@@ -84,7 +84,8 @@ def make(cls: type, classes: tuple[str, ...] = (), lay: LayoutName = "default", 
     style = _style_for(cls)
     if style is not None and "style" not in kw:
         kw["style"] = style
-    return cls(layout=layout(lay), _dom_classes=classes, **kw)
+    kw.setdefault("layout", layout(lay))  # shared: never change a made widget's Layout
+    return cls(_dom_classes=classes, **kw)
 
 
 # Error red with at least 4.5:1 (WCAG AA) against the form's background in both themes:
