@@ -60,7 +60,9 @@ def _row(ex: Exchange) -> str:
     status = esc(ex.status) if ex.status is not None else "no answer"
     badges = []
     if ex.hitl_error:
-        badges.append(f'<b style="color:{COLORS["warn"]}">{esc(ex.hitl_error)}</b>')
+        code, _, reason = ex.hitl_error.partition(" ")
+        shown = reason if code == str(ex.status) else ex.hitl_error  # "422 422 ..." reads badly
+        badges.append(f'<b style="color:{COLORS["warn"]}">{esc(shown)}</b>')
     elif ex.failed and ex.error is None:
         badges.append(f'<b style="color:{COLORS["error"]}">error</b>')
     if ex.error:

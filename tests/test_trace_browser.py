@@ -1,0 +1,201 @@
+"""The wire trace widget in a real JupyterLab with Chromium: rows open, errors stand out.
+
+A notebook runs one round trip against the mock agent with ``trace=True`` (a stream, an
+answer the agent refuses with 422, an accepted one) and shows ``client.trace``. The test
+opens two rows as a person would and checks what they show, in the light and the dark
+theme; screenshots go to ``HITL_NB_SCREENSHOTS`` when set (kept in ``docs/img``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import nbformat
+import pytest
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = next(
+    (
+        p
+        for p in ("/usr/lib/chromium/chromium", shutil.which("chromium") or "")
+        if p and Path(p).exists()
+    ),
+    None,
+)
+if CHROMIUM is None:
+    if os.environ.get("CI") == "true":
+        pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
+    pytest.skip("no system Chromium (apt-get install chromium)", allow_module_level=True)
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("jupyterlab")
+
+TOKEN = "hitl-nb-trace-test"
+CELLS = [
+    """
+from hitl_nb.client import PromptEvent, SyncHitlClient
+from hitl_nb.mock_agent import MockAgent
+
+agent = MockAgent().start()
+client = SyncHitlClient(agent.url, binding="HTTP+JSON", trace=True)
+events = list(client.stream({"scenario": "approval"}))
+prompt = next(e for e in events if isinstance(e, PromptEvent))
+try:
+    client.respond(prompt.task_id, prompt.prompt_id, {"approve": "yes"}, validate=False)
+except Exception as exc:
+    print(type(exc).__name__)
+client.respond(prompt.task_id, prompt.prompt_id, {"approve": True, "comment": "ship it"})
+""",
+    "client.trace",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    root = tmp_path_factory.mktemp("lab")
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [nbformat.v4.new_code_cell(src.strip()) for src in CELLS]
+    nbformat.write(nb, root / "trace.ipynb")
+    settings = root / ".settings"
+    news = settings / "@jupyterlab" / "apputils-extension"
+    news.mkdir(parents=True)
+    (news / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+    port = _free_port()
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(root / ".config"),
+        "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
+        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+    }
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={TOKEN}",
+        "--LabApp.expose_app_in_browser=True", f"--LabApp.user_settings_dir={settings}",
+        f"--LabApp.workspaces_dir={root / '.workspaces'}",
+    ]  # fmt: skip
+    log = (root / "server.log").open("w")
+    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                ready = httpx.get(
+                    f"{base}/api/status", headers={"Authorization": f"token {TOKEN}"}, timeout=2
+                )
+                if ready.status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    "JupyterLab did not start:\n" + (root / "server.log").read_text()
+                )
+            time.sleep(0.3)
+        yield base
+    finally:
+        server.terminate()
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def page(lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    profile = tmp_path_factory.mktemp("chromium")
+    with playwright_api.sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=CHROMIUM,
+            headless=True,
+            viewport={"width": 1100, "height": 900},
+            args=[
+                "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--no-first-run",
+            ],
+        )  # fmt: skip
+        page = context.new_page()
+        page.goto(f"{lab}/lab/tree/trace.ipynb?token={TOKEN}")
+        page.wait_for_function(
+            "() => { const w = window.jupyterapp?.shell?.currentWidget;"
+            " return w?.sessionContext?.session?.kernel?.status === 'idle'; }",
+            timeout=90_000,
+        )
+        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        page.wait_for_selector(".hitl-trace details", timeout=90_000)
+        try:
+            yield page
+        finally:
+            context.close()
+
+
+def _shot(locator: Any, name: str) -> None:
+    folder = os.environ.get("HITL_NB_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        locator.screenshot(path=str(Path(folder) / f"{name}.png"))
+
+
+def _theme(page: Any, dark: bool) -> None:
+    theme = "JupyterLab Dark" if dark else "JupyterLab Light"
+    page.evaluate(
+        f"window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{theme}'}})"
+    )
+    page.wait_for_timeout(1500)
+
+
+def test_the_timeline_opens_and_highlights_the_422(page: Any) -> None:
+    view = page.locator(".hitl-trace").first
+    rows = view.locator("details")
+    assert rows.count() >= 4
+    summaries = [rows.nth(i).locator("summary").inner_text() for i in range(rows.count())]
+    assert summaries[0].startswith("#1 GET /.well-known/agent-card.json")
+    stream = next(i for i, s in enumerate(summaries) if "message:stream" in s)
+    refused = next(i for i, s in enumerate(summaries) if "422 hitl_response_invalid" in s)
+    assert "3 event(s)" in summaries[stream]
+    rows.nth(stream).locator("summary").click()
+    assert "event 1" in rows.nth(stream).inner_text()
+    rows.nth(stream).locator("summary").click()  # closed again
+    rows.nth(refused).locator("summary").click()
+    body = rows.nth(refused).inner_text()
+    assert "A2A-Version: 1.0" in body and '"approve": "yes"' in body
+    assert "validation_errors" in body or "HITL_RESPONSE_INVALID" in body
+    view.evaluate("e => e.scrollIntoView()")
+    colors = []
+    for dark in (False, True):
+        _theme(page, dark)
+        colors.append(
+            rows.nth(refused)
+            .locator("summary")
+            .evaluate("e => getComputedStyle(e).borderLeftColor")
+        )
+        _shot(page, f"trace-{'dark' if dark else 'light'}")
+    _theme(page, False)
+    assert colors[0] != colors[1]  # theme variables, not fixed colours
