@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import ipaddress
 import json
 import time
 from collections.abc import Mapping
@@ -111,6 +112,23 @@ def _iri_char_allowed(char: str, in_query: bool) -> bool:
     return in_query and low <= 0xFFFD
 
 
+def _ip_literal_ok(text: str) -> bool:
+    """An IPv6 host in brackets is a real IPv6 address (rfc3986-validator's pattern let
+    an embedded IPv4 part with a leading zero through: ``[::ffff:192.168.0.01]``)."""
+    start = text.find("//[")
+    if start < 0:
+        return True
+    end = text.find("]", start)
+    host = text[start + 3 : end] if end > 0 else ""
+    if not host or host[:1] in "vV":  # IPvFuture: left to the grammar
+        return True
+    try:
+        ipaddress.IPv6Address(host.split("%25", 1)[0])
+    except ValueError:
+        return False
+    return True
+
+
 def _iri(rule: str, *, iri: bool = True) -> Any:
     """``iri`` / ``iri-reference`` in linear time (``uri`` / ``uri-reference`` as well).
 
@@ -123,6 +141,8 @@ def _iri(rule: str, *, iri: bool = True) -> Any:
     def check(instance: object) -> bool:
         if not isinstance(instance, str):
             return True
+        if not _ip_literal_ok(instance):
+            return False
         if instance.endswith("\n"):
             # rfc3986-validator's pattern ends in ``$``, which also matches before a
             # final newline.

@@ -550,6 +550,8 @@ def test_multiple_of_on_numbers_beyond_floats(multiple, value, valid):
         ("uri", "https://example.com/\u00e9", False),  # an IRI, not a URI
         ("uri", "https://example.com/\n", False),  # `$` matched before a final newline
         ("uri-reference", "#frag", True),
+        ("iri", "http://[::ffff:192.168.0.01]", False),  # a leading zero in the IPv4 part
+        ("uri", "http://[2001:db8::1]/a", True),
         # raised RecursionError in Python's re; RE2, which runs patterns, takes it
         ("regex", "(" * 3000 + ")" * 3000, True),
         ("regex", "(" * 3000, False),
