@@ -106,6 +106,8 @@ def for_regex_engine(re2_pattern: str) -> str:
         return f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
 
     return str(_HEX.sub(hex_escape, re2_pattern))
+
+
 #: Unicode property names ECMA 262 accepts in ``\p{...}`` that RE2 spells otherwise.
 _PROPERTY_NAMES = {
     "letter": "L", "cased_letter": "L", "lowercase_letter": "Ll", "uppercase_letter": "Lu",
