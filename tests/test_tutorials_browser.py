@@ -126,8 +126,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
 
 
 @pytest.fixture(scope="module")
-def browser(lab: tuple[str, Path]) -> Iterator[object]:
-    _, root = lab
+def page(lab: tuple[str, Path]) -> Iterator[object]:
+    """One JupyterLab page for every tutorial: each is opened in it in turn."""
+    base, root = lab
     with playwright_api.sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
             str(root / ".chromium"),
@@ -140,23 +141,34 @@ def browser(lab: tuple[str, Path]) -> Iterator[object]:
                 "--disable-sync", "--no-first-run",
             ],
         )  # fmt: skip
+        page = context.new_page()
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.dialogs = dialogs  # type: ignore[attr-defined]
         try:
-            yield context
+            page.goto(f"{base}/lab?reset&token={TOKEN}")
+            page.wait_for_function(
+                "() => window.jupyterapp?.commands?.hasCommand('docmanager:open')",
+                timeout=120_000,
+            )
+            page.evaluate("async () => { await window.jupyterapp.restored; }")
+            yield page
         finally:
             context.close()
 
 
 @pytest.mark.parametrize("notebook", [p.name for p in NOTEBOOKS])
-def test_run_all_in_jupyterlab_has_no_error(lab, browser, notebook: str) -> None:  # type: ignore[no-untyped-def]
+def test_run_all_in_jupyterlab_has_no_error(lab, page, notebook: str) -> None:  # type: ignore[no-untyped-def]
     base, root = lab
-    page = browser.new_page()
-    dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     try:
-        page.goto(f"{base}/lab/tree/{notebook}?token={TOKEN}")
+        page.evaluate(
+            "(path) => window.jupyterapp.commands.execute('docmanager:open', {path})", notebook
+        )
         page.wait_for_function(
-            "() => window.jupyterapp?.shell?.currentWidget?.sessionContext?.session"
-            "?.kernel?.status === 'idle'",
+            "(path) => { const w = window.jupyterapp.shell.currentWidget;"
+            " return w?.context?.path === path"
+            " && w.sessionContext?.session?.kernel?.status === 'idle'; }",
+            arg=notebook,
             timeout=120_000,
         )
         page.evaluate("window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
@@ -185,11 +197,18 @@ def test_run_all_in_jupyterlab_has_no_error(lab, browser, notebook: str) -> None
         assert not_run == [], f"{notebook}: code cells {not_run} never ran (status {state})"
         broken = [i for i, c in enumerate(cells) if c["widgetFailed"]]  # type: ignore[index]
         assert broken == [], f"{notebook}: cells {broken} show 'Error displaying widget'"
-        assert dialogs == [], f"{notebook}: the page opened dialogs: {dialogs}"
+        assert page.dialogs == [], f"{notebook}: the page opened dialogs: {page.dialogs}"
+        cards = page.locator(".jp-mod-current .hitl-card, .jp-NotebookPanel:visible .hitl-card")
+        if cards.count():  # a card in view: what a student sees first
+            cards.first.scroll_into_view_if_needed()
         page.screenshot(path=str(root / f"{Path(notebook).stem}.png"), full_page=False)
     finally:
-        page.close()
-        # Stop this notebook's kernel (and the mock agents in it) before the next one.
+        # Stop this tutorial's kernel (and the mock agents in it), then close its panel
+        # without the unsaved-changes question (the folder is a throwaway copy).
         auth = {"Authorization": f"token {TOKEN}"}
         for session in httpx.get(f"{base}/api/sessions", headers=auth).json():
             httpx.delete(f"{base}/api/sessions/{session['id']}", headers=auth)
+        page.evaluate(
+            "() => { for (const w of Array.from(window.jupyterapp.shell.widgets('main')))"
+            " w.dispose(); }"
+        )
