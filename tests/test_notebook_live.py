@@ -359,3 +359,37 @@ def test_outcome_repr_is_one_line() -> None:
     outcome = Outcome("invalid", "no", None, [{"path": "/a", "message": "x\ny"}])
     assert repr(outcome) == "<Outcome invalid: no>"
     assert str(outcome) == "invalid: no\n  /a: x\ny"
+
+
+def test_the_orchestrator_checks_warnings_are_on_the_card(agent: MockAgent) -> None:
+    from hitl_nb.mock_agent import Scenario, Step
+
+    long_prompt = "Read all of this. " * 300  # over the 4096 characters a prompt SHOULD keep to
+    loose = Scenario("loose", "", steps=[Step(long_prompt, {"type": "object"})])
+    agent.register_scenario(loose)
+    with Conversation.start(agent.url, {"scenario": "loose"}) as chat:
+        card = chat.current
+        assert card is not None
+        assert "The orchestrator check noted" in card.notes.value
+        assert "SHOULD be at most 4096" in card.notes.value
+
+
+def test_what_the_agent_says_is_text_json_and_safe_links() -> None:
+    from hitl_nb.a2a import Artifact, Part
+    from hitl_nb.notebook._parts import artifacts_html, artifacts_text
+
+    parts = [
+        Part(text="<b>done</b>"),
+        Part(data={"n": 1}, has_data=True),
+        Part(url="https://example.org/report.pdf", filename="report.pdf", media_type="a/pdf"),
+        Part(url="javascript:alert(1)", filename="x"),
+        Part(raw=b"abc", filename="blob.bin"),
+    ]
+    html = artifacts_html([Artifact("a1", parts, name="result")])
+    assert "&lt;b&gt;done&lt;/b&gt;" in html and "<b>done</b>" not in html
+    assert '"n": 1' in html.replace("&quot;", '"')
+    assert '<a href="https://example.org/report.pdf"' in html and 'rel="noopener' in html
+    assert 'href="javascript' not in html and "javascript:alert(1)" in html
+    assert "blob.bin (3 bytes)" in html
+    lines = artifacts_text([Artifact("a1", parts)])
+    assert lines[1] == 'artifact: {"n": 1}' and lines[2].endswith("report.pdf")
