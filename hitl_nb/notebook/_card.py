@@ -95,7 +95,9 @@ class PromptCard:
         self._lock = threading.RLock()
         self._pending = False  # an answer is on its way or accepted and not settled
         self._next: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
-        self._code: dict[str, Any] | None = None
+        # How answer() wants the next form submit sent: Form calls its callbacks with the
+        # payload only, so answer() leaves its options here for _on_form_submit.
+        self._options: dict[str, Any] = {}
         self._deadline_shown_passed = False
         self._late_note = False
         self._note = ""
@@ -167,11 +169,7 @@ class PromptCard:
         applies): to test on purpose that the agent refuses it with 422.
         """
         if not validate:
-            self._code = {"responder": responder, "override": override, "unchecked": True}
-            try:
-                self._on_form_submit(dict(payload))
-            finally:
-                self._code = None
+            self._submit(dict(payload), responder=responder, override=override, validate=False)
             return self._await_outcome(timeout)
         try:
             self.form.value = dict(payload)
@@ -186,13 +184,13 @@ class PromptCard:
                     validation_errors=issues,
                 )  # fmt: skip
             )
-        self._code = {"responder": responder, "override": override}
+        self._options = {"responder": responder, "override": override}
         try:
             self.form.submit()
         except (FormClosed, FormInvalid) as exc:
             return self._record(Outcome("failed", f"the card takes no answer now: {exc}"))
         finally:
-            self._code = None
+            self._options = {}
         return self._await_outcome(timeout)
 
     def _await_outcome(self, timeout: float | None) -> Outcome:
@@ -249,9 +247,20 @@ class PromptCard:
             return None
 
     def _on_form_submit(self, payload: dict[str, Any]) -> None:
+        # A click (no options: the "Answering as" field and the override box speak) or
+        # answer() (its options).
+        self._submit(payload, **self._options)
+
+    def _submit(
+        self,
+        payload: dict[str, Any],
+        *,
+        responder: str | None = None,
+        override: bool = False,
+        validate: bool = True,
+    ) -> None:
         self.form.status.value = ""  # the card's status line says what happens next
-        code = self._code or {}
-        decision = self.who.decide(payload, code.get("responder"), bool(code.get("override")))
+        decision = self.who.decide(payload, responder, override)
         if decision.action == "refuse":
             self._reopen()
             self._record(Outcome("refused", decision.reason))
@@ -271,7 +280,7 @@ class PromptCard:
         note = decision.reason if self.who.overridden else ""
         self.status.value = status_html("info", "sending", "the answer is on its way" + (
             f" ({note})" if note else ""))  # fmt: skip
-        self.link.submit(self._send(decision.payload, note, not code.get("unchecked")))
+        self.link.submit(self._send(decision.payload, note, validate))
 
     async def _send(self, payload: dict[str, Any], note: str, validate: bool = True) -> None:
         task = self.task
