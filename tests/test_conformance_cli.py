@@ -19,12 +19,12 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_green_run_exits_0_and_writes_both_reports(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    out_json, out_xml = tmp_path / "r.json", tmp_path / "r.xml"
+    out_json, out_xml, out_har = tmp_path / "r.json", tmp_path / "r.xml", tmp_path / "r.har"
     with MockAgent() as agent:
         code = main(
             ["conformance", agent.url, "--binding", "HTTP+JSON", "--trials", "2",
              "--only", "CF-1", "CF-3", "EXT-ECHO", "--json", str(out_json),
-             "--junit", str(out_xml)]
+             "--junit", str(out_xml), "--har", str(out_har)]
         )  # fmt: skip
     captured = capsys.readouterr()
     assert code == 0, captured.out
@@ -35,6 +35,11 @@ def test_green_run_exits_0_and_writes_both_reports(
     assert data["binding"] == "HTTP+JSON" and data["passed"] is True
     root = ET.parse(out_xml).getroot()
     assert sum(int(s.get("tests", "0")) for s in root.iter("testsuite")) == 3
+    har = json.loads(out_har.read_text("utf-8"))["log"]
+    assert har["version"] == "1.2" and har["entries"][0]["request"]["url"].endswith(
+        "/.well-known/agent-card.json"
+    )
+    assert any(e["response"]["status"] == 422 for e in har["entries"])  # CF-3's refusal
 
 
 def test_a_failing_check_exits_1_and_says_why(capsys: pytest.CaptureFixture[str]) -> None:

@@ -74,6 +74,7 @@ def test_text_data_header_and_xfail_like_the_cli(project: pytest.Pytester) -> No
             project, "--hitl-agent", agent.url, "--hitl-data", '{"scenario": "approval"}',
             "--hitl-header", "X-Team: qa", "--hitl-only", "EXT-ECHO,CF-1",
             "--hitl-xfail", "ext-echo", "--hitl-json", str(report), "-rA",
+            "--hitl-har", str(project.path / "wire.har"),
         )  # fmt: skip
         strict = _pytest(
             project, "--hitl-agent", agent.url, "--hitl-text", "approval",
@@ -86,6 +87,10 @@ def test_text_data_header_and_xfail_like_the_cli(project: pytest.Pytester) -> No
     data = json.loads(report.read_text("utf-8"))
     assert "driver: message: data {'scenario': 'approval'}" in data["notes"]
     assert {r["id"] for r in data["results"]} == {"CF-1", "EXT-ECHO"}
+    har = json.loads((project.path / "wire.har").read_text("utf-8"))
+    assert len(har["log"]["entries"]) > 2
+    sent = [h for e in har["log"]["entries"] for h in e["request"]["headers"]]
+    assert {"name": "x-team", "value": "qa"} in sent  # --hitl-header reached the agent
     strict.assert_outcomes(passed=1, failed=1)
 
 

@@ -193,3 +193,22 @@ def test_configured(pytestconfig):
         import os
 
         os.environ.pop(STABLE_OUTPUT_ENV, None)
+
+
+def test_a_failing_test_shows_the_wire(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_wire="""
+def test_fails(hitl_client):
+    hitl_client.send("approval")
+    assert False, "the agent did something else"
+
+def test_passes(hitl_client):
+    hitl_client.send("approval")
+"""
+    )
+    result = _pytest(project, "-q")
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    assert "hitl wire trace" in out
+    assert "#2 POST / (SendMessage) 200" in out
+    assert out.count("hitl wire trace") == 1  # only the failed test carries it

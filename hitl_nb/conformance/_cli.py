@@ -73,6 +73,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", metavar="FILE", help="write the report as JSON")
     parser.add_argument("--junit", metavar="FILE", help="write the report as JUnit XML")
+    parser.add_argument(
+        "--har",
+        metavar="FILE",
+        help="write every exchange of the run as an HTTP Archive (HAR 1.2; browser tools open it)",
+    )
     drive = parser.add_mutually_exclusive_group()
     drive.add_argument(
         "--scenario", metavar="NAME", help='start tasks with a data part {"scenario": NAME}'
@@ -180,6 +185,7 @@ def run_cli(args: argparse.Namespace) -> int:
             headers=parse_headers(args.header),
             settings=settings,
             on_result=progress,
+            trace=bool(args.har),
         )
     except (ValueError, HitlError) as exc:
         print(f"hitl-nb conformance: error: {exc}", file=sys.stderr)
@@ -192,6 +198,8 @@ def run_cli(args: argparse.Namespace) -> int:
             report.write_json(args.json)
         if args.junit:
             report.write_junit(args.junit)
+        if args.har and report.trace is not None:
+            report.trace.write_har(args.har)
     except OSError as exc:
         print(f"hitl-nb conformance: cannot write the report: {exc}", file=sys.stderr)
         return 2

@@ -15,7 +15,8 @@ The options match ``hitl-nb conformance`` (with a ``--hitl-`` prefix):
 ``--hitl-agent URL``, ``--hitl-binding JSONRPC|HTTP+JSON``, ``--hitl-a2a-version
 1.0|0.3``, ``--hitl-trials N``, ``--hitl-only ID,ID``, ``--hitl-scenario NAME`` /
 ``--hitl-text TEXT`` / ``--hitl-data JSON`` (how tasks are started),
-``--hitl-header NAME:VALUE``, ``--hitl-resume-timeout S``, ``--hitl-json FILE``; and
+``--hitl-header NAME:VALUE``, ``--hitl-resume-timeout S``, ``--hitl-json FILE``,
+``--hitl-har FILE`` (every exchange, HAR 1.2); and
 ``--hitl-xfail ID,ID``: checks expected to fail (agents built on the SDKs cannot echo
 ``A2A-Extensions``: ``--hitl-xfail EXT-ECHO``), reported as xfailed, or XPASS when
 they pass after all.
@@ -117,6 +118,12 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     group.addoption(
         "--hitl-json", default=None, metavar="FILE", help="write the conformance report as JSON"
     )
+    group.addoption(
+        "--hitl-har",
+        default=None,
+        metavar="FILE",
+        help="write every exchange of the conformance run as HAR 1.2",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -171,6 +178,7 @@ class ConformanceItem(pytest.Item):
                 driver=plan.driver,
                 headers=plan.headers,
                 settings=plan.settings,
+                trace=bool(opt("--hitl-har")),
             )
         except Exception as exc:  # bad options, no usable interface: once, for all items
             config.stash[_FAILED] = (
@@ -263,9 +271,15 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """With ``--hitl-json FILE``: write the report (when the checks ran)."""
+    """With ``--hitl-json FILE`` / ``--hitl-har FILE``: write the report / the wire trace
+    (when the checks ran)."""
     config = session.config
-    target = config.getoption("--hitl-json", None) if config.getoption("--hitl-agent") else None
     report = config.stash.get(_REPORT, None)
-    if target and report is not None:
+    if report is None or not config.getoption("--hitl-agent"):
+        return
+    target = config.getoption("--hitl-json", None)
+    if target:
         report.write_json(target)
+    har = config.getoption("--hitl-har", None)
+    if har and report.trace is not None:
+        report.trace.write_har(har)

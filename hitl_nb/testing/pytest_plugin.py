@@ -16,6 +16,10 @@ Fixtures:
   :class:`~hitl_nb.notebook.Conversation` with that agent, ``conversation(content)``;
   every conversation started is closed after the test.
 
+The clients of ``hitl_client`` and ``conversation`` record the wire (``trace=True``):
+when a test using them fails, its report gets a section "hitl wire trace" with every
+exchange, so a CI log shows what the agent actually said.
+
 Option ``--hitl-nbval``: run notebooks under nbval with the shipped sanitize file
 (:func:`hitl_nb.testing.sanitize_file`) and stable output in their kernels
 (:func:`hitl_nb.testing.stable_output`).
@@ -47,6 +51,7 @@ __all__ = [
     "mock_agent_options",
     "pytest_addoption",
     "pytest_configure",
+    "pytest_runtest_makereport",
 ]
 
 
@@ -78,6 +83,25 @@ def pytest_configure(config: pytest.Config) -> None:
     config.option.nbval_sanitize_with = str(sanitize_file())
     # Environment variables set here reach the kernels nbval starts (fixtures do not).
     os.environ[STABLE_OUTPUT_ENV] = "1"
+
+
+_TRACES = pytest.StashKey[list[Any]]()
+
+
+def _keep_trace(request: pytest.FixtureRequest, trace: Any) -> None:
+    if trace is not None:
+        request.node.stash.setdefault(_TRACES, []).append(trace)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failed test that used ``hitl_client`` / ``conversation`` shows the wire."""
+    report = yield
+    traces = item.stash.get(_TRACES, None)
+    if traces and report.failed:
+        text = "\n\n".join(t.to_text() for t in traces)
+        report.sections.append(("hitl wire trace", text[-200_000:]))
+    return report
 
 
 def _option(config: pytest.Config, name: str, default: Any) -> Any:
@@ -130,18 +154,20 @@ def hitl_client_options(request: pytest.FixtureRequest) -> dict[str, Any]:
 
 @pytest.fixture
 def hitl_client(
-    hitl_agent_url: str, hitl_client_options: dict[str, Any]
+    request: pytest.FixtureRequest, hitl_agent_url: str, hitl_client_options: dict[str, Any]
 ) -> Iterator[SyncHitlClient]:
-    """A blocking client for the agent under test, closed after the test."""
+    """A blocking client for the agent under test (tracing), closed after the test."""
     from hitl_nb.client import SyncHitlClient
 
-    with SyncHitlClient(hitl_agent_url, **hitl_client_options) as client:
+    options = {"trace": True, **hitl_client_options}
+    with SyncHitlClient(hitl_agent_url, **options) as client:
+        _keep_trace(request, client.trace)
         yield client
 
 
 @pytest.fixture
 def conversation(
-    hitl_agent_url: str, hitl_client_options: dict[str, Any]
+    request: pytest.FixtureRequest, hitl_agent_url: str, hitl_client_options: dict[str, Any]
 ) -> Iterator[Callable[..., Conversation]]:
     """``conversation(content, **options)`` starts a Conversation with the agent under test.
 
@@ -154,8 +180,10 @@ def conversation(
     started: list[Conversation] = []
 
     def start(content: Any = "approval", **options: Any) -> Conversation:
-        chat = Conversation.start(hitl_agent_url, content, **{**hitl_client_options, **options})
+        settings = {"trace": True, **hitl_client_options, **options}
+        chat = Conversation.start(hitl_agent_url, content, **settings)
         started.append(chat)
+        _keep_trace(request, chat.trace)
         return chat
 
     try:
