@@ -284,3 +284,22 @@ def test_a_hook_that_consumes_without_keeping_is_a_clear_error(agent: MockAgent)
 
     with pytest.raises(Exception, match="consumed before the client could read it"):
         asyncio.run(main())
+
+
+def test_the_trace_is_bounded_in_bytes() -> None:
+    trace = Trace(max_total_bytes=1200, max_body_bytes=400)
+    body = json.dumps({"x": "y" * 280}).encode()  # about 290 bytes kept each
+    for _ in range(5):
+        ex = trace.begin("POST", "http://127.0.0.1:1/", "SendMessage", [], body)
+        trace.answered(ex, 200, [])
+        trace.body(ex, body)
+    assert len(trace) == 2 and trace.dropped == 3  # 2 x 2 bodies of ~290 bytes fit in 1200
+    assert trace[-1].response_json == {"x": "y" * 280}
+    stream = trace.begin("POST", "http://127.0.0.1:1/", "SendStreamingMessage", [], b"")
+    for i in range(10):
+        trace.event(stream, str(i), json.dumps({"n": "z" * 300}))
+    assert trace[-1] is stream and len(trace) == 1  # older exchanges made room first
+    assert len(stream.events) == 3 and stream.events_dropped == 7
+    assert any("budget of 1200 bytes is spent" in note for note in stream.notes)
+    with pytest.raises(ValueError, match="max_total_bytes must be a positive integer"):
+        Trace(max_total_bytes=0)

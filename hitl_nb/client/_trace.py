@@ -7,9 +7,10 @@ JSON, each server-sent event with its id, and timings. The client records what i
 already read in its own reading path (``_http.HttpSession``): nothing reads a stream a
 second time, so tracing never consumes or alters what the client sees.
 
-The trace is bounded: at most ``max_exchanges`` exchanges (the oldest are dropped and
-counted), ``max_events`` events per exchange, and bodies and events over
-``max_body_bytes`` are kept only as their first bytes, with a note. The exchange itself
+The trace is bounded: at most ``max_exchanges`` exchanges and ``max_total_bytes`` of
+kept bodies and events in all (the oldest exchanges are dropped and counted),
+``max_events`` events per exchange, and bodies and events over ``max_body_bytes`` are
+kept only as their first bytes, with a note. The exchange itself
 is never truncated, only its picture here.
 
 Renderings: :meth:`Trace.to_text`, :meth:`Trace.to_json`, :meth:`Trace.to_har` (HAR
@@ -107,6 +108,7 @@ class Exchange:
     duration_ms: float | None = None
     notes: list[str] = field(default_factory=list)
     _t0: float = field(default=0.0, repr=False, compare=False)
+    _kept: int = field(default=0, repr=False, compare=False)
 
     def header(self, name: str, side: str = "response") -> str | None:
         """A header's value (``side`` ``"request"`` or ``"response"``), joined when repeated."""
@@ -188,21 +190,29 @@ class Trace:
     """
 
     def __init__(
-        self, *, max_exchanges: int = 500, max_body_bytes: int = 64 * 1024, max_events: int = 1000
+        self,
+        *,
+        max_exchanges: int = 500,
+        max_body_bytes: int = 64 * 1024,
+        max_events: int = 1000,
+        max_total_bytes: int = 32 * 1024 * 1024,
     ) -> None:
         for name, value in (
             ("max_exchanges", max_exchanges),
             ("max_body_bytes", max_body_bytes),
             ("max_events", max_events),
+            ("max_total_bytes", max_total_bytes),
         ):
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ValueError(f"Trace: {name} must be a positive integer, got {value!r}")
         self.max_exchanges = max_exchanges
         self.max_body_bytes = max_body_bytes
         self.max_events = max_events
-        self._exchanges: deque[Exchange] = deque(maxlen=max_exchanges)
+        self.max_total_bytes = max_total_bytes
+        self._exchanges: deque[Exchange] = deque()
         self._lock = threading.Lock()
         self._count = 0
+        self._total = 0  # bytes of bodies and events kept, over all exchanges
         #: Exchanges dropped because the trace was full (the oldest go first).
         self.dropped = 0
 
@@ -214,8 +224,8 @@ class Trace:
         """Start recording a request (``body``: the bytes about to be sent)."""
         with self._lock:
             self._count += 1
-            if len(self._exchanges) == self.max_exchanges:
-                self.dropped += 1
+            while len(self._exchanges) >= self.max_exchanges:
+                self._drop_oldest()
             exchange = Exchange(self._count, what, method, url, _now_iso())
             self._exchanges.append(exchange)
         exchange._t0 = time.perf_counter()
@@ -249,6 +259,14 @@ class Trace:
             return
         raw = data.encode("utf-8")
         at = (time.perf_counter() - exchange._t0) * 1000
+        if not self._charge(exchange, min(len(raw), self.max_body_bytes)):
+            if not exchange.events_dropped:
+                exchange.notes.append(
+                    f"the trace's budget of {self.max_total_bytes} bytes is spent: later "
+                    "events are not kept"
+                )
+            exchange.events_dropped += 1
+            return
         if len(raw) > self.max_body_bytes:
             prefix = raw[: self.max_body_bytes].decode("utf-8", "ignore")
             exchange.notes.append(
@@ -270,7 +288,34 @@ class Trace:
         if exchange.duration_ms is None:
             exchange.duration_ms = (time.perf_counter() - exchange._t0) * 1000
 
+    def _drop_oldest(self) -> None:
+        old = self._exchanges.popleft()
+        self._total -= old._kept
+        self.dropped += 1
+
+    def _charge(self, exchange: Exchange, size: int) -> bool:
+        """Count ``size`` kept bytes for ``exchange``, dropping the oldest exchanges to stay
+        within ``max_total_bytes``; False when even this exchange alone is over it."""
+        with self._lock:
+            while (
+                self._total + size > self.max_total_bytes
+                and self._exchanges
+                and self._exchanges[0] is not exchange
+            ):
+                self._drop_oldest()
+            if self._total + size > self.max_total_bytes:
+                return False
+            exchange._kept += size
+            self._total += size
+            return True
+
     def _body(self, raw: bytes, what: str, exchange: Exchange) -> Any:
+        if not self._charge(exchange, min(len(raw), self.max_body_bytes)):
+            exchange.notes.append(
+                f"{what}: {len(raw)} bytes, not kept: the trace's budget of "
+                f"{self.max_total_bytes} bytes is spent"
+            )
+            return None
         if len(raw) > self.max_body_bytes:
             exchange.notes.append(
                 f"{what}: {len(raw)} bytes, only the first {self.max_body_bytes} kept in the "
@@ -304,6 +349,7 @@ class Trace:
         """Forget every exchange (numbering goes on)."""
         with self._lock:
             self._exchanges.clear()
+            self._total = 0
             self.dropped = 0
 
     # -- renderings --------------------------------------------------------------------
