@@ -393,3 +393,14 @@ def test_what_the_agent_says_is_text_json_and_safe_links() -> None:
     assert "blob.bin (3 bytes)" in html
     lines = artifacts_text([Artifact("a1", parts)])
     assert lines[1] == 'artifact: {"n": 1}' and lines[2].endswith("report.pdf")
+
+
+def test_closing_the_client_under_a_conversation_stops_it_quietly(agent: MockAgent) -> None:
+    client = SyncHitlClient(agent.url)
+    content = {"scenario": "approval", "start_delay_seconds": 30}
+    chat = Conversation.start(client, content, settle=0, poll_interval=0.2)
+    assert chat.following
+    client.close()
+    _until(lambda: not chat.following, what="the follower to stop")
+    _until(lambda: chat.link_log and chat.link_log[-1][0] in ("stopped", "lost"), what="a word")
+    chat.close()

@@ -163,12 +163,20 @@ class Follower:
             sink = self._sink()
             if sink is not None:
                 sink.started(None)
+                if not self._stopped:  # not us: the client's loop is shutting down
+                    sink.link_state("stopped", "the client was closed")
             raise
         except Exception as exc:  # never die silently: the card says what happened
             if self._stopped:
                 return
-            log.exception("following the task failed")
             sink = self._sink()
+            if isinstance(exc, RuntimeError) and "closed" in str(exc):
+                # The user closed the client under the conversation: say so, no traceback.
+                if sink is not None:
+                    sink.started(exc)
+                    sink.link_state("stopped", "the client was closed")
+                return
+            log.exception("following the task failed")
             if sink is not None:
                 sink.started(exc)
                 sink.link_state("lost", f"{type(exc).__name__}: {exc}")
