@@ -196,3 +196,60 @@ def test_jupyterlab_opens_at_the_quickstart(tmp_path):
     own = tutorials.lab_command(tmp_path, ["--ServerApp.default_url=/lab/tree/x.ipynb"])
     assert sum("default_url" in arg for arg in own) == 1
     assert not any("default_url" in a for a in tutorials.lab_command(tmp_path / "none", []))
+
+
+# --- the tutorial notebooks as files ----------------------------------------------------
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
+def _cells(path: Path) -> list[dict]:
+    return nbformat.read(path, as_version=4)["cells"]
+
+
+def test_there_are_at_least_twelve_tutorials_numbered_in_order():
+    numbers = [int(p.name[:2]) for p in NOTEBOOKS]
+    assert len(numbers) >= 12 and numbers == list(range(len(numbers)))
+    assert NOTEBOOKS[0].name == tutorials.FIRST_TUTORIAL
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_tutorial_is_saved_as_jupyter_writes_it(path):
+    # Opening it in JupyterLab must not mark it modified: Jupyter's own kernelspec, the
+    # kernel's language_info, no per-cell timing left by an executor.
+    nb = nbformat.read(path, as_version=4)
+    assert dict(nb.metadata["kernelspec"]) == KERNELSPEC
+    assert nb.metadata["language_info"]["name"] == "python"
+    assert all("execution" not in cell.metadata for cell in nb.cells)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_tutorial_is_checked_by_strict_nbval(path):
+    cells = _cells(path)
+    code = [c for c in cells if c["cell_type"] == "code"]
+    # nbval compares only cells that ran: a cell saved without outputs checks nothing.
+    assert all(c["execution_count"] is not None for c in code)
+    # Markers are cell tags; a visible "# NBVAL_..." comment is noise for the student.
+    assert not any("NBVAL_" in c["source"] for c in cells)
+    assert all(
+        tag.startswith("nbval-") and tag in {"nbval-ignore-output", "nbval-skip"}
+        for c in cells
+        for tag in c["metadata"].get("tags", [])
+    )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_tutorial_cites_the_spec_and_starts_its_own_agent(path):
+    cells = _cells(path)
+    markdown = "\n".join(c["source"] for c in cells if c["cell_type"] == "markdown")
+    source = "\n".join(c["source"] for c in cells if c["cell_type"] == "code")
+    assert "§" in markdown, "cite the spec sections the tutorial teaches"
+    if "MockAgent" in source:
+        assert "MockAgent(" in source and "port=" not in source  # port 0: a free port
+
+
+def test_the_readme_lists_every_tutorial():
+    readme = (ROOT / "README.md").read_text()
+    missing = [p.name for p in NOTEBOOKS if f"notebooks/{p.name}" not in readme]
+    assert missing == []
