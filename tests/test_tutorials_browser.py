@@ -212,3 +212,76 @@ def test_run_all_in_jupyterlab_has_no_error(lab, page, notebook: str) -> None:  
             "() => { for (const w of Array.from(window.jupyterapp.shell.widgets('main')))"
             " w.dispose(); }"
         )
+
+
+def test_a_student_who_clicks_submit_is_not_punished(lab, page) -> None:  # type: ignore[no-untyped-def]
+    # 02 says "click Submit, or run the next cell". A student who clicks runs the cells
+    # up to the card, answers in it, then runs the rest: no error, and the cells after
+    # report the clicked answer (the comment typed in the browser is what was sent).
+    base, root = lab
+    notebook = "02-approval-round-trip.ipynb"
+    try:
+        page.evaluate(
+            "(path) => window.jupyterapp.commands.execute('docmanager:open', {path})", notebook
+        )
+        page.wait_for_function(
+            "(path) => { const w = window.jupyterapp.shell.currentWidget;"
+            " return w?.context?.path === path"
+            " && w.sessionContext?.session?.kernel?.status === 'idle'; }",
+            arg=notebook,
+            timeout=120_000,
+        )
+        # The answer cell is the first code cell after the one that shows the card.
+        answer_index = page.evaluate(
+            "() => { const cells = window.jupyterapp.shell.currentWidget.content.widgets;"
+            " const i = cells.findIndex(c => c.model.type === 'code'"
+            "   && c.model.sharedModel.getSource().trim() === 'chat');"
+            " return cells.findIndex((c, j) => j > i && c.model.type === 'code'); }"
+        )
+        assert answer_index > 0
+        page.evaluate(
+            "(i) => { const nb = window.jupyterapp.shell.currentWidget.content;"
+            " nb.activeCellIndex = i;"
+            " return window.jupyterapp.commands.execute('notebook:run-all-above'); }",
+            answer_index,
+        )
+        card = page.locator(".jp-NotebookPanel:visible .hitl-card").first
+        card.wait_for(timeout=120_000)
+        card.locator(".hitl-field-approve input[type=radio]").first.check()
+        comment = card.locator(".hitl-field-comment input, .hitl-field-comment textarea").first
+        comment.fill("clicked in the browser")
+        submit = card.locator(".hitl-submit button, button.hitl-submit").first
+        page.wait_for_function("(b) => !b.disabled", arg=submit.element_handle(), timeout=10_000)
+        submit.click()
+        card.locator(".hitl-card-status").filter(has_text="accepted").wait_for(timeout=60_000)
+        page.evaluate(
+            "(i) => { const nb = window.jupyterapp.shell.currentWidget.content;"
+            " nb.activeCellIndex = i;"
+            " return window.jupyterapp.commands.execute('notebook:run-all-below'); }",
+            answer_index,
+        )
+        end = time.monotonic() + 300
+        state: dict[str, object] = {}
+        while time.monotonic() < end:
+            page.wait_for_timeout(500)
+            state = page.evaluate(STATE_JS) or {}
+            cells = state.get("cells") or []
+            failed = any(c["errors"] for c in cells)  # type: ignore[index]
+            ran = all(c["count"] is not None for c in cells)  # type: ignore[index]
+            if state.get("status") == "idle" and (ran or failed):
+                break
+        cells = state.get("cells") or []
+        assert [e for c in cells for e in c["errors"]] == []  # type: ignore[index]
+        text = page.locator(".jp-NotebookPanel:visible .jp-OutputArea").all_inner_texts()
+        joined = "\n".join(text)
+        assert "accepted - the agent accepted the answer" in joined
+        assert '"comment": "clicked in the browser"' in joined  # what was sent: the click's
+        page.screenshot(path=str(root / "02-clicked.png"), full_page=False)
+    finally:
+        auth = {"Authorization": f"token {TOKEN}"}
+        for session in httpx.get(f"{base}/api/sessions", headers=auth).json():
+            httpx.delete(f"{base}/api/sessions/{session['id']}", headers=auth)
+        page.evaluate(
+            "() => { for (const w of Array.from(window.jupyterapp.shell.widgets('main')))"
+            " w.dispose(); }"
+        )
