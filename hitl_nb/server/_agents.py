@@ -103,12 +103,16 @@ class AgentPool:
         allowed_hosts: Iterable[str],
         timeout: float,
         internal: InternalCaller | None = None,
+        streams: int = 20,
     ) -> None:
         self.allowed_hosts = list(allowed_hosts)
         self.internal = internal
         self.limits = HttpLimits(timeout=timeout, connect_timeout=min(timeout, 5.0))
+        # Each open subscription holds a connection: room for them and the rest.
         self._http = httpx.AsyncClient(
-            follow_redirects=False, event_hooks={"request": [self._guard]}
+            follow_redirects=False,
+            event_hooks={"request": [self._guard]},
+            limits=httpx.Limits(max_connections=streams + 50, max_keepalive_connections=20),
         )
         self._clients: dict[str, HitlClient] = {}
 

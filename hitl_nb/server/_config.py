@@ -51,6 +51,21 @@ class HitlServer(Configurable):
         ),
     ).tag(config=True)
 
+    watch = Bool(
+        True,
+        help="Watch registered tasks (subscribe or poll) so new prompts appear unasked.",
+    ).tag(config=True)
+
+    poll_interval = Float(
+        10.0,
+        help="Seconds between two reads of a task that is polled, not streamed.",
+    ).tag(config=True)
+
+    max_streams = Int(
+        20,
+        help="At most this many open subscriptions to agents; other tasks are polled.",
+    ).tag(config=True)
+
     agent_timeout = Float(
         30.0,
         help="Seconds the gateway waits for an agent's answer to one request.",

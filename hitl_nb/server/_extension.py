@@ -53,7 +53,9 @@ def load(serverapp: Any) -> Gateway:
         web_app.settings[INTERNAL_SETTING] = internal
         handlers += host_handlers(mock_agent_handlers(prefix, store=folder / "mock-agent.sqlite"))
         serverapp.log.info("hitl-nb: mock agent hosted at %s", prefix)
-    pool = AgentPool(config.allowed_agent_hosts, config.agent_timeout, internal)
+    pool = AgentPool(
+        config.allowed_agent_hosts, config.agent_timeout, internal, streams=config.max_streams
+    )
     gateway = Gateway(GatewayStore(folder / "gateway.sqlite"), pool, config)
     web_app.settings[GATEWAY_SETTING] = gateway
     handlers += gateway_handlers(url_path_join(base_url, API_PATH), gateway)

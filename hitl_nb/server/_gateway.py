@@ -18,12 +18,10 @@ any number of racing submissions, one forwards.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import uuid
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 from hitl_nb._json import dumps_compact
@@ -42,6 +40,8 @@ from hitl_nb.server._agents import AgentPool, check_agent_url
 from hitl_nb.server._config import HitlServer
 from hitl_nb.server._forward import Outcome, deliver, settle
 from hitl_nb.server._store import Forward, GatewayStore, PromptRow, Registration
+from hitl_nb.server._views import Caller, inbox_order, prompt_view, refusal, responder_gate
+from hitl_nb.server._watcher import Watchers
 from hitl_nb.spec import PromptEnvelope
 
 __all__ = ["Caller", "Gateway", "GatewayError"]
@@ -49,15 +49,6 @@ __all__ = ["Caller", "Gateway", "GatewayError"]
 log = logging.getLogger("hitl_nb.server")
 
 MAX_TASK_ID = 256
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who is asking, as the Jupyter server vouches. ``name`` is None when the server
-    cannot tell its users apart (one shared token: every request is "anonymous")."""
-
-    name: str | None
-    display: str
 
 
 class GatewayError(Exception):
@@ -70,13 +61,6 @@ class GatewayError(Exception):
         self.extra = extra
 
 
-_NO_NAMES = (
-    "this Jupyter server cannot tell its users apart (everyone shares one token), so it "
-    "cannot vouch for who answers; a prompt for named people or a consensus needs a "
-    "server with named users (JupyterHub, or an IdentityProvider that names users)"
-)
-
-
 class Gateway:
     """The gateway's logic, on the server's event loop; state in a :class:`GatewayStore`."""
 
@@ -87,15 +71,25 @@ class Gateway:
         self._timers: dict[tuple[str, str], asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._envelopes: dict[tuple[str, str], PromptEnvelope] = {}
+        self.watchers = Watchers(
+            self._refresh_for_watch,
+            pool.client,
+            poll_interval=config.poll_interval,
+            max_streams=config.max_streams,
+        )
 
     # -- life ------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Arm the deadline timers of open prompts; settle forwards left in doubt."""
+        """Arm the deadline timers of open prompts, settle forwards left in doubt, and
+        watch every registered task again."""
         for row in self.store.open_prompts():
             self._arm(row)
         for fwd in self.store.unsettled_forwards():
             self._spawn(self._settle(fwd))
+        if self.config.watch:
+            for reg in self.store.registrations():
+                self.watchers.watch(reg)
 
     async def close(self) -> None:
         """Stop timers and background work; close connections and the store."""
@@ -104,7 +98,12 @@ class Gateway:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.watchers.close()
         await self.pool.aclose()
+        # A closed transport lets go of its socket in a callback on the next loop turns:
+        # give them those turns, so nothing is left for a loop that stops right after.
+        for _ in range(3):
+            await asyncio.sleep(0)
         self.store.close()
 
     def _spawn(self, coro: Any) -> None:
@@ -169,6 +168,8 @@ class Gateway:
         )
         self._see(reg, task)
         log.info("hitl-nb gateway: %s registered task %s at %s", caller.display, task_id, url)
+        if self.config.watch and not task.status.state.is_terminal:
+            self.watchers.watch(reg)
         return True, self._registration_view(reg, caller)
 
     def registrations(self) -> list[dict[str, Any]]:
@@ -203,6 +204,16 @@ class Gateway:
             raise GatewayError(404, f"the agent at {url} has no task {task_id!r}") from None
         except (TransportError, A2AError, HitlError) as exc:
             raise GatewayError(502, f"could not read task {task_id!r} from {url}: {exc}") from None
+
+    async def _refresh_for_watch(self, reg: Registration) -> Task | None:
+        """For the watchers: read the task, record its prompts; None when unreachable."""
+        try:
+            task = await self._get_task(reg.agent_url, reg.task_id)
+        except GatewayError as exc:
+            log.info("hitl-nb gateway: task %s: %s", reg.task_id, exc.message)
+            return None
+        self._see(reg, task)
+        return task
 
     async def _refresh(self, reg: Registration, *, quiet: bool = False) -> str | None:
         """Read the task again and record any new prompt. The error text when quiet."""
@@ -245,55 +256,50 @@ class Gateway:
             self._envelopes[key] = env
         return env
 
-    def _state(self, row: PromptRow, fwd: Forward | None) -> str:
-        if fwd is not None and fwd.state in ("forwarding", "forwarded"):
-            return fwd.state
-        if row.closed is not None:
-            return "expired" if row.closed == "expired" else "closed"
-        return "open"
-
     def _prompt_view(self, reg: Registration, row: PromptRow, caller: Caller) -> dict[str, Any]:
-        env = self._envelope(row)
-        gate = ResponderGate(env.responders)
-        fwd = self.store.forward(reg.id, row.prompt_id)
-        ballots = self.store.ballots(reg.id, row.prompt_id)
-        tally = Counter(b.payload for b in ballots)
-        mine = next((b for b in ballots if caller.name and b.responder == caller.name), None)
-        now = time.time()
-        reason = self._refusal(gate, caller)
-        return {
-            "registration": reg.id,
-            "agent_url": reg.agent_url,
-            "task_id": reg.task_id,
-            "prompt_id": row.prompt_id,
-            "prompt": env.prompt,
-            "response_schema": env.response_schema,
-            "deadline": env.deadline,
-            "deadline_passed": row.deadline is not None and now >= row.deadline,
-            "seconds_left": None if row.deadline is None else max(0.0, row.deadline - now),
-            "allowed_responders": list(env.allowed_responders or ["any"]),
-            "policy": {
-                "specific": sorted(gate.specific),
-                "needed": gate.needed,
-            },
-            "state": self._state(row, fwd),
-            "may_answer": reason is None,
-            "why_not": reason,
-            "answers": len(ballots),
-            "agreeing": max(tally.values(), default=0),
-            "disagreement": len(tally) > 1,
-            "your_answer": None if mine is None else _loads(mine.payload),
-            "forwarded_for": fwd.responders if fwd and fwd.state == "forwarded" else None,
-        }
-
-    def _refusal(self, gate: ResponderGate, caller: Caller) -> str | None:
-        if caller.name is None and (gate.specific or gate.needed > 1):
-            return _NO_NAMES
-        return gate.may_answer(caller.name)
+        return prompt_view(self.store, reg, row, caller, time.time())
 
     async def prompts(self, reg_id: str, caller: Caller) -> dict[str, Any]:
         """The registration's prompts, refreshed from the agent when it answers."""
         return await self.registration(reg_id, caller)
+
+    def inbox(
+        self,
+        caller: Caller,
+        *,
+        agent: str | None = None,
+        responder: str | None = None,
+        due_within: float | None = None,
+        limit: int = 1000,
+    ) -> dict[str, Any]:
+        """Open prompts across every registered task, soonest deadline first.
+
+        Read from the store the watchers keep current (no request to any agent).
+        ``agent``: only this agent URL; ``responder``: only prompts that user may
+        answer (``"me"``: the caller); ``due_within``: only deadlines at most that many
+        seconds away; at most ``limit`` prompts (``total`` counts them all).
+        """
+        regs = {r.id: r for r in self.store.registrations()}
+        now = time.time()
+        who = caller if responder in (None, "me") else Caller(responder, str(responder))
+        rows = []
+        for row in self.store.open_prompts():
+            reg = regs.get(row.reg_id)
+            if reg is None or (agent is not None and reg.agent_url != agent):
+                continue
+            if due_within is not None and (row.deadline is None or row.deadline - now > due_within):
+                continue
+            if responder is not None and refusal(responder_gate(row.envelope), who) is not None:
+                continue
+            rows.append(row)
+        rows.sort(key=inbox_order)
+        forwards, ballots = self.store.all_forwards(), self.store.all_ballots()
+        views = []
+        for r in rows[:limit]:
+            key = (r.reg_id, r.prompt_id)
+            known = (forwards.get(key), ballots.get(key, []))
+            views.append(prompt_view(self.store, regs[r.reg_id], r, caller, now, known))
+        return {"prompts": views, "total": len(rows)}
 
     # -- answers ---------------------------------------------------------------------
 
@@ -308,7 +314,7 @@ class Gateway:
                 raise GatewayError(404, f"task {reg.task_id!r} has no prompt {prompt_id!r}")
         env = self._envelope(row)
         gate = ResponderGate(env.responders)
-        reason = self._refusal(gate, caller)
+        reason = refusal(gate, caller)
         if reason is not None:
             raise GatewayError(403, reason)
         if not isinstance(payload, dict):
@@ -372,7 +378,3 @@ class Gateway:
             and row.deadline is not None
             and time.time() >= row.deadline
         )
-
-
-def _loads(text: str) -> Any:
-    return json.loads(text)

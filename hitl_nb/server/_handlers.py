@@ -13,6 +13,9 @@ authenticated user: no header or body member can name someone else.
     POST hitl/api/tasks       {"agent_url", "task_id"} register one (201; 200 if known)
     GET  hitl/api/tasks/{id}                           one, with its prompts
     GET  hitl/api/tasks/{id}/prompts                   (the same)
+    GET  hitl/api/prompts?agent=&responder=&due_within=&limit=
+                                                       open prompts of every task,
+                                                       soonest deadline first
     POST hitl/api/tasks/{id}/prompts/{prompt_id}/answer   {"payload": {...}}
 """
 
@@ -140,6 +143,36 @@ class TaskHandler(GatewayHandler):
         self.reply(200, await self.gateway.prompts(reg_id, self.caller()))
 
 
+class InboxHandler(GatewayHandler):
+    """``GET hitl/api/prompts``: open prompts across tasks and agents."""
+
+    @web.authenticated
+    @authorized
+    def get(self) -> None:
+        """Filters: ``agent`` (URL), ``responder`` (a user name, or ``me``),
+        ``due_within`` (seconds), ``limit`` (1..5000, default 1000)."""
+        agent = self.get_query_argument("agent", None)
+        responder = self.get_query_argument("responder", None)
+        due = self._number("due_within", 0, 10 * 365 * 86400)
+        limit = self._number("limit", 1, 5000)
+        self.reply(200, self.gateway.inbox(
+            self.caller(), agent=agent, responder=responder or None, due_within=due,
+            limit=int(limit) if limit is not None else 1000,
+        ))  # fmt: skip
+
+    def _number(self, name: str, low: float, high: float) -> float | None:
+        raw = self.get_query_argument(name, None)
+        if raw is None or raw == "":
+            return None
+        try:
+            value = float(raw)
+        except ValueError:
+            value = float("nan")
+        if not low <= value <= high:  # also refuses NaN
+            raise GatewayError(400, f"{name} must be a number from {low:g} to {high:g}")
+        return value
+
+
 class AnswerHandler(GatewayHandler):
     """``POST hitl/api/tasks/{id}/prompts/{prompt_id}/answer``."""
 
@@ -166,6 +199,7 @@ def gateway_handlers(api: str, gateway: Gateway) -> list[tuple[str, type, dict[s
     return [
         (rf"{api}/me", MeHandler, kw),
         (rf"{api}/tasks", TasksHandler, kw),
+        (rf"{api}/prompts", InboxHandler, kw),
         (rf"{api}/tasks/{seg}(?:/prompts)?", TaskHandler, kw),
         (rf"{api}/tasks/{seg}/prompts/{seg}/answer", AnswerHandler, kw),
     ]

@@ -233,7 +233,22 @@ class GatewayStore:
         ).fetchall()
         return [Ballot(*r) for r in rows]
 
+    def all_ballots(self) -> dict[tuple[str, str], list[Ballot]]:
+        """Every collected answer, by (registration, prompt): one query for a listing."""
+        out: dict[tuple[str, str], list[Ballot]] = {}
+        rows = self._tx(
+            "SELECT reg_id, prompt_id, responder, payload, at FROM ballots ORDER BY at, responder"
+        ).fetchall()
+        for reg_id, prompt_id, responder, payload, at in rows:
+            out.setdefault((reg_id, prompt_id), []).append(Ballot(responder, payload, at))
+        return out
+
     # -- forwards --------------------------------------------------------------------
+
+    def all_forwards(self) -> dict[tuple[str, str], Forward]:
+        """Every forward, by (registration, prompt): one query for a listing."""
+        rows = self._tx("SELECT * FROM forwards").fetchall()
+        return {(r[0], r[1]): _forward(r) for r in rows}
 
     def begin_forward(
         self, reg_id: str, prompt_id: str, message_id: str, payload: str, responders: list[str]

@@ -66,12 +66,21 @@ else:
             body: Any = None,
             headers: dict[str, str] | None = None,
             raw: bytes | None = None,
+            params: dict[str, str] | None = None,
         ) -> tuple[int, Any]:
             hdrs = dict(headers or {})
             hdrs["Authorization"] = auth(user)["Authorization"] if user else "token nobody"
             if raw is not None or body is not None:
                 hdrs.setdefault("Content-Type", "application/json")
-            kwargs: dict[str, Any] = {"method": method, "headers": hdrs}
+            # Generous: 50 racing requests queue in the test client on a loaded machine.
+            kwargs: dict[str, Any] = {
+                "method": method,
+                "headers": hdrs,
+                "request_timeout": 120,
+                "connect_timeout": 120,
+            }
+            if params:
+                kwargs["params"] = params
             if raw is not None:
                 kwargs["body"] = raw
             elif body is not None:

@@ -1,0 +1,103 @@
+"""What the gateway shows of a prompt, to one caller; and who that caller is.
+
+A prompt's view says what it asks (text, schema, deadline), who may answer
+(``allowed_responders`` and the policy read from it), where it stands (``state``: open,
+forwarding, forwarded, expired, closed) and, for consensus prompts, how the collected
+answers stand (how many, how many agree, whether they differ), but never what the other
+responders answered.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from hitl_nb.policy import ResponderGate
+from hitl_nb.server._store import Ballot, Forward, GatewayStore, PromptRow, Registration
+from hitl_nb.spec import parse_responders
+
+__all__ = ["NO_NAMES", "Caller", "inbox_order", "prompt_view", "refusal", "responder_gate"]
+
+NO_NAMES = (
+    "this Jupyter server cannot tell its users apart (everyone shares one token), so it "
+    "cannot vouch for who answers; a prompt for named people or a consensus needs a "
+    "server with named users (JupyterHub, or an IdentityProvider that names users)"
+)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking, as the Jupyter server vouches. ``name`` is None when the server
+    cannot tell its users apart (one shared token: every request is "anonymous")."""
+
+    name: str | None
+    display: str
+
+
+def responder_gate(envelope: dict[str, Any]) -> ResponderGate:
+    """The S-3 gate of a stored envelope (unknown patterns ignored)."""
+    return ResponderGate(parse_responders(envelope.get("allowed_responders")))
+
+
+def refusal(gate: ResponderGate, caller: Caller) -> str | None:
+    """Why ``caller`` may not answer (None: they may)."""
+    if caller.name is None and (gate.specific or gate.needed > 1):
+        return NO_NAMES
+    return gate.may_answer(caller.name)
+
+
+def state_of(row: PromptRow, fwd: Forward | None) -> str:
+    """open, forwarding, forwarded, expired or closed."""
+    if fwd is not None and fwd.state in ("forwarding", "forwarded"):
+        return fwd.state
+    if row.closed is not None:
+        return "expired" if row.closed == "expired" else "closed"
+    return "open"
+
+
+def inbox_order(row: PromptRow) -> tuple[bool, float, float, str]:
+    """Soonest deadline first; prompts without one after, oldest first."""
+    return (row.deadline is None, row.deadline or 0.0, row.first_seen, row.prompt_id)
+
+
+def prompt_view(
+    store: GatewayStore,
+    reg: Registration,
+    row: PromptRow,
+    caller: Caller,
+    now: float,
+    known: tuple[Forward | None, list[Ballot]] | None = None,
+) -> dict[str, Any]:
+    """The prompt as ``caller`` sees it (JSON). ``known``: its forward and ballots, when
+    the caller read them already (a listing reads them all at once)."""
+    env = row.envelope
+    gate = responder_gate(env)
+    if known is None:
+        known = store.forward(reg.id, row.prompt_id), store.ballots(reg.id, row.prompt_id)
+    fwd, ballots = known
+    tally = Counter(b.payload for b in ballots)
+    mine = next((b for b in ballots if caller.name and b.responder == caller.name), None)
+    reason = refusal(gate, caller)
+    return {
+        "registration": reg.id,
+        "agent_url": reg.agent_url,
+        "task_id": reg.task_id,
+        "prompt_id": row.prompt_id,
+        "prompt": env.get("prompt"),
+        "response_schema": env.get("response_schema"),
+        "deadline": env.get("deadline"),
+        "deadline_passed": row.deadline is not None and now >= row.deadline,
+        "seconds_left": None if row.deadline is None else max(0.0, row.deadline - now),
+        "allowed_responders": list(env.get("allowed_responders") or ["any"]),
+        "policy": {"specific": sorted(gate.specific), "needed": gate.needed},
+        "state": state_of(row, fwd),
+        "may_answer": reason is None,
+        "why_not": reason,
+        "answers": len(ballots),
+        "agreeing": max(tally.values(), default=0),
+        "disagreement": len(tally) > 1,
+        "your_answer": None if mine is None else json.loads(mine.payload),
+        "forwarded_for": fwd.responders if fwd and fwd.state == "forwarded" else None,
+    }

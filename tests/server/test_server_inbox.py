@@ -1,0 +1,119 @@
+"""The inbox: registered tasks are watched (stream or poll) and their open prompts listed
+across tasks and agents, soonest deadline first."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from hitl_nb.client import HitlClient, PromptEvent, prompt_of
+from hitl_nb.mock_agent import MockAgent
+from tests.server.conftest import start_task
+
+
+async def _register(api: Any, url: str, task_id: str) -> dict[str, Any]:
+    status, reg = await api("POST", "hitl/api/tasks", body={"agent_url": url, "task_id": task_id})
+    assert status == 201, reg
+    return dict(reg)
+
+
+async def _inbox(api: Any, user: str = "alice", **params: str) -> list[dict[str, Any]]:
+    status, body = await api("GET", "hitl/api/prompts", user=user, params=params)
+    assert status == 200, body
+    assert body["total"] >= len(body["prompts"])
+    return list(body["prompts"])
+
+
+async def _answer_at_agent(url: str, task_id: str, payload: dict[str, Any]) -> None:
+    async with HitlClient(url) as client:
+        task = await client.get_task(task_id)
+        prompt = prompt_of(task)
+        assert isinstance(prompt, PromptEvent)
+        await client.respond(task_id, prompt.prompt_id, payload)
+
+
+async def _until(check: Any, seconds: float = 20.0) -> Any:
+    for _ in range(int(seconds / 0.05)):
+        value = await check()
+        if value:
+            return value
+        await asyncio.sleep(0.05)
+    raise AssertionError("the condition did not come true")
+
+
+async def _next_prompt_appears(api: Any, gateway: Any, agent: MockAgent) -> None:
+    task = await start_task(agent.url, "multi-step")
+    reg = await _register(api, agent.url, task.id)
+    (first,) = reg["prompts"]
+    # Somebody answers at the agent directly; nobody asks the gateway anything.
+    await _answer_at_agent(agent.url, task.id, {"name": "r1"})
+
+    async def second_listed() -> list[dict[str, Any]]:
+        listed = await _inbox(api)
+        return [p for p in listed if p["prompt_id"] != first["prompt_id"]]
+
+    (second,) = await _until(second_listed)
+    assert second["prompt"].startswith("Step 2 of 3") and second["task_id"] == task.id
+    assert first["prompt_id"] not in {p["prompt_id"] for p in await _inbox(api)}
+
+
+async def test_a_streaming_agent_is_subscribed_and_new_prompts_appear(
+    api: Any, gateway: Any, agent: MockAgent
+) -> None:
+    await _next_prompt_appears(api, gateway, agent)
+    assert gateway.watchers.streaming  # one subscription is open
+
+
+async def test_tasks_beyond_the_stream_cap_are_polled(
+    api: Any, gateway: Any, agent: MockAgent
+) -> None:
+    gateway.watchers.max_streams = 0
+    gateway.watchers.poll_interval = 0.2
+    await _next_prompt_appears(api, gateway, agent)
+    assert not gateway.watchers.streaming
+
+
+async def test_a_finished_task_is_no_longer_watched(
+    api: Any, gateway: Any, agent: MockAgent
+) -> None:
+    task = await start_task(agent.url, "approval")
+    reg = await _register(api, agent.url, task.id)
+    assert gateway.watchers.watching(reg["id"])
+    path = f"hitl/api/tasks/{reg['id']}/prompts/{reg['prompts'][0]['prompt_id']}/answer"
+    status, _ = await api("POST", path, body={"payload": {"approve": True}})
+    assert status == 200
+
+    async def stopped() -> bool:
+        return not gateway.watchers.watching(reg["id"])
+
+    await _until(stopped)
+    assert await _inbox(api) == []
+
+
+async def test_the_inbox_lists_soonest_deadline_first_and_filters(
+    api: Any, agent: MockAgent
+) -> None:
+    later = await start_task(agent.url, "deadline", deadline_seconds=600)
+    sooner = await start_task(agent.url, "deadline", deadline_seconds=300)
+    none = await start_task(agent.url, "approval")
+    bobs = await start_task(agent.url, "specific", responder="bob")
+    for task in (none, later, bobs, sooner):
+        await _register(api, agent.url, task.id)
+    listed = await _inbox(api)
+    assert [p["task_id"] for p in listed] == [sooner.id, later.id, none.id, bobs.id]
+    assert listed[0]["seconds_left"] <= 300 and listed[2]["deadline"] is None
+    assert [p["task_id"] for p in await _inbox(api, due_within="400")] == [sooner.id]
+    mine = [p["task_id"] for p in await _inbox(api, responder="me")]
+    assert bobs.id not in mine and len(mine) == 3
+    assert [p["task_id"] for p in await _inbox(api, responder="bob")] == [
+        sooner.id, later.id, none.id, bobs.id]  # fmt: skip
+    assert await _inbox(api, agent="http://other.example") == []
+    assert len(await _inbox(api, agent=agent.url)) == 4
+    status, page = await api("GET", "hitl/api/prompts", params={"limit": "2"})
+    assert len(page["prompts"]) == 2 and page["total"] == 4
+    for bad in ("due_within=-1", "limit=0", "limit=abc", "due_within=nan", "limit=99999"):
+        name, value = bad.split("=")
+        status, body = await api("GET", "hitl/api/prompts", params={name: value})
+        assert status == 400 and bad.split("=")[0] in body["message"], bad
+    status, _ = await api("GET", "hitl/api/prompts", user=None)
+    assert status == 403
