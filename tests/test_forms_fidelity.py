@@ -200,3 +200,33 @@ def test_a_missing_required_const_can_be_put_back_by_the_person():
     form.field("/a").add.click()
     form.field("/a/0").input.value = "1"
     assert form.value == {"kind": "approval", "a": [1]}
+
+
+def test_a_member_each_branch_declares_differently_is_drawn_by_the_active_branch():
+    # GitHub issue forms: `attributes` is closed and different for every `type`
+    def branch(kind: str, attribute: str) -> dict[str, Any]:
+        return {
+            "if": {"properties": {"type": {"const": kind}}},
+            "then": {
+                "properties": {
+                    "attributes": {
+                        "type": "object",
+                        "properties": {attribute: {"type": "string"}},
+                        "additionalProperties": False,
+                    }
+                }
+            },
+        }
+
+    schema = {
+        "type": "object",
+        "properties": {"type": {"enum": ["markdown", "input"]}},
+        "required": ["type"],
+        "allOf": [branch("markdown", "value"), branch("input", "label")],
+    }
+    round_trip(schema, {"type": "markdown", "attributes": {"value": "v"}})
+    form = round_trip(schema, {"type": "input", "attributes": {"label": "l"}})
+    form.field("/type").input.value = 0  # the person picks markdown: its attributes
+    assert form.field("/attributes/value").kind == "string"
+    form.field("/attributes/value").input.value = "v"
+    assert form.value == {"type": "markdown", "attributes": {"value": "v"}} and form.is_valid

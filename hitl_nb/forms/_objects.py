@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -78,6 +79,9 @@ class ObjectField(Field):
         #: Members a value put in: shown even where no active branch declares them,
         #: until a change picks other branches (``None``: not yet known).
         self.pinned: set[str] = set()
+        #: Members only branches declare, declared differently: (branch, schema) each.
+        self.alternatives: dict[str, list[tuple[dict[str, Any], Any]]] = {}
+        self._alt_fields: dict[tuple[str, int], Field] = {}
         self._pinned_for: list[int] | None = None
         #: Left out by the last value set (a required section is then not invented).
         self.absent = False
@@ -156,17 +160,18 @@ class ObjectField(Field):
             if isinstance(extra, Mapping):
                 for name, sub in extra.items():
                     schemas.setdefault(name, sub)
+                    if name not in self.props:
+                        self.alternatives.setdefault(name, []).append((branch, sub))
+        # a member several branches declare alike is one field; declared differently
+        # (`attributes` of each `type`), it is drawn by the active branch's schema
+        for name in list(self.alternatives):
+            subs = {json.dumps(sub, sort_keys=True) for _b, sub in self.alternatives[name]}
+            if len(subs) < 2:
+                del self.alternatives[name]
         for name in _order(list(schemas), self.hints.order):
-            schema = schemas[name]
-            child = self.ctx.build(
-                schema,
-                child_pointer(self.pointer, name),
-                child_ui(self.ui, name),
-                name in self.base_required,
-                name,
-            )
-            child.parent_hook = self._relayout
-            self.fields[name] = child
+            self.fields[name] = self._child(name, schemas[name])
+        for name in self.alternatives:
+            self._alt_fields[(name, 0)] = self.fields[name]
         extra_schema = self.schema.get("additionalProperties")
         if isinstance(extra_schema, Mapping) or extra_schema is True or self.patterns:
             self._make_map(extra_schema, can_add=extra_schema is not False or bool(self.patterns))
@@ -181,6 +186,44 @@ class ObjectField(Field):
         if self.readonly or self.disabled:
             self.set_disabled(self.disabled)
         self.refresh_label()
+
+    def _child(self, name: str, schema: Any) -> Field:
+        child = self.ctx.build(
+            schema,
+            child_pointer(self.pointer, name),
+            child_ui(self.ui, name),
+            name in self.base_required,
+            name,
+        )
+        child.parent_hook = self._relayout
+        return child
+
+    def _pick_alternatives(self, active: list[dict[str, Any]]) -> list[str]:
+        """Draw each member several branches declare differently by the first active
+        branch that declares it (keeping its value where it fits). Returns the names
+        whose field changed."""
+        changed = []
+        for name, candidates in self.alternatives.items():
+            index = next(
+                (i for i, (b, _s) in enumerate(candidates) if any(b is a for a in active)), 0
+            )
+            field = self._alt_fields.get((name, index))
+            if field is None:
+                field = self._child(name, candidates[index][1])
+                self._alt_fields[(name, index)] = field
+            old = self.fields[name]
+            if field is old:
+                continue
+            value = old.get()
+            with self.ctx.quietly():
+                try:
+                    field.set(value)
+                except FormValueError:
+                    field.set(MISSING)
+            field.set_disabled(self.disabled or self.readonly)
+            self.fields[name] = field
+            changed.append(name)
+        return changed
 
     def _make_map(self, schema: Any, can_add: bool) -> MapEditor:
         if self.map is None:
@@ -254,6 +297,7 @@ class ObjectField(Field):
                 self.pinned = set()  # the person picked other branches: as they say
                 self.react()
                 return
+        switched = self._pick_alternatives(active) if self.alternatives else []
         required = set(self.base_required)
         for branch in active:
             req = branch.get("required")
@@ -266,7 +310,7 @@ class ObjectField(Field):
         visible = [n for n in self.fields if n in shown]
         for name, field in self.fields.items():
             field.set_required(name in required)
-        if visible != self.visible:
+        if visible != self.visible or switched:
             self.visible = visible
             self._relayout()
 
@@ -325,7 +369,15 @@ class ObjectField(Field):
                         child_pointer(self.pointer, key), "this member is not allowed"
                     )
         for name, field in self.fields.items():
-            field.set(given.get(name, MISSING))
+            if name not in self.alternatives:
+                field.set(given.get(name, MISSING))
+        if self.alternatives:
+            # the branches decide which schema draws these: pick them, then fill them
+            for name in self.alternatives:
+                self.fields[name].set(MISSING)
+            self.react()
+            for name in self.alternatives:
+                self.fields[name].set(given.get(name, MISSING))
         if self.map is not None or extras:
             self._make_map(extra_schema, can_add=isinstance(extra_schema, Mapping)).set(extras)
         self.react()
