@@ -370,6 +370,7 @@ class Gateway:
         outcome = await deliver(self.store, client, claimed, reg.task_id, row.context_id)
         if outcome.status == 202:
             self._spawn(self._settle(claimed))
+        self.watchers.poke(reg.id)  # the task moves on: its next prompt comes soon
         return outcome
 
     def _past_deadline(self, row: PromptRow) -> bool:

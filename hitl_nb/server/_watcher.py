@@ -4,13 +4,16 @@ anybody asking.
 
 One watcher per registered task, on the server's loop:
 
-- an agent whose card says ``capabilities.streaming`` gets a SubscribeToTask through
-  :meth:`HitlClient.subscribe` (which reconnects and replays after ``Last-Event-ID``
-  itself); every event makes the gateway read the task again (GetTask), so what is
-  stored is always the agent's own snapshot, never a guess from a partial event;
+- while the task works (no prompt open) and its agent's card says
+  ``capabilities.streaming``, a SubscribeToTask through :meth:`HitlClient.subscribe`
+  (which reconnects and replays after ``Last-Event-ID`` itself) waits for the next
+  prompt: A2A ends a stream at an interrupted state, so the stream ends when the agent
+  asks; then the gateway reads the task (GetTask) and stores the agent's own snapshot;
+- while a prompt is open nothing streams: the task is read again every
+  :attr:`HitlServer.poll_interval` seconds (someone may answer at the agent directly),
+  and at once when the gateway itself forwards an answer (:meth:`Watchers.poke`);
 - at most :attr:`HitlServer.max_streams` subscriptions are open at once (each holds a
-  connection); the other tasks, agents that do not stream, and subscriptions that
-  failed are polled every :attr:`HitlServer.poll_interval` seconds;
+  connection); other tasks and agents that do not stream are polled;
 - a task in a terminal state is no longer watched.
 """
 
@@ -50,6 +53,7 @@ class Watchers:
         self.poll_interval = poll_interval
         self.max_streams = max_streams
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._wake: dict[str, asyncio.Event] = {}
         self.streaming: set[str] = set()
 
     def watch(self, reg: Registration) -> None:
@@ -59,6 +63,20 @@ class Watchers:
             return
         task = asyncio.ensure_future(self._run(reg))
         self._tasks[reg.id] = task
+
+    def poke(self, reg_id: str) -> None:
+        """Read this task again now (the gateway just forwarded an answer to it)."""
+        event = self._wake.get(reg_id)
+        if event is not None:
+            event.set()
+
+    async def _pause(self, reg_id: str, seconds: float) -> None:
+        event = self._wake.setdefault(reg_id, asyncio.Event())
+        try:
+            await asyncio.wait_for(event.wait(), seconds)
+        except asyncio.TimeoutError:
+            pass
+        event.clear()
 
     def watching(self, reg_id: str) -> bool:
         """Is the task of this registration being watched?"""
@@ -79,14 +97,21 @@ class Watchers:
                 task = await self._refresh(reg)
                 if task is not None and task.status.state.is_terminal:
                     return
-                if task is not None and await self._can_stream(reg):
+                working = task is not None and not task.status.state.is_interrupted
+                if working and await self._can_stream(reg):
+                    loop = asyncio.get_running_loop()
+                    began = loop.time()
                     await self._stream(reg)
-                    continue  # the stream ended: read the task, maybe subscribe again
-                await asyncio.sleep(self.poll_interval)
+                    if loop.time() - began < 1.0:  # never a tight subscribe loop
+                        await self._pause(reg.id, min(1.0, self.poll_interval))
+                    continue  # the agent asks (or ended): read the task again
+                await self._pause(reg.id, self.poll_interval)
         except asyncio.CancelledError:
             raise
         except Exception:  # a watcher must never take the server down
             log.exception("hitl-nb gateway: watching task %s stopped", reg.task_id)
+        finally:
+            self._wake.pop(reg.id, None)
 
     async def _can_stream(self, reg: Registration) -> bool:
         if len(self.streaming) >= self.max_streams:
@@ -102,12 +127,10 @@ class Watchers:
         client = self._client_for(reg.agent_url)
         try:
             async for _event in client.subscribe(reg.task_id):
-                task = await self._refresh(reg)
-                if task is not None and task.status.state.is_terminal:
-                    return
+                pass  # the stream ends when the task is interrupted (a prompt) or ends
         except HitlError as exc:
             log.info("hitl-nb gateway: subscription to %s ended (%s); polling",
                      reg.task_id, exc)  # fmt: skip
-            await asyncio.sleep(self.poll_interval)
+            await self._pause(reg.id, self.poll_interval)
         finally:
             self.streaming.discard(reg.id)

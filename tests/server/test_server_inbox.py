@@ -41,7 +41,43 @@ async def _until(check: Any, seconds: float = 20.0) -> Any:
     raise AssertionError("the condition did not come true")
 
 
-async def _next_prompt_appears(api: Any, gateway: Any, agent: MockAgent) -> None:
+async def test_a_streaming_agent_is_subscribed_while_it_works(
+    api: Any, gateway: Any, agent: MockAgent
+) -> None:
+    # Polling is slowed to a minute: only the subscription can bring the prompt sooner.
+    gateway.watchers.poll_interval = 60.0
+    async with HitlClient(agent.url) as client:
+        task = await client.send(
+            {"scenario": "approval", "start_delay_seconds": 2}, return_immediately=True
+        )
+    reg = await _register(api, agent.url, task.id)
+    assert reg["prompts"] == []  # still working
+
+    async def subscribed() -> bool:
+        return reg["id"] in gateway.watchers.streaming
+
+    await _until(subscribed)
+    (listed,) = await _until(_inbox_of(api, task.id))
+    assert listed["prompt"].startswith("Approve")
+
+    # While the prompt is open nothing streams (A2A ends streams at an interruption).
+    async def idle() -> bool:
+        return not gateway.watchers.streaming
+
+    await _until(idle)
+
+
+def _inbox_of(api: Any, task_id: str) -> Any:
+    async def listed() -> list[dict[str, Any]]:
+        return [p for p in await _inbox(api) if p["task_id"] == task_id]
+
+    return listed
+
+
+async def test_an_answer_given_at_the_agent_is_noticed_by_polling(
+    api: Any, gateway: Any, agent: MockAgent
+) -> None:
+    gateway.watchers.poll_interval = 0.2
     task = await start_task(agent.url, "multi-step")
     reg = await _register(api, agent.url, task.id)
     (first,) = reg["prompts"]
@@ -49,28 +85,29 @@ async def _next_prompt_appears(api: Any, gateway: Any, agent: MockAgent) -> None
     await _answer_at_agent(agent.url, task.id, {"name": "r1"})
 
     async def second_listed() -> list[dict[str, Any]]:
-        listed = await _inbox(api)
-        return [p for p in listed if p["prompt_id"] != first["prompt_id"]]
+        return [p for p in await _inbox(api) if p["prompt_id"] != first["prompt_id"]]
 
     (second,) = await _until(second_listed)
     assert second["prompt"].startswith("Step 2 of 3") and second["task_id"] == task.id
     assert first["prompt_id"] not in {p["prompt_id"] for p in await _inbox(api)}
 
 
-async def test_a_streaming_agent_is_subscribed_and_new_prompts_appear(
+async def test_an_answer_through_the_gateway_brings_the_next_prompt_at_once(
     api: Any, gateway: Any, agent: MockAgent
 ) -> None:
-    await _next_prompt_appears(api, gateway, agent)
-    assert gateway.watchers.streaming  # one subscription is open
+    gateway.watchers.poll_interval = 60.0  # only the gateway's own poke can be quick
+    task = await start_task(agent.url, "multi-step")
+    reg = await _register(api, agent.url, task.id)
+    (first,) = reg["prompts"]
+    path = f"hitl/api/tasks/{reg['id']}/prompts/{first['prompt_id']}/answer"
+    status, _ = await api("POST", path, body={"payload": {"name": "r1"}})
+    assert status == 200
 
+    async def second_listed() -> list[dict[str, Any]]:
+        return [p for p in await _inbox(api) if p["prompt_id"] != first["prompt_id"]]
 
-async def test_tasks_beyond_the_stream_cap_are_polled(
-    api: Any, gateway: Any, agent: MockAgent
-) -> None:
-    gateway.watchers.max_streams = 0
-    gateway.watchers.poll_interval = 0.2
-    await _next_prompt_appears(api, gateway, agent)
-    assert not gateway.watchers.streaming
+    (second,) = await _until(second_listed)
+    assert second["prompt"].startswith("Step 2 of 3")
 
 
 async def test_a_finished_task_is_no_longer_watched(
