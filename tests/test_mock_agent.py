@@ -246,7 +246,9 @@ def test_unknown_scenario_and_bad_options_are_invalid_params(wire: Wire) -> None
 
 
 def test_deadline_keep_open_signals_and_still_accepts(wire: Wire, agent: MockAgent) -> None:
-    task = wire.start("deadline", deadline_seconds=0.2)
+    # The subscription must open before the deadline passes, or the signal is not in it:
+    # long enough that a loaded machine still subscribes in time.
+    task = wire.start("deadline", deadline_seconds=2.0)
     env = envelope_of(task)
     sub = Collector(agent.url, "/", {"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask",
                                      "params": {"id": task["id"]}}, headers())  # fmt: skip
