@@ -476,3 +476,51 @@ def test_the_forms_own_parts_have_layouts_of_their_own():
     assert form.field("/reason").input.layout.display is None  # shared layouts untouched
     layouts = {id(form.status.layout), id(form.summary.layout), id(form.submit_button.layout)}
     assert len(layouts) == 3
+
+
+def test_field_values_are_typed_for_code():
+    schema = {
+        "type": "object",
+        "required": ["approve"],
+        "properties": {
+            "approve": {"type": "boolean"},
+            "level": {"enum": ["low", "high", 0]},
+            "n": {"type": "integer"},
+        },
+    }
+    form = Form(schema)
+    form.field("/approve").value = True  # selects Yes (the widget holds an index)
+    assert form.field("/approve").input.value == 0 and form.value == {"approve": True}
+    form.field("/level").value = "high"
+    form.field("/n").value = 3
+    assert form.value == {"approve": True, "level": "high", "n": 3}
+    form.field("/level").value = 0  # the value 0, not the first option
+    assert form.value["level"] == 0
+    with pytest.raises(FormValueError, match="not one of the choices"):
+        form.field("/level").value = "medium"
+    assert form.value["level"] == 0  # unchanged
+
+
+def test_form_is_a_widget_in_layouts_and_observable():
+    import ipywidgets as W
+
+    form = Form(SCHEMA)
+    box = W.VBox([W.HTML("before"), form])  # raised TraitError when Form was not a widget
+    assert box.children[1] is form and form.widget is form
+    seen = []
+    form.observe(lambda change: seen.append(change["new"]), names="value")
+    form.field("/approved").value = False
+    form.value = {"approved": True, "replicas": 2}
+    assert seen == [{"approved": False}, {"approved": True, "replicas": 2}]
+    with pytest.raises(FormValueError):
+        form.value = {"approved": "yes"}
+    assert form.value == {"approved": True, "replicas": 2} and len(seen) == 2
+
+
+def test_repr_says_what_the_form_holds():
+    form = Form(SCHEMA)
+    assert repr(form) == "<Form 'Deploy': 3 fields (1 required), 1 problem>"
+    form.field("/approved").value = True
+    assert repr(form) == "<Form 'Deploy': 3 fields (1 required), valid>"
+    form.submit()
+    assert repr(form) == "<Form 'Deploy': 3 fields (1 required), submitted>"

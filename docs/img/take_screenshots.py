@@ -52,6 +52,18 @@ GOOD = {
 SENT = {**GOOD, "ticket": "ops 42", "replicas": 0, "link": "not a link"}
 
 
+#: JavaScript: add a cell at the end with ``code`` and run it.
+NEW_CELL = """
+async (code) => {
+  const app = window.jupyterapp;
+  await app.commands.execute('notebook:move-cursor-down');
+  await app.commands.execute('notebook:insert-cell-below');
+  app.shell.currentWidget.content.activeCell.model.sharedModel.setSource(code);
+  await app.commands.execute('notebook:run-cell');
+}
+"""
+
+
 def shoot(page: object, selector: str, nth: int, path: Path) -> None:
     card = page.locator(selector).nth(nth)  # type: ignore[attr-defined]
     card.scroll_into_view_if_needed()
@@ -82,32 +94,40 @@ def main() -> int:
             for dark in (False, True):
                 theme = "dark" if dark else "light"
                 lab.set_theme(page, dark)
-                lab.kernel(
-                    page, "tour.current.form.set_errors([]); tour.current.form._attempted = False"
-                )
-                lab.kernel(
-                    page, "tour.current.form.ctx.reveal = False; tour.current.form._refresh()"
-                )
+                if dark:  # a fresh tour card, pristine again, as the last cell
+                    code = "tour = Conversation.start(agent.url, {'scenario': 'form-tour'})\ntour"
+                    page.evaluate(NEW_CELL, code)
+                    page.locator(".hitl-card").nth(2).wait_for(timeout=60_000)
+                    page.wait_for_timeout(1500)
+                tour_nth = 2 if dark else 1
                 shoot(page, ".hitl-card", 0, args.out / f"approval-{theme}.png")
-                shoot(page, ".hitl-card", 1, args.out / f"tour-pristine-{theme}.png")
+                shoot(page, ".hitl-card", tour_nth, args.out / f"tour-pristine-{theme}.png")
                 if args.measure:
-                    print(theme, "pristine", json.dumps(lab.measure_form(page, ".hitl-form", 1)))
-                submit = page.locator(".hitl-card").nth(1).locator(".hitl-submit").first
+                    print(
+                        theme,
+                        "pristine",
+                        json.dumps(lab.measure_form(page, ".hitl-form", tour_nth)),
+                    )
+                submit = page.locator(".hitl-card").nth(tour_nth).locator(".hitl-submit").first
                 submit.click()
-                page.locator(".hitl-summary").first.wait_for(timeout=20_000)
-                shoot(page, ".hitl-card", 1, args.out / f"tour-submit-errors-{theme}.png")
+                card = page.locator(".hitl-card").nth(tour_nth)
+                card.locator(".hitl-summary").wait_for(timeout=20_000)
+                shoot(page, ".hitl-card", tour_nth, args.out / f"tour-submit-errors-{theme}.png")
                 if args.measure:
-                    print(theme, "submitted", json.dumps(lab.measure_form(page, ".hitl-form", 1)))
+                    print(
+                        theme,
+                        "submitted",
+                        json.dumps(lab.measure_form(page, ".hitl-form", tour_nth)),
+                    )
                 code = (
                     f"tour.current.form.value = {GOOD!r}\n"
                     f"print(tour.current.answer({SENT!r}, validate=False))"
                 )
                 print(lab.kernel(page, code).strip())
                 page.wait_for_timeout(800)
-                shoot(page, ".hitl-card", 1, args.out / f"tour-agent-422-{theme}.png")
+                shoot(page, ".hitl-card", tour_nth, args.out / f"tour-agent-422-{theme}.png")
                 if args.measure:
-                    print(theme, "422", json.dumps(lab.measure_form(page, ".hitl-form", 1)))
-                lab.kernel(page, "tour.current.form.value = {}")
+                    print(theme, "422", json.dumps(lab.measure_form(page, ".hitl-form", tour_nth)))
     return 0
 
 

@@ -76,9 +76,9 @@ def _free_port() -> int:
 
 
 @contextmanager
-def jupyter_server(root: Path, app: str = "jupyterlab") -> Iterator[str]:
-    """Run JupyterLab (``app="jupyterlab"``) or Notebook 7 (``"notebook"``) on ``root``;
-    yields its base URL."""
+def jupyter_server(root: Path, app: str = "jupyterlab", *extra: str) -> Iterator[str]:
+    """Run JupyterLab (``app="jupyterlab"``) or Notebook 7 (``"notebook"``) on ``root``
+    (``extra``: more command-line options); yields its base URL."""
     settings = root / ".settings"
     news = settings / "@jupyterlab" / "apputils-extension"
     news.mkdir(parents=True, exist_ok=True)
@@ -96,7 +96,7 @@ def jupyter_server(root: Path, app: str = "jupyterlab") -> Iterator[str]:
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={TOKEN}",
         f"--{cls}.expose_app_in_browser=True", f"--{cls}.user_settings_dir={settings}",
-        f"--{cls}.workspaces_dir={root / '.workspaces'}",
+        f"--{cls}.workspaces_dir={root / '.workspaces'}", *extra,
     ]  # fmt: skip
     log_path = root / f"{app}.log"
     log = log_path.open("w")
