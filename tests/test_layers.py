@@ -5,9 +5,10 @@ A module imports only from its own layer or the layers below; no two modules imp
 each other, directly or round a longer circle; and code outside a subpackage reaches
 it through its ``__init__`` only, never through one of its ``_private`` modules.
 Imports are read from the source (``ast``), those inside functions included: a deferred
-import is still a dependency. Imports under ``if TYPE_CHECKING:`` count for the layers
-(a type from above is still an upward dependency) but not for circles: they never run,
-and they are how a module names the type of the object that uses it.
+import is still a dependency. Imports under ``if TYPE_CHECKING:`` count too, for the
+layers and for circles: a type named from above is still an upward dependency, and two
+modules that need each other's types are one concern split in two (give the shared
+type a module of its own).
 """
 
 from __future__ import annotations
@@ -49,35 +50,22 @@ def _resolve(module: str, node: ast.ImportFrom) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def imports_of(module: str, *, typing_only: bool = True) -> Iterator[tuple[str, int]]:
+def imports_of(module: str) -> Iterator[tuple[str, int]]:
     """``(imported hitl_nb module, line)`` for each import in ``module``'s source.
 
     ``from pkg import name`` counts as an import of ``pkg.name`` when that is a module,
-    else of ``pkg``. ``typing_only=False`` leaves out imports under ``if TYPE_CHECKING:``.
+    else of ``pkg``.
     """
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
-    skipped: set[int] = set()
-    if not typing_only:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.If) and _is_type_checking(node.test):
-                skipped |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
     seen = set()
-    for found in _imports(module, tree, skipped):
+    for found in _imports(module, tree):
         if found not in seen:
             seen.add(found)
             yield found
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
-def _imports(module: str, tree: ast.Module, skipped: set[int]) -> Iterator[tuple[str, int]]:
+def _imports(module: str, tree: ast.Module) -> Iterator[tuple[str, int]]:
     for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "hitl_nb":
@@ -92,10 +80,10 @@ def _imports(module: str, tree: ast.Module, skipped: set[int]) -> Iterator[tuple
 
 
 def import_graph() -> dict[str, set[str]]:
-    """Module -> the package modules it imports when it runs (itself left out)."""
+    """Module -> the package modules it imports, for types too (itself left out)."""
     graph: dict[str, set[str]] = {}
     for module in MODULES:
-        imported = imports_of(module, typing_only=False)
+        imported = imports_of(module)
         targets = {t for t, _ in imported if t in MODULES and t != module}
         graph[module] = targets
     return graph

@@ -33,11 +33,12 @@ from ._events import (
     StatusEvent,
     TaskEvent,
 )
+from ._exchange import Exchange, TracedEvent
 from ._follow import Reconnect
 from ._gateway import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway
 from ._http import ACCEPT_ENCODING, HttpLimits, decoded_chunks
 from ._sync_client import SyncHitlClient
-from ._trace import Exchange, Trace, TracedEvent
+from ._trace import Trace
 
 __all__ = [
     "ACCEPT_ENCODING",

@@ -15,11 +15,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-if TYPE_CHECKING:  # _trace imports this module to export; no circle at run time
-    from ._trace import Exchange
+from ._exchange import Exchange
 
 __all__ = ["trace_to_har"]
 

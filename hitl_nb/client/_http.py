@@ -19,7 +19,8 @@ from hitl_nb.a2a import SSEParser
 from hitl_nb.errors import BadJSON, ProtocolViolation
 
 from ._errors import from_httpx
-from ._trace import Exchange, Trace, redact_headers
+from ._exchange import Exchange, redact_headers
+from ._trace import Trace
 
 __all__ = ["HttpLimits", "HttpSession", "JsonAnswer"]
 

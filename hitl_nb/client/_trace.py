@@ -26,159 +26,21 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
-from hitl_nb._display import renderer, stable_output
-from hitl_nb._json import parse_json
-from hitl_nb.errors import BadJSON
+from hitl_nb._display import renderer
+
+from ._exchange import (
+    Exchange,
+    TracedEvent,
+    json_or_text,
+    now_iso,
+    pretty,
+    redact_headers,
+)
+from ._har import trace_to_har
 
 __all__ = ["Exchange", "Trace", "TracedEvent", "redact_headers"]
-
-#: Header names whose values never enter a trace (a committed notebook must not leak them).
-REDACTED_HEADERS = frozenset(
-    {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key"}
-)
-REDACTED = "[redacted]"
-# JSON-RPC codes and HTTP statuses that are hitl-prompt/v1's own (§Acceptance and rejection).
-_HITL_CODES = {-32010: "409 hitl_already_answered_or_unknown", -32011: "422 hitl_response_invalid"}
-_HITL_STATUSES = {409: "409 hitl_already_answered_or_unknown", 422: "422 hitl_response_invalid"}
-
-
-def _now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def redact_headers(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The header pairs with credentials (Authorization, cookies, API keys) redacted."""
-    return [(k, REDACTED if k.lower() in REDACTED_HEADERS else v) for k, v in pairs]
-
-
-@dataclass
-class TracedEvent:
-    """One server-sent event: its id, its data (parsed JSON, or the first bytes of the
-    text when it was over the trace's limit), its size and when it came."""
-
-    event_id: str | None
-    data: Any
-    size: int
-    at_ms: float
-    truncated: bool = False
-
-    def to_json(self) -> dict[str, Any]:
-        """The event as a JSON object."""
-        return {
-            "id": self.event_id,
-            "data": self.data,
-            "size": self.size,
-            "at_ms": round(self.at_ms, 3),
-            "truncated": self.truncated,
-        }
-
-
-@dataclass
-class Exchange:
-    """One request and its answer, as the client saw them.
-
-    ``request_json`` / ``response_json`` hold the bodies (parsed JSON; the text when the
-    answer was not JSON; the first bytes as text when over the limit, see ``notes``).
-    ``events`` are the server-sent events of a stream. ``wait_ms`` is the time to the
-    answer's headers, ``duration_ms`` to the end of the body or stream. ``error`` says
-    what went wrong in the client (connection, timeout, protocol), if anything.
-    """
-
-    number: int
-    what: str
-    method: str
-    url: str
-    started_at: str
-    request_headers: list[tuple[str, str]] = field(default_factory=list)
-    request_json: Any = None
-    request_size: int = 0
-    status: int | None = None
-    response_headers: list[tuple[str, str]] = field(default_factory=list)
-    response_json: Any = None
-    response_size: int | None = None
-    streamed: bool = False
-    events: list[TracedEvent] = field(default_factory=list)
-    events_dropped: int = 0
-    error: str | None = None
-    wait_ms: float | None = None
-    duration_ms: float | None = None
-    notes: list[str] = field(default_factory=list)
-    _t0: float = field(default=0.0, repr=False, compare=False)
-    _kept: int = field(default=0, repr=False, compare=False)
-
-    def header(self, name: str, side: str = "response") -> str | None:
-        """A header's value (``side`` ``"request"`` or ``"response"``), joined when repeated."""
-        pairs = self.request_headers if side == "request" else self.response_headers
-        values = [v for k, v in pairs if k.lower() == name.lower()]
-        return ", ".join(values) if values else None
-
-    @property
-    def hitl_error(self) -> str | None:
-        """The hitl-prompt/v1 rejection this exchange carried (409 / 422), if any."""
-        bodies = [self.response_json, *(e.data for e in self.events)]
-        for body in bodies:
-            error = body.get("error") if isinstance(body, dict) else None
-            code = error.get("code") if isinstance(error, dict) else None
-            if code in _HITL_CODES:
-                return _HITL_CODES[code]
-        return _HITL_STATUSES.get(self.status or 0)
-
-    @property
-    def failed(self) -> bool:
-        """True for an HTTP error status, a JSON-RPC error, or a client-side error."""
-        if self.error is not None or (self.status is not None and self.status >= 400):
-            return True
-        bodies = [self.response_json, *(e.data for e in self.events)]
-        return any(isinstance(b, dict) and "error" in b for b in bodies)
-
-    def summary(self) -> str:
-        """One line: number, method, path, what, status and (unless stable) timing."""
-        path = self.url.split("://", 1)[-1]
-        path = "/" + path.split("/", 1)[1] if "/" in path else "/"
-        status = str(self.status) if self.status is not None else "---"
-        parts = [f"#{self.number}", self.method, path, f"({self.what})", status]
-        if self.streamed:
-            parts.append(f"{len(self.events)} event(s)")
-        if self.hitl_error:
-            parts.append(self.hitl_error)
-        if self.error:
-            parts.append(f"error: {self.error}")
-        if self.duration_ms is not None and not stable_output():
-            parts.append(f"{self.duration_ms:.1f} ms")
-        return " ".join(parts)
-
-    def to_json(self) -> dict[str, Any]:
-        """The exchange as a JSON object."""
-        return {
-            "number": self.number,
-            "what": self.what,
-            "method": self.method,
-            "url": self.url,
-            "started_at": self.started_at,
-            "request": {
-                "headers": [[k, v] for k, v in self.request_headers],
-                "json": self.request_json,
-                "size": self.request_size,
-            },
-            "response": {
-                "status": self.status,
-                "headers": [[k, v] for k, v in self.response_headers],
-                "json": self.response_json,
-                "size": self.response_size,
-                "streamed": self.streamed,
-                "events": [e.to_json() for e in self.events],
-                "events_dropped": self.events_dropped,
-            },
-            "error": self.error,
-            "hitl_error": self.hitl_error,
-            "wait_ms": None if self.wait_ms is None else round(self.wait_ms, 3),
-            "duration_ms": None if self.duration_ms is None else round(self.duration_ms, 3),
-            "notes": list(self.notes),
-        }
 
 
 class Trace:
@@ -226,7 +88,7 @@ class Trace:
             self._count += 1
             while len(self._exchanges) >= self.max_exchanges:
                 self._drop_oldest()
-            exchange = Exchange(self._count, what, method, url, _now_iso())
+            exchange = Exchange(self._count, what, method, url, now_iso())
             self._exchanges.append(exchange)
         exchange._t0 = time.perf_counter()
         exchange.request_headers = redact_headers(headers)
@@ -275,7 +137,7 @@ class Trace:
             )
             exchange.events.append(TracedEvent(event_id, prefix, len(raw), at, truncated=True))
             return
-        exchange.events.append(TracedEvent(event_id, _json_or_text(data), len(raw), at))
+        exchange.events.append(TracedEvent(event_id, json_or_text(data), len(raw), at))
 
     def failed(self, exchange: Exchange, error: BaseException) -> None:
         """The exchange ended with an error on the client's side."""
@@ -322,7 +184,7 @@ class Trace:
                 "trace (the client read all of it)"
             )
             return raw[: self.max_body_bytes].decode("utf-8", "ignore")
-        return _json_or_text(raw.decode("utf-8", "replace"))
+        return json_or_text(raw.decode("utf-8", "replace"))
 
     # -- reading -----------------------------------------------------------------------
 
@@ -371,8 +233,6 @@ class Trace:
 
     def to_har(self) -> dict[str, Any]:
         """The trace as an HTTP Archive (HAR 1.2), which browser developer tools open."""
-        from ._har import trace_to_har
-
         return trace_to_har(self.exchanges)
 
     def write_har(self, path: str | os.PathLike[str]) -> None:
@@ -397,12 +257,12 @@ class Trace:
                     if value is not None:
                         lines.append(f"  {arrow} {name}: {value}")
             if ex.request_json is not None:
-                lines.append("  > " + _pretty(ex.request_json).replace("\n", "\n    "))
+                lines.append("  > " + pretty(ex.request_json).replace("\n", "\n    "))
             if ex.response_json is not None:
-                lines.append("  < " + _pretty(ex.response_json).replace("\n", "\n    "))
+                lines.append("  < " + pretty(ex.response_json).replace("\n", "\n    "))
             for event in ex.events:
                 head = f"  < event {event.event_id}" if event.event_id else "  < event"
-                lines.append(head + ": " + _pretty(event.data).replace("\n", "\n    "))
+                lines.append(head + ": " + pretty(event.data).replace("\n", "\n    "))
             lines += [f"  note: {note}" for note in ex.notes]
         return "\n".join(lines) if lines else "(no exchanges recorded)"
 
@@ -414,16 +274,3 @@ class Trace:
         bundle: dict[str, Any] = dict(draw(self)) if draw is not None else {}
         bundle["text/plain"] = self.to_text(bodies=False)
         return bundle
-
-
-def _json_or_text(text: str) -> Any:
-    try:  # strict JSON (no NaN, no duplicate keys): the trace exports as valid JSON
-        return parse_json(text, max_bytes=len(text.encode("utf-8")) + 1, max_depth=256)
-    except BadJSON:
-        return text
-
-
-def _pretty(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
