@@ -15,17 +15,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
-import nbformat
 import pytest
+
+from tests.helpers.lab import TOKEN, jupyter_server, write_notebook
 
 pytestmark = pytest.mark.slow
 
@@ -46,7 +43,6 @@ if CHROMIUM is None:
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("jupyterlab")
 
-TOKEN = "hitl-nb-live-cards-test"
 CELLS = [
     # 0: two agents (one slow to resume) and a prompt with both a deadline and a named
     # responder
@@ -95,73 +91,15 @@ CLOCK_JS = """(el) => {
 }"""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     root = tmp_path_factory.mktemp("live-lab")
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    nb.cells = [nbformat.v4.new_code_cell(src.strip()) for src in CELLS]
-    nbformat.write(nb, root / "live.ipynb")
-    settings = root / ".settings"
-    news = settings / "@jupyterlab" / "apputils-extension"
-    news.mkdir(parents=True)
-    (news / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
-    tracker = settings / "@jupyterlab" / "notebook-extension"
+    write_notebook(root / "live.ipynb", CELLS)
+    tracker = root / ".settings" / "@jupyterlab" / "notebook-extension"
     tracker.mkdir(parents=True)  # every cell rendered, so cards off screen still update
     (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
-    port = _free_port()
-    env = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(root / ".config"),
-        "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
-        "PYTHONPATH": str(ROOT),
-    }
-    env.pop("JUPYTERHUB_USER", None)
-    command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={TOKEN}",
-        "--LabApp.expose_app_in_browser=True", f"--LabApp.user_settings_dir={settings}",
-        f"--LabApp.workspaces_dir={root / '.workspaces'}",
-    ]  # fmt: skip
-    log = (root / "server.log").open("w")
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                ready = httpx.get(
-                    f"{base}/api/status", headers={"Authorization": f"token {TOKEN}"}, timeout=2
-                )
-                if ready.status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(
-                    "JupyterLab did not start:\n" + (root / "server.log").read_text()
-                )
-            time.sleep(0.3)
+    with jupyter_server(root, unset=("JUPYTERHUB_USER",)) as base:
         yield base
-    finally:
-        server.terminate()
-        try:
-            server.wait(15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
 
 
 @pytest.fixture(scope="module")

@@ -12,18 +12,16 @@ skipped, except under ``CI=true``, where a missing browser is a failure.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.helpers.lab import TOKEN, jupyter_server
 
 pytestmark = pytest.mark.slow
 
@@ -45,7 +43,6 @@ if CHROMIUM is None:
 playwright_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("jupyterlab")
 
-TOKEN = "hitl-nb-tutorials-browser-test"
 
 # Read the open notebook's state through the app JupyterLab exposes in the browser.
 STATE_JS = """() => {
@@ -67,62 +64,13 @@ STATE_JS = """() => {
 }"""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
     root = tmp_path_factory.mktemp("tutorials-lab")
     folder = root / "notebooks"
     shutil.copytree(ROOT / "notebooks", folder)
-    settings = root / ".settings"
-    news = settings / "@jupyterlab" / "apputils-extension"
-    news.mkdir(parents=True)
-    (news / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
-    port = _free_port()
-    env = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(root / ".config"),
-        "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
-        "PYTHONPATH": str(ROOT),
-    }
-    command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--ServerApp.root_dir={folder}", f"--IdentityProvider.token={TOKEN}",
-        "--LabApp.expose_app_in_browser=True", f"--LabApp.user_settings_dir={settings}",
-        f"--LabApp.workspaces_dir={root / '.workspaces'}",
-    ]  # fmt: skip
-    log = (root / "server.log").open("w")
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                ready = httpx.get(
-                    f"{base}/api/status", headers={"Authorization": f"token {TOKEN}"}, timeout=2
-                )
-                if ready.status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                log_text = (root / "server.log").read_text()
-                raise RuntimeError("JupyterLab did not start:\n" + log_text)
-            time.sleep(0.3)
+    with jupyter_server(folder) as base:
         yield base, root
-    finally:
-        server.terminate()
-        try:
-            server.wait(15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
 
 
 @pytest.fixture(scope="module")

@@ -76,9 +76,13 @@ def _free_port() -> int:
 
 
 @contextmanager
-def jupyter_server(root: Path, app: str = "jupyterlab", *extra: str) -> Iterator[str]:
+def jupyter_server(
+    root: Path, app: str = "jupyterlab", *extra: str, unset: tuple[str, ...] = ()
+) -> Iterator[str]:
     """Run JupyterLab (``app="jupyterlab"``) or Notebook 7 (``"notebook"``) on ``root``
-    (``extra``: more command-line options); yields its base URL."""
+    (``extra``: more command-line options; ``unset``: environment variables the server
+    and its kernels must not see); yields its base URL. Settings files written under
+    ``root / ".settings"`` beforehand are kept."""
     settings = root / ".settings"
     news = settings / "@jupyterlab" / "apputils-extension"
     news.mkdir(parents=True, exist_ok=True)
@@ -90,6 +94,8 @@ def jupyter_server(root: Path, app: str = "jupyterlab", *extra: str) -> Iterator
         "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
         "PYTHONPATH": str(ROOT),
     }
+    for name in unset:
+        env.pop(name, None)
     cls = "LabApp" if app == "jupyterlab" else "JupyterNotebookApp"
     command = [
         sys.executable, "-m", app, "--no-browser", "--allow-root",
