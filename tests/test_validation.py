@@ -641,16 +641,16 @@ def test_unique_items_is_not_fooled_by_colliding_number_hashes():
 def test_garbage_collection_waits_for_a_validation_and_resumes(monkeypatch):
     import gc
 
-    from hitl_nb import validation
+    from hitl_nb.validation import _compiled
 
     during = []
-    real_bounds = validation._payload_bounds
+    real_bounds = _compiled.payload_bounds
 
     def spy(payload):
         during.append(gc.isenabled())
         return real_bounds(payload)
 
-    monkeypatch.setattr(validation, "_payload_bounds", spy)
+    monkeypatch.setattr(_compiled, "payload_bounds", spy)
     compiled = compile_schema({"type": "object"})
     assert gc.isenabled()
     compiled.validate({"a": 1})
