@@ -52,7 +52,7 @@ from .errors import (
     VersionNotSupported,
 )
 from .forms import Form, FormClosed, FormInvalid, FormValueError
-from .notebook import Conversation, PromptCard
+from .notebook import Conversation, Inbox, PromptCard
 from .policy import ResponderGate
 from .spec import (
     EXTENSION_URI,
@@ -107,6 +107,7 @@ __all__ = [
     "HitlClient",
     "HitlError",
     "HttpLimits",
+    "Inbox",
     "InternalError",
     "InvalidAgentResponse",
     "InvalidParams",

@@ -10,14 +10,28 @@
 One concern per module: ``_conversation`` (a task followed in the notebook), ``_card``
 (one prompt's card), ``_outcome`` (what became of an answer), ``_deadline`` (S-4),
 ``_responder`` (who is answering, S-3), ``_style`` (escaping and theme colours),
-``_trace_view`` (a client's wire trace as a collapsible timeline).
+``_trace_view`` (a client's wire trace as a collapsible timeline), ``_inbox`` (open
+prompts across tasks and agents, live: ``_inbox_sources`` reads them from the server's
+gateway or the agents, ``_inbox_card`` answers one through the gateway).
 """
 
 from __future__ import annotations
 
 from ._card import PromptCard
 from ._conversation import Conversation
+from ._inbox import Inbox
+from ._inbox_card import GatewayCard
+from ._inbox_sources import InboxItem
 from ._outcome import Outcome, Status
 from ._trace_view import TraceView
 
-__all__ = ["Conversation", "Outcome", "PromptCard", "Status", "TraceView"]
+__all__ = [
+    "Conversation",
+    "GatewayCard",
+    "Inbox",
+    "InboxItem",
+    "Outcome",
+    "PromptCard",
+    "Status",
+    "TraceView",
+]

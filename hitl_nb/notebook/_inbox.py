@@ -1,0 +1,382 @@
+"""Inbox: every open prompt, across tasks and agents, as a live list in the notebook.
+
+::
+
+    from hitl_nb.notebook import Inbox
+    inbox = Inbox()                        # in a Jupyter server with hitl-nb's extension
+    inbox                                  # the list; "Open" shows a prompt's card
+    inbox.answer(prompt_id, {"approve": True})      # ... or answer from code
+
+    inbox = Inbox(agents=[agent_url])      # without the extension: asked by this kernel
+
+In a kernel of a Jupyter server with the extension, the list is the gateway's
+(``GET {base_url}hitl/api/prompts``): the server watches the registered tasks and keeps
+their prompts, so prompts of tasks registered from kernels that have since stopped are
+there too, and answers go through the gateway as the user the server vouches for (S-3).
+Without it, ``agents=[...]`` are asked by this kernel (ListTasks, INPUT_REQUIRED) and
+answered directly; that inbox lives only as long as the kernel.
+
+The list follows by itself: one look every ``poll_interval`` seconds on the notebook's
+one shared thread (:mod:`._worker`), and at once after an answer. A look that finds
+nothing new sends nothing to the browser, and the deadline countdowns tick in CSS
+(:mod:`._clock`). Closing the inbox (or a ``with`` block), running its cell again, or
+interrupting a cell stops the looking; so does forgetting the inbox.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import threading
+import weakref
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import ipywidgets as W
+
+from hitl_nb.client import GatewayInfo, find_gateway
+from hitl_nb.errors import HitlError
+
+from ._card import PromptCard
+from ._deadline import deadline_html, deadline_text
+from ._inbox_card import GatewayCard
+from ._inbox_sources import AgentsSource, GatewaySource, InboxItem, Listing
+from ._link import Link
+from ._outcome import Outcome
+from ._responder import responders_html
+from ._style import COLORS, MUTED, esc
+from ._worker import shared_loop, track
+
+__all__ = ["Inbox"]
+
+log = logging.getLogger("hitl_nb.notebook")
+
+_TEXT_LIMIT = 160
+Card = GatewayCard | PromptCard
+
+
+class Inbox:
+    """The open prompts of many tasks and agents, as a live list; each opens as a card.
+
+    ``agents``: agent URLs. Inside a Jupyter server with hitl-nb's extension they filter
+    the server's list; without one the kernel asks these agents itself (the inbox then
+    lives only as long as the kernel). ``gateway``: ``"auto"`` (the server running this
+    kernel, if any), a :class:`~hitl_nb.client.GatewayInfo`, or None (never the server).
+    ``responder``: only prompts this user may answer (``"me"``: you), gateway inboxes;
+    in kernel inboxes it is who answers (S-3, as for a ``PromptCard``).
+    ``due_within``: only deadlines at most that many seconds away (gateway inboxes).
+    ``limit``: at most that many listed (soonest deadline first). ``poll_interval``:
+    seconds between looks.
+
+    Use it as a context manager or call :meth:`close`. Attributes: ``items`` (the open
+    prompts as last seen), ``total``, ``problems``, ``cards`` (opened, by item key),
+    ``lives_with_kernel``, ``widget``.
+    """
+
+    def __init__(
+        self,
+        agents: Sequence[str] | None = None,
+        *,
+        gateway: GatewayInfo | str | None = "auto",
+        responder: str | None = None,
+        due_within: float | None = None,
+        limit: int = 100,
+        poll_interval: float = 5.0,
+        client_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not poll_interval > 0:
+            raise ValueError(f"poll_interval must be a positive number, not {poll_interval!r}")
+        if isinstance(agents, str):
+            agents = [agents]
+        info = find_gateway() if gateway == "auto" else gateway
+        if isinstance(info, str):
+            raise ValueError('gateway must be "auto", a GatewayInfo or None')
+        self.source: GatewaySource | AgentsSource
+        if info is not None:
+            self.source = GatewaySource(info, agents=agents, responder=responder,
+                                        due_within=due_within, limit=limit)  # fmt: skip
+            self._responder = None
+        elif agents:
+            self.source = AgentsSource(agents, limit=limit, client_options=client_options)
+            self._responder = responder
+        else:
+            raise HitlError(
+                "no Jupyter server with hitl-nb's extension runs this kernel, so there is "
+                "no shared inbox here; name the agents to ask: Inbox(agents=[url])"
+            )
+        self.poll_interval = float(poll_interval)
+        self.items: list[InboxItem] = []
+        self.total = 0
+        self.problems: list[str] = []
+        self.cards: dict[str, Card] = {}
+        self.closed = False
+        self._lock = threading.RLock()
+        self._rows: dict[str, tuple[tuple[object, ...], W.HBox]] = {}
+        self._selected: str | None = None
+        self._loop = shared_loop()
+        self._wake: asyncio.Event | None = None
+        self._stop_note = ""
+        self.title = W.HTML()
+        self.title.add_class("hitl-inbox-title")
+        self.list = W.VBox()
+        self.list.add_class("hitl-inbox-list")
+        self.detail = W.VBox()
+        self.detail.add_class("hitl-inbox-detail")
+        self.widget = W.VBox([self.title, self.list, self.detail])
+        self.widget.add_class("hitl-inbox")
+        self._apply(self._first_look())
+        track(self)
+        self._future: concurrent.futures.Future[None] = self._loop.submit(
+            _follow(weakref.ref(self), self.poll_interval)
+        )
+
+    @property
+    def lives_with_kernel(self) -> bool:
+        """True when this kernel itself asks the agents (no server keeps the prompts)."""
+        return self.source.lives_with_kernel
+
+    # --- looking --------------------------------------------------------------------------
+
+    def _first_look(self) -> Listing:
+        try:
+            return self._loop.run(self.source.list(), timeout=60)
+        except (HitlError, TimeoutError) as exc:
+            return Listing([], 0, [f"the prompts could not be read: {exc}"])
+
+    def refresh(self) -> list[InboxItem]:
+        """Look now (blocking); returns the open prompts."""
+        self._apply(self._loop.run(self.source.list(), timeout=60))
+        return list(self.items)
+
+    def wake(self) -> None:
+        """Look again soon (an answer was given)."""
+        loop, event = self._loop.loop, self._wake
+        if event is not None:
+            try:
+                loop.call_soon_threadsafe(event.set)
+            except RuntimeError:  # the loop is closed
+                pass
+
+    def _apply(self, listing: Listing) -> None:
+        """Show ``listing``: new rows appear, rows of prompts no longer open leave."""
+        with self._lock:
+            if self.closed:
+                return
+            self.items, self.total, self.problems = listing.items, listing.total, listing.problems
+            keys = [item.key for item in listing.items]
+            for item in listing.items:
+                row = self._rows.get(item.key)
+                if row is None or row[0] != item.signature():
+                    self._rows[item.key] = (item.signature(), self._row(item))
+            listed = set(keys)
+            for key in [k for k in self._rows if k not in listed]:
+                del self._rows[key]
+                card = self.cards.get(key)
+                if isinstance(card, GatewayCard):
+                    card.gone()
+            children = tuple(self._rows[k][1] for k in keys)
+            if children != tuple(self.list.children):  # nothing new: nothing sent
+                self.list.children = children
+            title = self._title_html()
+            if self.title.value != title:
+                self.title.value = title
+
+    def _row(self, item: InboxItem) -> W.HBox:
+        text = item.envelope.prompt
+        short = text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 1] + "…"
+        meta = [
+            deadline_html(item.envelope),
+            responders_html(item.envelope),
+            f"agent {esc(item.agent_url)}",
+            f"task <code>{esc(item.task_id)}</code>",
+        ]
+        if item.needed > 1:
+            meta.append(f"{item.agreeing} of {item.needed} agree so far")
+        if item.may_answer is False:
+            meta.append(f'<span style="color:{COLORS["warn"]}">not yours to answer</span>')
+        summary = W.HTML(
+            value=(
+                f'<div style="white-space:pre-wrap;font-weight:600">{esc(short)}</div>'
+                f'<div style="font-size:smaller;color:{MUTED}">'
+                f"{' · '.join(m for m in meta if m)}</div>"
+            ),
+            layout=W.Layout(flex="1 1 auto", width="auto"),
+        )
+        button = W.Button(description="Open", tooltip="show this prompt's card",
+                          layout=W.Layout(width="auto", flex="0 0 auto"))  # fmt: skip
+        button.on_click(lambda _b, key=item.key: self.open(key))
+        row = W.HBox([summary, button], layout=W.Layout(align_items="center", width="100%"))
+        row.add_class("hitl-inbox-row")
+        return row
+
+    def _title_html(self) -> str:
+        shown = len(self.items)
+        if self.total == 0:
+            count = "No open prompts."
+        elif shown < self.total:
+            count = f"{self.total} open prompts (the {shown} with the soonest deadlines shown)."
+        else:
+            count = f"{self.total} open prompt{'s' if self.total != 1 else ''}."
+        lines = [f'<div style="font-weight:600">Inbox: {esc(count)}</div>',
+                 f'<div style="font-size:smaller;color:{MUTED}">From '
+                 f"{esc(self.source.where())}.</div>"]  # fmt: skip
+        if self.lives_with_kernel:
+            lines.append(f'<div style="font-size:smaller;color:{COLORS["warn"]}">This inbox '
+                         "lives only as long as this kernel: no Jupyter server keeps these "
+                         "prompts for it.</div>")  # fmt: skip
+        for problem in self.problems:
+            lines.append(f'<div style="font-size:smaller;color:{COLORS["error"]}">'
+                         f"{esc(problem)}</div>")  # fmt: skip
+        if self._stop_note:
+            lines.append(f'<div style="font-size:smaller;color:{COLORS["warn"]}">No longer '
+                         f"updated: {esc(self._stop_note)}.</div>")  # fmt: skip
+        return "".join(lines)
+
+    # --- opening and answering ------------------------------------------------------------
+
+    def _find(self, which: str | int | InboxItem) -> InboxItem:
+        if isinstance(which, InboxItem):
+            return which
+        items = list(self.items)
+        if isinstance(which, int):
+            return items[which]
+        for item in items:
+            if which in (item.key, item.prompt_id):
+                return item
+        raise KeyError(f"no open prompt {which!r} in this inbox")
+
+    def open(self, which: str | int | InboxItem) -> Card:
+        """Show the card of a prompt (by prompt id, key, position or item) below the list."""
+        item = self._find(which)
+        with self._lock:
+            card = self.cards.get(item.key)
+            if card is None:
+                card = self._card(item)
+                self.cards[item.key] = card
+            self._selected = item.key
+        close = W.Button(description="Close", tooltip="hide this card",
+                         layout=W.Layout(width="auto"))  # fmt: skip
+        close.on_click(lambda _b: self._hide())
+        self.detail.children = [card.widget, close]
+        return card
+
+    def _hide(self) -> None:
+        self._selected = None
+        self.detail.children = []
+
+    def _card(self, item: InboxItem) -> Card:
+        if isinstance(self.source, GatewaySource):
+            return GatewayCard(item, self.source.answer, self._loop.submit, self.wake)
+        assert item.task is not None
+        link: Link = self.source.links[item.agent_url]
+        card = PromptCard(link, item.task, item.envelope, responder=self._responder)
+        card.on_outcome(lambda _o: self.wake())
+        return card
+
+    def answer(
+        self, which: str | int | InboxItem, payload: Mapping[str, Any], *,
+        timeout: float | None = 60.0,
+    ) -> Outcome:  # fmt: skip
+        """Open a prompt's card and answer it from code, as a person would; the outcome."""
+        card = self.open(which)
+        if isinstance(card, GatewayCard):
+            return card.answer(payload, timeout=timeout)
+        return card.answer(payload, timeout=timeout)
+
+    # --- life -----------------------------------------------------------------------------
+
+    def stop_following(self, reason: str) -> None:
+        """Stop looking for new prompts, saying why (the list stays as it was)."""
+        with self._lock:
+            if self._stop_note or self.closed:
+                return
+            self._stop_note = reason
+        self._future.cancel()
+        self.title.value = self._title_html()
+
+    def close(self) -> None:
+        """Stop looking, close the connections (idempotent)."""
+        self.stop_following("the inbox was closed")
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+        try:
+            self._loop.run(self.source.aclose(), timeout=10)
+        except (RuntimeError, TimeoutError):  # the loop is gone already
+            pass
+        if isinstance(self.source, AgentsSource):
+            self.source.close_links()
+
+    def __enter__(self) -> Inbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        future = getattr(self, "_future", None)
+        if future is not None:
+            future.cancel()
+
+    # --- display --------------------------------------------------------------------------
+
+    def to_text(self) -> str:
+        """The inbox as plain text (terminals, nbconvert, no widget front end)."""
+        lines = [f"Inbox: {self.total} open prompt{'s' if self.total != 1 else ''}"]
+        if self.lives_with_kernel:
+            lines.append("  (asked by this kernel; it lives only as long as the kernel)")
+        for item in self.items:
+            extra = f", {deadline_text(item.envelope)}" if item.envelope.deadline else ""
+            lines.append(f"- {item.envelope.prompt} (task {item.task_id}{extra})")
+        lines += [f"  ! {p}" for p in self.problems]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<Inbox: {self.total} open prompts>"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
+        bundle["text/plain"] = self.to_text()
+        return bundle
+
+
+async def _follow(ref: weakref.ref[Inbox], interval: float) -> None:
+    """Look every ``interval`` seconds (sooner when woken) while the inbox lives."""
+    event = asyncio.Event()
+    inbox = ref()
+    if inbox is None:
+        return
+    inbox._wake = event
+    source = inbox.source
+    del inbox
+    delay = interval
+    while True:
+        try:
+            await asyncio.wait_for(event.wait(), delay)
+            await asyncio.sleep(0.2)  # let the agent move on before looking
+        except asyncio.TimeoutError:
+            pass
+        event.clear()
+        if ref() is None:
+            return
+        try:
+            listing = await source.list()
+        except HitlError as exc:
+            listing = None
+            problem = str(exc)
+            delay = min(delay * 2, 60.0)
+        else:
+            delay = interval
+        inbox = ref()
+        if inbox is None:
+            return
+        try:
+            if listing is not None:
+                inbox._apply(listing)
+            else:
+                inbox._apply(Listing(inbox.items, inbox.total, [problem]))
+        except Exception:  # a drawing problem must not end the following
+            log.exception("the inbox could not show the prompts")
+        del inbox

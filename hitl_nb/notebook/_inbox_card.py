@@ -1,0 +1,204 @@
+"""The card of a prompt opened from a gateway inbox: answered through the Jupyter server.
+
+Like :class:`~hitl_nb.notebook.PromptCard` it shows the question as escaped text (S-1),
+the deadline as a live countdown (S-4) and who may answer (S-3), with the form from the
+prompt's ``response_schema``; but the answer goes to the server's gateway, which decides
+whether the user it vouches for may answer, collects a consensus and forwards the answer
+to the agent at most once. The kernel needs no connection to the agent.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import Any
+
+import ipywidgets as W
+
+from hitl_nb._waiting import wait_blocking
+from hitl_nb.errors import FormClosed, FormInvalid, FormValueError
+from hitl_nb.forms import Form
+
+from ._deadline import deadline_html, deadline_text
+from ._inbox_sources import InboxItem
+from ._outcome import Outcome, outcome_html, status_html
+from ._responder import responders_html, responders_text
+from ._style import COLORS, MUTED, esc
+
+__all__ = ["GatewayCard"]
+
+#: Sends one answer and returns the gateway's verdict (runs on the shared loop).
+Send = Callable[[InboxItem, Mapping[str, Any]], Awaitable[Outcome]]
+#: Schedules a coroutine on the shared loop.
+Submit = Callable[[Coroutine[Any, Any, Outcome]], "concurrent.futures.Future[Outcome]"]
+
+
+class GatewayCard:
+    """One prompt from the gateway's inbox, its form, and what the server did with it.
+
+    Attributes: ``item``, ``form``, ``outcomes``, ``state`` (``open``, ``sending``,
+    ``done``), ``widget``.
+    """
+
+    def __init__(
+        self, item: InboxItem, send: Send, submit: Submit, on_answered: Callable[[], Any]
+    ) -> None:
+        self.item = item
+        self._send = send
+        self._submit_coro = submit
+        self._on_answered = on_answered
+        self.outcomes: list[Outcome] = []
+        self.state = "open"
+        self._lock = threading.Lock()
+        self._next: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
+        self.form = Form(item.envelope.response_schema)
+        self.form.status.layout = W.Layout(display="none")  # the card's status line speaks
+        self.header = W.HTML(value=self._header_html())
+        self.header.add_class("hitl-card-prompt")
+        self.notes = W.HTML(value=self._notes_html())
+        self.notes.add_class("hitl-card-findings")
+        self.status = W.HTML(value="")
+        self.status.add_class("hitl-card-status")
+        self.widget = W.VBox([self.header, self.notes, self.form, self.status])
+        self.widget.add_class("hitl-card")
+        if item.may_answer is False:
+            self.form.disabled = True
+        self.form.on_submit(self._on_form_submit)
+
+    @property
+    def prompt_id(self) -> str:
+        """The prompt's correlation id."""
+        return self.item.prompt_id
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The last outcome (None before any)."""
+        return self.outcomes[-1] if self.outcomes else None
+
+    @property
+    def is_open(self) -> bool:
+        """True while an answer may still be given."""
+        return self.state in ("open", "sending")
+
+    # --- answering ------------------------------------------------------------------------
+
+    def answer(self, payload: Mapping[str, Any], *, timeout: float | None = 60.0) -> Outcome:
+        """Fill the form with ``payload`` and submit it, as a person would; block for what
+        the server did with it."""
+        if self.item.may_answer is False:
+            why = self.item.why_not or "the server says you may not answer this prompt"
+            return self._record(Outcome("refused", f"{why}; nothing was sent"))
+        try:
+            self.form.value = dict(payload)
+        except FormValueError as exc:
+            return self._record(Outcome("invalid", f"the form cannot hold this value: {exc}"))
+        with self._lock:
+            waiting = self._next
+        try:
+            self.form.submit()
+        except FormInvalid:
+            issues = [e.to_json() for e in self.form.errors]
+            return self._record(Outcome("invalid", "the answer does not match the form; "
+                                        "nothing was sent", validation_errors=issues))  # fmt: skip
+        except FormClosed as exc:
+            return self._record(Outcome("failed", f"the card takes no answer now: {exc}"))
+        try:
+            return wait_blocking(lambda: waiting, timeout)
+        except TimeoutError:
+            return Outcome("failed", f"the server did not answer within {timeout} s")
+
+    def _on_form_submit(self, payload: dict[str, Any]) -> None:
+        with self._lock:
+            if self.state != "open":
+                return
+            self.state = "sending"
+        self.status.value = status_html("info", "sending", "the answer is on its way to the "
+                                        "Jupyter server")  # fmt: skip
+        self._submit_coro(self._deliver(payload))
+
+    async def _deliver(self, payload: dict[str, Any]) -> Outcome:
+        try:
+            outcome = await self._send(self.item, payload)
+        except Exception as exc:  # never leave the card saying "sending"
+            outcome = Outcome("failed", f"{type(exc).__name__}: {exc}")
+        if outcome.status == "invalid":
+            self.form.set_errors(outcome.validation_errors)  # opens the form again
+            state = "open"
+        elif outcome.status == "failed":
+            self.form.set_errors([])
+            state = "open"
+        else:
+            state = "done"
+            self.form.disabled = True
+            self.header.value = self._header_html(live=False)
+            self._on_answered()
+        with self._lock:
+            self.state = state
+        return self._record(outcome)
+
+    def _record(self, outcome: Outcome) -> Outcome:
+        with self._lock:
+            self.outcomes.append(outcome)
+            self.status.value = outcome_html(outcome)
+            waiting, self._next = self._next, concurrent.futures.Future()
+        waiting.set_result(outcome)
+        return outcome
+
+    def gone(self) -> None:
+        """The prompt left the inbox (answered elsewhere, closed, expired)."""
+        with self._lock:
+            if self.state != "open":
+                return
+            self.state = "done"
+        self.form.disabled = True
+        self.header.value = self._header_html(live=False)
+        self.notes.value = (f'<div style="color:{COLORS["warn"]}">This prompt is no longer '
+                            "open: it was answered, closed or expired.</div>")  # fmt: skip
+
+    # --- display --------------------------------------------------------------------------
+
+    def _header_html(self, live: bool = True) -> str:
+        env, item = self.item.envelope, self.item
+        meta = [deadline_html(env, live=live), responders_html(env),
+                f"task <code>{esc(item.task_id)}</code> at {esc(item.agent_url)}"]  # fmt: skip
+        return (
+            f'<div style="white-space:pre-wrap;font-weight:600">{esc(env.prompt)}</div>'
+            f'<div style="font-size:smaller;color:{MUTED}">{" · ".join(m for m in meta if m)}'
+            "</div>"
+        )
+
+    def _notes_html(self) -> str:
+        item = self.item
+        lines = []
+        if item.why_not:
+            lines.append(f'<div style="color:{COLORS["warn"]}">You cannot answer this prompt: '
+                         f"{esc(item.why_not)}</div>")  # fmt: skip
+        if item.needed > 1:
+            lines.append(f'<div style="color:{MUTED}">{item.answers} answer(s) so far, '
+                         f"{item.agreeing} of {item.needed} needed agree"
+                         f"{' (they differ)' if item.disagreement else ''}.</div>")  # fmt: skip
+        return "".join(lines)
+
+    def to_text(self) -> str:
+        """The card as plain text."""
+        env = self.item.envelope
+        lines = [f"? {env.prompt}"]
+        if env.deadline:
+            lines.append("  " + deadline_text(env))
+        lines.append("  " + responders_text(env))
+        if self.item.why_not:
+            lines.append(f"  you cannot answer: {self.item.why_not}")
+        lines += ["  " + line for line in self.form.to_text().splitlines()]
+        if self.outcome is not None:
+            lines += ["  " + line for line in str(self.outcome).splitlines()]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        state = self.outcome.status if self.outcome else self.state
+        return f"<GatewayCard {self.item.envelope.prompt[:40]!r}: {state}>"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
+        bundle["text/plain"] = self.to_text()
+        return bundle

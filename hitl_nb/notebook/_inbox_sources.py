@@ -1,0 +1,310 @@
+"""Where an inbox finds its open prompts: the Jupyter server's gateway, or the agents.
+
+- :class:`GatewaySource`: ``GET {base_url}hitl/api/prompts`` of the server running this
+  kernel (its watchers follow the registered tasks, its SQLite store keeps them, so the
+  list outlives kernels); answers go through the gateway, which checks
+  ``allowed_responders`` against the user the server vouches for (spec S-3).
+- :class:`AgentsSource`: no server extension; the kernel itself asks each agent for its
+  tasks waiting for input (A2A ListTasks with state INPUT_REQUIRED) and reads the prompt
+  in each. It lives only as long as the kernel.
+
+Both run their requests as coroutines on the notebook's one shared loop thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from hitl_nb.a2a import Task, TaskState
+from hitl_nb.client import GatewayInfo, PromptEvent, prompt_of
+from hitl_nb.errors import HitlError, MalformedPrompt, UnsupportedOperation
+from hitl_nb.spec import PromptEnvelope
+
+from ._link import Link
+from ._outcome import Outcome
+
+__all__ = ["AgentsSource", "GatewaySource", "InboxItem", "Listing"]
+
+log = logging.getLogger("hitl_nb.notebook")
+
+#: The gateway's answer to a listing is read up to this size (1,000 prompts: ~2.5 MB).
+MAX_LISTING_BYTES = 32 * 1024 * 1024
+#: Pages of ListTasks read from one agent per look (100 tasks a page).
+MAX_PAGES = 10
+_ENVELOPE_KEYS = ("prompt_id", "prompt", "response_schema", "deadline", "allowed_responders")
+
+
+@dataclass(frozen=True)
+class InboxItem:
+    """One open prompt in an inbox.
+
+    ``key`` is unique in the inbox; ``envelope`` the prompt (escape its text: S-1);
+    ``registration`` the gateway's id of the task (gateway inboxes), ``task`` the task as
+    the agent showed it (kernel inboxes). ``may_answer``/``why_not``: whether the user
+    the gateway vouches for may answer (S-3; kernel inboxes: None, the card decides).
+    ``answers``/``needed``: a consensus' answers so far, and how many must agree.
+    """
+
+    key: str
+    agent_url: str
+    task_id: str
+    envelope: PromptEnvelope
+    registration: str | None = None
+    task: Task | None = None
+    state: str = "open"
+    may_answer: bool | None = None
+    why_not: str | None = None
+    answers: int = 0
+    agreeing: int = 0
+    needed: int = 1
+    disagreement: bool = False
+
+    @property
+    def prompt_id(self) -> str:
+        """The prompt's correlation id."""
+        return self.envelope.prompt_id
+
+    def signature(self) -> tuple[object, ...]:
+        """What, when it changes, redraws the item's row."""
+        return (self.key, self.state, self.may_answer, self.answers, self.agreeing,
+                self.disagreement, self.envelope.deadline)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One look at the open prompts: the items (at most the limit), how many there are
+    in all, and what could not be read (plain words, one line per problem)."""
+
+    items: list[InboxItem]
+    total: int
+    problems: list[str]
+
+
+class GatewaySource:
+    """The open prompts of the Jupyter server's gateway; answers through it.
+
+    ``agents``: only prompts of these agent URLs; ``responder``: only prompts that user
+    may answer (``"me"``: the user of this kernel's token); ``due_within``: only
+    deadlines at most that many seconds away; ``limit``: at most that many listed.
+    """
+
+    lives_with_kernel = False
+
+    def __init__(
+        self,
+        info: GatewayInfo,
+        *,
+        agents: Sequence[str] | None = None,
+        responder: str | None = None,
+        due_within: float | None = None,
+        limit: int = 100,
+        timeout: float = 30.0,
+    ) -> None:
+        self.info = info
+        self.agents = [a.rstrip("/") for a in agents] if agents else None
+        self.params: dict[str, str] = {"limit": str(int(limit))}
+        if responder:
+            self.params["responder"] = responder
+        if due_within is not None:
+            self.params["due_within"] = str(float(due_within))
+        self.timeout = timeout
+        self._http: httpx.AsyncClient | None = None
+
+    def where(self) -> str:
+        """Where the prompts come from, in words."""
+        return f"the Jupyter server's gateway ({self.info.url})"
+
+    def _client(self) -> httpx.AsyncClient:
+        if self._http is None:
+            headers = {"Authorization": f"token {self.info.token}"} if self.info.token else {}
+            self._http = httpx.AsyncClient(
+                base_url=self.info.url + "hitl/api/", headers=headers, follow_redirects=False,
+                timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 5.0)),
+            )  # fmt: skip
+        return self._http
+
+    async def _call(self, method: str, path: str, **kw: Any) -> tuple[int, dict[str, Any]]:
+        try:
+            r = await self._client().request(method, path, **kw)
+        except httpx.HTTPError as exc:
+            raise HitlError(f"the Jupyter server's gateway could not be reached: {exc}") from exc
+        if len(r.content) > MAX_LISTING_BYTES:
+            raise HitlError("the gateway's answer is too large")
+        try:
+            body = r.json()
+        except ValueError:
+            raise HitlError(f"the gateway answered HTTP {r.status_code} without JSON") from None
+        if not isinstance(body, dict):
+            raise HitlError("the gateway's answer is not a JSON object")
+        return r.status_code, body
+
+    async def list(self) -> Listing:
+        """The open prompts now, soonest deadline first."""
+        status, body = await self._call("GET", "prompts", params=self.params)
+        if status != 200:
+            raise HitlError(f"the gateway refused the listing (HTTP {status}): "
+                            f"{body.get('message', '')}")  # fmt: skip
+        items, problems = [], []
+        for view in body.get("prompts") or []:
+            if not isinstance(view, dict) or view.get("state") != "open":
+                continue
+            if self.agents is not None and str(view.get("agent_url", "")).rstrip("/") not in (
+                self.agents
+            ):
+                continue
+            try:
+                items.append(_gateway_item(view))
+            except (MalformedPrompt, KeyError, TypeError, ValueError) as exc:
+                problems.append(f"a prompt of task {view.get('task_id')!r} is unreadable: {exc}")
+        total = body.get("total")
+        if self.agents is not None or not isinstance(total, int):
+            total = len(items)
+        return Listing(items, total, problems)
+
+    async def answer(self, item: InboxItem, payload: Mapping[str, Any]) -> Outcome:
+        """Answer ``item`` as the server's user; the gateway's verdict as an Outcome."""
+        assert item.registration is not None
+        path = (f"tasks/{quote(item.registration, safe='')}/prompts/"
+                f"{quote(item.prompt_id, safe='')}/answer")  # fmt: skip
+        try:
+            status, body = await self._call("POST", path, json={"payload": dict(payload)})
+        except HitlError as exc:
+            return Outcome("failed", f"the answer could not be sent: {exc}", error=exc)
+        return gateway_outcome(status, body)
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+
+def _gateway_item(view: Mapping[str, Any]) -> InboxItem:
+    raw = {k: view[k] for k in _ENVELOPE_KEYS if view.get(k) is not None}
+    envelope = PromptEnvelope.from_json(raw, mode="orchestrator")
+    policy = view.get("policy")
+    policy = policy if isinstance(policy, dict) else {}
+    return InboxItem(
+        key=f"{view['registration']}/{envelope.prompt_id}",
+        agent_url=str(view["agent_url"]),
+        task_id=str(view["task_id"]),
+        envelope=envelope,
+        registration=str(view["registration"]),
+        state=str(view.get("state", "open")),
+        may_answer=bool(view.get("may_answer")),
+        why_not=view.get("why_not") if isinstance(view.get("why_not"), str) else None,
+        answers=int(view.get("answers") or 0),
+        agreeing=int(view.get("agreeing") or 0),
+        needed=int(policy.get("needed") or 1),
+        disagreement=bool(view.get("disagreement")),
+    )
+
+
+def gateway_outcome(status: int, body: Mapping[str, Any]) -> Outcome:
+    """The gateway's answer to a submitted answer, as the card's outcome, in words."""
+    said = str(body.get("message") or "")
+    kind = body.get("status")
+    if status == 200 and kind == "forwarded":
+        return Outcome("accepted", "the server forwarded the answer and the agent accepted it")
+    if status == 202 and kind == "collecting":
+        return Outcome("held", said or "answers are being collected; nothing was sent yet")
+    if status == 202:
+        return Outcome("held", "the server sent the answer; the agent has not confirmed it "
+                       "yet, and the server will make sure it arrives once")  # fmt: skip
+    if status == 422:
+        errors = body.get("validation_errors")
+        return Outcome(
+            "invalid",
+            said or "the answer does not fit the prompt",
+            validation_errors=list(errors) if isinstance(errors, list) else [],
+        )
+    if status == 403:
+        return Outcome("refused", said or "you may not answer this prompt")
+    if status == 409:
+        return Outcome("conflict", said or "this prompt was answered already")
+    if status == 410:
+        return Outcome("expired", said or "the deadline has passed; nothing was sent")
+    return Outcome("failed", f"the server answered HTTP {status}: {said}")
+
+
+class AgentsSource:
+    """Open prompts read from the agents by this kernel (no server extension).
+
+    Every look asks each agent for its tasks in INPUT_REQUIRED (A2A 1.0 ListTasks) and
+    reads the prompt in each task's status. ``client_options`` go to each agent's client.
+    """
+
+    lives_with_kernel = True
+
+    def __init__(
+        self,
+        agents: Sequence[str],
+        *,
+        limit: int = 100,
+        client_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        if isinstance(agents, str) or not agents:
+            raise ValueError("agents must be a list of agent URLs, e.g. agents=[url]")
+        self.links = {url: Link(url, dict(client_options or {})) for url in agents}
+        self.limit = int(limit)
+
+    def where(self) -> str:
+        """Where the prompts come from, in words."""
+        return "the agents, asked by this kernel (" + ", ".join(self.links) + ")"
+
+    async def _tasks(self, url: str, link: Link) -> list[Task]:
+        tasks: list[Task] = []
+        token = None
+        for _ in range(MAX_PAGES):
+            page = await link.client.list_tasks(
+                state=TaskState.INPUT_REQUIRED, page_size=100, page_token=token
+            )
+            tasks += page.tasks
+            token = page.next_page_token
+            if not token:
+                break
+        return tasks
+
+    async def list(self) -> Listing:
+        """The open prompts of every agent now, soonest deadline first."""
+        items: list[InboxItem] = []
+        problems: list[str] = []
+        found = await asyncio.gather(
+            *(self._tasks(url, link) for url, link in self.links.items()), return_exceptions=True
+        )
+        for (url, _link), result in zip(self.links.items(), found, strict=True):
+            if isinstance(result, UnsupportedOperation):
+                problems.append(f"{url} cannot list its tasks (it speaks A2A 0.3)")
+                continue
+            if isinstance(result, BaseException):
+                problems.append(f"{url} could not be asked: {result}")
+                continue
+            for task in result:
+                event = prompt_of(task)
+                if isinstance(event, PromptEvent):
+                    key = f"{url}|{task.id}/{event.prompt_id}"
+                    items.append(InboxItem(key, url, task.id, event.envelope, task=task))
+        items.sort(key=_soonest)
+        return Listing(items[: self.limit], len(items), problems)
+
+    async def aclose(self) -> None:
+        """Nothing to do on the loop (the links close from any thread)."""
+
+    def close_links(self) -> None:
+        """Close every agent's client."""
+        for link in self.links.values():
+            link.close()
+
+
+def _soonest(item: InboxItem) -> tuple[bool, float, str, str]:
+    """Soonest deadline first; prompts without one after, the longest waiting first."""
+    at = item.envelope.deadline_at
+    since = item.task.status.timestamp if item.task is not None else None
+    return (at is None, at.timestamp() if at else 0.0, str(since or ""), item.key)

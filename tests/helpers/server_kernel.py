@@ -1,0 +1,66 @@
+"""A kernel started by a real Jupyter server (``POST api/kernels``), as JupyterLab starts
+one, so the kernel finds that server's gateway by itself; shut down (``DELETE``) after."""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+from jupyter_client import BlockingKernelClient
+
+
+def _wait_for_ready(kc: BlockingKernelClient, timeout: float = 90.0) -> None:
+    # A kernel_info reply on shell, then iopub traffic (no heartbeat check: a loaded
+    # machine can fail it before the kernel's first beat).
+    deadline = time.monotonic() + timeout
+    while True:
+        assert time.monotonic() < deadline, "the kernel did not answer kernel_info"
+        kc.kernel_info()
+        try:
+            kc.get_shell_msg(timeout=2)
+        except queue.Empty:
+            continue
+        try:
+            kc.get_iopub_msg(timeout=2)
+        except queue.Empty:
+            continue
+        return
+
+
+@contextmanager
+def server_kernel(url: str, token: str, runtime: Path) -> Iterator[Callable[[str], str]]:
+    """Yields ``run(code) -> stdout`` (an error in the cell fails with its traceback)."""
+    headers = {"Authorization": f"token {token}"}
+    r = httpx.post(url + "api/kernels", headers=headers, json={"name": "python3"}, timeout=60)
+    assert r.status_code == 201, r.text
+    kernel_id = r.json()["id"]
+    kc = BlockingKernelClient(connection_file=str(runtime / f"kernel-{kernel_id}.json"))
+    kc.load_connection_file()
+    kc.start_channels()
+
+    def run(code: str) -> str:
+        printed: list[str] = []
+
+        def hook(msg: dict[str, Any]) -> None:
+            if msg["msg_type"] == "stream":
+                printed.append(msg["content"]["text"])
+            elif msg["msg_type"] == "error":
+                printed.append("\n".join(msg["content"]["traceback"]))
+
+        reply = kc.execute_interactive(code, timeout=120, output_hook=hook)
+        text = "".join(printed)
+        assert reply["content"]["status"] == "ok", text
+        return text
+
+    try:
+        _wait_for_ready(kc)
+        yield run
+    finally:
+        kc.stop_channels()
+        gone = httpx.delete(f"{url}api/kernels/{kernel_id}", headers=headers, timeout=60)
+        assert gone.status_code in (204, 404), gone.text

@@ -1,0 +1,122 @@
+"""The notebook's Inbox on a real Jupyter server: the gateway's prompts, live, answered
+through the gateway; and end to end, prompts that outlive kernels and server restarts."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from hitl_nb.client import GatewayInfo
+from hitl_nb.mock_agent import MockAgent
+from hitl_nb.notebook import GatewayCard, Inbox
+from tests.helpers.jupyter_process import jupyter_server
+from tests.helpers.jupyter_users import auth
+from tests.helpers.server_kernel import server_kernel
+from tests.server.conftest import answers_at_agent, start_task
+
+YES = {"approve": True}
+
+
+def _until(check: Callable[[], Any], timeout: float = 60.0, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"gave up waiting for {what or check}"
+        time.sleep(0.05)
+
+
+def _register(url: str, agent_url: str, task_id: str) -> dict[str, Any]:
+    r = httpx.post(url + "hitl/api/tasks", headers=auth("alice"),
+                   json={"agent_url": agent_url, "task_id": task_id}, timeout=60)  # fmt: skip
+    assert r.status_code == 201, r.text
+    return dict(r.json())
+
+
+@pytest.mark.slow
+def test_the_gateway_inbox_lists_every_agent_and_answers_through_the_server(
+    tmp_path: Path,
+) -> None:
+    with MockAgent() as one, MockAgent() as two:
+        mine = asyncio.run(start_task(one.url, "approval"))
+        bobs = asyncio.run(start_task(two.url, "specific", responder="bob"))
+        with jupyter_server(tmp_path, ready_headers=auth("alice")) as url:
+            for agent, task in ((one, mine), (two, bobs)):
+                _register(url, agent.url, task.id)
+            info = GatewayInfo(url, "alice-token", "test")
+            with Inbox(gateway=info, poll_interval=0.2) as inbox:
+                assert not inbox.lives_with_kernel
+                by_task = {item.task_id: item for item in inbox.items}
+                assert set(by_task) == {mine.id, bobs.id}
+                assert {i.agent_url for i in inbox.items} == {one.url, two.url}
+                # S-3, decided by the server: bob's prompt is shown, not alice's to answer.
+                theirs = by_task[bobs.id]
+                assert theirs.may_answer is False and "bob" in (theirs.why_not or "")
+                refused = inbox.answer(theirs, YES)
+                assert refused.status == "refused" and "nothing was sent" in refused.message
+                card = inbox.open(by_task[mine.id])
+                assert isinstance(card, GatewayCard)
+                card.form.value = YES
+                card.form.submit_button.click()  # as a person clicks it
+                _until(lambda: card.outcome is not None, what="the server's verdict")
+                assert card.outcome is not None and card.outcome.status == "accepted"
+                # Gone from the list without refresh(); a new prompt comes without one.
+                _until(lambda: mine.id not in {i.task_id for i in inbox.items})
+                later = asyncio.run(start_task(one.url, "approval"))
+                _register(url, one.url, later.id)
+                _until(lambda: later.id in {i.task_id for i in inbox.items})
+            with Inbox(gateway=info, agents=[two.url]) as only_two:
+                assert {i.task_id for i in only_two.items} == {bobs.id}
+        assert [a["payload"] for a in asyncio.run(answers_at_agent(one.url, mine.id))] == [YES]
+        assert asyncio.run(answers_at_agent(two.url, bobs.id)) == []
+
+
+REGISTER = """
+from hitl_nb.client import GatewayClient, SyncHitlClient, find_gateway
+with SyncHitlClient(AGENT) as client:  # the agent asks in 6 s
+    TASK = client.send({"scenario": "approval", "start_delay_seconds": 6},
+                       return_immediately=True).id
+with GatewayClient(find_gateway()) as gw:
+    reg = gw.register(AGENT, TASK)
+print(reg["id"], TASK, len(reg["prompts"]))
+"""
+
+ANSWER = """
+from hitl_nb import Inbox
+with Inbox() as inbox:
+    (item,) = [i for i in inbox.items if i.task_id == TASK]
+    print(inbox.answer(item, {"approve": True}).status)
+"""
+
+
+@pytest.mark.slow
+def test_a_prompt_outlives_the_kernel_that_registered_it_and_a_server_restart(
+    tmp_path: Path,
+) -> None:
+    hub = {"JUPYTERHUB_API_TOKEN": "alice-token"}  # the kernels' user, as under a hub
+    alice = auth("alice")
+    with MockAgent(store=tmp_path / "agent.sqlite") as agent:
+        with jupyter_server(tmp_path, env=hub, ready_headers=alice) as url:
+            with server_kernel(url, "alice-token", tmp_path / "runtime") as run:
+                reg_id, task, prompts = run(f"AGENT = {agent.url!r}\n" + REGISTER).split()
+            assert prompts == "0"  # registered while the agent was still working
+            # The kernel is gone; the agent asks now, and the server's watcher sees it.
+
+            def listed() -> list[dict[str, Any]]:
+                r = httpx.get(url + "hitl/api/prompts", headers=alice, timeout=60)
+                return [p for p in r.json()["prompts"] if p["registration"] == reg_id]
+
+            (prompt,) = _until(listed, what="the prompt to reach the server")
+            assert prompt["task_id"] == task
+        # A restart between the prompt and the answer.
+        with jupyter_server(tmp_path, env=hub, ready_headers=alice) as url:
+            with server_kernel(url, "alice-token", tmp_path / "runtime") as run:
+                assert run(f"TASK = {task!r}\n" + ANSWER).strip() == "accepted"
+        assert [a["payload"] for a in asyncio.run(answers_at_agent(agent.url, task))] == [YES]

@@ -1,0 +1,189 @@
+"""The notebook's Inbox without a Jupyter server: the kernel asks the agents itself.
+
+Headless, against a real mock agent on 127.0.0.1; waits are bounded by timeouts, never
+timed assertions. The gateway inbox is tested against a real server in
+``tests/server/test_server_inbox_notebook.py``.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hitl_nb.client import SyncHitlClient
+from hitl_nb.errors import HitlError
+from hitl_nb.mock_agent import MockAgent
+from hitl_nb.notebook import Inbox, InboxItem, PromptCard
+from hitl_nb.notebook._inbox_sources import Listing, gateway_outcome
+from hitl_nb.notebook._worker import shared_loop
+from hitl_nb.spec import PromptEnvelope
+
+PROMPT_ID = "0b1a5b7e-3c1f-4d8a-9b2e-6f0c1d2e3f4a"
+SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+
+
+@pytest.fixture(scope="module")
+def agent() -> Iterator[MockAgent]:
+    with MockAgent() as running:
+        yield running
+
+
+def _until(check: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"gave up waiting for {what or check}"
+        time.sleep(0.02)
+
+
+def _start(url: str, **options: Any) -> str:
+    with SyncHitlClient(url) as client:
+        task = client.send({"scenario": "approval", **options})
+    return str(task.id)
+
+
+def _tasks(inbox: Inbox) -> set[str]:
+    return {item.task_id for item in inbox.items}
+
+
+def test_the_kernel_inbox_lists_answers_and_follows_the_agents(agent: MockAgent) -> None:
+    first, second = _start(agent.url), _start(agent.url)
+    with Inbox(agents=[agent.url], gateway=None, poll_interval=0.2) as inbox:
+        assert {first, second} <= _tasks(inbox)
+        assert inbox.lives_with_kernel
+        assert "lives only as long as this kernel" in inbox.title.value
+        assert "only as long as the kernel" in inbox.to_text()
+        row_of = {item.task_id: item for item in inbox.items}
+        outcome = inbox.answer(row_of[first].prompt_id, {"approve": True})
+        assert outcome.status == "accepted", outcome
+        assert isinstance(inbox.cards[row_of[first].key], PromptCard)
+        # The answered prompt leaves, and a new one appears, without refresh().
+        _until(lambda: first not in _tasks(inbox), what="the answered prompt to leave")
+        third = _start(agent.url)
+        _until(lambda: third in _tasks(inbox), what="the new prompt to appear")
+        assert second in _tasks(inbox)
+        rows = inbox.list.children
+        assert len(rows) == len(inbox.items)
+
+
+def test_opening_shows_the_card_below_the_list(agent: MockAgent) -> None:
+    task_id = _start(agent.url)
+    with Inbox(agents=[agent.url], gateway=None) as inbox:
+        (item,) = [i for i in inbox.items if i.task_id == task_id]
+        row = inbox.list.children[inbox.items.index(item)]
+        row.children[1].click()  # "Open", as a person clicks it
+        card = inbox.cards[item.key]
+        assert inbox.detail.children[0] is card.widget
+        inbox.detail.children[1].click()  # "Close"
+        assert inbox.detail.children == ()
+
+
+def test_a_quiet_look_sends_nothing_to_the_browser(agent: MockAgent) -> None:
+    _start(agent.url)
+    with Inbox(agents=[agent.url], gateway=None) as inbox:
+        rows, title = inbox.list.children, inbox.title.value
+        widgets = [row.children[0] for row in rows]
+        inbox.refresh()
+        assert inbox.list.children == rows and inbox.title.value == title
+        assert [row.children[0] for row in inbox.list.children] == widgets
+
+
+def test_without_a_server_or_agents_it_says_what_to_do() -> None:
+    with pytest.raises(HitlError, match=r"Inbox\(agents=\[url\]\)"):
+        Inbox(gateway=None)
+    with pytest.raises(ValueError, match="poll_interval"):
+        Inbox(agents=["http://127.0.0.1:9"], gateway=None, poll_interval=0)
+
+
+def test_an_agent_that_cannot_be_reached_is_said_in_words() -> None:
+    with Inbox(agents=["http://127.0.0.1:9"], gateway=None) as inbox:
+        assert inbox.items == [] and len(inbox.problems) == 1
+        assert "could not be asked" in inbox.problems[0]
+        assert "No open prompts." in inbox.title.value
+
+
+def test_what_the_agent_asks_is_text_never_markup() -> None:
+    # S-1: the prompt is data. The row shows it escaped, whatever it holds.
+    inbox = _offline_inbox()
+
+    @settings(max_examples=40, deadline=None)
+    @given(st.text(min_size=1, max_size=300).filter(str.strip))
+    def check(text: str) -> None:
+        env = PromptEnvelope.from_json(
+            {"prompt_id": PROMPT_ID, "prompt": text, "response_schema": SCHEMA},
+            mode="orchestrator",
+        )
+        inbox._apply(Listing([InboxItem(text, "http://a.invalid", "t<1>", env)], 1, []))
+        html = inbox.list.children[0].children[0].value
+        assert "<script" not in html.replace("<script>", "")
+        assert "t&lt;1&gt;" in html
+        assert html.count("<") == _tags(inbox.list.children[0].children[0].value)
+
+    try:
+        check()
+        inbox._apply(Listing([], 0, []))
+        assert inbox.list.children == ()
+    finally:
+        inbox.close()
+
+
+def _tags(html: str) -> int:
+    # Every "<" in the row is one of ours: the agent's text brings none.
+    import re
+
+    return len(re.findall(r"<(?:/?(?:div|span|b|code|style)\b)", html))
+
+
+def _offline_inbox() -> Inbox:
+    return Inbox(agents=["http://127.0.0.1:9"], gateway=None, poll_interval=3600)
+
+
+def test_rerunning_the_cell_stops_the_looking_and_close_leaves_no_thread() -> None:
+    from hitl_nb.notebook import _worker
+
+    loop = shared_loop()
+    before = threading.active_count()
+    inbox = _offline_inbox()
+    _worker._by_cell.setdefault("cell-9", weakref.WeakSet()).add(inbox)
+    _worker._pre_run_cell(type("Info", (), {"cell_id": "cell-9"})())
+    _until(lambda: inbox._future.done(), what="the looking to stop")
+    assert "ran again" in inbox.title.value
+    inbox.close()
+    inbox.close()  # idempotent
+    forgotten = _offline_inbox()
+    future = forgotten._future
+    del forgotten
+    gc.collect()
+    _until(lambda: future.done(), what="a forgotten inbox to stop looking")
+    assert threading.active_count() == before and shared_loop() is loop
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "expected"),
+    [
+        (200, {"status": "forwarded"}, "accepted"),
+        (202, {"status": "collecting", "message": "1 of 2 answers agree so far"}, "held"),
+        (202, {"status": "forwarding"}, "held"),
+        (422, {"message": "no", "validation_errors": [{"path": "/ok"}]}, "invalid"),
+        (403, {"message": "the prompt is for bob"}, "refused"),
+        (409, {"message": "answered already"}, "conflict"),
+        (410, {"message": "deadline passed"}, "expired"),
+        (502, {"message": "the agent refused"}, "failed"),
+    ],
+)
+def test_the_gateways_verdicts_in_words(status: int, body: dict[str, Any], expected: str) -> None:
+    outcome = gateway_outcome(status, body)
+    assert outcome.status == expected
+    assert outcome.message
+    if status == 422:
+        assert outcome.validation_errors == [{"path": "/ok"}]
