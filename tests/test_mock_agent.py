@@ -40,7 +40,7 @@ def test_card(wire: Wire, agent: MockAgent) -> None:
         {"url": agent.url, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
     ]
     caps = card["capabilities"]
-    assert caps["streaming"] is True and caps["pushNotifications"] is False
+    assert caps["streaming"] is True and caps["pushNotifications"] is True
     assert caps["extensions"] == [
         {
             "uri": URI,
@@ -407,9 +407,9 @@ def test_rest_get_list_cancel(wire: Wire, agent: MockAgent) -> None:
 @pytest.mark.parametrize(
     ("method", "version", "code"),
     [
-        ("CreateTaskPushNotificationConfig", "1.0", -32003),
-        ("GetTaskPushNotificationConfig", "1.0", -32003),
-        ("tasks/pushNotificationConfig/set", None, -32003),
+        ("CreateTaskPushNotificationConfig", "1.0", -32602),  # no url, no taskId
+        ("GetTaskPushNotificationConfig", "1.0", -32602),  # no taskId
+        ("tasks/pushNotificationConfig/set", None, -32602),  # no pushNotificationConfig
         ("GetExtendedAgentCard", "1.0", -32007),
         ("message/send", "1.0", -32601),
         ("SendMessage", None, -32601),

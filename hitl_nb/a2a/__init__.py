@@ -3,7 +3,8 @@
 The dataclasses (:class:`Task`, :class:`Message`, :class:`AgentCard`, ...) are the
 model; server-sent events are read by :class:`SSEParser` (bounded) and written by
 :func:`encode_event`; a :class:`Codec` turns the model into one wire version's JSON and back:
-``codec_for("1.0")`` (``CODEC_V1``) or ``codec_for("0.3")`` (``CODEC_V03``). The
+``codec_for("1.0")`` (``CODEC_V1``) or ``codec_for("0.3")`` (``CODEC_V03``); push
+configurations (:class:`PushConfig`) have their own pair of functions. The
 names of bindings and versions (:data:`BindingName`, :data:`A2AVersion`) are the one
 vocabulary the whole package uses.
 """
@@ -30,6 +31,12 @@ from hitl_nb.a2a._model import (
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
+)
+from hitl_nb.a2a._push import (
+    PushConfig,
+    decode_push_config,
+    decode_send_push_config,
+    encode_push_config,
 )
 from hitl_nb.a2a._sse import (
     DEFAULT_MAX_EVENT_SIZE,
@@ -71,6 +78,7 @@ __all__ = [
     "Codec",
     "Message",
     "Part",
+    "PushConfig",
     "Role",
     "SSEParser",
     "SendResult",
@@ -86,8 +94,11 @@ __all__ = [
     "aiter_events",
     "binding_choice",
     "codec_for",
+    "decode_push_config",
+    "decode_send_push_config",
     "encode_comment",
     "encode_event",
+    "encode_push_config",
     "major_minor",
     "spoken_version",
     "version_choice",

@@ -7,7 +7,10 @@ rejection). Each change is written through the store in one transaction before t
 reply goes out.
 
 How a task moves through its scenario (prompts, deadlines, the end) is in
-:mod:`~hitl_nb.mock_agent._script`. The core always builds the full envelope;
+:mod:`~hitl_nb.mock_agent._script`, how an answer is accepted in
+:mod:`~hitl_nb.mock_agent._acceptance`, push-notification configurations in
+:mod:`~hitl_nb.mock_agent._push_configs` (each committed change is handed to their
+webhooks). The core always builds the full envelope;
 :mod:`~hitl_nb.mock_agent._views` strips it for clients that did not activate the
 extension (§Activation).
 """
@@ -23,7 +26,9 @@ from typing import Any
 
 from hitl_nb.a2a import (
     CODEC_V1,
+    A2AVersion,
     Message,
+    PushConfig,
     Role,
     Task,
     TaskState,
@@ -32,29 +37,28 @@ from hitl_nb.a2a import (
 from hitl_nb.errors import (
     InvalidParams,
     MalformedResponse,
-    PromptConflict,
-    ResponseInvalid,
     TaskNotCancelable,
     TaskNotFound,
     UnsupportedOperation,
 )
+from hitl_nb.mock_agent._acceptance import OMIT_ERRORS, AcceptanceSteps
 from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._outbox import Outbox
+from hitl_nb.mock_agent._push_configs import PushSteps
+from hitl_nb.mock_agent._push_delivery import PushSender, PushSettings
 from hitl_nb.mock_agent._records import OpenPrompt, TaskRecord, record_from_json, record_to_json
 from hitl_nb.mock_agent._scenarios import DEFAULT_SCENARIO, DeadlinePolicy, ScenarioRegistry, Step
-from hitl_nb.mock_agent._script import TIMEOUT_KEY, ScriptSteps, now_iso
+from hitl_nb.mock_agent._script import TIMEOUT_KEY, now_iso
 from hitl_nb.mock_agent._store import Store
 from hitl_nb.mock_agent._tck import TCK_SCENARIO, TckSteps, is_tck
-from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY, ResponseEnvelope
-from hitl_nb.validation import validate_payload
+from hitl_nb.spec import RESPONSE_KEY, ResponseEnvelope
+
+#: A push configuration that arrived with a send request: (config, version, activated).
+IncomingPush = tuple[PushConfig, A2AVersion, bool]
 
 __all__ = ["OMIT_ERRORS", "TIMEOUT_KEY", "AgentCore", "OpenPrompt", "TaskRecord"]
 
 log = logging.getLogger("hitl_nb.mock_agent")
-
-#: Set in a ResponseInvalid's ``data`` when the 422-without-errors fault drops the list.
-OMIT_ERRORS = "omit_validation_errors"
-
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -64,7 +68,7 @@ def _status_time(rec: TaskRecord) -> datetime:
     return datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else _EPOCH
 
 
-class AgentCore(ScriptSteps, TckSteps):
+class AgentCore(AcceptanceSteps, PushSteps, TckSteps):
     """Tasks and prompts of one mock agent. Use only from the agent's event loop."""
 
     def __init__(
@@ -75,8 +79,11 @@ class AgentCore(ScriptSteps, TckSteps):
         faults: Faults | None = None,
         deadline_seconds: float = 30.0,
         on_deadline: DeadlinePolicy = "keep-open",
+        push: PushSettings | None = None,
     ) -> None:
         self.scenarios = scenarios
+        self.push = push or PushSettings()
+        self.pusher = PushSender(self.push)
         self.store = store
         self.faults = faults or Faults()
         self.defaults = {
@@ -123,7 +130,8 @@ class AgentCore(ScriptSteps, TckSteps):
                 loop.call_soon(self._continue, rec)
 
     def close(self) -> None:
-        """End every subscription and timer, and close the store."""
+        """End every subscription, timer and push delivery, and close the store."""
+        self.pusher.close()
         for rec in self.tasks.values():
             rec.outbox.close()
             if rec.timer is not None:
@@ -150,12 +158,18 @@ class AgentCore(ScriptSteps, TckSteps):
             raise TaskNotFound(f"task {task_id!r} not found")
         return rec
 
-    def send(self, message: Message) -> tuple[TaskRecord | Message, int]:
+    def send(
+        self, message: Message, push: IncomingPush | None = None
+    ) -> tuple[TaskRecord | Message, int]:
         """Handle a client message; returns the task and the outbox id before the change
         (or, for a TCK ``tck-message-response``, the direct Message reply).
 
-        Raises the A2A error the binding should answer with; on error nothing changed.
+        ``push``: a webhook from the request's configuration (A2A §6.6), in place before
+        the task's first update. Raises the A2A error the binding should answer with; on
+        error nothing changed.
         """
+        if push is not None:
+            self.require_push()
         if message.role is not Role.USER:
             raise InvalidParams("/message/role: a client message must have role user")
         if not message.parts:
@@ -169,8 +183,10 @@ class AgentCore(ScriptSteps, TckSteps):
                 )
             if is_tck(message):
                 return self._tck_start(message)
-            return self._new_task(message)
+            return self._new_task(message, push)
         rec = self.get(message.task_id)
+        if push is not None:
+            self._add_push(rec, *push)
         if message.context_id is not None and message.context_id != rec.task.context_id:
             raise InvalidParams(
                 f"/message/contextId: task {rec.id} belongs to context "
@@ -243,7 +259,9 @@ class AgentCore(ScriptSteps, TckSteps):
 
     # -- the script -----------------------------------------------------------------------
 
-    def _new_task(self, message: Message) -> tuple[TaskRecord, int]:
+    def _new_task(
+        self, message: Message, push: IncomingPush | None = None
+    ) -> tuple[TaskRecord, int]:
         name, options = self._pick_scenario(message)
         scenario = self.scenarios.get(name)
         assert scenario is not None
@@ -264,6 +282,8 @@ class AgentCore(ScriptSteps, TckSteps):
         )
         delay = _start_delay(merged)
         rec = TaskRecord(task, name, options, steps)
+        if push is not None:
+            self._add_push(rec, *push)  # checked before the task exists: nothing to undo
         self.tasks[task_id] = rec
         try:
             rec.outbox.append(copy.deepcopy(task))
@@ -313,88 +333,6 @@ class AgentCore(ScriptSteps, TckSteps):
                 return part.text.strip(), {}
         return DEFAULT_SCENARIO, {}
 
-    def _answer(
-        self, rec: TaskRecord, message: Message, prompt_id: str, payload: dict[str, Any]
-    ) -> tuple[TaskRecord, int]:
-        # Every check comes before any change (§Acceptance and rejection).
-        open_ = rec.prompt
-        if open_ is None or open_.prompt_id != prompt_id:
-            if self.faults.accept_duplicates and prompt_id == rec.last_answered:
-                return rec, rec.outbox.last_id
-            # §Acceptance and rejection: the message is the spec's (the class's
-            # default), the detail ours.
-            raise PromptConflict(
-                data={
-                    "extension": EXTENSION_URI,
-                    "prompt_id": prompt_id,
-                    "task_id": rec.id,
-                    "detail": f"prompt_id {prompt_id} is unknown or already answered "
-                    f"for task {rec.id}",
-                },
-            )
-        issues = validate_payload(open_.envelope["response_schema"], payload)
-        if issues:
-            data: dict[str, Any] = {
-                "extension": EXTENSION_URI,
-                "prompt_id": prompt_id,
-                "task_id": rec.id,
-                "detail": f"payload does not match the response_schema of prompt {prompt_id}",
-            }
-            # Sorted by member, so the same bad payload always gives the same answer.
-            errors = [i.to_json() for i in sorted(issues, key=lambda i: (i.path, i.keyword))]
-            if self.faults.errors_422_without_list:
-                data[OMIT_ERRORS] = True
-                errors = []
-            raise ResponseInvalid(data=data, validation_errors=errors)
-        start = rec.outbox.last_id
-        self._close_prompt(rec, "answered")
-        rec.last_answered = prompt_id
-        rec.answers.append(payload)
-        rec.step_index += 1
-        stored = copy.copy(message)
-        stored.context_id = rec.task.context_id
-        rec.task.history.append(stored)
-        if self.faults.never_resume:
-            pass
-        elif self.faults.slow_resume_ms:
-            rec.pending += 1
-            self.loop.call_later(self.faults.slow_resume_ms / 1000, self._resume, rec, True)
-        else:
-            self._resume(rec, False)
-        self._commit(rec)
-        return rec, start
-
-    def _resume(self, rec: TaskRecord, delayed: bool) -> None:
-        if delayed:
-            rec.pending -= 1
-        if not rec.task.status.state.is_terminal:
-            # §Acceptance and rejection / AC-4: out of INPUT_REQUIRED at once. The rest of
-            # the script runs on the next loop turn, so subscribers get WORKING first.
-            self._emit_status(rec, TaskState.WORKING, None)
-            if self._loop is not None:
-                rec.pending += 1
-                self._loop.call_soon(self._continue, rec)
-            else:
-                self._advance(rec)
-        if delayed:
-            self._commit(rec)
-        self._wake(rec)
-
-    def _continue(self, rec: TaskRecord) -> None:
-        rec.pending -= 1
-        try:
-            if rec.task.status.state is TaskState.WORKING:
-                try:
-                    self._advance(rec)
-                except Exception as exc:
-                    # A step that breaks fails the task; before, it stayed WORKING and a
-                    # blocking send waiting for it never returned.
-                    log.exception("scenario %s: the next step failed", rec.scenario)
-                    self._emit_status(rec, TaskState.FAILED, f"The scenario failed: {exc}")
-                self._commit(rec)
-        finally:
-            self._wake(rec)
-
     def _wake(self, rec: TaskRecord) -> None:
         if not rec.pending:
             for fut in rec.waiters:
@@ -405,14 +343,14 @@ class AgentCore(ScriptSteps, TckSteps):
     # -- persistence ----------------------------------------------------------------------
 
     def _commit(self, rec: TaskRecord) -> None:
+        new = rec.outbox.after(rec.committed)
         if self.store.durable:
-            events = [
-                (seq, CODEC_V1.encode_stream_response(ev))
-                for seq, ev in rec.outbox.after(rec.committed)
-            ]
+            events = [(seq, CODEC_V1.encode_stream_response(ev)) for seq, ev in new]
             self.store.commit(record_to_json(rec), events, rec.prompt_rows)
         rec.committed = rec.outbox.last_id
         rec.prompt_rows.clear()
+        # Webhooks hear of a change once it is stored, never before.
+        self._publish(rec, new)
 
 
 def _start_delay(options: dict[str, Any]) -> float:

@@ -4,8 +4,8 @@
 modes, the URL prefix). :class:`BaseHandler` reads bounded JSON bodies, echoes the
 extension's activation header, writes errors and pumps a task's events as SSE; the
 JSON-RPC (``_jsonrpc.py``) and HTTP+JSON (``_rest.py``) handlers build on it, and so
-does the agent card's handler (``_card_http.py``). :func:`decode_send_params` and
-:func:`list_tasks` are the request handling both bindings have in common. Which path
+does the agent card's handler (``_card_http.py``). The request handling both bindings
+have in common is in ``_requests.py``. Which path
 goes to which handler is the route table in ``_routes.py``.
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +22,6 @@ from tornado.iostream import StreamClosedError
 
 from hitl_nb._json import parse_json
 from hitl_nb.a2a import (
-    CODEC_V1,
     AgentCapabilities,
     AgentCard,
     AgentExtension,
@@ -32,7 +30,7 @@ from hitl_nb.a2a import (
     Codec,
     Message,
     StreamEvent,
-    TaskState,
+    decode_send_push_config,
     encode_comment,
     encode_event,
 )
@@ -46,10 +44,11 @@ from hitl_nb.errors import (
     WrongContentType,
 )
 from hitl_nb.mock_agent._card_cache import CardStamps
-from hitl_nb.mock_agent._core import AgentCore
+from hitl_nb.mock_agent._core import AgentCore, IncomingPush
 from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._outbox import CLOSED, Listener, ends_stream, follow
 from hitl_nb.mock_agent._records import TaskRecord
+from hitl_nb.mock_agent._requests import parse_count
 from hitl_nb.mock_agent._views import event_view, task_view
 from hitl_nb.mock_agent._wire_errors import (
     VALIDATION_DETAIL_TYPE,
@@ -60,32 +59,13 @@ from hitl_nb.spec import (
     HEADER_EXTENSIONS_V03,
     HEADER_VERSION,
     agent_card_extension,
-    parse_rfc3339,
 )
 
-__all__ = [
-    "AgentService",
-    "BaseHandler",
-    "VALIDATION_DETAIL_TYPE",
-    "parse_count",
-]
+__all__ = ["AgentService", "BaseHandler", "VALIDATION_DETAIL_TYPE"]
 
 JSON_TYPES = ("application/json", "application/a2a+json")
 MAX_BODY_BYTES = 1024 * 1024
 MAX_BODY_DEPTH = 64
-# Counters on the wire (event ids, page tokens, query integers) are ASCII digits, at most
-# 18 of them: str.isdigit() also accepts "²" and "١", which int() refuses or reads,
-# and int() refuses more than 4300 digits.
-_COUNT = re.compile(r"[0-9]{1,18}")
-
-
-def parse_count(raw: str, what: str) -> int:
-    """A non-negative integer written in ASCII digits (InvalidParams naming ``what``)."""
-    text = raw.strip()
-    if _COUNT.fullmatch(text) is None:
-        shown = text if len(text) <= 40 else text[:40] + f"... ({len(text)} characters)"
-        raise InvalidParams(f"{what} must be a non-negative integer, got {shown!r}")
-    return int(text)
 
 
 @dataclass
@@ -126,7 +106,7 @@ class AgentService:
             ],
             capabilities=AgentCapabilities(
                 streaming=True,
-                push_notifications=False,
+                push_notifications=self.core.push.enabled,
                 extensions=[
                     AgentExtension(ext["uri"], ext["description"], ext["required"], ext["params"])
                 ],
@@ -204,6 +184,24 @@ class BaseHandler(tornado.web.RequestHandler):
             return parse_json(body, max_bytes=self.service.max_body, max_depth=MAX_BODY_DEPTH)
         except BadJSON as exc:
             raise JSONParseError(f"request body: {exc}") from None
+
+    def incoming_push(
+        self, config: dict[str, Any], codec: Codec, pointer: str
+    ) -> IncomingPush | None:
+        """The webhook in a send request's configuration (A2A §6.6), if any.
+
+        1.0 names it ``taskPushNotificationConfig``, 0.3 ``pushNotificationConfig``.
+        """
+        key = "taskPushNotificationConfig" if codec.version == "1.0" else "pushNotificationConfig"
+        raw = config.get(key)
+        if raw is None:
+            return None
+        here = f"{pointer}/configuration/{key}"
+        try:
+            push = decode_send_push_config(raw, codec.version, here)
+        except WireDecodeError as exc:
+            raise InvalidParams(str(exc)) from None
+        return push, codec.version, self.activated()
 
     def start_sse(self) -> None:
         """Send the headers of a ``text/event-stream`` response."""
@@ -321,73 +319,3 @@ class BaseHandler(tornado.web.RequestHandler):
             rec.task, activated=self.activated(), faults=self.service.faults, snapshot=True
         )
         return rec.outbox.last_id, (rec.outbox.last_id, snap)
-
-
-def decode_send_params(body: Any, pointer: str, codec: Codec) -> tuple[Message, dict[str, Any]]:
-    """The message and configuration of a send request (InvalidParams naming the member)."""
-    if not isinstance(body, dict):
-        raise InvalidParams(f"{pointer or '/'}: expected an object")
-    if "message" not in body:
-        raise InvalidParams(f"{pointer}/message: required member is missing")
-    try:
-        message = codec.decode_message(body["message"], f"{pointer}/message")
-    except WireDecodeError as exc:
-        raise InvalidParams(str(exc)) from None
-    config = body.get("configuration") or {}
-    if not isinstance(config, dict):
-        raise InvalidParams(f"{pointer}/configuration: expected an object")
-    for key in ("returnImmediately", "blocking"):
-        if key in config and not isinstance(config[key], bool):
-            raise InvalidParams(f"{pointer}/configuration/{key}: expected a boolean")
-    hl = config.get("historyLength")
-    if hl is not None and (isinstance(hl, bool) or not isinstance(hl, int) or hl < 0):
-        raise InvalidParams(f"{pointer}/configuration/historyLength: expected an integer >= 0")
-    return message, config
-
-
-def list_tasks(
-    handler: BaseHandler,
-    *,
-    context_id: str | None,
-    state: str | None,
-    page_size: int | None,
-    page_token: str | None,
-    history_length: int | None,
-    include_artifacts: bool,
-    updated_after: str | None = None,
-) -> dict[str, Any]:
-    """A ListTasks result (1.0 JSON) shared by both bindings."""
-    after = None
-    if updated_after:
-        after = parse_rfc3339(updated_after)
-        if after is None:
-            raise InvalidParams("statusTimestampAfter must be an RFC 3339 timestamp")
-    wanted: TaskState | None = None
-    if state:
-        try:
-            wanted = CODEC_V1.state_from_wire(state, "/status")
-        except WireDecodeError as exc:
-            raise InvalidParams(str(exc)) from None
-    start = parse_count(page_token, "pageToken (a token this agent issued)") if page_token else 0
-    recs = handler.core.list_tasks(context_id=context_id, state=wanted, updated_after=after)
-    size = page_size or 50
-    page = recs[start : start + size]
-    tasks = [
-        CODEC_V1.encode_task(
-            task_view(
-                r.task,
-                activated=handler.activated(),
-                faults=handler.service.faults,
-                history_length=history_length,
-                include_artifacts=include_artifacts,
-            )
-        )
-        for r in page
-    ]
-    more = start + size < len(recs)
-    return {
-        "tasks": tasks,
-        "nextPageToken": str(start + size) if more else "",
-        "pageSize": size,
-        "totalSize": len(recs),
-    }

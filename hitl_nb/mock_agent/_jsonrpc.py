@@ -16,7 +16,14 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from hitl_nb.a2a import A2AVersion, Message, StreamEvent, codec_for, spoken_version
+from hitl_nb.a2a import (
+    A2AVersion,
+    Message,
+    StreamEvent,
+    codec_for,
+    encode_push_config,
+    spoken_version,
+)
 from hitl_nb.errors import (
     A2AError,
     ExtendedAgentCardNotConfigured,
@@ -25,11 +32,16 @@ from hitl_nb.errors import (
     InvalidRequest,
     MethodNotFound,
     PromptConflict,
-    PushNotificationNotSupported,
     ResponseInvalid,
     VersionNotSupported,
 )
-from hitl_nb.mock_agent._http import BaseHandler, decode_send_params, list_tasks
+from hitl_nb.mock_agent._http import BaseHandler
+from hitl_nb.mock_agent._requests import (
+    decode_send_params,
+    list_tasks,
+    page_of_push_configs,
+    read_push_config,
+)
 from hitl_nb.mock_agent._views import task_view
 from hitl_nb.mock_agent._wire_errors import error_data_v03, error_details
 
@@ -50,6 +62,12 @@ def _str_param(params: dict[str, Any], key: str) -> str:
     if not isinstance(value, str) or not value:
         raise InvalidParams(f"/params/{key}: expected a non-empty string")
     return value
+
+
+def _opt_str_param(params: dict[str, Any], key: str) -> str | None:
+    if params.get(key) is None:
+        return None
+    return _str_param(params, key)
 
 
 def _snake(key: str) -> str:
@@ -175,7 +193,7 @@ class JsonRpcHandler(BaseHandler):
         """SendMessage / message/send: blocks until settled unless asked not to."""
         codec = codec_for(self.version)
         message, config = decode_send_params(params, "/params", codec)
-        rec, _ = self.core.send(message)
+        rec, _ = self.core.send(message, self.incoming_push(config, codec, "/params"))
         if isinstance(rec, Message):  # a direct reply, no task
             return codec.encode_send_result(rec)
         blocking = (
@@ -195,8 +213,9 @@ class JsonRpcHandler(BaseHandler):
 
     async def stream(self, params: dict[str, Any]) -> Any:
         """SendStreamingMessage / message/stream: the events this message causes."""
-        message, _ = decode_send_params(params, "/params", codec_for(self.version))
-        rec, start = self.core.send(message)
+        codec = codec_for(self.version)
+        message, config = decode_send_params(params, "/params", codec)
+        rec, start = self.core.send(message, self.incoming_push(config, codec, "/params"))
         await self.stream_send(rec, start, self.wrap)
         return _STREAMED
 
@@ -239,9 +258,49 @@ class JsonRpcHandler(BaseHandler):
         await self.pump(rec, after, self.wrap, first=first)
         return _STREAMED
 
-    async def no_push(self, params: dict[str, Any]) -> Any:
-        """Every push-notification method."""
-        raise PushNotificationNotSupported("this agent does not support push notifications")
+    # -- push-notification configurations (A2A 1.0 §3.1.7-3.1.10, §9.4.7) --------------
+
+    async def push_create(self, params: dict[str, Any]) -> Any:
+        """CreateTaskPushNotificationConfig / tasks/pushNotificationConfig/set."""
+        self.core.require_push()
+        codec = codec_for(self.version)
+        config = read_push_config(params, codec, "/params")
+        if config.task_id is None:
+            raise InvalidParams("/params/taskId: expected a non-empty string")
+        made = self.core.create_push(config.task_id, config, self.version, self.activated())
+        return encode_push_config(made, self.version)
+
+    async def push_get(self, params: dict[str, Any]) -> Any:
+        """GetTaskPushNotificationConfig / tasks/pushNotificationConfig/get."""
+        self.core.require_push()
+        config_id: str | None
+        if self.version == "1.0":
+            task_id, config_id = _str_param(params, "taskId"), _str_param(params, "id")
+        else:
+            task_id = _str_param(params, "id")
+            config_id = _opt_str_param(params, "pushNotificationConfigId")
+        return encode_push_config(self.core.get_push(task_id, config_id), self.version)
+
+    async def push_list(self, params: dict[str, Any]) -> Any:
+        """ListTaskPushNotificationConfigs / tasks/pushNotificationConfig/list."""
+        self.core.require_push()
+        if self.version == "0.3":
+            configs = self.core.list_push(_str_param(params, "id"))
+            return [encode_push_config(c, "0.3") for c in configs]
+        configs = self.core.list_push(_str_param(params, "taskId"))
+        token = _opt_str_param(params, "pageToken")
+        return page_of_push_configs(configs, _int_param(params, "pageSize", 1, 100), token)
+
+    async def push_delete(self, params: dict[str, Any]) -> Any:
+        """DeleteTaskPushNotificationConfig / tasks/pushNotificationConfig/delete."""
+        self.core.require_push()
+        if self.version == "1.0":
+            self.core.delete_push(_str_param(params, "taskId"), _str_param(params, "id"))
+            return {}
+        self.core.delete_push(
+            _str_param(params, "id"), _str_param(params, "pushNotificationConfigId")
+        )
+        return None
 
     async def no_extended_card(self, params: dict[str, Any]) -> Any:
         """GetExtendedAgentCard / agent/getAuthenticatedExtendedCard."""
@@ -257,10 +316,10 @@ METHODS_V1: dict[str, Method] = {
     "ListTasks": JsonRpcHandler.list,
     "CancelTask": JsonRpcHandler.cancel,
     "SubscribeToTask": JsonRpcHandler.subscribe,
-    "CreateTaskPushNotificationConfig": JsonRpcHandler.no_push,
-    "GetTaskPushNotificationConfig": JsonRpcHandler.no_push,
-    "ListTaskPushNotificationConfigs": JsonRpcHandler.no_push,
-    "DeleteTaskPushNotificationConfig": JsonRpcHandler.no_push,
+    "CreateTaskPushNotificationConfig": JsonRpcHandler.push_create,
+    "GetTaskPushNotificationConfig": JsonRpcHandler.push_get,
+    "ListTaskPushNotificationConfigs": JsonRpcHandler.push_list,
+    "DeleteTaskPushNotificationConfig": JsonRpcHandler.push_delete,
     "GetExtendedAgentCard": JsonRpcHandler.no_extended_card,
 }
 METHODS_V03: dict[str, Method] = {
@@ -269,9 +328,9 @@ METHODS_V03: dict[str, Method] = {
     "tasks/get": JsonRpcHandler.get_task,
     "tasks/cancel": JsonRpcHandler.cancel,
     "tasks/resubscribe": JsonRpcHandler.subscribe,
-    "tasks/pushNotificationConfig/set": JsonRpcHandler.no_push,
-    "tasks/pushNotificationConfig/get": JsonRpcHandler.no_push,
-    "tasks/pushNotificationConfig/list": JsonRpcHandler.no_push,
-    "tasks/pushNotificationConfig/delete": JsonRpcHandler.no_push,
+    "tasks/pushNotificationConfig/set": JsonRpcHandler.push_create,
+    "tasks/pushNotificationConfig/get": JsonRpcHandler.push_get,
+    "tasks/pushNotificationConfig/list": JsonRpcHandler.push_list,
+    "tasks/pushNotificationConfig/delete": JsonRpcHandler.push_delete,
     "agent/getAuthenticatedExtendedCard": JsonRpcHandler.no_extended_card,
 }

@@ -1,9 +1,10 @@
 """A task's record in the mock agent, and its JSON form for the durable store.
 
 The record is the task (as A2A shows it) plus what the script needs: the scenario and
-its steps, the answers so far, the open prompt (envelope and deadline bookkeeping) and
-the outbox. The JSON form keeps everything but the outbox (stored event by event) and
-the steps (rebuilt from the scenario and its options).
+its steps, the answers so far, the open prompt (envelope and deadline bookkeeping), the
+outbox and the task's push-notification configurations (:class:`PushEntry`). The JSON
+form keeps everything but the outbox (stored event by event) and the steps (rebuilt from
+the scenario and its options).
 """
 
 from __future__ import annotations
@@ -14,11 +15,48 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from hitl_nb.a2a import CODEC_V1, Task
+from hitl_nb.a2a import (
+    CODEC_V1,
+    A2AVersion,
+    PushConfig,
+    Task,
+    decode_push_config,
+    encode_push_config,
+)
 from hitl_nb.mock_agent._outbox import Outbox
 from hitl_nb.mock_agent._scenarios import DeadlinePolicy, Step
 
-__all__ = ["OpenPrompt", "TaskRecord", "record_from_json", "record_to_json"]
+__all__ = ["OpenPrompt", "PushEntry", "TaskRecord", "record_from_json", "record_to_json"]
+
+
+@dataclass
+class PushEntry:
+    """One push-notification configuration of a task, as the agent keeps it.
+
+    ``version``: the wire version of the client that created it (what a notification
+    looks like: a 1.0 StreamResponse or a 0.3 Task); ``activated``: whether that
+    request activated hitl-prompt/v1 (§Activation: else notifications carry no
+    envelope).
+    """
+
+    config: PushConfig
+    version: A2AVersion
+    activated: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as JSON for the durable store (credentials included)."""
+        return {
+            "config": encode_push_config(self.config, "1.0"),
+            "version": self.version,
+            "activated": self.activated,
+        }
+
+    @classmethod
+    def from_json(cls, blob: Mapping[str, Any]) -> PushEntry:
+        """An entry read back from :meth:`to_json`."""
+        version: A2AVersion = "0.3" if blob.get("version") == "0.3" else "1.0"
+        config = decode_push_config(blob["config"], "1.0")
+        return cls(config, version, bool(blob.get("activated")))
 
 
 @dataclass
@@ -60,6 +98,7 @@ class TaskRecord:
     committed: int = 0
     prompt_rows: list[tuple[str, str, str]] = field(default_factory=list)
     timer: asyncio.TimerHandle | None = None
+    push: dict[str, PushEntry] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -87,6 +126,7 @@ def record_to_json(rec: TaskRecord) -> dict[str, Any]:
         "answers": rec.answers,
         "last_answered": rec.last_answered,
         "prompt": prompt,
+        "push": [entry.to_json() for entry in rec.push.values()],
     }
 
 
@@ -106,4 +146,8 @@ def record_from_json(blob: Mapping[str, Any], outbox: Outbox, steps: list[Step])
         last_answered=blob.get("last_answered"),
         outbox=outbox,
         committed=outbox.last_id,
+        push={
+            entry.config.id or "": entry
+            for entry in (PushEntry.from_json(b) for b in blob.get("push") or [])
+        },
     )

@@ -2,8 +2,10 @@
 
 Routes (under the agent's prefix): ``POST /message:send``, ``POST /message:stream``,
 ``GET /tasks/{id}``, ``GET /tasks``, ``POST /tasks/{id}:cancel``,
-``POST|GET /tasks/{id}:subscribe``; push-notification routes answer
-PushNotificationNotSupported, ``/extendedAgentCard`` ExtendedAgentCardNotConfigured.
+``POST|GET /tasks/{id}:subscribe``, the push-notification configurations
+(``POST|GET /tasks/{id}/pushNotificationConfigs``, ``GET|DELETE
+/tasks/{id}/pushNotificationConfigs/{configId}``, §11.3.3); ``/extendedAgentCard``
+answers ExtendedAgentCardNotConfigured.
 Errors are ``google.rpc.Status`` bodies with an ErrorInfo (and, for 422, the
 ``validation_errors`` detail). A missing ``A2A-Version`` is served as 1.0: these routes
 exist only in 1.0.
@@ -17,7 +19,7 @@ from typing import Any
 
 import tornado.web
 
-from hitl_nb.a2a import CODEC_V1, Message
+from hitl_nb.a2a import CODEC_V1, Message, encode_push_config
 from hitl_nb.errors import (
     A2AError,
     ExtendedAgentCardNotConfigured,
@@ -25,11 +27,17 @@ from hitl_nb.errors import (
     InvalidParams,
     MethodNotAllowed,
     MethodNotFound,
-    PushNotificationNotSupported,
     VersionNotSupported,
 )
-from hitl_nb.mock_agent._http import BaseHandler, decode_send_params, list_tasks, parse_count
+from hitl_nb.mock_agent._http import BaseHandler
 from hitl_nb.mock_agent._records import TaskRecord
+from hitl_nb.mock_agent._requests import (
+    decode_send_params,
+    list_tasks,
+    page_of_push_configs,
+    parse_count,
+    read_push_config,
+)
 from hitl_nb.mock_agent._views import task_view
 from hitl_nb.mock_agent._wire_errors import rest_error_body
 
@@ -123,7 +131,7 @@ class MessageSendHandler(RestHandler):
     async def post(self) -> None:
         """SendMessage; blocks until settled unless configuration.returnImmediately."""
         message, config = decode_send_params(self.read_body(), "", CODEC_V1)
-        rec, _ = self.core.send(message)
+        rec, _ = self.core.send(message, self.incoming_push(config, CODEC_V1, ""))
         if isinstance(rec, Message):  # a direct reply, no task
             self.write_json(CODEC_V1.encode_send_result(rec))
             return
@@ -137,8 +145,8 @@ class MessageStreamHandler(RestHandler):
 
     async def post(self) -> None:
         """SendStreamingMessage: the events this message causes, as SSE."""
-        message, _ = decode_send_params(self.read_body(), "", CODEC_V1)
-        rec, start = self.core.send(message)
+        message, config = decode_send_params(self.read_body(), "", CODEC_V1)
+        rec, start = self.core.send(message, self.incoming_push(config, CODEC_V1, ""))
         await self.stream_send(rec, start, CODEC_V1.encode_stream_response)
 
 
@@ -196,12 +204,36 @@ class TaskActionHandler(RestHandler):
 
 
 class PushConfigHandler(RestHandler):
-    """Every push-notification route: this agent does not do push notifications."""
+    """``/tasks/{id}/pushNotificationConfigs[/{configId}]`` (A2A 1.0 §11.3.3)."""
 
-    def _refuse(self, *args: str) -> None:
-        raise PushNotificationNotSupported("this agent does not support push notifications")
+    def prepare(self) -> None:
+        """Version check, then PushNotificationNotSupported when push is off."""
+        super().prepare()
+        self.core.require_push()
 
-    get = post = delete = put = _refuse
+    def post(self, task_id: str, config_id: str | None) -> None:
+        """CreateTaskPushNotificationConfig (the body is a TaskPushNotificationConfig)."""
+        if config_id is not None:
+            raise MethodNotAllowed("POST goes to /tasks/{id}/pushNotificationConfigs")
+        config = read_push_config(self.read_body(), CODEC_V1, "")
+        made = self.core.create_push(task_id, config, "1.0", self.activated())
+        self.write_json(encode_push_config(made, "1.0"))
+
+    def get(self, task_id: str, config_id: str | None) -> None:
+        """GetTaskPushNotificationConfig, or ListTaskPushNotificationConfigs without an id."""
+        if config_id is not None:
+            self.write_json(encode_push_config(self.core.get_push(task_id, config_id), "1.0"))
+            return
+        configs = self.core.list_push(task_id)
+        token = self.get_query_argument("pageToken", None)
+        self.write_json(page_of_push_configs(configs, self.int_arg("pageSize", 1, 100), token))
+
+    def delete(self, task_id: str, config_id: str | None) -> None:
+        """DeleteTaskPushNotificationConfig (idempotent)."""
+        if config_id is None:
+            raise MethodNotAllowed("DELETE needs /tasks/{id}/pushNotificationConfigs/{configId}")
+        self.core.delete_push(task_id, config_id)
+        self.write_json({})
 
 
 class ExtendedCardHandler(RestHandler):

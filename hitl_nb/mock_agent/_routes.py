@@ -9,7 +9,8 @@ Relative to the prefix (``""`` standalone, anything when mounted)::
     GET  /tasks/{id}       GET /tasks
     POST /tasks/{id}:cancel
     POST /tasks/{id}:subscribe            (GET too)
-    *    /tasks/{id}/pushNotificationConfigs...   PushNotificationNotSupported
+    POST|GET   /tasks/{id}/pushNotificationConfigs          create, list
+    GET|DELETE /tasks/{id}/pushNotificationConfigs/{cid}    get, delete
     GET  /extendedAgentCard                       ExtendedAgentCardNotConfigured
 
 Errors on the HTTP+JSON binding are ``google.rpc.Status`` bodies with an ErrorInfo.
@@ -52,7 +53,7 @@ def make_handlers(service: AgentService) -> list[tuple[str, type, dict[str, Any]
         (rf"{p}/tasks", TasksHandler, kw),
         (rf"{p}/tasks/{tid}", TaskHandler, kw),
         (rf"{p}/tasks/{tid}:(cancel|subscribe)", TaskActionHandler, kw),
-        (rf"{p}/tasks/{tid}/pushNotificationConfigs(?:/.*)?", PushConfigHandler, kw),
+        (rf"{p}/tasks/{tid}/pushNotificationConfigs/?(?:/([^/]+))?", PushConfigHandler, kw),
         (rf"{p}/extendedAgentCard", ExtendedCardHandler, kw),
         (rf"{p}/.*", NotFoundHandler, kw),
     ]

@@ -28,6 +28,7 @@ from tornado.httpserver import HTTPServer
 from hitl_nb.mock_agent._core import AgentCore
 from hitl_nb.mock_agent._faults import FAULT_NAMES, Faults
 from hitl_nb.mock_agent._http import MAX_BODY_BYTES, AgentService
+from hitl_nb.mock_agent._push_delivery import PushSettings
 from hitl_nb.mock_agent._routes import make_handlers
 from hitl_nb.mock_agent._scenarios import (
     DEADLINE_POLICIES,
@@ -69,11 +70,12 @@ def mock_agent_handlers(
     deadline_seconds: float = 30.0,
     on_deadline: DeadlinePolicy = "keep-open",
     max_body: int = MAX_BODY_BYTES,
+    push_notifications: bool = True,
 ) -> list[tuple[str, type, dict[str, Any]]]:
     """Handlers of a new mock agent under ``prefix``, for ``Application.add_handlers``.
 
     The agent binds to the loop of the first request it serves; use it from that
-    application's loop only.
+    application's loop only. ``push_notifications``: as for :class:`MockAgent`.
     """
     on_deadline = deadline_policy(on_deadline)
     fault_set = _faults(faults)
@@ -83,6 +85,7 @@ def mock_agent_handlers(
         faults=fault_set,
         deadline_seconds=deadline_seconds,
         on_deadline=on_deadline,
+        push=PushSettings(enabled=push_notifications),
     )
     service = AgentService(core=core, faults=fault_set, prefix=prefix, max_body=max_body)
     return make_handlers(service)
@@ -101,6 +104,13 @@ class MockAgent:
     cap in bytes. ``ping_interval``: seconds of silence before a stream sends ``: ping``.
     ``read_timeout``: seconds a client gets to send a request's headers, and again its
     body, before the connection is closed (a slow client holds no socket for longer).
+
+    Push notifications (A2A §4.3): the card says ``pushNotifications: true`` and
+    nothing is sent until a client configures a webhook
+    (``client.create_push_config(task_id, url, token=...)``). ``push_notifications=False``
+    turns them off (the methods answer -32003). A failed delivery is retried
+    ``push_retries`` times, ``push_backoff`` seconds apart at first and doubling;
+    ``push_timeout`` bounds each attempt.
     """
 
     def __init__(
@@ -116,8 +126,20 @@ class MockAgent:
         max_body: int = MAX_BODY_BYTES,
         ping_interval: float = 15.0,
         read_timeout: float = 30.0,
+        push_notifications: bool = True,
+        push_retries: int = 3,
+        push_backoff: float = 0.25,
+        push_timeout: float = 10.0,
     ) -> None:
         on_deadline = deadline_policy(on_deadline)
+        if push_retries < 0 or push_backoff < 0 or push_timeout <= 0:
+            raise ValueError("push_retries and push_backoff must be >= 0, push_timeout > 0")
+        self.push = PushSettings(
+            enabled=push_notifications,
+            retries=push_retries,
+            backoff=push_backoff,
+            timeout=push_timeout,
+        )
         if ping_interval <= 0:
             raise ValueError("ping_interval must be positive")
         if read_timeout <= 0:
@@ -192,6 +214,7 @@ class MockAgent:
                 faults=self.faults,
                 deadline_seconds=self.deadline_seconds,
                 on_deadline=self.on_deadline,
+                push=self.push,
             )
         except BaseException:
             sock.close()

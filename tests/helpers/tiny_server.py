@@ -97,7 +97,7 @@ class _TCPServer(socketserver.ThreadingTCPServer):
 class TinyServer:
     """Serve ``handler`` on 127.0.0.1 (port 0) in a thread; ``requests`` records calls."""
 
-    def __init__(self, handler: Handler) -> None:
+    def __init__(self, handler: Handler, port: int = 0) -> None:
         self.handler = handler
         self.requests: list[Request] = []
         self.stopped = threading.Event()
@@ -115,7 +115,7 @@ class TinyServer:
                 except Exception as exc:  # a broken test handler: answer 500, say why
                     conn.answer({"error": repr(exc)}, 500)
 
-        self._server = _TCPServer(("127.0.0.1", 0), _Handler)
+        self._server = _TCPServer(("127.0.0.1", port), _Handler)
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )

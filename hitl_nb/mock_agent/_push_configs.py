@@ -1,0 +1,167 @@
+"""The push-notification configurations of the agent's tasks (A2A 1.0 §3.1.7-3.1.10).
+
+A mixin of :class:`~hitl_nb.mock_agent._core.AgentCore`: create, get, list and delete a
+task's webhooks, and hand each committed task update to the
+:class:`~hitl_nb.mock_agent._push_delivery.PushSender`. Off unless a client asks: no
+configuration, no notification. With push turned off (``push_notifications=False``) the
+card says ``pushNotifications: false`` and every method answers
+PushNotificationNotSupported (-32003), as §3.3.4 requires.
+
+Configurations are part of the task's record, so a durable agent keeps them across
+restarts (§3.1.7: they "MUST persist until task completion or explicit deletion").
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from abc import ABC, abstractmethod
+from urllib.parse import urlsplit
+
+from hitl_nb.a2a import A2AVersion, PushConfig, StreamEvent
+from hitl_nb.errors import InvalidParams, PushNotificationNotSupported, TaskNotFound
+from hitl_nb.mock_agent._faults import Faults
+from hitl_nb.mock_agent._push_delivery import PushSender, PushSettings, notification
+from hitl_nb.mock_agent._records import PushEntry, TaskRecord
+
+__all__ = ["MAX_SECRET", "PushSteps", "check_push_config"]
+
+log = logging.getLogger("hitl_nb.mock_agent.push")
+
+#: Longest token, credentials or configuration id accepted (characters).
+MAX_SECRET = 4096
+_MAX_ID = 256
+
+
+def check_push_config(config: PushConfig, settings: PushSettings, pointer: str) -> None:
+    """Refuse a webhook this agent will not call (InvalidParams naming the member).
+
+    An absolute ``http`` or ``https`` URL with a host, no user name or password in it,
+    at most ``settings.max_url`` characters. Loopback and private addresses are
+    accepted: this is a test agent whose clients run on the same machine (a production
+    agent SHOULD refuse them, A2A §13.2).
+    """
+    url = config.url
+    if len(url) > settings.max_url:
+        raise InvalidParams(f"{pointer}/url: over {settings.max_url} characters")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise InvalidParams(f"{pointer}/url: not a URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidParams(f"{pointer}/url: must be an absolute http:// or https:// URL")
+    if parts.username is not None or parts.password is not None:
+        raise InvalidParams(f"{pointer}/url: must not hold a user name or password")
+    if port == 0:
+        raise InvalidParams(f"{pointer}/url: port 0 cannot be called")
+    if any(ord(c) < 0x21 for c in url):
+        raise InvalidParams(f"{pointer}/url: must not contain spaces or control characters")
+    for name, value, limit in (
+        ("token", config.token, MAX_SECRET),
+        ("authentication/credentials", config.auth_credentials, MAX_SECRET),
+        ("authentication/scheme", config.auth_scheme, 64),
+        ("id", config.id, _MAX_ID),
+    ):
+        if value is None:
+            continue
+        if len(value) > limit:
+            raise InvalidParams(f"{pointer}/{name}: over {limit} characters")
+        if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+            # It goes into an HTTP header: no line breaks (header injection).
+            raise InvalidParams(f"{pointer}/{name}: must not contain control characters")
+
+
+class PushSteps(ABC):
+    """Push-notification configurations and delivery (a mixin; see the module docstring).
+
+    The class using it provides the attributes below, :meth:`get` and :meth:`_commit`.
+    """
+
+    faults: Faults
+    push: PushSettings
+    pusher: PushSender
+
+    @abstractmethod
+    def get(self, task_id: str) -> TaskRecord:
+        """The task record, or raise TaskNotFound."""
+
+    @abstractmethod
+    def _commit(self, rec: TaskRecord) -> None:
+        """Persist ``rec``'s change."""
+
+    def require_push(self) -> None:
+        """Raise PushNotificationNotSupported (-32003) when push is turned off."""
+        if not self.push.enabled:
+            raise PushNotificationNotSupported("this agent does not do push notifications")
+
+    def _add_push(
+        self, rec: TaskRecord, config: PushConfig, version: A2AVersion, activated: bool
+    ) -> PushEntry:
+        self.require_push()
+        check_push_config(config, self.push, "/params")
+        if config.task_id is not None and config.task_id != rec.id:
+            raise InvalidParams(f"/params/taskId: {config.task_id!r} is not task {rec.id!r}")
+        config.id = config.id or str(uuid.uuid4())
+        config.task_id = rec.id
+        if config.id not in rec.push and len(rec.push) >= self.push.max_configs:
+            raise InvalidParams(
+                f"task {rec.id} already has {self.push.max_configs} push configurations "
+                "(the limit); delete one first"
+            )
+        entry = PushEntry(config, version, activated)
+        rec.push[config.id] = entry  # the same id again replaces it
+        return entry
+
+    def create_push(
+        self, task_id: str, config: PushConfig, version: A2AVersion, activated: bool
+    ) -> PushConfig:
+        """CreateTaskPushNotificationConfig: store (or replace, same id) a webhook."""
+        self.require_push()
+        rec = self.get(task_id)
+        entry = self._add_push(rec, config, version, activated)
+        self._commit(rec)
+        return entry.config
+
+    def get_push(self, task_id: str, config_id: str | None) -> PushConfig:
+        """GetTaskPushNotificationConfig; without an id (0.3), the task's first one."""
+        self.require_push()
+        rec = self.get(task_id)
+        if config_id is None:
+            if not rec.push:
+                raise TaskNotFound(f"task {task_id} has no push notification configuration")
+            return next(iter(rec.push.values())).config
+        entry = rec.push.get(config_id)
+        if entry is None:
+            raise TaskNotFound(
+                f"task {task_id} has no push notification configuration {config_id!r}"
+            )
+        return entry.config
+
+    def list_push(self, task_id: str) -> list[PushConfig]:
+        """ListTaskPushNotificationConfigs: every webhook of the task, oldest first."""
+        self.require_push()
+        return [entry.config for entry in self.get(task_id).push.values()]
+
+    def delete_push(self, task_id: str, config_id: str) -> None:
+        """DeleteTaskPushNotificationConfig; deleting one that is gone is no error."""
+        self.require_push()
+        rec = self.get(task_id)
+        if rec.push.pop(config_id, None) is not None:
+            self.pusher.forget(task_id, config_id)
+            self._commit(rec)
+
+    def _publish(self, rec: TaskRecord, events: list[tuple[int, StreamEvent]]) -> None:
+        """Hand the committed updates of ``rec`` to every webhook it has."""
+        if not rec.push or not events:
+            return
+        for entry in list(rec.push.values()):
+            media = "application/json" if entry.version == "0.3" else "application/a2a+json"
+            if entry.version == "0.3":
+                # 0.3 sends the whole task once per change, not once per event.
+                body = notification(entry, events[-1][1], rec.task, self.faults)
+                self.pusher.publish(rec.id, entry, body, media)
+                continue
+            for _seq, event in events:
+                body = notification(entry, event, rec.task, self.faults)
+                self.pusher.publish(rec.id, entry, body, media)

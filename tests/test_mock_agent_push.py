@@ -1,0 +1,465 @@
+"""The mock agent's push notifications: the configuration methods on both bindings and
+both versions, and delivery (token, authentication, retries, no redirects, a slow
+receiver that does not hold the agent up). Receivers are TinyServers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from hitl_nb.mock_agent import MockAgent
+from tests.helpers.mock_agent_client import Wire, headers, user_message
+from tests.helpers.tiny_server import Conn, Request, TinyServer
+
+
+def wait_until(check: Callable[[], Any], what: str, timeout: float = 15.0) -> Any:
+    """Poll ``check`` until it returns something truthy (a readiness wait, not a timing)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.01)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+def ok(request: Request, conn: Conn) -> None:
+    conn.answer({}, 200)
+
+
+@pytest.fixture()
+def agent() -> Iterator[MockAgent]:
+    with MockAgent(push_backoff=0.05, push_retries=4, push_timeout=5) as a:
+        yield a
+
+
+@pytest.fixture()
+def wire(agent: MockAgent) -> Iterator[Wire]:
+    w = Wire(agent.url)
+    yield w
+    w.close()
+
+
+@pytest.fixture()
+def receiver() -> Iterator[TinyServer]:
+    server = TinyServer(ok).start()
+    yield server
+    server.stop()
+
+
+def _open_task(wire: Wire) -> tuple[str, str]:
+    task = wire.start("approval")
+    pid = task["status"]["message"]["metadata"][
+        "https://github.com/a2aproject/a2a-samples/extensions/hitl-prompt/v1"
+    ]["prompt_id"]
+    return task["id"], pid
+
+
+def _prompt_id(task: dict[str, Any]) -> str:
+    meta = task["status"]["message"]["metadata"]
+    return str(next(iter(meta.values()))["prompt_id"])
+
+
+# -- configuration methods ------------------------------------------------------------
+
+
+def test_card_advertises_push(wire: Wire, agent: MockAgent) -> None:
+    assert wire.http.get(agent.card_url).json()["capabilities"]["pushNotifications"] is True
+
+
+def test_jsonrpc_v1_config_methods(wire: Wire) -> None:
+    task = wire.start("approval")
+    tid = task["id"]
+    made = wire.result(
+        "CreateTaskPushNotificationConfig",
+        {
+            "taskId": tid,
+            "url": "http://127.0.0.1:9/hook",
+            "token": "s3cret",
+            "authentication": {"scheme": "Bearer", "credentials": "abc"},
+        },
+    )
+    assert made["taskId"] == tid and made["url"] == "http://127.0.0.1:9/hook"
+    assert made["token"] == "s3cret" and made["authentication"] == {
+        "scheme": "Bearer",
+        "credentials": "abc",
+    }
+    cid = made["id"]
+    assert cid  # the agent gave it an id
+    got = wire.result("GetTaskPushNotificationConfig", {"taskId": tid, "id": cid})
+    assert got == made
+    second = wire.result(
+        "CreateTaskPushNotificationConfig",
+        {"taskId": tid, "id": "mine", "url": "https://127.0.0.1:9/other"},
+    )
+    assert second["id"] == "mine"
+    listed = wire.result("ListTaskPushNotificationConfigs", {"taskId": tid})
+    assert [c["id"] for c in listed["configs"]] == [cid, "mine"]
+    assert listed["nextPageToken"] == ""
+    page = wire.result("ListTaskPushNotificationConfigs", {"taskId": tid, "pageSize": 1})
+    assert [c["id"] for c in page["configs"]] == [cid] and page["nextPageToken"] == "1"
+    rest = wire.result(
+        "ListTaskPushNotificationConfigs",
+        {"taskId": tid, "pageSize": 1, "pageToken": page["nextPageToken"]},
+    )
+    assert [c["id"] for c in rest["configs"]] == ["mine"]
+    assert wire.result("DeleteTaskPushNotificationConfig", {"taskId": tid, "id": cid}) == {}
+    # §3.1.10: idempotent.
+    assert wire.result("DeleteTaskPushNotificationConfig", {"taskId": tid, "id": cid}) == {}
+    _, body = wire.rpc("GetTaskPushNotificationConfig", {"taskId": tid, "id": cid})
+    assert body["error"]["code"] == -32001
+    listed = wire.result("ListTaskPushNotificationConfigs", {"taskId": tid})
+    assert [c["id"] for c in listed["configs"]] == ["mine"]
+
+
+def test_jsonrpc_v03_config_methods(wire: Wire) -> None:
+    tid = wire.start("approval")["id"]
+    made = wire.result(
+        "tasks/pushNotificationConfig/set",
+        {
+            "taskId": tid,
+            "pushNotificationConfig": {
+                "url": "http://127.0.0.1:9/hook",
+                "token": "t",
+                "authentication": {"schemes": ["Bearer"], "credentials": "c"},
+            },
+        },
+        version=None,
+    )
+    inner = made["pushNotificationConfig"]
+    assert made["taskId"] == tid and inner["url"] == "http://127.0.0.1:9/hook"
+    assert inner["authentication"] == {"schemes": ["Bearer"], "credentials": "c"}
+    cid = inner["id"]
+    got = wire.result(
+        "tasks/pushNotificationConfig/get",
+        {"id": tid, "pushNotificationConfigId": cid},
+        version=None,
+    )
+    assert got == made
+    # 0.3 get without a config id: the task's (first) configuration.
+    assert wire.result("tasks/pushNotificationConfig/get", {"id": tid}, version=None) == made
+    listed = wire.result("tasks/pushNotificationConfig/list", {"id": tid}, version=None)
+    assert listed == [made]
+    gone = wire.result(
+        "tasks/pushNotificationConfig/delete",
+        {"id": tid, "pushNotificationConfigId": cid},
+        version=None,
+    )
+    assert gone is None
+    assert wire.result("tasks/pushNotificationConfig/list", {"id": tid}, version=None) == []
+    # The same configuration seen through 1.0: one store, two spellings.
+    wire.result(
+        "tasks/pushNotificationConfig/set",
+        {"taskId": tid, "pushNotificationConfig": {"id": "x", "url": "http://127.0.0.1:9/h"}},
+        version=None,
+    )
+    v1 = wire.result("GetTaskPushNotificationConfig", {"taskId": tid, "id": "x"})
+    assert v1 == {"id": "x", "taskId": tid, "url": "http://127.0.0.1:9/h"}
+
+
+def test_rest_config_methods(wire: Wire, agent: MockAgent) -> None:
+    tid = wire.start("approval")["id"]
+    h = headers()
+    base = f"{agent.url}/tasks/{tid}/pushNotificationConfigs"
+    r = wire.http.post(base, json={"url": "http://127.0.0.1:9/hook", "token": "t"}, headers=h)
+    assert r.status_code == 200, r.text
+    made = r.json()
+    assert made["taskId"] == tid and made["token"] == "t"
+    got = wire.http.get(f"{base}/{made['id']}", headers=h)
+    assert got.status_code == 200 and got.json() == made
+    listed = wire.http.get(base, headers=h).json()
+    assert listed == {"configs": [made], "nextPageToken": ""}
+    r = wire.http.delete(f"{base}/{made['id']}", headers=h)
+    assert r.status_code == 200 and r.json() == {}
+    assert wire.http.delete(f"{base}/{made['id']}", headers=h).status_code == 200
+    missing = wire.http.get(f"{base}/{made['id']}", headers=h)
+    assert missing.status_code == 404
+    assert missing.json()["error"]["details"][0]["reason"] == "TASK_NOT_FOUND"
+
+
+def test_push_off_answers_not_supported() -> None:
+    with MockAgent(push_notifications=False) as agent:
+        w = Wire(agent.url)
+        try:
+            card = w.http.get(agent.card_url).json()
+            assert card["capabilities"]["pushNotifications"] is False
+            tid = w.start("approval")["id"]
+            for method, params, version in (
+                ("CreateTaskPushNotificationConfig", {"taskId": tid, "url": "http://x/"}, "1.0"),
+                ("ListTaskPushNotificationConfigs", {"taskId": tid}, "1.0"),
+                ("tasks/pushNotificationConfig/set", {}, None),
+                ("tasks/pushNotificationConfig/delete", {}, None),
+            ):
+                _, body = w.rpc(method, params, version=version)
+                assert body["error"]["code"] == -32003, (method, body)
+            r = w.http.get(f"{agent.url}/tasks/{tid}/pushNotificationConfigs", headers=headers())
+            assert r.status_code == 400
+            assert r.json()["error"]["details"][0]["reason"] == "PUSH_NOTIFICATION_NOT_SUPPORTED"
+            msg = user_message([{"text": "approval"}])
+            config = {"taskPushNotificationConfig": {"url": "http://127.0.0.1:9/"}}
+            _, body = w.rpc("SendMessage", {"message": msg, "configuration": config})
+            assert body["error"]["code"] == -32003
+            assert len(agent.core.tasks) == 1 if agent.core else False  # no task was made
+        finally:
+            w.close()
+
+
+def test_configs_survive_a_restart(tmp_path: Path) -> None:
+    store = tmp_path / "agent.sqlite"
+    with MockAgent(store=store) as agent:
+        w = Wire(agent.url)
+        tid = w.start("approval")["id"]
+        w.result(
+            "CreateTaskPushNotificationConfig",
+            {"taskId": tid, "id": "keep", "url": "http://127.0.0.1:9/h", "token": "t"},
+        )
+        w.close()
+    with MockAgent(store=store) as agent:
+        w = Wire(agent.url)
+        got = w.result("GetTaskPushNotificationConfig", {"taskId": tid, "id": "keep"})
+        w.close()
+    assert got == {"id": "keep", "taskId": tid, "url": "http://127.0.0.1:9/h", "token": "t"}
+
+
+# -- delivery ---------------------------------------------------------------------------
+
+
+def test_delivery_v1_headers_body_and_order(wire: Wire, receiver: TinyServer) -> None:
+    """SendMessage with a webhook: every update as a StreamResponse, in order."""
+    msg = user_message([{"text": "approval"}])
+    config = {
+        "taskPushNotificationConfig": {
+            "url": receiver.url + "/hook",
+            "token": "tok-1",
+            "authentication": {"scheme": "Bearer", "credentials": "cred-1"},
+        }
+    }
+    task = wire.result("SendMessage", {"message": msg, "configuration": config})["task"]
+    wait_until(lambda: len(receiver.requests) >= 3, "three notifications")
+    first = receiver.requests[0]
+    assert first.method == "POST" and first.path == "/hook"
+    assert first.header("X-A2A-Notification-Token") == "tok-1"
+    assert first.header("A2A-Notification-Token") == "tok-1"
+    assert first.header("Authorization") == "Bearer cred-1"
+    assert first.header("Content-Type") == "application/a2a+json"
+    bodies = [r.json() for r in receiver.requests]
+    assert list(bodies[0]) == ["task"] and bodies[0]["task"]["id"] == task["id"]
+    states = [b["statusUpdate"]["status"]["state"] for b in bodies[1:3]]
+    assert states == ["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED"]
+    # The envelope rides along: the request that configured push activated the extension.
+    assert _prompt_id({"status": bodies[2]["statusUpdate"]["status"]}) == _prompt_id(task)
+    # The answer's updates follow, still in order.
+    r, body = wire.answer(task["id"], _prompt_id(task), {"approve": True})
+    assert "result" in body, body
+    wait_until(
+        lambda: any(
+            r.json().get("statusUpdate", {}).get("status", {}).get("state")
+            == "TASK_STATE_COMPLETED"
+            for r in receiver.requests
+        ),
+        "the completed update",
+    )
+    states = [
+        r.json()["statusUpdate"]["status"]["state"]
+        for r in receiver.requests
+        if "statusUpdate" in r.json()
+    ]
+    assert states[:3] == ["TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_WORKING"]
+    assert states[-1] == "TASK_STATE_COMPLETED"
+
+
+def test_delivery_without_activation_carries_no_envelope(wire: Wire, receiver: TinyServer) -> None:
+    tid = wire.start("multi-step")["id"]
+    _, body = wire.rpc(
+        "CreateTaskPushNotificationConfig",
+        {"taskId": tid, "url": receiver.url + "/h"},
+        activated=False,
+    )
+    assert "result" in body
+    task = wire.get_task(tid)
+    wire.answer(tid, _prompt_id(task), {"name": "v2"})
+    wait_until(
+        lambda: any(
+            r.json().get("statusUpdate", {}).get("status", {}).get("state")
+            == "TASK_STATE_INPUT_REQUIRED"
+            for r in receiver.requests
+        ),
+        "the next prompt's update",
+    )
+    for r in receiver.requests:
+        assert "hitl-prompt" not in r.body.decode(), r.body[:300]
+        assert r.header("X-A2A-Notification-Token") is None
+        assert r.header("Authorization") is None
+
+
+def test_delivery_v03_posts_the_task(wire: Wire, receiver: TinyServer) -> None:
+    tid = wire.start("approval")["id"]
+    wire.result(
+        "tasks/pushNotificationConfig/set",
+        {"taskId": tid, "pushNotificationConfig": {"url": receiver.url + "/h", "token": "t3"}},
+        version=None,
+    )
+    _, body = wire.rpc("tasks/cancel", {"id": tid}, version=None)
+    assert "result" in body, body
+    got = wait_until(lambda: receiver.requests, "a notification")
+    assert got[0].header("Content-Type") == "application/json"
+    assert got[0].header("X-A2A-Notification-Token") == "t3"
+    task = got[0].json()
+    assert task["kind"] == "task" and task["id"] == tid
+    assert task["status"]["state"] == "canceled"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_retries_until_the_receiver_is_up(wire: Wire, agent: MockAgent) -> None:
+    """Receiver down (connection refused), then up: the update arrives, after retries."""
+    assert agent.core is not None
+    port = _free_port()
+    tid = wire.start("approval")["id"]
+    wire.result(
+        "CreateTaskPushNotificationConfig",
+        {"taskId": tid, "url": f"http://127.0.0.1:{port}/late", "token": "t"},
+    )
+    wire.rpc("CancelTask", {"id": tid})
+    wait_until(lambda: agent.core.pusher.failures >= 1, "a failed attempt")  # type: ignore[union-attr]
+    late = TinyServer(ok, port=port).start()
+    try:
+        got = wait_until(lambda: late.requests, "the retried notification")
+        assert got[0].json()["statusUpdate"]["status"]["state"] == "TASK_STATE_CANCELED"
+        outcome = wait_until(
+            lambda: [d for d in agent.core.pusher.log if d.delivered],  # type: ignore[union-attr]
+            "the delivery record",
+        )
+        assert outcome[0].attempts >= 2
+    finally:
+        late.stop()
+
+
+def test_retries_are_bounded_and_5xx_is_retried(wire: Wire, agent: MockAgent) -> None:
+    assert agent.core is not None
+    down = TinyServer(lambda req, conn: conn.answer({}, 503)).start()
+    try:
+        tid = wire.start("approval")["id"]
+        wire.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": down.url + "/x"})
+        wire.rpc("CancelTask", {"id": tid})
+        done = wait_until(lambda: list(agent.core.pusher.log), "the give-up")  # type: ignore[union-attr]
+        assert done[0].delivered is False and done[0].status == 503
+        assert done[0].attempts == 5  # the first try and push_retries=4 more
+        assert len(down.requests) == 5
+    finally:
+        down.stop()
+
+
+def test_redirects_are_not_followed_nor_4xx_retried(wire: Wire, agent: MockAgent) -> None:
+    assert agent.core is not None
+    target = TinyServer(ok).start()
+    redirect = TinyServer(lambda r, c: c.answer({}, 307, Location=target.url + "/stolen")).start()
+    refuse = TinyServer(lambda r, c: c.answer({}, 401)).start()
+    try:
+        tid = wire.start("approval")["id"]
+        for url in (redirect.url + "/r", refuse.url + "/f"):
+            wire.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": url})
+        wire.rpc("CancelTask", {"id": tid})
+        done = wait_until(
+            lambda: len(agent.core.pusher.log) >= 2 and list(agent.core.pusher.log),  # type: ignore[union-attr]
+            "both outcomes",
+        )
+        by_status = {d.status: d for d in done}
+        assert by_status[307].attempts == 1 and not by_status[307].delivered
+        assert "redirect" in (by_status[307].error or "")
+        assert by_status[401].attempts == 1 and not by_status[401].delivered
+        assert target.requests == [] and len(redirect.requests) == len(refuse.requests) == 1
+    finally:
+        for s in (target, redirect, refuse):
+            s.stop()
+
+
+def test_a_stalled_receiver_holds_nobody_up(wire: Wire, agent: MockAgent) -> None:
+    """While one webhook hangs, the agent serves requests and other webhooks get theirs."""
+    release = threading.Event()
+
+    def stall(request: Request, conn: Conn) -> None:
+        release.wait(20)
+        conn.answer({}, 200)
+
+    slow = TinyServer(stall).start()
+    fast = TinyServer(ok).start()
+    try:
+        tid = wire.start("approval")["id"]
+        wire.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": slow.url + "/s"})
+        wire.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": fast.url + "/f"})
+        wire.rpc("CancelTask", {"id": tid})
+        wait_until(lambda: slow.requests, "the stalled receiver to be called")
+        wait_until(lambda: fast.requests, "the other receiver's notification")
+        # The agent still answers while the stalled delivery is open.
+        other = wire.start("approval")
+        assert other["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+        assert not release.is_set()
+    finally:
+        release.set()
+        slow.stop()
+        fast.stop()
+
+
+def test_deleted_config_gets_nothing_more(wire: Wire, receiver: TinyServer) -> None:
+    tid = wire.start("approval")["id"]
+    made = wire.result(
+        "CreateTaskPushNotificationConfig", {"taskId": tid, "url": receiver.url + "/h"}
+    )
+    wire.result("DeleteTaskPushNotificationConfig", {"taskId": tid, "id": made["id"]})
+    keep = TinyServer(ok).start()
+    try:
+        wire.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": keep.url + "/k"})
+        wire.rpc("CancelTask", {"id": tid})
+        wait_until(lambda: keep.requests, "the kept webhook's notification")
+        assert receiver.requests == []
+    finally:
+        keep.stop()
+
+
+def test_oversize_update_is_not_sent(receiver: TinyServer) -> None:
+    with MockAgent(push_backoff=0.01) as agent:
+        assert agent.core is not None
+        agent.core.pusher.settings = type(agent.core.push)(max_body=200)
+        w = Wire(agent.url)
+        try:
+            tid = w.start("approval")["id"]
+            w.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": receiver.url})
+            w.rpc("CancelTask", {"id": tid})
+            done = wait_until(lambda: list(agent.core.pusher.log), "the refusal")  # type: ignore[union-attr]
+            assert done[0].error == "body over the size limit" and done[0].attempts == 0
+            assert receiver.requests == []
+        finally:
+            w.close()
+
+
+def test_stop_with_a_delivery_in_flight_returns() -> None:
+    """Stopping the agent while a webhook hangs ends the delivery (nothing left running)."""
+    release = threading.Event()
+    slow = TinyServer(lambda r, c: (release.wait(20), c.answer({}, 200))).start()  # type: ignore[func-returns-value]
+    try:
+        agent = MockAgent().start()
+        w = Wire(agent.url)
+        tid = w.start("approval")["id"]
+        w.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": slow.url})
+        w.rpc("CancelTask", {"id": tid})
+        wait_until(lambda: slow.requests, "the hanging delivery")
+        w.close()
+        agent.stop()
+        assert not agent.running
+        with pytest.raises(httpx.TransportError):
+            httpx.get(f"http://127.0.0.1:{agent.port}/", timeout=2)
+    finally:
+        release.set()
+        slow.stop()
