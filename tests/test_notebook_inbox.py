@@ -72,15 +72,16 @@ def test_the_kernel_inbox_lists_answers_and_follows_the_agents(agent: MockAgent)
         third = _start(agent.url)
         _until(lambda: third in _tasks(inbox), what="the new prompt to appear")
         assert second in _tasks(inbox)
-        rows = inbox.list.children
-        assert len(rows) == len(inbox.items)
+        with inbox._lock:  # the list is redrawn from the shared thread
+            assert len(inbox.list.children) == len(inbox.items)
 
 
 def test_opening_shows_the_card_below_the_list(agent: MockAgent) -> None:
     task_id = _start(agent.url)
     with Inbox(agents=[agent.url], gateway=None) as inbox:
-        (item,) = [i for i in inbox.items if i.task_id == task_id]
-        row = inbox.list.children[inbox.items.index(item)]
+        with inbox._lock:  # the list is redrawn from the shared thread
+            (item,) = [i for i in inbox.items if i.task_id == task_id]
+            row = inbox.list.children[inbox.items.index(item)]
         row.children[1].click()  # "Open", as a person clicks it
         card = inbox.cards[item.key]
         assert inbox.detail.children[0] is card.widget
