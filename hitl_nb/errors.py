@@ -18,6 +18,8 @@
     ├── AgentNotAllowed          (server) the gateway may not talk to that agent host
     ├── GatewayRefused           (client) the server gateway refused a request (403
     │                            not yours, 404, 410 past its deadline, 502)
+    ├── GatewayUnavailable       (notebook) ``gateway=True`` and no responder gateway
+    │                            found for this kernel
     ├── TransportError           the agent could not be reached or talked nonsense
     │   ├── AgentUnreachable     connect failure, connection dropped
     │   │   └── AnswerOutcomeUnknown  (client) an answer may or may not have landed
@@ -168,6 +170,12 @@ class GatewayRefused(HitlError):
         super().__init__(message)
         self.status = status
         self.body: dict[str, Any] = dict(body or {})
+
+
+class GatewayUnavailable(HitlError):
+    """A conversation was asked to answer through the Jupyter server's responder gateway
+    (``gateway=True``), and this kernel has none: it does not run in a Jupyter server
+    with the hitl-nb extension, or that server could not be reached."""
 
 
 class TransportError(HitlError):

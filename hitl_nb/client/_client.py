@@ -268,6 +268,11 @@ class HitlClient:
         return self._selection
 
     @property
+    def agent(self) -> str | AgentCard | Mapping[str, Any]:
+        """The agent this client was made for: its URL (or the card it was given)."""
+        return self._agent
+
+    @property
     def extension_declared(self) -> bool | None:
         """Whether the card declares hitl-prompt/v1 (None before :meth:`connect`)."""
         return None if self._card is None else declares_extension(self._card)

@@ -19,8 +19,10 @@ forwards the answer to the agent at most once.
    ``GET api/kernels``: proof that it really is this kernel's server;
 3. the server must answer ``GET hitl/api/me``: the extension is there.
 
-Credentials: ``JUPYTERHUB_API_TOKEN`` under JupyterHub (the hub vouches for the user who
-owns the server), else the token in the server's info file. With a plain token server
+Credentials: ``HITL_NB_GATEWAY_TOKEN`` when set (a person's own API token, e.g. on a
+server shared by several people, each answering as themselves), else
+``JUPYTERHUB_API_TOKEN`` under JupyterHub (the hub vouches for the user who owns the
+server), else the token in the server's info file. With a plain token server
 every request is "anonymous": such a gateway answers ``any`` prompts but refuses
 ``specific:`` and ``consensus:N`` ones, saying why, instead of guessing a name.
 """
@@ -161,11 +163,12 @@ def find_gateway(
     docstring for how it is found). ``connection_file``/``environ`` default to this
     kernel's own."""
     env = os.environ if environ is None else environ
+    own_token = env.get("HITL_NB_GATEWAY_TOKEN") or None
     hub_token = env.get("JUPYTERHUB_API_TOKEN") or None
     explicit = env.get("HITL_NB_GATEWAY")
     if explicit:
         url = _with_slash(explicit)
-        token = env.get("HITL_NB_GATEWAY_TOKEN") or hub_token
+        token = own_token or hub_token
         return GatewayInfo(url, token, "HITL_NB_GATEWAY") if _has_gateway(url, token) else None
     parent = env.get("JPY_PARENT_PID", "")
     conn = str(connection_file) if connection_file is not None else _connection_file()
@@ -181,13 +184,17 @@ def find_gateway(
             continue
         url = _with_slash(info["url"])
         file_token = info.get("token") if isinstance(info.get("token"), str) else None
-        token = hub_token or file_token or None
+        token = own_token or hub_token or file_token or None
         if not _owns_kernel(url, token, kernel_id):
             return None
         if not _has_gateway(url, token):
             return None
         how = "the Jupyter server that started this kernel"
-        return GatewayInfo(url, token, how + (" (JupyterHub token)" if hub_token else ""))
+        if own_token:
+            how += " (HITL_NB_GATEWAY_TOKEN)"
+        elif hub_token:
+            how += " (JupyterHub token)"
+        return GatewayInfo(url, token, how)
     return None
 
 

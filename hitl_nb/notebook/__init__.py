@@ -12,13 +12,18 @@ One concern per module: ``_conversation`` (a task followed in the notebook), ``_
 ``_responder`` (who is answering, S-3), ``_style`` (escaping and theme colours),
 ``_trace_view`` (a client's wire trace as a collapsible timeline), ``_inbox`` (open
 prompts across tasks and agents, live: ``_inbox_sources`` reads them from the server's
-gateway or the agents, ``_inbox_card`` answers one through the gateway).
+gateway or the agents, ``_inbox_card`` answers one through the gateway),
+``_gateway_link`` and ``_via_gateway`` (cards answering through the Jupyter server's
+responder gateway, S-3).
 """
 
 from __future__ import annotations
 
+from hitl_nb.errors import GatewayUnavailable
+
 from ._card import PromptCard
 from ._conversation import Conversation
+from ._gateway_link import GatewayLink, gateway_link
 from ._inbox import Inbox
 from ._inbox_card import GatewayCard
 from ._inbox_sources import InboxItem
@@ -28,10 +33,13 @@ from ._trace_view import TraceView
 __all__ = [
     "Conversation",
     "GatewayCard",
+    "GatewayLink",
+    "GatewayUnavailable",
     "Inbox",
     "InboxItem",
     "Outcome",
     "PromptCard",
     "Status",
     "TraceView",
+    "gateway_link",
 ]

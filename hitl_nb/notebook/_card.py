@@ -11,6 +11,10 @@ code, so the kernel stays free while the agent works. An answer is ``accepted`` 
 the agent took it; the card records that outcome when the agent has moved on (the task
 is interrupted again or has ended). A task that fails or is canceled while the card is
 open closes the card without anyone clicking.
+
+With a responder gateway (``gateway=``, :mod:`._gateway_link`) the card answers through
+the Jupyter server instead (:mod:`._via_gateway`): the server says who is answering
+and enforces ``allowed_responders`` (S-3).
 """
 
 from __future__ import annotations
@@ -33,11 +37,13 @@ from hitl_nb.policy import ResponderGate
 from hitl_nb.spec import PromptEnvelope
 
 from ._deadline import deadline_html, deadline_text, seconds_left
+from ._gateway_link import GatewayLink
 from ._link import Link
 from ._outcome import Outcome, outcome_html, status_html
 from ._parts import message_text
 from ._responder import ResponderField, responders_html, responders_text
 from ._style import COLORS, MUTED, esc
+from ._via_gateway import ViaGateway
 
 __all__ = ["PromptCard"]
 
@@ -63,6 +69,10 @@ class PromptCard:
     checked against the prompt's ``allowed_responders`` before anything is sent (S-3).
     ``on_outcome(callback)`` calls ``callback(outcome)`` after every outcome.
 
+    ``gateway`` (a :class:`~hitl_nb.notebook.GatewayLink`): answer through the Jupyter
+    server's responder gateway, as the user the server vouches for; ``registration`` is
+    the gateway's id of the task (None: the card registers the task on its first answer).
+
     Attributes: ``widget`` (the card), ``form``, ``outcomes``, ``gate`` (the S-3 gate,
     its ``ballots`` for a consensus), ``state`` (``open``, ``sending``, ``accepted``,
     ``done``).
@@ -77,12 +87,17 @@ class PromptCard:
         responder: str | None = None,
         ui: Mapping[str, Any] | None = None,
         watcher: _Watcher | None = None,
+        gateway: GatewayLink | None = None,
+        registration: str | None = None,
     ) -> None:
         self.link = client if isinstance(client, Link) else Link(client)
         self.client = self.link.sync
         self.task = task
         self.envelope = envelope
-        self.who = ResponderField(envelope, responder)
+        #: How this card answers through a gateway (None: directly to the agent).
+        self.via = ViaGateway(self, gateway, registration) if gateway is not None else None
+        server_user = None if gateway is None else gateway.name or gateway.display
+        self.who = ResponderField(envelope, responder, server_user=server_user)
         self.form = Form(envelope.response_schema, ui=ui)
         # The card's own status line speaks. A Layout of its own: the form shares its
         # Layout objects between widgets.
@@ -260,6 +275,9 @@ class PromptCard:
         validate: bool = True,
     ) -> None:
         self.form.status.value = ""  # the card's status line says what happens next
+        if self.via is not None:
+            self._submit_via_gateway(payload, responder, override)
+            return
         decision = self.who.decide(payload, responder, override)
         if decision.action == "refuse":
             self._reopen()
@@ -281,6 +299,26 @@ class PromptCard:
         self.status.value = status_html("info", "sending", "the answer is on its way" + (
             f" ({note})" if note else ""))  # fmt: skip
         self.link.submit(self._send(decision.payload, note, validate))
+
+    def _submit_via_gateway(
+        self, payload: dict[str, Any], responder: str | None, override: bool
+    ) -> None:
+        assert self.via is not None
+        reason = self.via.local_refusal(responder, override)
+        if reason is not None:
+            self._reopen()
+            self._record(Outcome("refused", reason))
+            return
+        with self._lock:
+            if not self.is_open:
+                self._record(Outcome("failed", "this prompt is closed; nothing was sent"))
+                return
+            self.state = "sending"
+            self._pending = True
+        self.status.value = status_html(
+            "info", "sending", "the answer is on its way to the Jupyter server"
+        )
+        self.link.submit(self.via.send(payload))
 
     async def _send(self, payload: dict[str, Any], note: str, validate: bool = True) -> None:
         task = self.task
@@ -318,16 +356,26 @@ class PromptCard:
             self.who.reset()
             self._finish(Outcome("failed", f"{type(exc).__name__}: {exc}"), state="open")
             raise
+        await self._accepted(result, note, wait)
+
+    async def _accepted(self, result: Any, note: str, wait: bool) -> None:
+        """The agent took our answer: wait for it to move on (followed) or record it."""
         with self._lock:
             self.state = "accepted"
             if isinstance(result, Task):
                 self.task = result
+        task = self.task
         extra = f" ({note})" if note else ""
         self.status.value = status_html(
             "ok", "accepted", f"the agent accepted the answer{extra}; waiting for it to continue…"
         )
         self._note = note
         watcher = self._watcher() if self._watcher is not None else None
+        if result is None and (watcher is None or not watcher.following):
+            try:  # through a gateway (no task in its answer), not followed: look once
+                result = await self.link.client.get_task(task.id)
+            except HitlError:
+                result = task
         if not wait and watcher is not None:
             watcher.answer_accepted(self, result)
         else:
@@ -385,12 +433,21 @@ class PromptCard:
         ), state="done")  # fmt: skip
 
     def closed_by(self, task: Task) -> None:
-        """The task left this prompt without our answer: say why, close the form."""
+        """The task left this prompt without our answer: say why, close the form.
+
+        Through a gateway, with our consensus answer held there, the gateway is asked
+        whether the answer it forwarded was the one we agreed to."""
         with self._lock:
             if self.state != "open":
                 return  # an answer in flight reports for itself
-            self.state = "done"
             self.task = task
+            if self.via is not None and self.via.ballot is not None:
+                self.state = "sending"  # our held answer may be the one that went
+                self._pending = True
+                self.form.disabled = True
+                self.link.submit(self.via.after_close(task))
+                return
+            self.state = "done"
         self._finish(self._closing_outcome(task), state="done")
 
     def deadline_passed(self, still_open: bool = False) -> None:

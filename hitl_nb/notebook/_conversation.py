@@ -16,6 +16,11 @@ happens: working (and for how long), the next prompt, completed, failed, cancele
 "reconnecting" when a stream drops. :meth:`Conversation.attach` follows an existing
 task. Closing the conversation, running its cell again, or interrupting a cell stops
 the following; so does forgetting the conversation (it is garbage-collected).
+
+In a Jupyter server with the hitl-nb extension whose users have names (JupyterHub), the
+cards answer through the server's responder gateway (``gateway=``, see
+:mod:`._gateway_link`): the conversation registers its task there as soon as the agent
+names it, and the server says who is answering (S-3).
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ from ._card import PromptCard
 from ._clock import css_elapsed
 from ._deadline import seconds_left
 from ._follower import Follower
+from ._gateway_link import GatewayChoice, GatewayLink, gateway_link
 from ._link import Link
 from ._outcome import Outcome
 from ._parts import artifacts_html, artifacts_text, message_text, parts_html
@@ -83,8 +89,17 @@ class Conversation:
     task's state, what the agent says (status messages, artifacts) and, for an agent that
     asks in plain text, a text answer card.
 
+    ``gateway``: answer through the Jupyter server's responder gateway. ``None`` (the
+    default) uses the gateway of the server running this kernel when that server can
+    name its users; ``False`` answers the agent directly; ``True`` requires the
+    gateway (:class:`~hitl_nb.errors.GatewayUnavailable` without one); a
+    :class:`~hitl_nb.client.GatewayClient` or :class:`~hitl_nb.notebook.GatewayLink`
+    uses that one. Once a gateway is in use, answers go only through it.
+
     Use it as a context manager or call :meth:`close`. Attributes: ``cards``, ``task``
-    (as last seen), ``events`` (every event received, each once), ``widget``.
+    (as last seen), ``events`` (every event received, each once), ``widget``,
+    ``gateway`` (the :class:`~hitl_nb.notebook.GatewayLink` in use, or None) and
+    ``registration`` (the gateway's id of the task, once registered).
     """
 
     def __init__(
@@ -96,9 +111,20 @@ class Conversation:
         ui: Mapping[str, Any] | None = None,
         poll_interval: float = 5.0,
         follow: bool = True,
+        gateway: GatewayChoice | GatewayLink = None,
     ) -> None:
         self.link = client if isinstance(client, Link) else Link(client)
         self.client = self.link.sync
+        try:
+            self.gateway: GatewayLink | None = gateway_link(gateway)
+        except BaseException:
+            if not isinstance(client, Link):
+                self.link.close()
+            raise
+        self.registration: str | None = None
+        #: Why the task could not be registered with the gateway (None: no problem).
+        self.registration_error: str | None = None
+        self._registering = False
         self.responder = responder
         self.ui = ui
         self.poll_interval = poll_interval
@@ -153,6 +179,7 @@ class Conversation:
         context_id: str | None = None,
         settle: float = 2.0,
         start_timeout: float = 60.0,
+        gateway: GatewayChoice | GatewayLink = None,
         **client_options: Any,
     ) -> Conversation:
         """Send ``content`` to ``agent`` (a URL or a client) and follow the task.
@@ -164,10 +191,16 @@ class Conversation:
         the task could not be started, :class:`~hitl_nb.errors.AgentTimeout` when the
         agent names no task within ``start_timeout`` seconds. ``poll_interval`` is how
         often an open prompt's task is looked at (seconds). ``client_options`` go to
-        :class:`~hitl_nb.client.HitlClient` when ``agent`` is a URL.
+        :class:`~hitl_nb.client.HitlClient` when ``agent`` is a URL. ``gateway``: see
+        :class:`Conversation`.
         """
         link = Link(agent, client_options)
-        chat = cls(link, responder=responder, ui=ui, poll_interval=poll_interval, follow=False)
+        try:
+            chat = cls(link, responder=responder, ui=ui, poll_interval=poll_interval,
+                       follow=False, gateway=gateway)  # fmt: skip
+        except BaseException:
+            link.close()
+            raise
         chat._follow(content=content, context_id=context_id)
         return chat._await_start(start_timeout, settle)
 
@@ -181,6 +214,7 @@ class Conversation:
         ui: Mapping[str, Any] | None = None,
         poll_interval: float = 5.0,
         start_timeout: float = 60.0,
+        gateway: GatewayChoice | GatewayLink = None,
         **client_options: Any,
     ) -> Conversation:
         """Follow an existing task (after a kernel restart, or one started elsewhere).
@@ -194,7 +228,12 @@ class Conversation:
         except BaseException:
             link.close()
             raise
-        return cls(link, task, responder=responder, ui=ui, poll_interval=poll_interval)
+        try:
+            return cls(link, task, responder=responder, ui=ui, poll_interval=poll_interval,
+                       gateway=gateway)  # fmt: skip
+        except BaseException:
+            link.close()
+            raise
 
     def _await_start(self, start_timeout: float, settle: float) -> Conversation:
         try:
@@ -343,6 +382,8 @@ class Conversation:
         self.task = task
 
     def _set_task(self, task: Task) -> None:
+        if self.task is None and self.gateway is not None and not task.status.state.is_terminal:
+            self._register(task.id)
         previous = self.task
         if previous is not None and previous.status.state is not task.status.state:
             self._since = time.monotonic()
@@ -362,6 +403,8 @@ class Conversation:
                 left = seconds_left(last.envelope)
                 if left is not None and left <= 0:
                     last.deadline_passed(still_open=True)  # S-4: the agent keeps it open
+                if last.via is not None and last.is_open:
+                    self.link.submit(last.via.refresh())  # the gateway's consensus count
             self.malformed = None
         else:
             if isinstance(found, MalformedPromptEvent):
@@ -384,8 +427,11 @@ class Conversation:
 
     def _add_card(self, task: Task, event: PromptEvent) -> None:
         card = PromptCard(
-            self.link, task, event.envelope, responder=self.responder, ui=self.ui, watcher=self
-        )
+            self.link, task, event.envelope, responder=self.responder, ui=self.ui,
+            watcher=self, gateway=self.gateway, registration=self.registration,
+        )  # fmt: skip
+        if card.via is not None:
+            self.link.submit(card.via.refresh())
         self.cards.append(card)
         self._settled.set()
         self._resolve_prompt(card)
@@ -407,6 +453,38 @@ class Conversation:
             if question is None or question.state == "done":
                 self.question = QuestionCard(self.link, task, watcher=self)
                 self._settled.set()
+
+    # --- the responder gateway ------------------------------------------------------------
+
+    def _register(self, task_id: str) -> None:
+        """Register the task with the gateway, in the background (the cell goes on)."""
+        agent = self.link.client.agent
+        if self._registering or self.gateway is None:
+            return
+        if not isinstance(agent, str):
+            self.registration_error = (
+                "the responder gateway needs the agent's URL; this conversation was made "
+                "from an agent card, so its task is not registered there"
+            )
+            return
+        self._registering = True
+        self.link.submit(self._register_async(self.gateway, agent, task_id))
+
+    async def _register_async(self, gateway: GatewayLink, agent: str, task_id: str) -> None:
+        try:
+            registration = await gateway.register(agent, task_id)
+        except HitlError as exc:
+            # Said on the card at the first answer (which tries again), not raised here.
+            self.registration_error = f"{exc}"
+            return
+        finally:
+            self._registering = False
+        self.registration_error = None
+        self.registration = registration
+        for card in self.cards:
+            if card.via is not None and card.via.registration is None:
+                card.via.registration = registration
+                await card.via.refresh()
 
     def _resolve_prompt(self, card: PromptCard | None) -> None:
         waiting = self._prompt_future

@@ -8,6 +8,10 @@ with the Jupyter identity (``JUPYTERHUB_USER``) or the configured responder. An 
 from someone the prompt does not name is not sent; the card says why and offers a
 deliberate override, and an overridden answer says so in its outcome. A consensus is
 counted here: the card shows how many agreeing answers are still needed.
+
+Through the Jupyter server's responder gateway (``server_user`` given), the server says
+who is answering: the field shows its user and cannot be edited, there is no override,
+and the consensus count is the gateway's (:meth:`ResponderField.show_tally`).
 """
 
 from __future__ import annotations
@@ -55,18 +59,29 @@ class ResponderField:
     consensus); ``widget`` is empty for prompts anyone may answer.
     """
 
-    def __init__(self, envelope: PromptEnvelope, responder: str | None = None) -> None:
+    def __init__(
+        self,
+        envelope: PromptEnvelope,
+        responder: str | None = None,
+        *,
+        server_user: str | None = None,
+    ) -> None:
         self.envelope = envelope
         self.gate = ResponderGate(envelope.responders)
         self.names_responders = bool(self.gate.specific) or self.gate.needed > 1
+        #: Through a gateway: the user the Jupyter server vouches for (it decides).
+        self.server_user = server_user
         self.signed_in = os.environ.get("JUPYTERHUB_USER") or None
         #: Whether the last decision forwarded an answer by override.
         self.overridden = False
+        #: The gateway's count of a consensus: (agreeing, needed, answers, disagreement).
+        self.tally: tuple[int, int, int, bool] | None = None
         self.input = W.Text(
-            value=current_responder(responder) or "",
+            value=server_user if server_user is not None else current_responder(responder) or "",
             description="Answering as",
             placeholder="your name or id",
             style={"description_width": "initial"},
+            disabled=server_user is not None,
         )
         self.input.add_class("hitl-responder")
         self.override = W.Checkbox(
@@ -79,7 +94,9 @@ class ResponderField:
         self.note = W.HTML(value=self._tally_html())
         self.note.add_class("hitl-responder-note")
         self.input.observe(self._on_identity, names="value")
-        children = [self.input, self.note, self.override] if self.names_responders else []
+        children = [self.input, self.note] if self.names_responders else []
+        if self.names_responders and server_user is None:
+            children.append(self.override)  # through a server, nothing to override
         self.widget = W.VBox(children)
 
     @property
@@ -94,6 +111,8 @@ class ResponderField:
         self.note.value = self._tally_html()
 
     def _tally_html(self, extra: str = "") -> str:
+        if self.server_user is not None:
+            return self._server_html(extra)
         parts = []
         if self.signed_in and self.value and self.value != self.signed_in:
             parts.append(
@@ -111,6 +130,34 @@ class ResponderField:
         if not parts:
             return ""
         return f'<div style="font-size:smaller;color:{MUTED}">{"; ".join(parts)}</div>'
+
+    def _server_html(self, extra: str = "") -> str:
+        parts = ["the Jupyter server says who you are and checks who may answer"]
+        needed = self.gate.needed
+        if needed > 1:
+            agreeing, needed, answers, differ = self.tally or (0, needed, 0, False)
+            more = max(0, needed - agreeing)
+            count = (f"{answers} answer{'s' if answers != 1 else ''} collected, "
+                     f"{agreeing} of {needed} agreeing; {more} more needed")  # fmt: skip
+            if differ:
+                count += (". The answers given so far differ: nothing goes to the agent "
+                          f"until {needed} people send the same answer")  # fmt: skip
+            parts.append(count)
+        body = "; ".join(esc(p) for p in parts)
+        if extra:
+            body += "; " + extra
+        return f'<div style="font-size:smaller;color:{MUTED}">{body}</div>'
+
+    def show_tally(self, agreeing: int, needed: int, answers: int, disagreement: bool) -> None:
+        """Show the gateway's count of a consensus prompt's answers."""
+        self.tally = (agreeing, needed, answers, disagreement)
+        self.note.value = self._tally_html()
+
+    def show_refusal(self, reason: str) -> None:
+        """Show why the gateway refused this person's answer (nothing was sent)."""
+        self.note.value = self._tally_html(
+            f'<span style="color:{COLORS["error"]}">{esc(reason)}</span>'
+        )
 
     def _best_votes(self) -> int:
         counts: dict[str, int] = {}
@@ -155,6 +202,8 @@ class ResponderField:
 
     def reset(self) -> None:
         """Start the count again (after the agent refused the forwarded answer)."""
+        if self.server_user is not None:
+            return  # the gateway keeps the count
         self.gate = ResponderGate(self.envelope.responders)
         self.note.value = self._tally_html()
 

@@ -1,0 +1,175 @@
+"""The Jupyter server's responder gateway, as the notebook's cards use it (spec S-3).
+
+"Orchestrators MUST authenticate and authorize the human responder against
+``allowed_responders`` before forwarding the response" (§Security Considerations S-3).
+A kernel only knows who it is told it is; the Jupyter server that runs it knows who is
+authenticated. When the kernel runs in a server with the hitl-nb extension, cards
+answer through that server's gateway (``{base_url}hitl/api/``): the server says who is
+answering, checks ``specific:<id>`` and collects ``consensus:N``, and forwards one
+answer to the agent at most once.
+
+Which gateway a conversation uses (its ``gateway=`` argument, see :func:`gateway_link`):
+
+- ``None`` (the default): the gateway of the server that started this kernel
+  (:func:`hitl_nb.client.find_gateway`), *if that server can name its users*
+  (JupyterHub, or an IdentityProvider that names people). A plain single-user server
+  with one shared token cannot (everyone is "anonymous"): cards then answer the agent
+  directly, as outside a server. Discovery is done once per kernel process.
+- ``False``: never; answer the agent directly (the card checks S-3 itself, as before).
+- ``True``: the server's gateway, required: :class:`~hitl_nb.errors.GatewayUnavailable`
+  when there is none.
+- a :class:`~hitl_nb.client.GatewayClient` or :class:`~hitl_nb.client.GatewayInfo`:
+  that gateway, with its credentials (e.g. your own API token on a shared server).
+
+Once a conversation uses a gateway, its answers go nowhere else: a gateway that cannot be
+reached at answer time fails the answer, saying so, and nothing is sent to the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway
+from hitl_nb.errors import GatewayUnavailable, HitlError
+
+__all__ = ["GatewayChoice", "GatewayLink", "gateway_link"]
+
+#: What a ``gateway=`` argument may be.
+GatewayChoice = bool | GatewayClient | GatewayInfo | None
+
+_lock = threading.Lock()
+#: This process's discovery: not yet tried (absent), or its result (a link or None).
+_found: dict[str, GatewayLink | None] = {}
+
+
+class GatewayLink:
+    """A responder gateway and who it says we are; the calls a card makes to it.
+
+    The calls are the blocking :class:`~hitl_nb.client.GatewayClient`'s, run off the
+    event loop (``await link.answer(...)``), so a card's answer never holds up the
+    notebook's background thread. ``name`` is the server's user name (None for a server
+    that cannot tell its users apart), ``display`` the name to show.
+    """
+
+    def __init__(self, client: GatewayClient, me: Mapping[str, Any] | None = None) -> None:
+        self.client = client
+        who = dict(me) if me is not None else client.me()
+        name = who.get("name")
+        self.name: str | None = name if isinstance(name, str) and name else None
+        display = who.get("display_name")
+        self.display: str = display if isinstance(display, str) and display else (
+            self.name or "the server's user"
+        )  # fmt: skip
+        self._registrations: dict[tuple[str, str], str] = {}
+        self._reg_lock = threading.Lock()
+
+    @property
+    def identified(self) -> bool:
+        """True when the server names its users (so it can vouch for who answers)."""
+        return self.name is not None
+
+    @property
+    def url(self) -> str:
+        """The Jupyter server's base URL."""
+        return self.client.info.url
+
+    def registration(self, agent_url: str, task_id: str) -> str | None:
+        """The registration id of a task registered through this link, if any."""
+        return self._registrations.get((agent_url, task_id))
+
+    def register_now(self, agent_url: str, task_id: str) -> str:
+        """Register a task (blocking; idempotent, remembered): its registration id."""
+        key = (agent_url, task_id)
+        known = self._registrations.get(key)
+        if known is not None:
+            return known
+        reg = self.client.register(agent_url, task_id)
+        reg_id = reg.get("id")
+        if not isinstance(reg_id, str):
+            raise HitlError("the gateway registered the task but named no registration id")
+        with self._reg_lock:
+            self._registrations[key] = reg_id
+        return reg_id
+
+    async def register(self, agent_url: str, task_id: str) -> str:
+        """:meth:`register_now`, off the event loop."""
+        known = self._registrations.get((agent_url, task_id))
+        if known is not None:
+            return known
+        return await asyncio.to_thread(self.register_now, agent_url, task_id)
+
+    async def answer(
+        self, registration: str, prompt_id: str, payload: Mapping[str, Any]
+    ) -> GatewayAnswer:
+        """Answer a prompt as the server's user (see :meth:`GatewayClient.answer`)."""
+        return await asyncio.to_thread(self.client.answer, registration, prompt_id, payload)
+
+    async def view(self, registration: str, prompt_id: str) -> dict[str, Any] | None:
+        """The gateway's view of one prompt (state, tally, ``forwarded_for``), or None."""
+        task = await asyncio.to_thread(self.client.task, registration)
+        for prompt in task.get("prompts") or []:
+            if isinstance(prompt, dict) and prompt.get("prompt_id") == prompt_id:
+                return prompt
+        return None
+
+    def close(self) -> None:
+        """Close the connections (a discovered link is shared: it is never closed)."""
+        self.client.close()
+
+    def __repr__(self) -> str:
+        return f"<GatewayLink {self.url} as {self.display!r}>"
+
+
+def _discover() -> GatewayLink | None:
+    info = find_gateway()
+    if info is None:
+        return None
+    client = GatewayClient(info)
+    try:
+        return GatewayLink(client)
+    except HitlError:
+        client.close()
+        return None
+
+
+def discovered(*, again: bool = False) -> GatewayLink | None:
+    """This kernel's server gateway (found once per process; ``again``: look again)."""
+    with _lock:
+        if again or "link" not in _found:
+            _found["link"] = _discover()
+        return _found["link"]
+
+
+def gateway_link(choice: GatewayChoice | GatewayLink = None) -> GatewayLink | None:
+    """The gateway a conversation's cards answer through, or None (directly).
+
+    See the module docstring for ``choice``. Raises
+    :class:`~hitl_nb.errors.GatewayUnavailable` for ``True`` without a gateway, and
+    ``TypeError`` for anything else than the choices listed there.
+    """
+    if choice is False:
+        return None
+    if isinstance(choice, GatewayLink):
+        return choice
+    if isinstance(choice, GatewayClient):
+        return GatewayLink(choice)
+    if isinstance(choice, GatewayInfo):
+        return GatewayLink(GatewayClient(choice))
+    if choice is None:
+        link = discovered()
+        return link if link is not None and link.identified else None
+    if choice is True:
+        link = discovered() or discovered(again=True)
+        if link is None:
+            raise GatewayUnavailable(
+                "gateway=True, but this kernel has no responder gateway: it does not run in "
+                "a Jupyter server with the hitl-nb extension, or that server did not answer"
+            )
+        return link
+    raise TypeError(
+        "gateway must be None (use the server's gateway when there is one), True, False, "
+        f"a GatewayClient or a GatewayInfo, not {type(choice).__name__}"
+    )

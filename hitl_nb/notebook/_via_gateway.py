@@ -1,0 +1,206 @@
+"""How a card answers through the Jupyter server's responder gateway (spec S-3).
+
+The server says who is answering; the gateway checks ``allowed_responders``, collects a
+``consensus:N`` and forwards one answer to the agent at most once. What the gateway
+answers becomes the card's outcome, in plain words:
+
+- forwarded: ``accepted`` (the card then waits for the agent to move on, as always);
+- collecting (a consensus): ``held``, with how many answers are collected, how many
+  agree, how many more are needed, and whether they differ; the form stays open (a
+  person may change their answer until the consensus is reached);
+- 403: ``refused``, with the server's reason; nothing reached the agent;
+- 410: ``expired`` (the gateway's own timer, S-4); 409: answered already;
+- the gateway cannot be reached: ``failed``, saying that nothing was sent to the agent.
+  The card never answers the agent directly instead.
+
+When the agent moves on while this person's consensus answer was held, the gateway is
+asked what it forwarded: the agreed answer including ours is ``accepted``; another
+agreed answer is a ``conflict``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from hitl_nb.a2a import Task
+from hitl_nb.client import GatewayAnswer
+from hitl_nb.errors import (
+    AgentTimeout,
+    GatewayRefused,
+    HitlError,
+    PromptConflict,
+    ResponseInvalid,
+    TransportError,
+)
+
+from ._gateway_link import GatewayLink
+from ._outcome import Outcome
+
+__all__ = ["ViaGateway", "held_message"]
+
+NOTHING_SENT = "nothing was sent to the agent"
+
+
+def held_message(answer: GatewayAnswer, names: str) -> str:
+    """The words of a ``held`` outcome from the gateway's count."""
+    agreeing, needed = answer.agreeing or 0, answer.needed or 0
+    answers = int(answer.body.get("answers") or agreeing)
+    more = max(0, needed - agreeing)
+    words = (
+        f"the Jupyter server counted this answer from {names}: {answers} collected, "
+        f"{agreeing} of {needed} agreeing, {more} more needed before it goes to the agent"
+    )
+    if answer.disagreement:
+        words += f"; the answers differ, so nothing is sent until {needed} people agree"
+    return words
+
+
+class ViaGateway:
+    """One card's answers through a gateway (:class:`GatewayLink`).
+
+    ``registration`` is the gateway's id of the card's task (registered on the first
+    answer when None); ``ballot`` is this person's answer while a consensus gathers.
+    """
+
+    def __init__(self, card: Any, link: GatewayLink, registration: str | None = None) -> None:
+        # ``card`` is the PromptCard (typed loosely: the card imports this module).
+        self.card = card
+        self.link = link
+        self.registration = registration
+        self.ballot: dict[str, Any] | None = None
+
+    @property
+    def who(self) -> str:
+        """The person as the server names them, for messages."""
+        return self.link.display if self.link.name is None else self.link.name
+
+    def local_refusal(self, responder: str | None, override: bool) -> str | None:
+        """Why an answer given from code cannot go through the gateway as asked."""
+        if override:
+            return (
+                "the Jupyter server decides who may answer; it cannot be overridden from the "
+                f"notebook (answer with gateway=False to send directly); {NOTHING_SENT}"
+            )
+        if responder is not None and responder != self.link.name:
+            return (f"the Jupyter server says you are {self.who!r}; answering as {responder!r} "
+                    f"is not possible through it; {NOTHING_SENT}")  # fmt: skip
+        return None
+
+    async def _registration(self) -> str:
+        if self.registration is None:
+            agent = self.card.link.client.agent
+            if not isinstance(agent, str):
+                raise HitlError(
+                    "the responder gateway needs the agent's URL (this conversation was "
+                    "made from an agent card)"
+                )
+            self.registration = await self.link.register(agent, self.card.task.id)
+        return self.registration
+
+    async def send(self, payload: Mapping[str, Any]) -> None:
+        """Send one answer to the gateway; record the outcome on the card."""
+        card = self.card
+        try:
+            reg = await self._registration()
+            answer = await self.link.answer(reg, card.prompt_id, payload)
+        except ResponseInvalid as exc:
+            card.form.set_errors(exc.validation_errors)  # opens the form again
+            card._finish(Outcome("invalid", f"{exc}", None, exc.validation_errors,
+                                 error=exc), state="open")  # fmt: skip
+            return
+        except PromptConflict as exc:
+            outcome = await card._why_conflict(exc)
+            card._finish(dataclasses.replace(outcome, error=exc), state="done")
+            return
+        except GatewayRefused as exc:
+            self._refused(exc)
+            return
+        except AgentTimeout as exc:
+            self._open(Outcome("failed", (
+                f"the Jupyter server's gateway did not answer in time ({exc}); it forwards an "
+                "answer at most once: answer again to find out (a second answer is refused "
+                "if the first one went through)"), error=exc))  # fmt: skip
+            return
+        except TransportError as exc:
+            self._open(Outcome("failed", (
+                f"the Jupyter server's responder gateway could not be reached ({exc}); "
+                f"{NOTHING_SENT}: answers to this card go only through the server, which "
+                "vouches for who answers"), error=exc))  # fmt: skip
+            return
+        except HitlError as exc:
+            self._open(Outcome("failed", f"{exc}; {NOTHING_SENT}", error=exc))
+            return
+        except Exception as exc:  # never leave the card saying "sending" forever
+            self._open(Outcome("failed", f"{type(exc).__name__}: {exc}"))
+            raise
+        if answer.status == "collecting":
+            self.ballot = dict(payload)
+            needed = answer.needed or card.gate.needed
+            answers = int(answer.body.get("answers") or 0)
+            card.who.show_tally(answer.agreeing or 0, needed, answers, answer.disagreement)
+            self._open(Outcome("held", held_message(answer, repr(self.who))))
+            return
+        note = ""
+        responders = answer.body.get("responders")
+        if isinstance(responders, list) and len(responders) > 1:
+            note = f"agreed by {', '.join(str(r) for r in responders)}"
+        elif answer.status == "forwarding":
+            note = "the Jupyter server makes sure it reaches the agent once"
+        await card._accepted(None, note, wait=False)
+
+    def _open(self, outcome: Outcome) -> None:
+        """Record ``outcome`` and open the form again for another answer."""
+        self.card._reopen()
+        self.card._finish(outcome, state="open")
+
+    def _refused(self, exc: GatewayRefused) -> None:
+        card = self.card
+        if exc.status == 403:
+            card.who.show_refusal(str(exc))
+            outcome = Outcome("refused", f"the Jupyter server refused: {exc}; "
+                              f"{NOTHING_SENT}", error=exc)  # fmt: skip
+            self._open(outcome)
+        elif exc.status == 410:
+            card._finish(Outcome("expired", str(exc), error=exc), state="done")
+        else:
+            self._open(Outcome("failed", f"the Jupyter server's gateway answered "
+                               f"{exc.status}: {exc}", error=exc))  # fmt: skip
+
+    async def refresh(self) -> None:
+        """Show the gateway's current count of a consensus prompt (best effort)."""
+        if self.registration is None or self.card.gate.needed <= 1:
+            return
+        try:
+            view = await self.link.view(self.registration, self.card.prompt_id)
+        except HitlError:
+            return
+        if view is not None:
+            self.card.who.show_tally(int(view.get("agreeing") or 0), self.card.gate.needed,
+                                     int(view.get("answers") or 0),
+                                     bool(view.get("disagreement")))  # fmt: skip
+
+    async def after_close(self, task: Task) -> None:
+        """The agent moved on while our consensus answer was held: was it ours?"""
+        card = self.card
+        view = None
+        if self.registration is not None:
+            try:
+                view = await self.link.view(self.registration, card.prompt_id)
+            except HitlError:
+                view = None
+        forwarded_for = (view or {}).get("forwarded_for") or []
+        state = task.status.state.name
+        if view is not None and view.get("state") == "forwarded":
+            names = ", ".join(str(n) for n in forwarded_for)
+            if self.link.name in forwarded_for:
+                agreed = f"{len(forwarded_for)} people agreed: {names}"
+                outcome = Outcome("accepted", f"the agent accepted the answer ({agreed}); "
+                                  f"the task is now {state}", task)  # fmt: skip
+            else:
+                outcome = Outcome("conflict", f"{names} agreed on another answer, which the "
+                                  "Jupyter server forwarded; yours was not sent", task)  # fmt: skip
+        else:
+            outcome = card._closing_outcome(task)
+        card._finish(outcome, state="done")

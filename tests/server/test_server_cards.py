@@ -1,0 +1,241 @@
+"""Cards that answer through a real Jupyter server's responder gateway (S-3).
+
+One ``jupyter server`` process with the extension and three named users (alice, bob,
+carol), the mock agent in a thread. The cards run here (each person with their own
+credentials), and then in two kernels the server started, each finding the gateway the
+way every kernel does (:func:`hitl_nb.client.find_gateway`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from jupyter_client import BlockingKernelClient
+
+from hitl_nb.client import GatewayClient, GatewayInfo
+from hitl_nb.mock_agent import MockAgent
+from hitl_nb.notebook import Conversation, GatewayLink, GatewayUnavailable
+from tests.helpers.jupyter_process import free_port, jupyter_server
+from tests.helpers.jupyter_users import auth
+from tests.server.conftest import answers_at_agent, start_task
+
+pytestmark = pytest.mark.slow
+
+YES, NO = {"approve": True}, {"approve": False}
+
+
+@pytest.fixture(scope="module")
+def agent() -> Iterator[MockAgent]:
+    with MockAgent() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The server (owned by alice, as under JupyterHub) and its runtime directory."""
+    tmp = tmp_path_factory.mktemp("cards-server")
+    hub = {"JUPYTERHUB_API_TOKEN": "alice-token"}
+    with jupyter_server(tmp, env=hub, ready_headers=auth("alice")) as url:
+        yield url, tmp / "runtime"
+
+
+def _gateway(url: str, user: str) -> GatewayClient:
+    return GatewayClient(GatewayInfo(url, f"{user}-token", f"{user}'s own token"))
+
+
+def _chat(agent: MockAgent, task_id: str, gateway: Any) -> Conversation:
+    return Conversation.attach(agent.url, task_id, gateway=gateway, poll_interval=0.3)
+
+
+def test_a_named_prompt_is_answered_as_the_server_says_and_refused_to_others(
+    server: tuple[str, Path], agent: MockAgent
+) -> None:
+    url, _ = server
+    task = asyncio.run(start_task(agent.url, "specific", responder="alice"))
+    with _gateway(url, "bob") as bob_gw, _gateway(url, "alice") as alice_gw:
+        with _chat(agent, task.id, bob_gw) as bob, _chat(agent, task.id, alice_gw) as alice:
+            card = bob.next_prompt(timeout=30)
+            field = card.who.input
+            assert (field.value, field.disabled) == ("bob", True)  # the server decides
+            assert card.who.override not in card.who.widget.children  # no override here
+            refused = bob.answer(YES)
+            assert refused.status == "refused", refused
+            assert "alice" in refused.message and "nothing was sent" in refused.message
+            assert "refused" in card.status.value and "alice" in card.who.note.value
+            # Naming someone else from code is not a way round the server.
+            assert bob.answer(YES, responder="alice").status == "refused"
+            assert bob.answer(YES, override=True).status == "refused"
+            assert asyncio.run(answers_at_agent(agent.url, task.id)) == []
+            assert card.is_open  # a refusal leaves the card open for the right person
+
+            accepted = alice.answer(YES, timeout=60)
+            assert accepted.status == "accepted", accepted
+            assert alice.registration is not None
+            assert alice.registration == bob.registration  # one registration per task
+    assert len(asyncio.run(answers_at_agent(agent.url, task.id))) == 1
+
+
+def test_consensus_collects_two_people_reports_disagreement_and_forwards_once(
+    server: tuple[str, Path], agent: MockAgent
+) -> None:
+    url, _ = server
+    task = asyncio.run(start_task(agent.url, "consensus", n=2))
+    gws = {u: _gateway(url, u) for u in ("alice", "bob", "carol")}
+    chats = {u: _chat(agent, task.id, gw) for u, gw in gws.items()}
+    try:
+        cards = {u: c.next_prompt(timeout=30) for u, c in chats.items()}
+        held = chats["alice"].answer(YES)
+        assert held.status == "held", held
+        assert "1 of 2 agreeing, 1 more needed" in held.message
+        assert "1 more needed" in cards["alice"].who.note.value
+        differ = chats["carol"].answer(NO)
+        assert differ.status == "held" and "the answers differ" in differ.message
+        assert "differ" in cards["carol"].who.note.value
+        assert asyncio.run(answers_at_agent(agent.url, task.id)) == []
+
+        done = chats["bob"].answer(YES, timeout=60)
+        assert done.status == "accepted", done
+        assert "alice" in done.message and "bob" in done.message
+        # Alice's card learns from the gateway that her answer was the one that went;
+        # carol's that another answer was agreed.
+        alice_outcome = _after_held(cards["alice"])
+        assert alice_outcome.status == "accepted", alice_outcome
+        assert "2 people agreed: alice, bob" in alice_outcome.message
+        carol_outcome = _after_held(cards["carol"])
+        assert carol_outcome.status == "conflict", carol_outcome
+        assert "yours was not sent" in carol_outcome.message
+    finally:
+        for chat in chats.values():
+            chat.close()
+        for gw in gws.values():
+            gw.close()
+    answers = asyncio.run(answers_at_agent(agent.url, task.id))
+    assert len(answers) == 1 and answers[0]["payload"] == YES  # forwarded exactly once
+
+
+def _after_held(card: Any, timeout: float = 60.0) -> Any:
+    """The card's outcome once it is no longer ``held`` (the task moved on)."""
+    deadline = time.monotonic() + timeout
+    while card.outcome.status == "held" and time.monotonic() < deadline:
+        time.sleep(0.1)  # the conversation follows the task on its own thread
+    return card.outcome
+
+
+def test_an_unreachable_gateway_sends_nothing_and_never_goes_direct(agent: MockAgent) -> None:
+    task = asyncio.run(start_task(agent.url, "specific", responder="alice"))
+    dead = GatewayClient(GatewayInfo(f"http://127.0.0.1:{free_port()}/", "alice-token", "gone"))
+    link = GatewayLink(dead, {"name": "alice", "display_name": "Alice"})
+    with dead, _chat(agent, task.id, link) as chat:
+        outcome = chat.answer(YES)
+        assert outcome.status == "failed", outcome
+        assert "could not be reached" in outcome.message
+        assert "nothing was sent to the agent" in outcome.message
+        assert chat.cards[-1].is_open
+    assert asyncio.run(answers_at_agent(agent.url, task.id)) == []
+
+
+def test_outside_a_server_cards_go_direct_unless_the_gateway_is_required(
+    agent: MockAgent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("JPY_PARENT_PID", "HITL_NB_GATEWAY"):
+        monkeypatch.delenv(name, raising=False)
+    task = asyncio.run(start_task(agent.url, "approval"))
+    with pytest.raises(GatewayUnavailable, match="no responder gateway"):
+        Conversation.attach(agent.url, task.id, gateway=True)
+    with pytest.raises(TypeError, match="gateway must be"):
+        Conversation.attach(agent.url, task.id, gateway="yes")
+    with Conversation.attach(agent.url, task.id) as chat:  # the default: direct here
+        assert chat.gateway is None
+        assert chat.answer(YES, timeout=60).status == "accepted"
+
+
+# --- two kernels of one server, two people, one consensus:2 prompt ---------------------
+
+
+def _kernel(url: str, runtime: Path) -> tuple[str, BlockingKernelClient]:
+    r = httpx.post(url + "api/kernels", headers=auth("alice"), json={"name": "python3"},
+                   timeout=60)  # fmt: skip
+    assert r.status_code == 201, r.text
+    kernel_id = r.json()["id"]
+    kc = BlockingKernelClient(connection_file=str(runtime / f"kernel-{kernel_id}.json"))
+    kc.load_connection_file()
+    kc.start_channels()
+    deadline = time.monotonic() + 90
+    while True:  # kernel_info answered, then iopub traffic (no heartbeat race)
+        assert time.monotonic() < deadline, "the kernel did not answer kernel_info"
+        kc.kernel_info()
+        try:
+            kc.get_shell_msg(timeout=2)
+            kc.get_iopub_msg(timeout=2)
+        except queue.Empty:
+            continue
+        return kernel_id, kc
+
+
+def _run(kc: BlockingKernelClient, code: str) -> dict[str, Any]:
+    printed: list[str] = []
+
+    def hook(msg: dict[str, Any]) -> None:
+        if msg["msg_type"] == "stream":
+            printed.append(msg["content"]["text"])
+        elif msg["msg_type"] == "error":
+            printed.append("\n".join(msg["content"]["traceback"]))
+
+    reply = kc.execute_interactive(code, timeout=120, output_hook=hook)
+    text = "".join(printed)
+    assert reply["content"]["status"] == "ok", text
+    (line,) = [x for x in text.splitlines() if x.startswith("RESULT")]
+    result: dict[str, Any] = json.loads(line[len("RESULT") :])
+    return result
+
+
+ATTACH = """
+import json, os, time
+from hitl_nb.notebook import Conversation
+chat = Conversation.attach(AGENT, TASK, poll_interval=0.3)
+card = chat.next_prompt(timeout=30)
+outcome = chat.answer({"approve": True}, timeout=60)
+print("RESULT" + json.dumps({"user": chat.gateway and chat.gateway.name,
+      "field": card.who.input.value, "disabled": card.who.input.disabled,
+      "status": outcome.status, "message": outcome.message}))
+"""
+SETTLED = """
+deadline = time.monotonic() + 60
+while card.outcome.status == "held" and time.monotonic() < deadline:
+    time.sleep(0.2)  # the conversation follows the task on its own thread
+print("RESULT" + json.dumps({"status": card.outcome.status, "message": card.outcome.message}))
+"""
+
+
+def test_two_people_answer_one_consensus_from_their_own_kernels(
+    server: tuple[str, Path], agent: MockAgent
+) -> None:
+    url, runtime = server
+    task = asyncio.run(start_task(agent.url, "consensus", n=2))
+    setup = f"AGENT = {agent.url!r}\nTASK = {task.id!r}\n"
+    kernels = [_kernel(url, runtime), _kernel(url, runtime)]
+    (_, alice), (_, bob) = kernels
+    try:
+        first = _run(alice, setup + ATTACH)  # the server's owner, by the hub's token
+        assert first["user"] == "alice" and first["field"] == "alice" and first["disabled"]
+        assert first["status"] == "held" and "1 more needed" in first["message"]
+        # Bob, on the same server, gives his kernel his own token.
+        second = _run(bob, setup + "import os\nos.environ['HITL_NB_GATEWAY_TOKEN'] = "
+                      "'bob-token'\n" + ATTACH)  # fmt: skip
+        assert second["user"] == "bob" and second["status"] == "accepted", second
+        settled = _run(alice, SETTLED)
+        assert settled["status"] == "accepted", settled
+    finally:
+        for kernel_id, kc in kernels:
+            kc.stop_channels()
+            httpx.delete(f"{url}api/kernels/{kernel_id}", headers=auth("alice"), timeout=60)
+    answers = asyncio.run(answers_at_agent(agent.url, task.id))
+    assert len(answers) == 1 and answers[0]["payload"] == {"approve": True}
