@@ -46,6 +46,10 @@ _METHODS = {
         "list": "ListTasks",
         "cancel": "CancelTask",
         "subscribe": "SubscribeToTask",
+        "push_create": "CreateTaskPushNotificationConfig",
+        "push_get": "GetTaskPushNotificationConfig",
+        "push_list": "ListTaskPushNotificationConfigs",
+        "push_delete": "DeleteTaskPushNotificationConfig",
     },
     "0.3": {
         "send": "message/send",
@@ -53,6 +57,10 @@ _METHODS = {
         "get": "tasks/get",
         "cancel": "tasks/cancel",
         "subscribe": "tasks/resubscribe",
+        "push_create": "tasks/pushNotificationConfig/set",
+        "push_get": "tasks/pushNotificationConfig/get",
+        "push_list": "tasks/pushNotificationConfig/list",
+        "push_delete": "tasks/pushNotificationConfig/delete",
     },
 }
 
@@ -140,6 +148,13 @@ class Binding(abc.ABC):
     @abc.abstractmethod
     async def cancel(self, task_id: str) -> Task:
         """CancelTask."""
+
+    @abc.abstractmethod
+    async def push_call(
+        self, op: str, task_id: str, config_id: str | None, body: dict[str, Any]
+    ) -> Any:
+        """One push-configuration method (``push_create``, ``push_get``, ``push_list``,
+        ``push_delete``); ``body`` is the version's request object. Returns the result."""
 
 
 class JsonRpcBinding(Binding):
@@ -239,6 +254,12 @@ class JsonRpcBinding(Binding):
         result = await self._call("cancel", {"id": task_id})
         return self._decode(self.codec.decode_task, result, "/result", "CancelTask")
 
+    async def push_call(
+        self, op: str, task_id: str, config_id: str | None, body: dict[str, Any]
+    ) -> Any:
+        """The push-configuration methods (A2A §9.4.7; 0.3: ``tasks/pushNotificationConfig/*``)."""
+        return await self._call(op, body)
+
 
 class RestBinding(Binding):
     """HTTP+JSON (A2A 1.0 §11): resource URLs under the interface URL."""
@@ -319,6 +340,29 @@ class RestBinding(Binding):
             "POST", self._task_url(task_id, ":cancel"), "CancelTask", json_body={}
         )
         return self._decode(self.codec.decode_task, self._ok(answer), "", "CancelTask")
+
+    async def push_call(
+        self, op: str, task_id: str, config_id: str | None, body: dict[str, Any]
+    ) -> Any:
+        """``/tasks/{id}/pushNotificationConfigs[/{configId}]`` (A2A §11.3.3)."""
+        url = self._task_url(task_id, "/pushNotificationConfigs")
+        if config_id is not None:
+            url += "/" + quote(config_id, safe="")
+        verb, what = _PUSH_ROUTES[op]
+        if verb == "POST":
+            answer = await self.http.request_json(verb, url, what, json_body=body)
+        else:
+            params = {k: v for k, v in body.items() if k in ("pageSize", "pageToken")}
+            answer = await self.http.request_json(verb, url, what, params=params or None)
+        return self._ok(answer)
+
+
+_PUSH_ROUTES = {
+    "push_create": ("POST", "CreateTaskPushNotificationConfig"),
+    "push_get": ("GET", "GetTaskPushNotificationConfig"),
+    "push_list": ("GET", "ListTaskPushNotificationConfigs"),
+    "push_delete": ("DELETE", "DeleteTaskPushNotificationConfig"),
+}
 
 
 def _status_of(error: Any) -> int:

@@ -15,13 +15,22 @@ from typing import Any, TypeVar
 import httpx
 
 from hitl_nb._sync import LoopThread, SyncIterator
-from hitl_nb.a2a import AgentCard, BindingChoice, SendResult, Task, TaskState, VersionChoice
+from hitl_nb.a2a import (
+    AgentCard,
+    BindingChoice,
+    PushConfig,
+    SendResult,
+    Task,
+    TaskState,
+    VersionChoice,
+)
 from hitl_nb.spec import PromptEnvelope
 
 from ._agent_card import Selection
 from ._answer import AnswerReceipt
 from ._bindings import TaskPage
-from ._client import DEFAULT_LIMITS, DEFAULT_RECONNECT, Content, HitlClient
+from ._client import Content, HitlClient
+from ._connection import DEFAULT_LIMITS, DEFAULT_RECONNECT
 from ._events import ClientEvent
 from ._follow import Reconnect, ReconnectHook
 from ._http import HttpLimits
@@ -206,6 +215,36 @@ class SyncHitlClient:
     def cancel(self, task_id: str) -> Task:
         """Ask the agent to cancel the task (see :meth:`HitlClient.cancel`)."""
         return self._runner.run(self._client.cancel(task_id), self._timeout)
+
+    def create_push_config(
+        self,
+        task_id: str,
+        url: str,
+        *,
+        token: str | None = None,
+        config_id: str | None = None,
+        auth_scheme: str | None = None,
+        auth_credentials: str | None = None,
+    ) -> PushConfig:
+        """Ask the agent to POST the task's updates to ``url`` (see
+        :meth:`HitlClient.create_push_config`)."""
+        coro = self._client.create_push_config(
+            task_id, url, token=token, config_id=config_id,
+            auth_scheme=auth_scheme, auth_credentials=auth_credentials,
+        )  # fmt: skip
+        return self._runner.run(coro, self._timeout)
+
+    def get_push_config(self, task_id: str, config_id: str | None = None) -> PushConfig:
+        """One push configuration of the task (see :meth:`HitlClient.get_push_config`)."""
+        return self._runner.run(self._client.get_push_config(task_id, config_id), self._timeout)
+
+    def list_push_configs(self, task_id: str) -> list[PushConfig]:
+        """Every push configuration of the task (see :meth:`HitlClient.list_push_configs`)."""
+        return self._runner.run(self._client.list_push_configs(task_id), self._timeout)
+
+    def delete_push_config(self, task_id: str, config_id: str) -> None:
+        """Remove a push configuration (see :meth:`HitlClient.delete_push_config`)."""
+        self._runner.run(self._client.delete_push_config(task_id, config_id), self._timeout)
 
     def respond(
         self,
