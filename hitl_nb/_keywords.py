@@ -19,6 +19,9 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
+# Before jsonschema: its slow format libraries load on first use (see _deferred).
+from . import _deferred  # noqa: F401  # isort: skip
+
 import attrs
 import referencing.jsonschema
 from jsonschema import ValidationError

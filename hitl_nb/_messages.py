@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import ValidationError
-
-from ._keywords import OWN_KEYWORDS
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 _JSON_TYPES = {
     bool: "boolean",
@@ -30,6 +29,9 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 def message_for(error: ValidationError) -> str:
+    # Here, not at the top: json_type is wanted where jsonschema is not loaded yet.
+    from ._keywords import OWN_KEYWORDS
+
     kw, want, got = error.validator, error.validator_value, error.instance
     if kw in OWN_KEYWORDS and kw != "properties":
         return error.message

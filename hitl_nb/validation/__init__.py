@@ -28,10 +28,14 @@ The package, one concern a module: ``_limits`` (the bounds), ``_issue``
 
 from __future__ import annotations
 
+import typing
+from typing import Any
+
 from ._compiled import CompiledSchema, pattern_search
 from ._compiler import _compile as _compile  # benchmarks clear its cache
 from ._compiler import compile_schema, validate_payload
-from ._formats import FORMAT_CHECKER, is_regex
+from ._formats import format_checker as _format_checker
+from ._formats import is_regex
 from ._issue import ValidationIssue
 from ._limits import (
     DIALECT_2020_12,
@@ -42,6 +46,15 @@ from ._limits import (
     MAX_SCHEMA_BYTES,
     MAX_SUBSCHEMAS,
 )
+
+if typing.TYPE_CHECKING:
+    from jsonschema import FormatChecker
+
+    #: The format checker shared by the validator and the forms: the draft 2020-12
+    #: formats (date, date-time, time, email, uri, uuid, ...), each refusing strings
+    #: over :data:`MAX_FORMAT_LENGTH` characters. Built (and jsonschema imported) when
+    #: first read.
+    FORMAT_CHECKER: FormatChecker
 
 __all__ = [
     "DIALECT_2020_12",
@@ -59,3 +72,14 @@ __all__ = [
     "pattern_search",
     "validate_payload",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: jsonschema loads when FORMAT_CHECKER is first read, not with this package.
+    if name == "FORMAT_CHECKER":
+        return _format_checker()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"FORMAT_CHECKER"})

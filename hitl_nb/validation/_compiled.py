@@ -1,4 +1,8 @@
-"""A compiled response_schema: validating payloads within the S-2 bounds."""
+"""A compiled response_schema: validating payloads within the S-2 bounds.
+
+jsonschema and the bounded keywords (``hitl_nb._keywords``) are imported by the first
+compiled schema, not by importing this module.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +11,8 @@ import json
 import time
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.validators import validator_for
-from referencing.exceptions import Unresolvable
-
-from .. import _keywords
 from .._json import json_depth
-from .._keywords import REGISTRY, BudgetExceeded, bounded_class, clock, resolver_for
-from ._formats import FORMAT_CHECKER
+from ._formats import format_checker
 from ._issue import ValidationIssue, issue_for
 from ._limits import MAX_DEPTH, MAX_ISSUES, MAX_PAYLOAD_BYTES
 
@@ -31,11 +29,18 @@ class CompiledSchema:
     def __init__(self, canonical: str) -> None:
         self.schema: dict[str, Any] = json.loads(canonical)
         self.size = len(canonical.encode("utf-8"))
+        # First: _keywords imports jsonschema with its slow format libraries deferred.
+        from .._keywords import REGISTRY, bounded_class, resolver_for
+
+        # isort: split
+        from jsonschema import Draft202012Validator
+        from jsonschema.validators import validator_for
+
         cls = validator_for(self.schema, default=Draft202012Validator)
         self._validator = bounded_class(cls)(
             self.schema,
             registry=REGISTRY,
-            format_checker=FORMAT_CHECKER,
+            format_checker=format_checker(),
             _resolver=resolver_for(cls, self.schema),
         )
 
@@ -60,6 +65,11 @@ class CompiledSchema:
         return self._run(self._validator.evolve(schema=subschema), payload, budget)
 
     def _run(self, validator: Any, payload: Any, budget: float | None) -> list[ValidationIssue]:
+        from referencing.exceptions import Unresolvable  # loaded: the schema is compiled
+
+        from .. import _keywords
+
+        BudgetExceeded, clock = _keywords.BudgetExceeded, _keywords.clock
         if budget is None:
             budget = _keywords.TIME_BUDGET
         issues: list[ValidationIssue] = []
@@ -118,4 +128,6 @@ def pattern_search(pattern: str, text: str) -> bool:
     """Whether the ECMA 262 ``pattern`` matches somewhere in ``text``, as the validator
     runs ``pattern`` and ``patternProperties`` (RE2, else ``regex`` with the default
     time budget as its timeout). Raises SchemaRejected for a pattern no engine runs."""
+    from .. import _keywords
+
     return _keywords._search(pattern, text)

@@ -8,21 +8,13 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-from jsonschema.validators import validator_for
-
 from .._json import dumps_compact, json_depth
 from .._messages import json_type
-from .._patterns import MAX_PATTERN_PROGRAM, pattern_cost
 from .._pointer import pointer
 from ..errors import SchemaRejected
 from ._compiled import CompiledSchema
-from ._distinct import distinct
-from ._formats import metaschema_checker
 from ._issue import ValidationIssue
 from ._limits import MAX_DEPTH, MAX_SCHEMA_BYTES
-from ._walk import Seen, follow_refs, walk
 
 __all__ = ["compile_schema", "validate_payload"]
 
@@ -54,6 +46,18 @@ def compile_schema(schema: Mapping[str, Any]) -> CompiledSchema:
 
 @functools.lru_cache(maxsize=256)
 def _compile(canonical: str) -> CompiledSchema:
+    from .. import _keywords  # noqa: F401  # first: jsonschema's slow format libraries wait
+
+    # isort: split
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import validator_for
+
+    from .._patterns import MAX_PATTERN_PROGRAM, pattern_cost
+    from ._distinct import distinct
+    from ._formats import metaschema_checker
+    from ._walk import Seen, follow_refs, walk
+
     size = len(canonical.encode("utf-8"))
     if size > MAX_SCHEMA_BYTES:
         raise SchemaRejected(

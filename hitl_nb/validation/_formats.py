@@ -1,20 +1,25 @@
 """The ``format`` checks: draft 2020-12's, bounded, with IRIs in linear time and
-``regex`` decided by the engines that run ``pattern``."""
+``regex`` decided by the engines that run ``pattern``.
+
+jsonschema (and the checker built from it) loads on first use, not when hitl_nb is
+imported: :data:`FORMAT_CHECKER` is made when it is first read (PEP 562).
+"""
 
 from __future__ import annotations
 
 import functools
 import ipaddress
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator, FormatChecker
-from jsonschema.validators import validator_for
-
-from .._patterns import compile_pattern
 from ..errors import SchemaRejected
 from ._limits import MAX_FORMAT_LENGTH
 
-__all__ = ["FORMAT_CHECKER", "is_regex", "metaschema_checker"]
+if TYPE_CHECKING:
+    from jsonschema import FormatChecker
+
+    FORMAT_CHECKER: FormatChecker
+
+__all__ = ["FORMAT_CHECKER", "format_checker", "is_regex", "metaschema_checker"]
 
 
 def _iri_char_allowed(char: str, in_query: bool) -> bool:
@@ -97,6 +102,8 @@ def is_regex(instance: object) -> bool:
     if not isinstance(instance, str):
         return True
     try:
+        from .._patterns import compile_pattern  # RE2 loads with the first pattern
+
         compile_pattern(instance)
     except SchemaRejected:
         return False
@@ -110,7 +117,16 @@ def _rfc3986() -> Any:
     return validate_rfc3986
 
 
-def _bounded_format_checker() -> FormatChecker:
+@functools.cache
+def format_checker() -> FormatChecker:
+    """The format checker shared by the validator and the forms (:data:`FORMAT_CHECKER`):
+    the draft 2020-12 formats (date, date-time, time, email, uri, uuid, ...), each
+    refusing strings over :data:`MAX_FORMAT_LENGTH` characters. Made on the first call."""
+    from .. import _deferred  # noqa: F401  # first: jsonschema's slow format libraries wait
+
+    # isort: split
+    from jsonschema import Draft202012Validator, FormatChecker
+
     base = Draft202012Validator.FORMAT_CHECKER
     checker = FormatChecker(formats=())
     own = {
@@ -135,15 +151,22 @@ def _bounded_format_checker() -> FormatChecker:
     return checker
 
 
-#: The format checker shared by the validator and the forms: the draft 2020-12 formats
-#: (date, date-time, time, email, uri, uuid, ...), each refusing strings over
-#: :data:`MAX_FORMAT_LENGTH` characters.
-FORMAT_CHECKER = _bounded_format_checker()
+def __getattr__(name: str) -> Any:
+    # PEP 562: FORMAT_CHECKER, built (and jsonschema imported) when first read.
+    if name == "FORMAT_CHECKER":
+        return format_checker()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @functools.lru_cache(maxsize=8)
 def metaschema_checker(cls: Any) -> FormatChecker:
     """The format checker a dialect's metaschema is checked with, ``regex`` ours."""
+    from .. import _deferred  # noqa: F401  # first: jsonschema's slow format libraries wait
+
+    # isort: split
+    from jsonschema import FormatChecker
+    from jsonschema.validators import validator_for
+
     checker = FormatChecker(formats=())
     meta = validator_for(cls.META_SCHEMA, default=cls)
     checker.checkers = {**meta.FORMAT_CHECKER.checkers, "regex": (is_regex, ())}

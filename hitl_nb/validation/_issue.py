@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import ValidationError
-from jsonschema.exceptions import best_match
-
-from .._messages import message_for
 from .._pointer import pointer
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 __all__ = ["ValidationIssue", "issue_for"]
 
@@ -43,6 +42,10 @@ class ValidationIssue:
 
 def issue_for(error: ValidationError) -> ValidationIssue:
     """The issue a jsonschema error stands for: its member, keyword and a short message."""
+    from jsonschema.exceptions import best_match
+
+    from .._messages import message_for
+
     false_schema = error.validator is None or (
         error.validator == "properties" and error.validator_value is False
     )

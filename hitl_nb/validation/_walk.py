@@ -7,9 +7,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
-from referencing.exceptions import Unresolvable
-
-from .._keywords import resolver_for
 from .._messages import json_type
 from ..errors import SchemaRejected
 from ._limits import MAX_DEPTH, MAX_SUBSCHEMAS
@@ -112,6 +109,10 @@ def follow_refs(schema: dict[str, Any], cls: Any, root: str, seen: Seen) -> None
     from the compile-time checks (draft 2020-12 leaves references to non-schemas
     undefined).
     """
+    from referencing.exceptions import Unresolvable
+
+    from .._keywords import resolver_for
+
     resolver = resolver_for(cls, schema)
     for base, ref in seen.refs:
         if not ref.startswith("#"):
