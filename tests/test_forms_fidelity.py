@@ -230,3 +230,27 @@ def test_a_member_each_branch_declares_differently_is_drawn_by_the_active_branch
     assert form.field("/attributes/value").kind == "string"
     form.field("/attributes/value").input.value = "v"
     assert form.value == {"type": "markdown", "attributes": {"value": "v"}} and form.is_valid
+
+
+def test_a_member_the_branches_fix_to_different_consts_takes_the_values_own():
+    # Cloud Run: every `kind` has its own branch, each fixing `kind` to its name; the
+    # `if` holds for a section without `kind`, so the first branch drew it
+    def branch(kind: str) -> dict[str, Any]:
+        return {
+            "if": {"properties": {"kind": {"const": kind}}},
+            "then": {"properties": {"kind": {"const": kind}, kind: {"type": "string"}}},
+        }
+
+    schema = {"type": "object", "allOf": [branch("Revision"), branch("Service")]}
+    round_trip(schema, {"kind": "Service", "Service": "s"})
+    round_trip(schema, {"kind": "Revision", "Revision": "r"})
+    # specmatic: if `type` is "test" then one schema, else another
+    options = {
+        "type": "object",
+        "required": ["type"],
+        "if": {"properties": {"type": {"const": "test"}}},
+        "then": {"properties": {"type": {"const": "test"}, "t": {"type": "integer"}}},
+        "else": {"properties": {"type": {"enum": ["mock", "stub"]}, "m": {"type": "integer"}}},
+    }
+    round_trip(options, {"type": "mock", "m": 1})
+    round_trip(options, {"type": "test", "t": 2})

@@ -372,10 +372,11 @@ class ObjectField(Field):
             if name not in self.alternatives:
                 field.set(given.get(name, MISSING))
         if self.alternatives:
-            # the branches decide which schema draws these: pick them, then fill them
-            for name in self.alternatives:
-                self.fields[name].set(MISSING)
-            self.react()
+            # the branches the value itself selects decide which schema draws these
+            # members (the section without them may select others: an ``if`` on a
+            # member it lacks holds, so every branch applied and the first one's
+            # ``const`` refused the value's own)
+            self._pick_alternatives(active_branches(self.ctx.resolver, self.conditions, given))
             for name in self.alternatives:
                 self.fields[name].set(given.get(name, MISSING))
         if self.map is not None or extras:
