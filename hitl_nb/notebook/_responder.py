@@ -131,17 +131,24 @@ class ResponderField:
             return ""
         return f'<div style="font-size:smaller;color:{MUTED}">{"; ".join(parts)}</div>'
 
+    def _count_words(self) -> str:
+        """The gateway's count of a consensus, in words ("" for other prompts)."""
+        needed = self.gate.needed
+        if needed <= 1:
+            return ""
+        agreeing, needed, answers, differ = self.tally or (0, needed, 0, False)
+        more = max(0, needed - agreeing)
+        count = (f"{answers} answer{'s' if answers != 1 else ''} collected, "
+                 f"{agreeing} of {needed} agreeing; {more} more needed")  # fmt: skip
+        if differ:
+            count += (". The answers given so far differ: nothing goes to the agent "
+                      f"until {needed} people send the same answer")  # fmt: skip
+        return count
+
     def _server_html(self, extra: str = "") -> str:
         parts = ["the Jupyter server says who you are and checks who may answer"]
-        needed = self.gate.needed
-        if needed > 1:
-            agreeing, needed, answers, differ = self.tally or (0, needed, 0, False)
-            more = max(0, needed - agreeing)
-            count = (f"{answers} answer{'s' if answers != 1 else ''} collected, "
-                     f"{agreeing} of {needed} agreeing; {more} more needed")  # fmt: skip
-            if differ:
-                count += (". The answers given so far differ: nothing goes to the agent "
-                          f"until {needed} people send the same answer")  # fmt: skip
+        count = self._count_words()
+        if count:
             parts.append(count)
         body = "; ".join(esc(p) for p in parts)
         if extra:
@@ -216,4 +223,9 @@ class ResponderField:
         """ "answering as: X" for prompts that name responders ("" otherwise)."""
         if not self.names_responders or self.value is None:
             return ""
-        return f"answering as: {self.value}"
+        if self.server_user is None:
+            return f"answering as: {self.value}"
+        count = self._count_words()
+        return f"answering as: {self.value} (the Jupyter server says so)" + (
+            f"; {count}" if count else ""
+        )

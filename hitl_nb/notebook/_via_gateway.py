@@ -43,18 +43,12 @@ __all__ = ["ViaGateway", "held_message"]
 NOTHING_SENT = "nothing was sent to the agent"
 
 
-def held_message(answer: GatewayAnswer, names: str) -> str:
-    """The words of a ``held`` outcome from the gateway's count."""
-    agreeing, needed = answer.agreeing or 0, answer.needed or 0
-    answers = int(answer.body.get("answers") or agreeing)
-    more = max(0, needed - agreeing)
-    words = (
-        f"the Jupyter server counted this answer from {names}: {answers} collected, "
-        f"{agreeing} of {needed} agreeing, {more} more needed before it goes to the agent"
-    )
-    if answer.disagreement:
-        words += f"; the answers differ, so nothing is sent until {needed} people agree"
-    return words
+def held_message(answer: GatewayAnswer, name: str) -> str:
+    """The words of a ``held`` outcome (the live count is on the card's responder line,
+    where the gateway's later counts replace it: a status line must not go stale)."""
+    needed = answer.needed or 0
+    return (f"the Jupyter server counted this answer from {name}; it goes to the agent "
+            f"once {needed} people send the same answer")  # fmt: skip
 
 
 class ViaGateway:
@@ -140,7 +134,7 @@ class ViaGateway:
             needed = answer.needed or card.gate.needed
             answers = int(answer.body.get("answers") or 0)
             card.who.show_tally(answer.agreeing or 0, needed, answers, answer.disagreement)
-            self._open(Outcome("held", held_message(answer, repr(self.who))))
+            self._open(Outcome("held", held_message(answer, self.who)))
             return
         note = ""
         responders = answer.body.get("responders")

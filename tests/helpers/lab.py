@@ -77,25 +77,32 @@ def _free_port() -> int:
 
 @contextmanager
 def jupyter_server(
-    root: Path, app: str = "jupyterlab", *extra: str, unset: tuple[str, ...] = ()
+    root: Path,
+    app: str = "jupyterlab",
+    *extra: str,
+    unset: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+    ready_token: str = TOKEN,
 ) -> Iterator[str]:
     """Run JupyterLab (``app="jupyterlab"``) or Notebook 7 (``"notebook"``) on ``root``
     (``extra``: more command-line options; ``unset``: environment variables the server
-    and its kernels must not see); yields its base URL. Settings files written under
-    ``root / ".settings"`` beforehand are kept."""
+    and its kernels must not see; ``env``: more of them; ``ready_token``: the token that
+    asks whether it is up, for a server with another IdentityProvider); yields its base
+    URL. Settings files written under ``root / ".settings"`` beforehand are kept."""
     settings = root / ".settings"
     news = settings / "@jupyterlab" / "apputils-extension"
     news.mkdir(parents=True, exist_ok=True)
     (news / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
     port = _free_port()
-    env = {
+    environ = {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(root / ".config"),
         "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
         "PYTHONPATH": str(ROOT),
     }
     for name in unset:
-        env.pop(name, None)
+        environ.pop(name, None)
+    environ.update(env or {})
     cls = "LabApp" if app == "jupyterlab" else "JupyterNotebookApp"
     command = [
         sys.executable, "-m", app, "--no-browser", "--allow-root",
@@ -106,14 +113,16 @@ def jupyter_server(
     ]  # fmt: skip
     log_path = root / f"{app}.log"
     log = log_path.open("w")
-    server = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = subprocess.Popen(command, env=environ, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
         while True:
             try:
                 ready = httpx.get(
-                    f"{base}/api/status", headers={"Authorization": f"token {TOKEN}"}, timeout=2
+                    f"{base}/api/status",
+                    headers={"Authorization": f"token {ready_token}"},
+                    timeout=2,
                 )
                 if ready.status_code == 200:
                     break

@@ -94,11 +94,14 @@ def test_consensus_collects_two_people_reports_disagreement_and_forwards_once(
         cards = {u: c.next_prompt(timeout=30) for u, c in chats.items()}
         held = chats["alice"].answer(YES)
         assert held.status == "held", held
-        assert "1 of 2 agreeing, 1 more needed" in held.message
-        assert "1 more needed" in cards["alice"].who.note.value
+        assert "once 2 people send the same answer" in held.message
+        assert cards["alice"].who.tally == (1, 2, 1, False)
+        assert "1 of 2 agreeing; 1 more needed" in cards["alice"].who.note.value
         differ = chats["carol"].answer(NO)
-        assert differ.status == "held" and "the answers differ" in differ.message
-        assert "differ" in cards["carol"].who.note.value
+        assert differ.status == "held"
+        assert cards["carol"].who.tally == (1, 2, 2, True)
+        assert "The answers given so far differ" in cards["carol"].who.note.value
+        assert "2 answers collected" in cards["carol"].to_text()  # nbconvert reads it too
         assert asyncio.run(answers_at_agent(agent.url, task.id)) == []
 
         done = chats["bob"].answer(YES, timeout=60)
@@ -226,7 +229,7 @@ def test_two_people_answer_one_consensus_from_their_own_kernels(
     try:
         first = _run(alice, setup + ATTACH)  # the server's owner, by the hub's token
         assert first["user"] == "alice" and first["field"] == "alice" and first["disabled"]
-        assert first["status"] == "held" and "1 more needed" in first["message"]
+        assert first["status"] == "held" and "2 people" in first["message"]
         # Bob, on the same server, gives his kernel his own token.
         second = _run(bob, setup + "import os\nos.environ['HITL_NB_GATEWAY_TOKEN'] = "
                       "'bob-token'\n" + ATTACH)  # fmt: skip

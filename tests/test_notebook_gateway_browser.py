@@ -1,0 +1,154 @@
+"""Cards answering through the server's responder gateway, clicked in JupyterLab (S-3).
+
+JupyterLab runs as under JupyterHub: an IdentityProvider that names people (alice, bob,
+carol of :mod:`tests.helpers.jupyter_users`), the server owned by alice (her API token
+in the server's, so the kernel's, environment) and Chromium logged in as alice. The
+kernel finds the gateway by itself; the cards say "Answering as alice" and the server
+decides: a ``specific:alice`` prompt is answered by her click, a ``specific:bob`` one is
+refused on the card with nothing sent, and a ``consensus:2`` card shows the gateway's
+count and, once carol answers differently, the disagreement. Screenshots of the refused
+and the consensus card, light and dark, go to ``HITL_NB_SCREENSHOTS`` when set (kept in
+``docs/img``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hitl_nb.client import GatewayClient, GatewayInfo, SyncHitlClient
+from tests.helpers import lab
+
+pytestmark = pytest.mark.slow
+
+if lab.CHROMIUM is None:
+    if os.environ.get("CI") == "true":
+        pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
+    pytest.skip("no system Chromium (apt-get install chromium)", allow_module_level=True)
+pytest.importorskip("playwright.sync_api")
+pytest.importorskip("jupyterlab")
+
+CELLS = [
+    """
+from hitl_nb.mock_agent import MockAgent
+from hitl_nb.notebook import Conversation
+agent = MockAgent().start()
+""",
+    'mine = Conversation.start(agent.url, {"scenario": "specific", "responder": "alice"})\nmine',
+    'theirs = Conversation.start(agent.url, {"scenario": "specific", "responder": "bob"})\ntheirs',
+    'vote = Conversation.start(agent.url, {"scenario": "consensus", "n": 2}, poll_interval=1)'
+    "\nvote",
+]
+RUN_CELL_JS = """(i) => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  panel.content.activeCellIndex = i;
+  return window.jupyterapp.commands.execute('notebook:run-cell');
+}"""
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    root = tmp_path_factory.mktemp("gateway-lab")
+    lab.write_notebook(root / "gateway.ipynb", CELLS)
+    owner = {"JUPYTERHUB_API_TOKEN": "alice-token", "JUPYTERHUB_USER": "alice"}
+    provider = "--ServerApp.identity_provider_class=tests.helpers.jupyter_users.NamedTokens"
+    state = f"--HitlServer.state_dir={root / '.hitl'}"
+    with (
+        lab.jupyter_server(
+            root, "jupyterlab", provider, state, env=owner, ready_token="alice-token"
+        ) as base,  # fmt: skip
+        lab.playwright() as pw,
+        lab.browser(pw, root / ".chromium", width=1100, height=1200) as context,
+    ):
+        context.add_cookies([{"name": "test-login", "value": "alice-token", "url": base}])
+        page = lab.open_notebook(context, base, "gateway.ipynb")
+        page.base = base
+        _run_cell(page, 0, card=False)
+        yield page
+
+
+def _run_cell(page: Any, index: int, card: bool = True) -> Any:
+    page.evaluate(RUN_CELL_JS, index)
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status"
+        " === 'idle'",
+        timeout=60_000,
+    )
+    if not card:
+        return None
+    found = page.locator(".jp-Notebook .jp-Cell").nth(index).locator(".hitl-card").first
+    found.wait_for(timeout=30_000)
+    return found
+
+
+def _click_yes_and_submit(page: Any, card: Any) -> None:
+    card.locator(".hitl-field-approve input[type=radio]").first.check()
+    submit = card.locator(".hitl-submit button, button.hitl-submit").first
+    page.wait_for_function("(b) => !b.disabled", arg=submit.element_handle(), timeout=10_000)
+    submit.click()
+
+
+def _answers_at_agent(page: Any, chat: str) -> int:
+    url, task_id = lab.kernel(page, f"print(agent.url, {chat}.task.id)").split()
+    with SyncHitlClient(url) as client:  # its own loop (Playwright's runs on this thread)
+        task = client.get_task(task_id)
+    return sum(1 for m in task.history if m.metadata and "hitl_response_for" in m.metadata)
+
+
+def _shot(card: Any, name: str) -> None:
+    folder = os.environ.get("HITL_NB_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        card.screenshot(path=str(Path(folder) / f"{name}.png"))
+
+
+def test_the_named_person_answers_by_click_as_the_server_says(page: Any) -> None:
+    card = _run_cell(page, 1)
+    field = card.locator(".hitl-responder input").first
+    assert field.input_value() == "alice" and field.is_disabled()  # the server decides
+    assert card.locator(".hitl-responder-override").count() == 0
+    _click_yes_and_submit(page, card)
+    status = card.locator(".hitl-card-status")
+    status.filter(has_text="COMPLETED").wait_for(timeout=30_000)
+    assert "accepted" in status.inner_text()
+    assert lab.kernel(page, "print(mine.registration is not None)").strip() == "True"
+    assert _answers_at_agent(page, "mine") == 1
+
+
+def test_someone_elses_prompt_is_refused_on_the_card_and_nothing_is_sent(page: Any) -> None:
+    card = _run_cell(page, 2)
+    _click_yes_and_submit(page, card)
+    status = card.locator(".hitl-card-status")
+    status.filter(has_text="refused").wait_for(timeout=30_000)
+    words = status.inner_text()
+    assert "bob" in words and "nothing was sent to the agent" in words
+    assert _answers_at_agent(page, "theirs") == 0
+    for dark in (False, True):
+        lab.set_theme(page, dark)
+        _shot(card, f"card-gateway-refused-{'dark' if dark else 'light'}")
+    lab.set_theme(page, False)
+
+
+def test_a_consensus_card_shows_the_gateways_count_and_a_disagreement(page: Any) -> None:
+    card = _run_cell(page, 3)
+    _click_yes_and_submit(page, card)
+    note = card.locator(".hitl-responder-note")
+    note.filter(has_text="1 of 2 agreeing; 1 more needed").wait_for(timeout=30_000)
+    assert "held" in card.locator(".hitl-card-status").inner_text()
+    # Carol answers differently from her own login; alice's card learns it from the gateway.
+    registration = lab.kernel(page, "print(vote.registration)").strip()
+    prompt_id = lab.kernel(page, "print(vote.current.prompt_id)").strip()
+    with GatewayClient(GatewayInfo(page.base + "/", "carol-token", "carol")) as carol:
+        assert carol.answer(registration, prompt_id, {"approve": False}).disagreement
+    note.filter(has_text="differ").wait_for(timeout=30_000)
+    assert "2 answers collected" in note.inner_text()
+    assert _answers_at_agent(page, "vote") == 0
+    for dark in (False, True):
+        lab.set_theme(page, dark)
+        _shot(card, f"card-gateway-{'dark' if dark else 'light'}")
+    lab.set_theme(page, False)
