@@ -32,12 +32,19 @@ def _nbval_sanitize(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     register_cli(sub)
 
 
+def _inbox(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from hitl_nb.server import register_cli
+
+    register_cli(sub)
+
+
 #: Each entry adds one subcommand to the parser; its ``func`` default runs it.
 COMMANDS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
     _mock_agent,
     _tutorials,
     _conformance,
     _nbval_sanitize,
+    _inbox,
 ]
 
 

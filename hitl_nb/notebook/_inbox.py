@@ -53,6 +53,8 @@ __all__ = ["Inbox"]
 log = logging.getLogger("hitl_nb.notebook")
 
 _TEXT_LIMIT = 160
+#: The line between rows: the theme's border colour (light and dark alike).
+_RULE = "var(--jp-border-color2, #e0e0e0)"
 Card = GatewayCard | PromptCard
 
 
@@ -206,7 +208,10 @@ class Inbox:
         button = W.Button(description="Open", tooltip="show this prompt's card",
                           layout=W.Layout(width="auto", flex="0 0 auto"))  # fmt: skip
         button.on_click(lambda _b, key=item.key: self.open(key))
-        row = W.HBox([summary, button], layout=W.Layout(align_items="center", width="100%"))
+        row = W.HBox([summary, button], layout=W.Layout(
+            align_items="center", width="100%", padding="2px 0",
+            border_bottom=f"1px solid {_RULE}",
+        ))  # fmt: skip
         row.add_class("hitl-inbox-row")
         return row
 
@@ -256,7 +261,7 @@ class Inbox:
                 self.cards[item.key] = card
             self._selected = item.key
         close = W.Button(description="Close", tooltip="hide this card",
-                         layout=W.Layout(width="auto"))  # fmt: skip
+                         layout=W.Layout(width="auto", align_self="flex-start"))  # fmt: skip
         close.on_click(lambda _b: self._hide())
         self.detail.children = [card.widget, close]
         return card

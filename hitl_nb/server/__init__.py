@@ -14,6 +14,9 @@ environment (``jupyter server extension list`` shows ``hitl_nb.server``). It ser
   answers are collected, one answer is forwarded at most once, deadlines are timed by
   the gateway (S-4), and the state lives in SQLite in the server's data directory.
 
+- ``hitl-nb inbox``: a reviewer page served by Voila (:mod:`hitl_nb.server._reviewer`),
+  where a person answers the open prompts of such a server without opening a notebook.
+
 Settings: :class:`HitlServer` (``c.HitlServer.allowed_agent_hosts = [...]``, ...).
 """
 
@@ -26,6 +29,7 @@ from hitl_nb.server._config import HitlServer
 from hitl_nb.server._extension import API_PATH, GATEWAY_SETTING, MOCK_AGENT_PATH
 from hitl_nb.server._gateway import Gateway
 from hitl_nb.server._handlers import MAX_REQUEST_BYTES
+from hitl_nb.server._reviewer import register_cli
 
 __all__ = [
     "API_PATH",
@@ -34,6 +38,7 @@ __all__ = [
     "MOCK_AGENT_PATH",
     "Gateway",
     "HitlServer",
+    "register_cli",
 ]
 
 

@@ -4,8 +4,12 @@ through the gateway; and end to end, prompts that outlive kernels and server res
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +19,7 @@ import pytest
 from hitl_nb.client import GatewayInfo
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import GatewayCard, Inbox
-from tests.helpers.jupyter_process import jupyter_server
+from tests.helpers.jupyter_process import ROOT, free_port, jupyter_server
 from tests.helpers.jupyter_users import auth
 from tests.helpers.server_kernel import server_kernel
 from tests.server.conftest import answers_at_agent, start_task
@@ -40,42 +44,100 @@ def _register(url: str, agent_url: str, task_id: str) -> dict[str, Any]:
     return dict(r.json())
 
 
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """One real Jupyter server (alice, bob, carol) and two mock agents, for this module."""
+    tmp = tmp_path_factory.mktemp("inbox-server")
+    with MockAgent() as one, MockAgent() as two:
+        with jupyter_server(tmp, ready_headers=auth("alice")) as url:
+            yield Served(url, one, two, tmp)
+
+
+@dataclass
+class Served:
+    url: str
+    one: MockAgent
+    two: MockAgent
+    tmp: Path
+
+
+def _new_task(served: Served, agent: MockAgent, scenario: str = "approval", **kw: Any) -> str:
+    task = asyncio.run(start_task(agent.url, scenario, **kw))
+    _register(served.url, agent.url, task.id)
+    return str(task.id)
+
+
 @pytest.mark.slow
 def test_the_gateway_inbox_lists_every_agent_and_answers_through_the_server(
-    tmp_path: Path,
+    served: Served,
 ) -> None:
-    with MockAgent() as one, MockAgent() as two:
-        mine = asyncio.run(start_task(one.url, "approval"))
-        bobs = asyncio.run(start_task(two.url, "specific", responder="bob"))
-        with jupyter_server(tmp_path, ready_headers=auth("alice")) as url:
-            for agent, task in ((one, mine), (two, bobs)):
-                _register(url, agent.url, task.id)
-            info = GatewayInfo(url, "alice-token", "test")
-            with Inbox(gateway=info, poll_interval=0.2) as inbox:
-                assert not inbox.lives_with_kernel
-                by_task = {item.task_id: item for item in inbox.items}
-                assert set(by_task) == {mine.id, bobs.id}
-                assert {i.agent_url for i in inbox.items} == {one.url, two.url}
-                # S-3, decided by the server: bob's prompt is shown, not alice's to answer.
-                theirs = by_task[bobs.id]
-                assert theirs.may_answer is False and "bob" in (theirs.why_not or "")
-                refused = inbox.answer(theirs, YES)
-                assert refused.status == "refused" and "nothing was sent" in refused.message
-                card = inbox.open(by_task[mine.id])
-                assert isinstance(card, GatewayCard)
-                card.form.value = YES
-                card.form.submit_button.click()  # as a person clicks it
-                _until(lambda: card.outcome is not None, what="the server's verdict")
-                assert card.outcome is not None and card.outcome.status == "accepted"
-                # Gone from the list without refresh(); a new prompt comes without one.
-                _until(lambda: mine.id not in {i.task_id for i in inbox.items})
-                later = asyncio.run(start_task(one.url, "approval"))
-                _register(url, one.url, later.id)
-                _until(lambda: later.id in {i.task_id for i in inbox.items})
-            with Inbox(gateway=info, agents=[two.url]) as only_two:
-                assert {i.task_id for i in only_two.items} == {bobs.id}
-        assert [a["payload"] for a in asyncio.run(answers_at_agent(one.url, mine.id))] == [YES]
-        assert asyncio.run(answers_at_agent(two.url, bobs.id)) == []
+    one, two = served.one, served.two
+    mine = _new_task(served, one)
+    bobs = _new_task(served, two, "specific", responder="bob")
+    info = GatewayInfo(served.url, "alice-token", "test")
+    with Inbox(gateway=info, poll_interval=0.2) as inbox:
+        assert not inbox.lives_with_kernel
+        by_task = {item.task_id: item for item in inbox.items}
+        assert {mine, bobs} <= set(by_task)
+        assert {by_task[mine].agent_url, by_task[bobs].agent_url} == {one.url, two.url}
+        # S-3, decided by the server: bob's prompt is shown, not alice's to answer.
+        theirs = by_task[bobs]
+        assert theirs.may_answer is False and "bob" in (theirs.why_not or "")
+        refused = inbox.answer(theirs, YES)
+        assert refused.status == "refused" and "nothing was sent" in refused.message
+        card = inbox.open(by_task[mine])
+        assert isinstance(card, GatewayCard)
+        card.form.value = YES
+        card.form.submit_button.click()  # as a person clicks it
+        _until(lambda: card.outcome is not None, what="the server's verdict")
+        assert card.outcome is not None and card.outcome.status == "accepted"
+        # Gone from the list without refresh(); a new prompt comes without one.
+        _until(lambda: mine not in {i.task_id for i in inbox.items})
+        later = _new_task(served, one)
+        _until(lambda: later in {i.task_id for i in inbox.items})
+    with Inbox(gateway=info, agents=[two.url]) as only_two:
+        assert bobs in {i.task_id for i in only_two.items}
+        assert {i.agent_url for i in only_two.items} == {two.url}
+    assert [a["payload"] for a in asyncio.run(answers_at_agent(one.url, mine))] == [YES]
+    assert asyncio.run(answers_at_agent(two.url, bobs)) == []
+
+
+@pytest.mark.slow
+def test_a_reviewer_answers_on_the_voila_page_in_chromium(served: Served) -> None:
+    pytest.importorskip("voila")
+    from tests.helpers.lab import CHROMIUM, browser, playwright
+
+    if CHROMIUM is None:
+        pytest.skip("no system Chromium (apt-get install chromium)")
+    task = _new_task(served, served.one, "deadline", deadline_seconds=900)
+    port = free_port()
+    log_path = served.tmp / "voila.log"
+    with open(log_path, "wb") as log:
+        page_server = subprocess.Popen(
+            [sys.executable, "-m", "hitl_nb.cli", "inbox", "--server", served.url,
+             "--token", "alice-token", "--port", str(port), "--page-token", "page-token"],
+            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    shots = os.environ.get("HITL_NB_SCREENSHOTS")
+    try:
+        _until(lambda: "running at" in log_path.read_text(), what="Voila to start")
+        with playwright() as pw, browser(pw, served.tmp / "profile", 1100, 800) as context:
+            page = context.new_page()
+            page.goto(f"http://127.0.0.1:{port}/?token=page-token")
+            row = page.locator(".hitl-inbox-row", has_text="Approve before the deadline")
+            row.locator("button", has_text="Open").click(timeout=120_000)
+            card = page.locator(".hitl-inbox-detail .hitl-card")
+            card.get_by_text("deadline in").wait_for(timeout=60_000)
+            if shots:
+                page.screenshot(path=str(Path(shots) / "reviewer-page-light.png"))
+            card.locator("input[type=radio]").first.check()  # Approve: Yes
+            card.locator("button", has_text="Submit").click()
+            card.locator(".hitl-card-status", has_text="accepted").wait_for(timeout=60_000)
+    finally:
+        page_server.terminate()
+        page_server.wait(30)
+    answers = asyncio.run(answers_at_agent(served.one.url, task))
+    assert [a["payload"] for a in answers] == [YES]
 
 
 REGISTER = """
