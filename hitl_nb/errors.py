@@ -19,7 +19,8 @@
     ├── GatewayRefused           (client) the server gateway refused a request (403
     │                            not yours, 404, 410 past its deadline, 502)
     ├── GatewayUnavailable       (notebook) ``gateway=True`` and no responder gateway
-    │                            found for this kernel
+    │                            found for this kernel; (client) ``find_gateway(strict=True)``:
+    │                            the kernel's server did not answer
     ├── TransportError           the agent could not be reached or talked nonsense
     │   ├── AgentUnreachable     connect failure, connection dropped
     │   │   └── AnswerOutcomeUnknown  (client) an answer may or may not have landed
@@ -173,9 +174,14 @@ class GatewayRefused(HitlError):
 
 
 class GatewayUnavailable(HitlError):
-    """A conversation was asked to answer through the Jupyter server's responder gateway
-    (``gateway=True``), and this kernel has none: it does not run in a Jupyter server
-    with the hitl-nb extension, or that server could not be reached."""
+    """No responder gateway to answer through: a conversation was asked to use the
+    Jupyter server's (``gateway=True``) and this kernel has none, or
+    ``find_gateway(strict=True)`` found the kernel's server but it did not answer.
+    ``info`` is where the gateway would be, when known (a ``GatewayInfo``)."""
+
+    def __init__(self, message: str, info: Any = None) -> None:
+        super().__init__(message)
+        self.info = info
 
 
 class TransportError(HitlError):

@@ -43,6 +43,7 @@ from hitl_nb.errors import (
     AgentTimeout,
     AgentUnreachable,
     GatewayRefused,
+    GatewayUnavailable,
     PromptConflict,
     ProtocolViolation,
     ResponseInvalid,
@@ -126,11 +127,23 @@ def _server_infos(runtime_dir: Path) -> list[dict[str, Any]]:
     return infos
 
 
-def _owns_kernel(url: str, token: str | None, kernel_id: str) -> bool:
+class _NoAnswer(Exception):
+    """The server could not be reached, or failed (5xx): whether it has a gateway is
+    unknown (as opposed to a clear no)."""
+
+
+def _get(url: str, token: str | None) -> httpx.Response:
     try:
-        r = httpx.get(url + "api/kernels", headers=_headers(token), timeout=_TIMEOUT)
-    except httpx.HTTPError:
-        return False
+        r = httpx.get(url, headers=_headers(token), timeout=_TIMEOUT)
+    except httpx.HTTPError as exc:
+        raise _NoAnswer(f"{type(exc).__name__}: {exc}") from None
+    if r.status_code >= 500:
+        raise _NoAnswer(f"HTTP {r.status_code}")
+    return r
+
+
+def _owns_kernel(url: str, token: str | None, kernel_id: str) -> bool:
+    r = _get(url + "api/kernels", token)
     if r.status_code != 200:
         return False
     try:
@@ -143,11 +156,16 @@ def _owns_kernel(url: str, token: str | None, kernel_id: str) -> bool:
 
 
 def _has_gateway(url: str, token: str | None) -> bool:
-    try:
-        r = httpx.get(url + _API + "/me", headers=_headers(token), timeout=_TIMEOUT)
-    except httpx.HTTPError:
-        return False
-    return r.status_code == 200
+    return _get(url + _API + "/me", token).status_code == 200
+
+
+def _unavailable(info: GatewayInfo, why: str, strict: bool) -> None:
+    if strict:
+        raise GatewayUnavailable(
+            f"the Jupyter server at {info.url} ({info.how}) did not answer whether it has "
+            f"a responder gateway: {why}",
+            info=info,
+        )
 
 
 def _with_slash(url: str) -> str:
@@ -158,18 +176,28 @@ def find_gateway(
     *,
     connection_file: str | os.PathLike[str] | None = None,
     environ: Mapping[str, str] | None = None,
+    strict: bool = False,
 ) -> GatewayInfo | None:
     """The gateway of the Jupyter server running this kernel, or None (see the module
     docstring for how it is found). ``connection_file``/``environ`` default to this
-    kernel's own."""
+    kernel's own.
+
+    None means no gateway: no launching server, or a server that says it has no
+    extension (or does not know this kernel). ``strict=True`` tells the other case
+    apart: the server was found but could not be reached or failed (5xx), so whether it
+    has a gateway is unknown; that raises :class:`~hitl_nb.errors.GatewayUnavailable`
+    (its ``info`` is where the gateway would be) instead of returning None."""
     env = os.environ if environ is None else environ
     own_token = env.get("HITL_NB_GATEWAY_TOKEN") or None
     hub_token = env.get("JUPYTERHUB_API_TOKEN") or None
     explicit = env.get("HITL_NB_GATEWAY")
     if explicit:
-        url = _with_slash(explicit)
-        token = own_token or hub_token
-        return GatewayInfo(url, token, "HITL_NB_GATEWAY") if _has_gateway(url, token) else None
+        named = GatewayInfo(_with_slash(explicit), own_token or hub_token, "HITL_NB_GATEWAY")
+        try:
+            return named if _has_gateway(named.url, named.token) else None
+        except _NoAnswer as exc:
+            _unavailable(named, str(exc), strict)
+            return None
     parent = env.get("JPY_PARENT_PID", "")
     conn = str(connection_file) if connection_file is not None else _connection_file()
     if not parent.isdigit() or not conn:
@@ -179,22 +207,25 @@ def find_gateway(
     if not (name.startswith("kernel-") and name.endswith(".json")):
         return None
     kernel_id = name[len("kernel-") : -len(".json")]
-    for info in _server_infos(conn_path.parent):
-        if str(info.get("pid")) != parent or not isinstance(info.get("url"), str):
+    for server in _server_infos(conn_path.parent):
+        if str(server.get("pid")) != parent or not isinstance(server.get("url"), str):
             continue
-        url = _with_slash(info["url"])
-        file_token = info.get("token") if isinstance(info.get("token"), str) else None
+        url = _with_slash(server["url"])
+        file_token = server.get("token") if isinstance(server.get("token"), str) else None
         token = own_token or hub_token or file_token or None
-        if not _owns_kernel(url, token, kernel_id):
-            return None
-        if not _has_gateway(url, token):
-            return None
         how = "the Jupyter server that started this kernel"
         if own_token:
             how += " (HITL_NB_GATEWAY_TOKEN)"
         elif hub_token:
             how += " (JupyterHub token)"
-        return GatewayInfo(url, token, how)
+        info = GatewayInfo(url, token, how)
+        try:
+            if not _owns_kernel(url, token, kernel_id) or not _has_gateway(url, token):
+                return None
+        except _NoAnswer as exc:
+            _unavailable(info, str(exc), strict)
+            return None
+        return info
     return None
 
 

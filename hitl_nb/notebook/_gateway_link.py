@@ -14,7 +14,9 @@ Which gateway a conversation uses (its ``gateway=`` argument, see :func:`gateway
   (:func:`hitl_nb.client.find_gateway`), *if that server can name its users*
   (JupyterHub, or an IdentityProvider that names people). A plain single-user server
   with one shared token cannot (everyone is "anonymous"): cards then answer the agent
-  directly, as outside a server. Discovery is done once per kernel process.
+  directly, as outside a server. Discovery is done once per kernel process. Under
+  JupyterHub, a server that was found but did not answer still gets the answers (each
+  answer tries it again and fails, saying so, while it does not answer).
 - ``False``: never; answer the agent directly (the card checks S-3 itself, as before).
 - ``True``: the server's gateway, required: :class:`~hitl_nb.errors.GatewayUnavailable`
   when there is none.
@@ -28,6 +30,8 @@ reached at answer time fails the answer, saying so, and nothing is sent to the a
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -36,6 +40,8 @@ from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo, find_gatew
 from hitl_nb.errors import GatewayUnavailable, HitlError
 
 __all__ = ["GatewayChoice", "GatewayLink", "gateway_link"]
+
+log = logging.getLogger("hitl_nb.notebook")
 
 #: What a ``gateway=`` argument may be.
 GatewayChoice = bool | GatewayClient | GatewayInfo | None
@@ -124,15 +130,34 @@ class GatewayLink:
 
 
 def _discover() -> GatewayLink | None:
-    info = find_gateway()
+    try:
+        info = find_gateway(strict=True)
+    except GatewayUnavailable as exc:
+        return _unanswered(exc)
     if info is None:
         return None
     client = GatewayClient(info)
     try:
         return GatewayLink(client)
-    except HitlError:
+    except HitlError as exc:
         client.close()
+        return _unanswered(GatewayUnavailable(f"{exc}", info=info))
+
+
+def _unanswered(exc: GatewayUnavailable) -> GatewayLink | None:
+    """The kernel's server was found but did not answer. Under JupyterHub (a token that
+    names a person) its gateway is where answers must go: a link that tries it at
+    every answer (and says so when it fails), never a silent answer to the agent. A
+    server that could not have named its users anyway leaves the cards direct."""
+    named = os.environ.get("JUPYTERHUB_USER")
+    expects_names = os.environ.get("JUPYTERHUB_API_TOKEN") or os.environ.get(
+        "HITL_NB_GATEWAY_TOKEN"
+    )
+    if not isinstance(exc.info, GatewayInfo) or not (named and expects_names):
+        log.info("hitl-nb: no responder gateway: %s", exc)
         return None
+    log.warning("hitl-nb: %s; answers will try it again and never go to the agent directly", exc)
+    return GatewayLink(GatewayClient(exc.info), {"name": named, "display_name": named})
 
 
 def discovered(*, again: bool = False) -> GatewayLink | None:

@@ -21,8 +21,9 @@ import pytest
 from jupyter_client import BlockingKernelClient
 
 from hitl_nb.client import GatewayClient, GatewayInfo
+from hitl_nb.client import _gateway as client_gateway
 from hitl_nb.mock_agent import MockAgent
-from hitl_nb.notebook import Conversation, GatewayLink, GatewayUnavailable
+from hitl_nb.notebook import Conversation, GatewayLink, GatewayUnavailable, _gateway_link
 from tests.helpers.jupyter_process import free_port, jupyter_server
 from tests.helpers.jupyter_users import auth
 from tests.server.conftest import answers_at_agent, start_task
@@ -30,6 +31,14 @@ from tests.server.conftest import answers_at_agent, start_task
 pytestmark = pytest.mark.slow
 
 YES, NO = {"approve": True}, {"approve": False}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_discovery() -> Iterator[None]:
+    """Each test discovers the kernel's gateway afresh (the result is kept per process)."""
+    _gateway_link._found.clear()
+    yield
+    _gateway_link._found.clear()
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +152,35 @@ def test_an_unreachable_gateway_sends_nothing_and_never_goes_direct(agent: MockA
         assert "nothing was sent to the agent" in outcome.message
         assert chat.cards[-1].is_open
     assert asyncio.run(answers_at_agent(agent.url, task.id)) == []
+
+
+def test_under_a_hub_a_server_that_does_not_answer_gets_the_answers_anyway(
+    agent: MockAgent, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # This process as a kernel of a hub's server that has stopped answering.
+    conn = tmp_path / "kernel-5f1e.json"
+    conn.write_text("{}")
+    dead = f"http://127.0.0.1:{free_port()}/"
+    (tmp_path / "jpserver-4242.json").write_text(json.dumps({"pid": 4242, "url": dead}))
+    monkeypatch.setattr(client_gateway, "_connection_file", lambda: str(conn))
+    hub = {"JPY_PARENT_PID": "4242", "JUPYTERHUB_API_TOKEN": "alice-token",
+           "JUPYTERHUB_USER": "alice"}  # fmt: skip
+    for name, value in hub.items():
+        monkeypatch.setenv(name, value)
+    assert client_gateway.find_gateway() is None  # not strict: "no gateway"
+    with pytest.raises(GatewayUnavailable, match="did not answer") as caught:
+        client_gateway.find_gateway(strict=True)
+    assert caught.value.info.url == dead
+    task = asyncio.run(start_task(agent.url, "specific", responder="alice"))
+    with _chat(agent, task.id, None) as chat:
+        assert chat.gateway is not None and chat.gateway.url == dead
+        outcome = chat.answer(YES)
+        assert outcome.status == "failed" and "could not be reached" in outcome.message
+    assert asyncio.run(answers_at_agent(agent.url, task.id)) == []  # never went direct
+    # Without a hub the server could not have named anyone: such cards stay direct.
+    monkeypatch.delenv("JUPYTERHUB_API_TOKEN")
+    _gateway_link._found.clear()
+    assert _gateway_link.gateway_link(None) is None
 
 
 def test_outside_a_server_cards_go_direct_unless_the_gateway_is_required(
