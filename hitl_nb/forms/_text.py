@@ -32,6 +32,8 @@ def _lines(field: Field, indent: str, out: list[str]) -> None:
             indent += "  "
         elif notes:
             out.append(f"{indent}{notes.strip()}")
+        elif not field.built:  # a variant's option not yet added
+            out.append(f"{indent}(not added)")
         if field.built:
             for name in field.visible:
                 _lines(field.fields[name], indent, out)

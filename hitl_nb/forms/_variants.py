@@ -1,6 +1,8 @@
 """Choice between schemas: ``oneOf``/``anyOf`` variants and nullable values.
 
-A variant selector shows one option at a time; options are built when first chosen.
+A variant selector shows one option at a time; options are built when first chosen,
+and the sections inside them when opened (an optional variant's object option starts
+closed: :class:`~hitl_nb.forms._objects.ObjectField`).
 When a value is set, a ``const`` discriminator picks the option, else the first option
 the value validates against. Switching options keeps what still fits: the members the
 new option declares (when their values validate there), or the whole value when it
@@ -116,6 +118,8 @@ class VariantField(Field):
         old = self.built[self.current].get() if self.current in self.built else MISSING
         self._show(change["new"])
         self._carry(old)
+        # picking an option shows it (opening is not answering: nothing is sent yet)
+        self._field(self.current).build_if_needed()
         self.ctx.changed()
 
     def _carry(self, old: Any) -> None:

@@ -1,0 +1,72 @@
+"""Variant options are built when needed: an optional variant's object option is an
+optional section (closed until added, picked or set), so recursive schemas stay small."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hitl_nb.forms import Form, render_text
+
+#: A JSON-e-like template: every ``else`` is again a template, or a list, or a scalar.
+TEMPLATE: dict[str, Any] = {
+    "$defs": {
+        "value": {
+            "oneOf": [
+                {"$ref": "#"},
+                {"type": "array", "items": {"$ref": "#"}},
+                {"type": ["null", "boolean", "number", "string"]},
+            ]
+        }
+    },
+    "title": "Template",
+    "type": "object",
+    "properties": {
+        "if": {"type": "string"},
+        "then": {"$ref": "#/$defs/value"},
+        "else": {"$ref": "#/$defs/value"},
+        "merge": {"type": "array", "items": {"$ref": "#"}},
+    },
+}
+
+
+def test_a_recursive_optional_variant_builds_only_what_is_shown():
+    form = Form(TEMPLATE)
+    # each level used to open option 1 (a template) again, to the 2,500-field cap
+    assert form.ctx.fields_built < 20
+    assert "(not added)" in render_text(form.root, "", "")
+    value = {"if": "x", "else": {"if": "y", "else": {"else": [{"then": 3}, {}]}}}
+    form.value = value
+    assert form.value == value and form.is_valid
+
+
+def test_an_optional_object_option_opens_when_added_or_picked():
+    cat = {"title": "Cat", "type": "object", "properties": {"lives": {"type": "integer"}}}
+    dog = {"title": "Dog", "type": "object", "properties": {"good": {"type": "boolean"}}}
+    form = Form({"type": "object", "properties": {"pet": {"anyOf": [cat, dog]}}})
+    pet = form.root.fields["pet"]
+    option = pet.children()[0]
+    assert not option.built and option.toggle.description == "Add cat"
+    assert form.value == {}
+    pet.selector.value = 1  # picking an option shows it; nothing is sent yet
+    assert pet.children()[0].built and form.value == {}
+    form.field("/pet/good").input.value = True
+    assert form.value == {"pet": {"good": True}}
+    pet.selector.value = 0
+    option.toggle.click()  # already open: "Remove cat"
+    assert form.value == {}
+    option.toggle.click()  # "Add cat": the person answers with an empty cat
+    assert form.value == {"pet": {}} and form.is_valid
+
+
+def test_a_required_variant_shows_its_option_open():
+    cat = {"type": "object", "properties": {"lives": {"type": "integer"}}, "required": ["lives"]}
+    form = Form({"type": "object", "properties": {"pet": {"anyOf": [cat]}}, "required": ["pet"]})
+    assert form.root.fields["pet"].built
+    form = Form(
+        {
+            "type": "object",
+            "properties": {"pet": {"anyOf": [cat, {"type": "string"}]}},
+            "required": ["pet"],
+        }
+    )
+    assert form.root.fields["pet"].children()[0].built
