@@ -6,22 +6,30 @@ in the server's, so the kernel's, environment) and Chromium logged in as alice. 
 kernel finds the gateway by itself; the cards say "Answering as alice" and the server
 decides: a ``specific:alice`` prompt is answered by her click, a ``specific:bob`` one is
 refused on the card with nothing sent, and a ``consensus:2`` card shows the gateway's
-count and, once carol answers differently, the disagreement. Screenshots of the refused
+count and, once carol answers differently, the disagreement; then bob answers the same
+consensus from his own kernel of the same server (his own token), the gateway forwards
+one answer, and alice's card says the agreed answer was hers. Screenshots of the refused
 and the consensus card, light and dark, go to ``HITL_NB_SCREENSHOTS`` when set (kept in
 ``docs/img``).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import queue
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+from jupyter_client import BlockingKernelClient
 
 from hitl_nb.client import GatewayClient, GatewayInfo, SyncHitlClient
 from tests.helpers import lab
+from tests.helpers.jupyter_users import auth
 
 pytestmark = pytest.mark.slow
 
@@ -51,22 +59,13 @@ RUN_CELL_JS = """(i) => {
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    root = tmp_path_factory.mktemp("gateway-lab")
+def page(named_lab: tuple[str, Path]) -> Iterator[Any]:
+    base, root = named_lab
     lab.write_notebook(root / "gateway.ipynb", CELLS)
-    owner = {"JUPYTERHUB_API_TOKEN": "alice-token", "JUPYTERHUB_USER": "alice"}
-    provider = "--ServerApp.identity_provider_class=tests.helpers.jupyter_users.NamedTokens"
-    state = f"--HitlServer.state_dir={root / '.hitl'}"
-    with (
-        lab.jupyter_server(
-            root, "jupyterlab", provider, state, env=owner, ready_token="alice-token"
-        ) as base,  # fmt: skip
-        lab.playwright() as pw,
-        lab.browser(pw, root / ".chromium", width=1100, height=1200) as context,
-    ):
+    with lab.playwright() as pw, lab.browser(pw, root / ".chromium", 1100, 1200) as context:
         context.add_cookies([{"name": "test-login", "value": "alice-token", "url": base}])
-        page = lab.open_notebook(context, base, "gateway.ipynb")
-        page.base = base
+        page = lab.open_notebook(context, base.rstrip("/"), "gateway.ipynb")
+        page.base, page.root = base, root
         _run_cell(page, 0, card=False)
         yield page
 
@@ -94,7 +93,7 @@ def _click_yes_and_submit(page: Any, card: Any) -> None:
 
 
 def _answers_at_agent(page: Any, chat: str) -> int:
-    url, task_id = lab.kernel(page, f"print(agent.url, {chat}.task.id)").split()
+    url, task_id = _agent_url(page), _task_id(page, chat)
     with SyncHitlClient(url) as client:  # its own loop (Playwright's runs on this thread)
         task = client.get_task(task_id)
     return sum(1 for m in task.history if m.metadata and "hitl_response_for" in m.metadata)
@@ -143,7 +142,7 @@ def test_a_consensus_card_shows_the_gateways_count_and_a_disagreement(page: Any)
     # Carol answers differently from her own login; alice's card learns it from the gateway.
     registration = lab.kernel(page, "print(vote.registration)").strip()
     prompt_id = lab.kernel(page, "print(vote.current.prompt_id)").strip()
-    with GatewayClient(GatewayInfo(page.base + "/", "carol-token", "carol")) as carol:
+    with GatewayClient(GatewayInfo(page.base, "carol-token", "carol")) as carol:
         assert carol.answer(registration, prompt_id, {"approve": False}).disagreement
     note.filter(has_text="differ").wait_for(timeout=30_000)
     assert "2 answers collected" in note.inner_text()
@@ -152,3 +151,77 @@ def test_a_consensus_card_shows_the_gateways_count_and_a_disagreement(page: Any)
         lab.set_theme(page, dark)
         _shot(card, f"card-gateway-{'dark' if dark else 'light'}")
     lab.set_theme(page, False)
+
+    # Bob, on the same server, answers from his own kernel with his own token: the
+    # second agreeing answer. The gateway forwards once; alice's card learns it was hers.
+    kernel_id, kc = _kernel(page.base, page.root / ".runtime")
+    try:
+        said = _run(kc, BOB.format(agent=_agent_url(page), task=_task_id(page, "vote")))
+    finally:
+        kc.stop_channels()
+        httpx.delete(f"{page.base}api/kernels/{kernel_id}", headers=auth("bob"), timeout=60)
+    assert said == {"user": "bob", "field": "bob", "disabled": True, "status": "accepted"}
+    status = card.locator(".hitl-card-status")
+    status.filter(has_text="2 people agreed: alice, bob").wait_for(timeout=30_000)
+    assert "accepted" in status.inner_text()
+    assert "2 of 2 agreeing: enough" in note.inner_text()  # the count is not left stale
+    assert _answers_at_agent(page, "vote") == 1
+
+
+BOB = """
+import json, os
+os.environ["HITL_NB_GATEWAY_TOKEN"] = "bob-token"   # his own API token
+from hitl_nb.notebook import Conversation
+chat = Conversation.attach({agent!r}, {task!r})
+card = chat.next_prompt(timeout=30)
+outcome = chat.answer({{"approve": True}}, timeout=60)
+print("RESULT" + json.dumps({{"user": chat.gateway and chat.gateway.name,
+      "field": card.who.input.value, "disabled": card.who.input.disabled,
+      "status": outcome.status}}))
+"""
+
+
+def _agent_url(page: Any) -> str:
+    return lab.kernel(page, "print(agent.url)").strip()
+
+
+def _task_id(page: Any, chat: str) -> str:
+    return lab.kernel(page, f"print({chat}.task.id)").strip()
+
+
+def _kernel(base: str, runtime: Path) -> tuple[str, BlockingKernelClient]:
+    """A kernel of the server (as bob starts one), ready for code."""
+    r = httpx.post(base + "api/kernels", headers=auth("bob"), json={"name": "python3"},
+                   timeout=60)  # fmt: skip
+    assert r.status_code == 201, r.text
+    kernel_id = r.json()["id"]
+    kc = BlockingKernelClient(connection_file=str(runtime / f"kernel-{kernel_id}.json"))
+    kc.load_connection_file()
+    kc.start_channels()
+    deadline = time.monotonic() + 90
+    while True:  # kernel_info answered, then iopub traffic (no heartbeat race)
+        assert time.monotonic() < deadline, "the kernel did not answer kernel_info"
+        kc.kernel_info()
+        try:
+            kc.get_shell_msg(timeout=2)
+            kc.get_iopub_msg(timeout=2)
+        except queue.Empty:
+            continue
+        return kernel_id, kc
+
+
+def _run(kc: BlockingKernelClient, code: str) -> dict[str, Any]:
+    printed: list[str] = []
+
+    def hook(msg: dict[str, Any]) -> None:
+        if msg["msg_type"] == "stream":
+            printed.append(msg["content"]["text"])
+        elif msg["msg_type"] == "error":
+            printed.append("\n".join(msg["content"]["traceback"]))
+
+    reply = kc.execute_interactive(code, timeout=120, output_hook=hook)
+    text = "".join(printed)
+    assert reply["content"]["status"] == "ok", text
+    (line,) = [x for x in text.splitlines() if x.startswith("RESULT")]
+    result: dict[str, Any] = json.loads(line[len("RESULT") :])
+    return result

@@ -140,6 +140,8 @@ class ResponderField:
         more = max(0, needed - agreeing)
         count = (f"{answers} answer{'s' if answers != 1 else ''} collected, "
                  f"{agreeing} of {needed} agreeing; {more} more needed")  # fmt: skip
+        if not more:
+            return f"{answers} answers collected, {agreeing} of {needed} agreeing: enough"
         if differ:
             count += (". The answers given so far differ: nothing goes to the agent "
                       f"until {needed} people send the same answer")  # fmt: skip

@@ -142,6 +142,7 @@ class ViaGateway:
             note = f"agreed by {', '.join(str(r) for r in responders)}"
         elif answer.status == "forwarding":
             note = "the Jupyter server makes sure it reaches the agent once"
+        await self.refresh()  # a consensus card's count: enough now
         await card._accepted(None, note, wait=False)
 
     def _open(self, outcome: Outcome) -> None:
@@ -171,9 +172,14 @@ class ViaGateway:
         except HitlError:
             return
         if view is not None:
-            self.card.who.show_tally(int(view.get("agreeing") or 0), self.card.gate.needed,
-                                     int(view.get("answers") or 0),
-                                     bool(view.get("disagreement")))  # fmt: skip
+            self._show(view)
+
+    def _show(self, view: Mapping[str, Any]) -> None:
+        """Show a consensus count from the gateway's view of the prompt."""
+        card = self.card
+        if card.gate.needed > 1:
+            agreeing, answers = int(view.get("agreeing") or 0), int(view.get("answers") or 0)
+            card.who.show_tally(agreeing, card.gate.needed, answers, bool(view.get("disagreement")))
 
     async def after_close(self, task: Task) -> None:
         """The agent moved on while our consensus answer was held: was it ours?"""
@@ -184,6 +190,8 @@ class ViaGateway:
                 view = await self.link.view(self.registration, card.prompt_id)
             except HitlError:
                 view = None
+        if view is not None:
+            self._show(view)
         forwarded_for = (view or {}).get("forwarded_for") or []
         state = task.status.state.name
         if view is not None and view.get("state") == "forwarded":

@@ -1,31 +1,27 @@
 """Cards that answer through a real Jupyter server's responder gateway (S-3).
 
-One ``jupyter server`` process with the extension and three named users (alice, bob,
-carol), the mock agent in a thread. The cards run here (each person with their own
-credentials), and then in two kernels the server started, each finding the gateway the
-way every kernel does (:func:`hitl_nb.client.find_gateway`).
+A real Jupyter server with the extension and three named users (alice, bob, carol),
+the mock agent in a thread; the cards run here, each person with their own credentials.
+Two people answering one consensus from their own kernels, and a click as the named
+person, are in ``tests/test_notebook_gateway_browser.py`` (the same server).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import queue
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from jupyter_client import BlockingKernelClient
 
 from hitl_nb.client import GatewayClient, GatewayInfo
 from hitl_nb.client import _gateway as client_gateway
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import Conversation, GatewayLink, GatewayUnavailable, _gateway_link
-from tests.helpers.jupyter_process import free_port, jupyter_server
-from tests.helpers.jupyter_users import auth
+from tests.helpers.jupyter_process import free_port
 from tests.server.conftest import answers_at_agent, start_task
 
 pytestmark = pytest.mark.slow
@@ -47,13 +43,11 @@ def agent() -> Iterator[MockAgent]:
         yield running
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+@pytest.fixture
+def server(named_lab: tuple[str, Path]) -> tuple[str, Path]:
     """The server (owned by alice, as under JupyterHub) and its runtime directory."""
-    tmp = tmp_path_factory.mktemp("cards-server")
-    hub = {"JUPYTERHUB_API_TOKEN": "alice-token"}
-    with jupyter_server(tmp, env=hub, ready_headers=auth("alice")) as url:
-        yield url, tmp / "runtime"
+    url, root = named_lab
+    return url, root / ".runtime"
 
 
 def _gateway(url: str, user: str) -> GatewayClient:
@@ -121,6 +115,7 @@ def test_consensus_collects_two_people_reports_disagreement_and_forwards_once(
         alice_outcome = _after_held(cards["alice"])
         assert alice_outcome.status == "accepted", alice_outcome
         assert "2 people agreed: alice, bob" in alice_outcome.message
+        assert "3 answers collected, 2 of 2 agreeing: enough" in cards["alice"].who.note.value
         carol_outcome = _after_held(cards["carol"])
         assert carol_outcome.status == "conflict", carol_outcome
         assert "yours was not sent" in carol_outcome.message
@@ -196,87 +191,3 @@ def test_outside_a_server_cards_go_direct_unless_the_gateway_is_required(
     with Conversation.attach(agent.url, task.id) as chat:  # the default: direct here
         assert chat.gateway is None
         assert chat.answer(YES, timeout=60).status == "accepted"
-
-
-# --- two kernels of one server, two people, one consensus:2 prompt ---------------------
-
-
-def _kernel(url: str, runtime: Path) -> tuple[str, BlockingKernelClient]:
-    r = httpx.post(url + "api/kernels", headers=auth("alice"), json={"name": "python3"},
-                   timeout=60)  # fmt: skip
-    assert r.status_code == 201, r.text
-    kernel_id = r.json()["id"]
-    kc = BlockingKernelClient(connection_file=str(runtime / f"kernel-{kernel_id}.json"))
-    kc.load_connection_file()
-    kc.start_channels()
-    deadline = time.monotonic() + 90
-    while True:  # kernel_info answered, then iopub traffic (no heartbeat race)
-        assert time.monotonic() < deadline, "the kernel did not answer kernel_info"
-        kc.kernel_info()
-        try:
-            kc.get_shell_msg(timeout=2)
-            kc.get_iopub_msg(timeout=2)
-        except queue.Empty:
-            continue
-        return kernel_id, kc
-
-
-def _run(kc: BlockingKernelClient, code: str) -> dict[str, Any]:
-    printed: list[str] = []
-
-    def hook(msg: dict[str, Any]) -> None:
-        if msg["msg_type"] == "stream":
-            printed.append(msg["content"]["text"])
-        elif msg["msg_type"] == "error":
-            printed.append("\n".join(msg["content"]["traceback"]))
-
-    reply = kc.execute_interactive(code, timeout=120, output_hook=hook)
-    text = "".join(printed)
-    assert reply["content"]["status"] == "ok", text
-    (line,) = [x for x in text.splitlines() if x.startswith("RESULT")]
-    result: dict[str, Any] = json.loads(line[len("RESULT") :])
-    return result
-
-
-ATTACH = """
-import json, os, time
-from hitl_nb.notebook import Conversation
-chat = Conversation.attach(AGENT, TASK, poll_interval=0.3)
-card = chat.next_prompt(timeout=30)
-outcome = chat.answer({"approve": True}, timeout=60)
-print("RESULT" + json.dumps({"user": chat.gateway and chat.gateway.name,
-      "field": card.who.input.value, "disabled": card.who.input.disabled,
-      "status": outcome.status, "message": outcome.message}))
-"""
-SETTLED = """
-deadline = time.monotonic() + 60
-while card.outcome.status == "held" and time.monotonic() < deadline:
-    time.sleep(0.2)  # the conversation follows the task on its own thread
-print("RESULT" + json.dumps({"status": card.outcome.status, "message": card.outcome.message}))
-"""
-
-
-def test_two_people_answer_one_consensus_from_their_own_kernels(
-    server: tuple[str, Path], agent: MockAgent
-) -> None:
-    url, runtime = server
-    task = asyncio.run(start_task(agent.url, "consensus", n=2))
-    setup = f"AGENT = {agent.url!r}\nTASK = {task.id!r}\n"
-    kernels = [_kernel(url, runtime), _kernel(url, runtime)]
-    (_, alice), (_, bob) = kernels
-    try:
-        first = _run(alice, setup + ATTACH)  # the server's owner, by the hub's token
-        assert first["user"] == "alice" and first["field"] == "alice" and first["disabled"]
-        assert first["status"] == "held" and "2 people" in first["message"]
-        # Bob, on the same server, gives his kernel his own token.
-        second = _run(bob, setup + "import os\nos.environ['HITL_NB_GATEWAY_TOKEN'] = "
-                      "'bob-token'\n" + ATTACH)  # fmt: skip
-        assert second["user"] == "bob" and second["status"] == "accepted", second
-        settled = _run(alice, SETTLED)
-        assert settled["status"] == "accepted", settled
-    finally:
-        for kernel_id, kc in kernels:
-            kc.stop_channels()
-            httpx.delete(f"{url}api/kernels/{kernel_id}", headers=auth("alice"), timeout=60)
-    answers = asyncio.run(answers_at_agent(agent.url, task.id))
-    assert len(answers) == 1 and answers[0]["payload"] == {"approve": True}

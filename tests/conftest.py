@@ -1,0 +1,27 @@
+"""Fixtures shared by test directories."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def named_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """JupyterLab as under JupyterHub, with the hitl-nb extension: people have names
+    (alice, bob, carol of :mod:`tests.helpers.jupyter_users`) and the server is alice's
+    (her API token in its environment, so in its kernels'). Yields its base URL (ending
+    in ``/``) and its root directory (``.runtime`` holds the kernels' connection files).
+    One per session: the gateway's card tests and its browser tests share it."""
+    from tests.helpers import lab
+
+    root = tmp_path_factory.mktemp("named-lab")
+    owner = {"JUPYTERHUB_API_TOKEN": "alice-token", "JUPYTERHUB_USER": "alice"}
+    provider = "--ServerApp.identity_provider_class=tests.helpers.jupyter_users.NamedTokens"
+    state = f"--HitlServer.state_dir={root / '.hitl'}"
+    with lab.jupyter_server(
+        root, "jupyterlab", provider, state, env=owner, ready_token="alice-token"
+    ) as base:
+        yield base + "/", root
