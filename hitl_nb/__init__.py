@@ -7,8 +7,11 @@ nothing and ``hitl_nb.Conversation`` costs only the notebook layer: not jsonsche
 (loaded by the first schema compiled), not tornado (loaded by ``MockAgent``).
 """
 
-import importlib
 import typing
+
+# First: the slow format libraries of any later ``import jsonschema`` wait (see _deferred).
+from . import _deferred  # noqa: F401  # isort: skip
+from . import _lazy
 
 if typing.TYPE_CHECKING:  # what type checkers and IDEs read; at run time, __getattr__ below
     from .client import (
@@ -244,22 +247,9 @@ _LAZY = {
 
 #: Submodules reachable as attributes after a bare ``import hitl_nb`` (as they were when
 #: the package imported them all).
-_SUBMODULES = frozenset(
+_SUBMODULES = (
     "a2a cli client conformance errors forms mock_agent notebook policy responders server "
     "spec testing tutorials validation".split()
 )
 
-
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        if name in _SUBMODULES:
-            return importlib.import_module(f".{name}", __name__)
-        raise AttributeError(f"module 'hitl_nb' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value  # later reads are plain attribute lookups
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = _lazy.attach(__name__, _LAZY, _SUBMODULES)

@@ -142,3 +142,24 @@ def test_an_unreachable_agent_is_one_error(project: pytest.Pytester) -> None:
     assert f"against {url} could not start: cannot talk to the agent: AgentUnreachable" in out
     assert "Traceback" not in out and "def setup" not in out
     assert "see the error of hitl-conformance::CF-1" in out
+
+
+LOADED_BY_THE_PLUGIN = """
+import sys, pytest
+import hitl_nb.conformance.pytest_plugin
+heavy = ("ipywidgets", "tornado", "jsonschema", "httpx", "hitl_nb.client", "hitl_nb.forms",
+         "hitl_nb.conformance._runner", "hitl_nb.testing._transcript")
+print([m for m in heavy if m in sys.modules])
+"""
+
+
+def test_loading_the_plugin_loads_no_harness_widgets_or_server() -> None:
+    # pytest loads the plugin in every run of anyone who has hitl-nb installed.
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", LOADED_BY_THE_PLUGIN],
+        check=True, capture_output=True, text=True, timeout=60,
+    ).stdout  # fmt: skip
+    assert out.strip() == "[]", out

@@ -10,14 +10,24 @@ in :mod:`~hitl_nb.conformance._checks`; how the agent is driven into INPUT_REQUI
 is the contract of :mod:`~hitl_nb.conformance._driver`.
 """
 
-from __future__ import annotations
+import typing
 
-from ._checks import CHECK_IDS, CHECKS, select
-from ._cli import register as register_cli
-from ._driver import CallableDriver, Driver, MessageDriver, PromptInfo, ScenarioDriver, as_driver
-from ._records import Settings
-from ._report import CheckResult, Failure, Report
-from ._runner import arun, run
+from .. import _lazy
+
+if typing.TYPE_CHECKING:  # at run time each name loads its module on first use (PEP 562)
+    from ._checks import CHECK_IDS, CHECKS, select
+    from ._cli import register as register_cli
+    from ._driver import (
+        CallableDriver,
+        Driver,
+        MessageDriver,
+        PromptInfo,
+        ScenarioDriver,
+        as_driver,
+    )
+    from ._records import Settings
+    from ._report import CheckResult, Failure, Report
+    from ._runner import arun, run
 
 __all__ = [
     "CHECKS",
@@ -37,3 +47,27 @@ __all__ = [
     "run",
     "select",
 ]
+
+# Lazy, so that pytest loading the plugin (pytest_plugin, in this package) for every
+# run of anyone who has hitl-nb installed costs nothing until --hitl-agent is given.
+__getattr__, __dir__ = _lazy.attach(
+    __name__,
+    {
+        "CHECKS": "_checks",
+        "CHECK_IDS": "_checks",
+        "select": "_checks",
+        "CallableDriver": "_driver",
+        "Driver": "_driver",
+        "MessageDriver": "_driver",
+        "PromptInfo": "_driver",
+        "ScenarioDriver": "_driver",
+        "as_driver": "_driver",
+        "Settings": "_records",
+        "CheckResult": "_report",
+        "Failure": "_report",
+        "Report": "_report",
+        "arun": "_runner",
+        "run": "_runner",
+        "register_cli": "_cli:register",
+    },
+)

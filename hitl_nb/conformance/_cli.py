@@ -13,11 +13,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from hitl_nb.a2a import BINDINGS, VERSIONS
 from hitl_nb.errors import HitlError
 
 from ._checks import CHECK_IDS
 from ._driver import Driver, MessageDriver, ScenarioDriver
+from ._options import TRANSPORT_OPTIONS
 from ._records import Settings
 from ._report import CheckResult
 from ._runner import run
@@ -40,21 +40,6 @@ _DESCRIPTION = (
     "URL. By default each task is started with the mock agent's convention, a data part "
     '{"scenario": "approval"}; use --scenario, --text or --data for other agents.'
 )
-
-
-#: The transport options: ``--binding`` here, ``--hitl-binding`` in the pytest plugin.
-TRANSPORT_OPTIONS: dict[str, dict[str, Any]] = {
-    "binding": {
-        "choices": ("auto", *BINDINGS),
-        "default": "auto",
-        "help": "protocol binding (default: the card's first usable interface)",
-    },
-    "a2a-version": {
-        "choices": ("auto", *VERSIONS),
-        "default": "auto",
-        "help": "A2A wire version (default: 1.0 when the card offers it)",
-    },
-}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

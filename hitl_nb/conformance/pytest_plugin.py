@@ -20,24 +20,28 @@ The options match ``hitl-nb conformance`` (with a ``--hitl-`` prefix):
 ``--hitl-xfail ID,ID``: checks expected to fail (agents built on the SDKs cannot echo
 ``A2A-Extensions``: ``--hitl-xfail EXT-ECHO``), reported as xfailed, or XPASS when
 they pass after all.
+
+pytest loads this plugin in every run of anyone who has hitl-nb installed, so it imports
+only its options at first (no client, forms, widgets or web server): the harness loads
+when ``--hitl-agent`` is given, the fixtures' modules when a test asks for one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from hitl_nb.testing import pytest_plugin as _testing_plugin
 
-from ._checks import select
-from ._cli import TRANSPORT_OPTIONS, make_driver, parse_headers, parse_ids
-from ._driver import Driver
-from ._records import Settings
-from ._report import CheckResult, Report
-from ._runner import run
+from ._options import TRANSPORT_OPTIONS
+
+if TYPE_CHECKING:
+    from ._driver import Driver
+    from ._records import Settings
+    from ._report import CheckResult, Report
 
 __all__ = [
     "ConformanceFailed",
@@ -60,7 +64,7 @@ class _Plan:
 
 
 _PLAN = pytest.StashKey[_Plan]()
-_REPORT = pytest.StashKey[Report]()
+_REPORT = pytest.StashKey["Report"]()
 _IDS = pytest.StashKey[list[str]]()
 _FAILED = pytest.StashKey[str]()
 _FAILED_SHOWN = pytest.StashKey[str]()
@@ -130,6 +134,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """With ``--hitl-agent``: check every ``--hitl-*`` option once, as a usage error."""
     if not config.getoption("--hitl-agent"):
         return
+    from ._cli import make_driver, parse_headers, parse_ids
+    from ._records import Settings
+
     opt = config.getoption
     only = opt("--hitl-only")
     try:
@@ -167,6 +174,8 @@ class ConformanceItem(pytest.Item):
         report = config.stash.get(_REPORT, None)
         if report is not None or _FAILED in config.stash:
             return report
+        from ._runner import run
+
         plan = config.stash[_PLAN]
         opt = config.getoption
         try:
@@ -233,6 +242,8 @@ class _Conformance(pytest.Collector):
     """The parent of the conformance items."""
 
     def collect(self) -> list[pytest.Item]:
+        from ._checks import select
+
         plan = self.config.stash[_PLAN]
         items: list[pytest.Item] = []
         for spec in select(plan.only):

@@ -13,14 +13,17 @@
   pytest plugin.
 """
 
-from __future__ import annotations
+import typing
 
+from hitl_nb import _lazy
 from hitl_nb._display import STABLE_OUTPUT_ENV
 
-from ._cli import register as register_cli
 from ._sanitize import sanitize, sanitize_file, sanitize_patterns, write_sanitize_file
-from ._stable import stable_output
-from ._transcript import Difference, Replay, Transcript, TranscriptError
+
+if typing.TYPE_CHECKING:  # at run time these load their module on first use (PEP 562)
+    from ._cli import register as register_cli
+    from ._stable import stable_output
+    from ._transcript import Difference, Replay, Transcript, TranscriptError
 
 __all__ = [
     "STABLE_OUTPUT_ENV",
@@ -35,3 +38,17 @@ __all__ = [
     "stable_output",
     "write_sanitize_file",
 ]
+
+# Lazy, so that pytest loading the fixtures (pytest_plugin, in this package) for every
+# run of anyone who has hitl-nb installed costs nothing until a test asks for one.
+__getattr__, __dir__ = _lazy.attach(
+    __name__,
+    {
+        "register_cli": "_cli:register",
+        "stable_output": "_stable",
+        "Difference": "_transcript",
+        "Replay": "_transcript",
+        "Transcript": "_transcript",
+        "TranscriptError": "_transcript",
+    },
+)
