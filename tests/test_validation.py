@@ -489,13 +489,31 @@ def test_a_dialect_named_inside_the_schema_stays_bounded(schema):
         # A remote reference under a member no keyword defines was never checked.
         (
             {"type": "object", "$ref": "#/x", "x": {"$ref": "https://evil.example/s"}},
-            "not a subschema",
+            "remote $ref",
         ),
+        # ... nor a pattern there
+        ({"type": "object", "$ref": "#/x", "x": {"pattern": "(?P<"}}, "invalid regular expression"),
     ],  # fmt: skip
 )
 def test_references_must_land_on_a_subschema(schema, words):
     with pytest.raises(SchemaRejected, match=words.replace("$", r"\$")):
         compile_schema(schema)
+
+
+def test_a_reference_under_an_unknown_keyword_reads_the_object_as_a_schema():
+    # SchemaStore (vtesttree, travis, drupal-recipe): `#/definitions/a/full` lands under
+    # a keyword no dialect defines; 2020-12 leaves that to the implementation, and
+    # jsonschema reads the object as a schema: so do we (it was refused).
+    from jsonschema import Draft7Validator
+
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "definitions": {"a": {"full": {"type": "integer", "minimum": 2}, "type": "object"}},
+        "properties": {"n": {"$ref": "#/definitions/a/full"}},
+    }
+    for value in ({"n": 3}, {"n": 1}, {"n": "x"}):
+        assert (issues(schema, value) == []) is Draft7Validator(schema).is_valid(value)
 
 
 def test_local_references_of_every_kind_still_resolve():

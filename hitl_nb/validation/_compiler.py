@@ -89,13 +89,21 @@ def _compile(canonical: str) -> CompiledSchema:
                 f"response_schema's regular expressions are too large together: over "
                 f"{MAX_PATTERN_PROGRAM} instructions"
             )
+    checker = metaschema_checker(cls)
     try:
-        cls.check_schema(distinct(schema), format_checker=metaschema_checker(cls))
+        cls.check_schema(distinct(schema), format_checker=checker)
     except SchemaError as exc:
         where = pointer(exc.absolute_path)
         raise SchemaRejected(
             f"response_schema is not a valid JSON Schema at '{where}': {exc.message}"
         ) from None
+    for ref, target in seen.adopted:  # objects a $ref reads as schemas (follow_refs)
+        try:
+            cls.check_schema(distinct(target), format_checker=checker)
+        except SchemaError as exc:
+            raise SchemaRejected(
+                f"$ref {ref!r} points at a JSON object that is not a subschema: {exc.message}"
+            ) from None
     return CompiledSchema(canonical)
 
 

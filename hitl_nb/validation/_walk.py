@@ -41,6 +41,9 @@ class Seen:
     refs: list[tuple[str, str]] = field(default_factory=list)
     #: Every ``pattern`` and ``patternProperties`` key.
     patterns: set[str] = field(default_factory=set)
+    #: ``(reference, target)`` of each object a ``$ref`` reads as a schema where no
+    #: keyword defines one (the compiler checks each against the metaschema too).
+    adopted: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
 def _join(base: str, ref: str) -> str:
@@ -99,22 +102,24 @@ def walk(schema: Any, base: str, depth: int, seen: Seen, id_of: Any = None) -> N
 
 
 def follow_refs(schema: dict[str, Any], cls: Any, root: str, seen: Seen) -> None:
-    """Refuse remote and dangling references, and those that point at no subschema.
+    """Refuse remote and dangling references, and those that point at no schema.
 
-    A ``$ref`` must land on a subschema (a place the schema's keywords define, such as
-    ``$defs`` or ``properties``), which the metaschema check and the walk have seen.
-    Anything else is refused here, at compile time, so that no reference fails in the
-    middle of a validation (``PointerToNowhere``, or a ``TypeError`` for
-    ``{"type": 5}`` inside an ``enum``) or hides a remote reference or a bad pattern
-    from the compile-time checks (draft 2020-12 leaves references to non-schemas
-    undefined).
+    A ``$ref`` that lands on an object no keyword defines as a subschema (under an
+    unknown keyword: ``#/definitions/a/full``) reads it as a schema, as ``jsonschema``
+    does: JSON Schema 2020-12 (Core, "Unknown keywords and subschemas") leaves this to
+    the implementation. Such a target is walked here like any subschema (its own
+    references followed, its patterns collected) and recorded in ``seen.adopted`` for
+    the metaschema check, so that nothing fails in the middle of a validation (a
+    ``TypeError`` for ``{"type": 5}`` inside an ``enum``) or hides a remote reference
+    or a bad pattern from the compile-time checks. A reference to nothing, or to a
+    value that is no object (``#/$defs/n/minimum``), is refused.
     """
     from referencing.exceptions import Unresolvable
 
     from .._keywords import resolver_for
 
     resolver = resolver_for(cls, schema)
-    for base, ref in seen.refs:
+    for base, ref in seen.refs:  # grows while adopted targets are walked
         if not ref.startswith("#"):
             target = urldefrag(_join(base, ref))[0]
             if target not in seen.ids and target != root:
@@ -125,7 +130,10 @@ def follow_refs(schema: dict[str, Any], cls: Any, root: str, seen: Seen) -> None
             raise SchemaRejected(f"$ref {ref!r} points at nothing in the schema") from None
         if isinstance(contents, bool):
             continue
-        if not isinstance(contents, dict) or id(contents) not in seen.walked:
+        if not isinstance(contents, dict):
             raise SchemaRejected(
                 f"$ref {ref!r} points at a JSON {json_type(contents)} that is not a subschema"
             )
+        if id(contents) not in seen.walked:
+            seen.adopted.append((ref, contents))
+            walk(contents, urldefrag(_join(base, ref))[0], 0, seen, cls.ID_OF)
