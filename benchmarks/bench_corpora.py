@@ -42,7 +42,8 @@ LIMITS = (
     "remote $ref", "bytes, over the", "deeper than", "more than", "too large",
     "unknown $schema dialect",
 )  # fmt: skip
-#: Seconds one schema (or one Test Suite file) may take before it counts as a crash.
+#: Seconds one first build, one sample's round trip (or one Test Suite file) may take
+#: before it counts as a crash (a schema with 25 samples is not a hang at 3 s each).
 ITEM_TIMEOUT = 60
 #: Most fields counted per SchemaStore schema when every section is opened.
 FIELDS_PER_SCHEMA = 400
@@ -225,6 +226,7 @@ def schemastore(path: Path, only: str | None, verbose: bool) -> None:
             continue
         counts["schemas"] += 1
         signal.alarm(ITEM_TIMEOUT)
+        where = name
         try:
             validation._compile.cache_clear()
             t0 = time.perf_counter()
@@ -244,6 +246,8 @@ def schemastore(path: Path, only: str | None, verbose: bool) -> None:
             total_fields += n
             json_fields += j
             for sample in sorted((tests / name).iterdir()):
+                signal.alarm(ITEM_TIMEOUT)
+                where = f"{name}/{sample.name}"
                 try:
                     value = _load_sample(sample)
                 except Exception:  # noqa: BLE001 - an unreadable sample is skipped
@@ -274,7 +278,7 @@ def schemastore(path: Path, only: str | None, verbose: bool) -> None:
                     counts["round trip: exact and valid"] += 1
         except _Timeout:
             counts["crashes"] += 1
-            notes.append(f"CRASH {name}: over {ITEM_TIMEOUT} s")
+            notes.append(f"CRASH {where}: over {ITEM_TIMEOUT} s")
         except Exception as exc:  # noqa: BLE001 - a crash is what we count
             counts["crashes"] += 1
             where = traceback.extract_tb(exc.__traceback__)[-1]
