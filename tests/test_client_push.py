@@ -17,7 +17,13 @@ from tests.helpers.tiny_server import Conn, Request, TinyServer
 from tests.test_mock_agent_push import wait_until
 
 DIALECTS = [("JSONRPC", "1.0"), ("JSONRPC", "0.3"), ("HTTP+JSON", "1.0")]
-PUSH_METHODS = ["create_push_config", "get_push_config", "list_push_configs", "delete_push_config"]
+PUSH_METHODS = [
+    "create_push_config",
+    "get_push_config",
+    "list_push_configs",
+    "delete_push_config",
+    "read_notification",
+]
 
 
 @pytest.fixture(scope="module")

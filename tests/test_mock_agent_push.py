@@ -54,14 +54,6 @@ def receiver() -> Iterator[TinyServer]:
     server.stop()
 
 
-def _open_task(wire: Wire) -> tuple[str, str]:
-    task = wire.start("approval")
-    pid = task["status"]["message"]["metadata"][
-        "https://github.com/a2aproject/a2a-samples/extensions/hitl-prompt/v1"
-    ]["prompt_id"]
-    return task["id"], pid
-
-
 def _prompt_id(task: dict[str, Any]) -> str:
     meta = task["status"]["message"]["metadata"]
     return str(next(iter(meta.values()))["prompt_id"])

@@ -8,6 +8,7 @@ HTTP+JSON) and return the neutral :class:`~hitl_nb.a2a.PushConfig`::
                                              token=secrets.token_urlsafe(32))
     await client.list_push_configs(task_id)
     await client.delete_push_config(task_id, config.id)
+    event = await client.read_notification(body)   # on the receiving side
 
 An agent whose card says ``pushNotifications: false`` answers
 :class:`~hitl_nb.errors.PushNotificationNotSupported`.
@@ -18,7 +19,14 @@ from __future__ import annotations
 import abc
 from typing import Any
 
-from hitl_nb.a2a import PushConfig, decode_push_config, encode_push_config
+from hitl_nb.a2a import (
+    CODEC_V03,
+    CODEC_V1,
+    PushConfig,
+    StreamEvent,
+    decode_push_config,
+    encode_push_config,
+)
 from hitl_nb.errors import ProtocolViolation, WireDecodeError
 
 from ._bindings import Binding
@@ -118,6 +126,19 @@ class PushMethods(abc.ABC):
         else:
             body = {"taskId": task_id, "id": config_id}
         await binding.push_call("push_delete", task_id, config_id, body)
+
+    async def read_notification(self, body: Any) -> StreamEvent:
+        """A notification's JSON body as a neutral event (A2A §4.3.3).
+
+        A 1.0 agent POSTs a StreamResponse (``task``, ``statusUpdate``, ...), a 0.3 agent
+        the Task itself (with ``kind``); both are read. Prompt envelopes are settled as
+        in every other answer (integral numbers, field order). Raises
+        :class:`~hitl_nb.errors.ProtocolViolation` naming what does not decode. It
+        does not check who sent it: verify the token first.
+        """
+        binding = await self._ready()
+        codec = CODEC_V03 if isinstance(body, dict) and "kind" in body else CODEC_V1
+        return binding._decode(codec.decode_stream_response, body, "", "push notification")
 
 
 def _decode(value: Any, binding: Binding, what: str) -> PushConfig:

@@ -20,6 +20,7 @@ from hitl_nb.a2a import (
     BindingChoice,
     PushConfig,
     SendResult,
+    StreamEvent,
     Task,
     TaskState,
     VersionChoice,
@@ -245,6 +246,11 @@ class SyncHitlClient:
     def delete_push_config(self, task_id: str, config_id: str) -> None:
         """Remove a push configuration (see :meth:`HitlClient.delete_push_config`)."""
         self._runner.run(self._client.delete_push_config(task_id, config_id), self._timeout)
+
+    def read_notification(self, body: Any) -> StreamEvent:
+        """A push notification's JSON body as a neutral event (see
+        :meth:`HitlClient.read_notification`)."""
+        return self._runner.run(self._client.read_notification(body), self._timeout)
 
     def respond(
         self,

@@ -66,6 +66,29 @@ class HitlServer(Configurable):
         help="At most this many open subscriptions to agents; other tasks are polled.",
     ).tag(config=True)
 
+    push = Bool(
+        True,
+        help=(
+            "Ask agents whose card advertises push notifications to POST each update of a "
+            "registered task to {push_base_url}hitl/push/<id> (A2A push). The agents must "
+            "be able to reach that URL; tasks whose agent does not push are watched as before."
+        ),
+    ).tag(config=True)
+
+    push_base_url = Unicode(
+        "",
+        help=(
+            "This server's base URL as agents reach it, e.g. 'https://hub.example.org/user/"
+            "alice/' (with the base_url path). Default: the server's own connection URL, "
+            "which only agents on the same host or network can reach."
+        ),
+    ).tag(config=True)
+
+    max_push_bytes = Int(
+        1024 * 1024,
+        help="The largest push notification accepted, in bytes (larger ones get 413).",
+    ).tag(config=True)
+
     agent_timeout = Float(
         30.0,
         help="Seconds the gateway waits for an agent's answer to one request.",

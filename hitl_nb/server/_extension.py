@@ -20,6 +20,8 @@ from hitl_nb.server._config import HitlServer
 from hitl_nb.server._gateway import Gateway
 from hitl_nb.server._handlers import gateway_handlers
 from hitl_nb.server._hosted import INTERNAL_SETTING, host_handlers
+from hitl_nb.server._push import PUSH_PATH
+from hitl_nb.server._push_http import push_handlers
 from hitl_nb.server._store import GatewayStore
 
 __all__ = ["API_PATH", "GATEWAY_SETTING", "MOCK_AGENT_PATH", "load", "state_dir"]
@@ -59,6 +61,15 @@ def load(serverapp: Any) -> Gateway:
     gateway = Gateway(GatewayStore(folder / "gateway.sqlite"), pool, config)
     web_app.settings[GATEWAY_SETTING] = gateway
     handlers += gateway_handlers(url_path_join(base_url, API_PATH), gateway)
+    if config.push:
+
+        def push_url(reg_id: str) -> str:
+            # Read when a task is registered: the server's port is known by then.
+            base = config.push_base_url or serverapp.connection_url
+            return url_path_join(base, PUSH_PATH, reg_id)
+
+        gateway.push_url = push_url
+        handlers += push_handlers(base_url, gateway.push)
     web_app.add_handlers(".*$", handlers)
     # Deadline timers and forwards left in doubt resume once the loop runs.
     IOLoop.current().add_callback(gateway.start)

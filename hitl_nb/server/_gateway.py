@@ -22,6 +22,7 @@ import logging
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from hitl_nb._json import dumps_compact
@@ -39,6 +40,7 @@ from hitl_nb.policy import ResponderGate
 from hitl_nb.server._agents import AgentPool, check_agent_url
 from hitl_nb.server._config import HitlServer
 from hitl_nb.server._forward import Outcome, deliver, settle
+from hitl_nb.server._push import PushDesk
 from hitl_nb.server._store import Forward, GatewayStore, PromptRow, Registration
 from hitl_nb.server._views import Caller, inbox_order, prompt_view, refusal, responder_gate
 from hitl_nb.server._watcher import Watchers
@@ -71,12 +73,23 @@ class Gateway:
         self._timers: dict[tuple[str, str], asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._envelopes: dict[tuple[str, str], PromptEnvelope] = {}
+        #: Push notifications: secrets, configuring agents, receiving (see ``_push.py``).
+        self.push = PushDesk(
+            store.connection, pool, store.registration, self._see, self._push_url,
+            max_bytes=config.max_push_bytes,
+        )  # fmt: skip
+        #: The receiver's URL for a registration id (set by the extension; None: no push).
+        self.push_url: Callable[[str], str | None] | None = None
         self.watchers = Watchers(
             self._refresh_for_watch,
             pool.client,
             poll_interval=config.poll_interval,
             max_streams=config.max_streams,
+            arrange_push=self.push.arrange if config.push else None,
         )
+
+    def _push_url(self, reg_id: str) -> str | None:
+        return self.push_url(reg_id) if self.push_url is not None else None
 
     # -- life ------------------------------------------------------------------------
 

@@ -133,6 +133,11 @@ class GatewayStore:
         """Close the file."""
         self._db.close()
 
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The SQLite connection (for tables kept by other modules: push secrets)."""
+        return self._db
+
     def _tx(self, sql: str, args: tuple[Any, ...] = ()) -> sqlite3.Cursor:
         return self._db.execute(sql, args)
 

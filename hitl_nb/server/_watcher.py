@@ -14,7 +14,11 @@ One watcher per registered task, on the server's loop:
   and at once when the gateway itself forwards an answer (:meth:`Watchers.poke`);
 - at most :attr:`HitlServer.max_streams` subscriptions are open at once (each holds a
   connection); other tasks and agents that do not stream are polled;
-- a task in a terminal state is no longer watched.
+- a task in a terminal state is no longer watched;
+- when the agent's card advertises push notifications, the watcher first asks the agent
+  to push the task's updates to this server (``arrange_push``, see
+  :mod:`hitl_nb.server._push`); once it agreed nothing streams for that task (no
+  connection held) and the task is read every ``poll_interval`` only as a fallback.
 """
 
 from __future__ import annotations
@@ -47,8 +51,12 @@ class Watchers:
         *,
         poll_interval: float,
         max_streams: int,
+        arrange_push: Callable[[Registration], Awaitable[bool]] | None = None,
     ) -> None:
         self._refresh = refresh
+        self._arrange_push = arrange_push
+        #: Registrations whose agent pushes their updates.
+        self.pushed: set[str] = set()
         self._client_for = client_for
         self.poll_interval = poll_interval
         self.max_streams = max_streams
@@ -66,9 +74,10 @@ class Watchers:
 
     def poke(self, reg_id: str) -> None:
         """Read this task again now (the gateway just forwarded an answer to it)."""
-        event = self._wake.get(reg_id)
-        if event is not None:
-            event.set()
+        if reg_id in self._tasks and not self._tasks[reg_id].done():
+            # Kept until the watcher next pauses, so a poke while it is busy (reading
+            # the task, setting up push) is not lost.
+            self._wake.setdefault(reg_id, asyncio.Event()).set()
 
     async def _pause(self, reg_id: str, seconds: float) -> None:
         event = self._wake.setdefault(reg_id, asyncio.Event())
@@ -93,10 +102,15 @@ class Watchers:
 
     async def _run(self, reg: Registration) -> None:
         try:
+            if self._arrange_push is not None and await self._arrange_push(reg):
+                self.pushed.add(reg.id)
             while True:
                 task = await self._refresh(reg)
                 if task is not None and task.status.state.is_terminal:
                     return
+                if reg.id in self.pushed:
+                    await self._pause(reg.id, self.poll_interval)  # the fallback read
+                    continue
                 working = task is not None and not task.status.state.is_interrupted
                 if working and await self._can_stream(reg):
                     loop = asyncio.get_running_loop()
@@ -112,6 +126,7 @@ class Watchers:
             log.exception("hitl-nb gateway: watching task %s stopped", reg.task_id)
         finally:
             self._wake.pop(reg.id, None)
+            self.pushed.discard(reg.id)
 
     async def _can_stream(self, reg: Registration) -> bool:
         if len(self.streaming) >= self.max_streams:

@@ -41,9 +41,13 @@ async def _until(check: Any, seconds: float = 20.0) -> Any:
     raise AssertionError("the condition did not come true")
 
 
-async def test_a_streaming_agent_is_subscribed_while_it_works(
-    api: Any, gateway: Any, agent: MockAgent
-) -> None:
+async def test_a_streaming_agent_is_subscribed_while_it_works(api: Any, gateway: Any) -> None:
+    # An agent without push notifications (those that push are not subscribed to).
+    with MockAgent(push_notifications=False) as agent:
+        await _streaming_agent_is_subscribed(api, gateway, agent)
+
+
+async def _streaming_agent_is_subscribed(api: Any, gateway: Any, agent: MockAgent) -> None:
     # Polling is slowed to a minute: only the subscription can bring the prompt sooner.
     gateway.watchers.poll_interval = 60.0
     async with HitlClient(agent.url) as client:

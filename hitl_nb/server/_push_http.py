@@ -1,0 +1,84 @@
+"""``POST {base_url}hitl/push/<registration id>``: where agents deliver push notifications.
+
+A plain tornado handler, deliberately not a Jupyter one: the caller is an agent, which
+has no Jupyter token or cookie. It is authenticated by the per-registration secret
+instead (:meth:`hitl_nb.server._push.PushDesk.check`); there is no XSRF check because
+no cookie is trusted here. The body is read in pieces and dropped past the size cap,
+so an oversize notification costs no more memory than the cap. Answers are short JSON
+objects; refusals say what was wrong (4xx) and change nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import tornado.web
+
+from hitl_nb.server._push import PUSH_PATH, PushDesk, Refused, push_reply
+
+__all__ = ["PushHandler", "push_handlers"]
+
+log = logging.getLogger("hitl_nb.server")
+
+
+@tornado.web.stream_request_body
+class PushHandler(tornado.web.RequestHandler):
+    """Receives one notification per POST."""
+
+    def initialize(self, desk: PushDesk) -> None:
+        """Tornado hook: receive the push desk."""
+        self.desk = desk
+        self._chunks: list[bytes] = []
+        self._size = 0
+
+    def check_xsrf_cookie(self) -> None:
+        """No XSRF check: nothing here trusts a cookie (the token authenticates)."""
+
+    def prepare(self) -> None:
+        """Refuse a declared oversize body before reading it."""
+        declared = self.request.headers.get("Content-Length")
+        if declared and declared.isdigit() and int(declared) > self.desk.max_bytes:
+            self._answer(413, f"the notification is {declared} bytes; the limit is "
+                         f"{self.desk.max_bytes}")  # fmt: skip
+
+    def data_received(self, chunk: bytes) -> None:
+        """Keep the body up to one byte past the cap (the rest is dropped)."""
+        room = self.desk.max_bytes + 1 - self._size
+        if room > 0:
+            self._chunks.append(chunk[:room])
+        self._size += len(chunk)
+
+    async def post(self, reg_id: str) -> None:
+        """One notification: 200 when recorded, else a 4xx saying why."""
+        if self._size > self.desk.max_bytes:
+            self._answer(413, f"the notification is over the limit of {self.desk.max_bytes} "
+                         "bytes")  # fmt: skip
+            return
+        try:
+            got = await self.desk.receive(reg_id, self.request.headers, b"".join(self._chunks))
+        except Refused as exc:
+            log.warning("hitl-nb gateway: push for %s refused: %s", reg_id[:64], exc.message)
+            self._answer(exc.status, exc.message)
+            return
+        self._answer(200, f"recorded ({got.kind})")
+
+    def _refuse_method(self, *args: Any) -> None:
+        self.set_header("Allow", "POST")
+        self._answer(405, "only POST: this address receives A2A push notifications")
+
+    get = put = delete = patch = _refuse_method
+
+    def _answer(self, status: int, message: str) -> None:
+        if self._finished:
+            return
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(push_reply(status, message)))
+
+
+def push_handlers(base_url: str, desk: PushDesk) -> list[tuple[str, type, dict[str, Any]]]:
+    """The receiver's route under ``{base_url}hitl/push/``."""
+    root = base_url.rstrip("/") + "/" + PUSH_PATH
+    return [(rf"{root}/([^/]{{1,256}})/?", PushHandler, {"desk": desk})]

@@ -1,0 +1,263 @@
+"""Push notifications into the gateway: the watcher configures them for agents that
+advertise them, prompts arrive by push (polling slowed to an hour, nothing streams),
+and every unauthenticated or malformed push is refused with a clear 4xx and changes
+nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from hitl_nb.client import GatewayClient, GatewayInfo, HitlClient
+from hitl_nb.mock_agent import MockAgent
+from hitl_nb.spec import EXTENSION_URI
+from tests.helpers.jupyter_process import jupyter_server
+from tests.helpers.jupyter_users import auth
+
+ENVELOPE_KEY = EXTENSION_URI
+
+
+async def _until(check: Any, seconds: float = 30.0) -> Any:
+    for _ in range(int(seconds / 0.05)):
+        value = await check()
+        if value:
+            return value
+        await asyncio.sleep(0.05)
+    raise AssertionError("the condition did not come true")
+
+
+async def _working_task(url: str, delay: float = 1.0) -> str:
+    async with HitlClient(url) as client:
+        task = await client.send(
+            {"scenario": "approval", "start_delay_seconds": delay}, return_immediately=True
+        )
+    return str(task.id)  # type: ignore[union-attr]
+
+
+async def _inbox(api: Any) -> list[dict[str, Any]]:
+    status, body = await api("GET", "hitl/api/prompts")
+    assert status == 200, body
+    return list(body["prompts"])
+
+
+async def _pushed_registration(api: Any, gateway: Any, agent: MockAgent) -> tuple[dict, str]:
+    """A task registered while it works, with push set up; returns (registration, secret)."""
+    gateway.watchers.poll_interval = 3600.0  # only a push can bring the prompt
+    task_id = await _working_task(agent.url)
+    status, reg = await api(
+        "POST", "hitl/api/tasks", body={"agent_url": agent.url, "task_id": task_id}
+    )
+    assert status == 201 and reg["prompts"] == [], reg
+
+    async def pushed() -> bool:
+        return reg["id"] in gateway.watchers.pushed
+
+    await _until(pushed)
+    async with HitlClient(agent.url) as client:
+        (config,) = await client.list_push_configs(task_id)
+    assert config.url.endswith(f"/hitl/push/{reg['id']}")
+    assert config.token and config.authorization() == f"Bearer {config.token}"
+
+    async def asked() -> bool:  # the agent's own prompt, by push: the state is settled
+        return any(p["task_id"] == task_id for p in await _inbox(api))
+
+    await _until(asked)
+    return reg, config.token
+
+
+async def test_a_prompt_arrives_by_push(api: Any, gateway: Any, agent: MockAgent) -> None:
+    reg, _secret = await _pushed_registration(api, gateway, agent)  # it waits for the prompt
+
+    async def listed() -> list[dict[str, Any]]:
+        return [p for p in await _inbox(api) if p["task_id"] == reg["task_id"]]
+
+    (prompt,) = await _until(listed)
+    assert prompt["prompt"].startswith("Approve")
+    assert gateway.push.received[reg["id"]] >= 1
+    assert not gateway.watchers.streaming  # nothing held open for a pushing agent
+    # Answered through the gateway, the task completes; the push closes the prompt.
+    path = f"hitl/api/tasks/{reg['id']}/prompts/{prompt['prompt_id']}/answer"
+    status, body = await api("POST", path, body={"payload": {"approve": True}})
+    assert status == 200, body
+
+    async def gone() -> bool:
+        return not await listed()
+
+    await _until(gone)
+
+
+async def test_an_agent_without_push_is_watched_as_before(api: Any, gateway: Any) -> None:
+    gateway.watchers.poll_interval = 0.2
+    with MockAgent(push_notifications=False) as agent:
+        task_id = await _working_task(agent.url)
+        status, reg = await api(
+            "POST", "hitl/api/tasks", body={"agent_url": agent.url, "task_id": task_id}
+        )
+        assert status == 201
+
+        async def listed() -> list[dict[str, Any]]:
+            return [p for p in await _inbox(api) if p["task_id"] == task_id]
+
+        await _until(listed)
+        assert reg["id"] not in gateway.watchers.pushed
+        assert gateway.push.received[reg["id"]] == 0
+
+
+def _status_update(task_id: str, prompt_id: str, text: str) -> dict[str, Any]:
+    envelope = {
+        "prompt_id": prompt_id,
+        "prompt": text,
+        "response_schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+    }
+    message = {"messageId": "m1", "role": "ROLE_AGENT", "parts": [{"text": text}],
+               "metadata": {ENVELOPE_KEY: envelope}}  # fmt: skip
+    return {"statusUpdate": {"taskId": task_id, "contextId": "c",
+                             "status": {"state": "TASK_STATE_INPUT_REQUIRED",
+                                        "message": message,
+                                        "timestamp": "2099-01-01T00:00:00Z"}}}  # fmt: skip
+
+
+HOSTILE: dict[str, tuple[Any, int, str]] = {
+    # name: (how to build (headers, body) from (secret, registration), status, words)
+    "no-token": (lambda s, r: ({}, _forged(r)), 401, "no token"),
+    "wrong-token": (lambda s, r: ({"X-A2A-Notification-Token": s[:-1] + "x"}, _forged(r)),
+                    403, "wrong"),
+    "wrong-bearer": (lambda s, r: ({"Authorization": "Bearer nope"}, _forged(r)), 403, "wrong"),
+    "jupyter-token-is-not-enough": (
+        lambda s, r: ({**auth("alice")}, _forged(r)), 401, "no token"),
+    "other-task": (lambda s, r: ({"X-A2A-Notification-Token": s},
+                                 json.dumps(_status_update("someone-else", _PID, "Forged?"))),
+                   400, "about task"),
+    "not-json": (lambda s, r: ({"X-A2A-Notification-Token": s}, "{nope"), 400, "JSON"),
+    "json-array": (lambda s, r: ({"X-A2A-Notification-Token": s}, "[]"), 400, "object"),
+    "not-a-stream-response": (lambda s, r: ({"X-A2A-Notification-Token": s}, '{"hello": 1}'),
+                              400, "not an A2A task update"),
+    "two-events": (lambda s, r: ({"X-A2A-Notification-Token": s},
+                                 json.dumps({**json.loads(_forged(r)),
+                                             "task": {"id": r["task_id"]}})),
+                   400, "not an A2A task update"),
+    "xml": (lambda s, r: ({"X-A2A-Notification-Token": s, "Content-Type": "text/xml"},
+                          _forged(r)), 415, "JSON"),
+    "oversize": (lambda s, r: ({"X-A2A-Notification-Token": s},
+                               '{"pad": "' + "x" * (1024 * 1024 + 10) + '"}'), 413, "limit"),
+}  # fmt: skip
+_PID = "00000000-0000-4000-8000-000000000001"
+
+
+def _forged(reg: dict[str, Any]) -> str:
+    return json.dumps(_status_update(reg["task_id"], _PID, "Wire the money?"))
+
+
+async def test_hostile_pushes_are_refused_and_change_nothing(
+    api: Any, gateway: Any, agent: MockAgent, server_url: str
+) -> None:
+    reg, secret = await _pushed_registration(api, gateway, agent)
+    before = (await _inbox(api), gateway.push.received[reg["id"]])
+    async with httpx.AsyncClient() as http:
+        for name, (build, status, words) in sorted(HOSTILE.items()):
+            headers, body = build(secret, reg)
+            headers = {"Content-Type": "application/a2a+json", **headers}
+            r = await http.post(f"{server_url}hitl/push/{reg['id']}", headers=headers,
+                                content=body, timeout=60)  # fmt: skip
+            assert r.status_code == status, (name, r.text)
+            assert r.json()["error"] == status and words in r.json()["message"], (name, r.text)
+            assert (await _inbox(api), gateway.push.received[reg["id"]]) == before, name
+    assert all(p["prompt_id"] != _PID for p in await _inbox(api))
+
+
+async def test_unknown_registration_wrong_method_and_a_good_push(
+    api: Any, gateway: Any, agent: MockAgent, server_url: str
+) -> None:
+    reg, secret = await _pushed_registration(api, gateway, agent)
+    async with httpx.AsyncClient() as http:
+        good = {"X-A2A-Notification-Token": secret, "Content-Type": "application/a2a+json"}
+        r = await http.post(f"{server_url}hitl/push/nope", headers=good,
+                            content=_forged(reg), timeout=60)  # fmt: skip
+        assert r.status_code == 404 and "no registered task" in r.json()["message"]
+        r = await http.get(f"{server_url}hitl/push/{reg['id']}", timeout=60)
+        assert r.status_code == 405 and r.headers["Allow"] == "POST"
+        # The positive control: the same forged-looking prompt with the right secret
+        # (what the agent itself could send) is recorded. Both token headers work.
+        for header in ("A2A-Notification-Token", "Authorization"):
+            value = secret if header != "Authorization" else f"Bearer {secret}"
+            r = await http.post(
+                f"{server_url}hitl/push/{reg['id']}",
+                headers={header: value, "Content-Type": "application/json"},
+                content=_forged(reg), timeout=60,
+            )  # fmt: skip
+            assert r.status_code == 200, r.text
+    listed = await _inbox(api)
+    assert any(p["prompt_id"] == _PID for p in listed), (listed, gateway.store.prompts(reg["id"]))
+
+
+async def _answer_at_agent(url: str, task_id: str, prompt_id: str, payload: Any) -> None:
+    async with HitlClient(url) as client:
+        await client.respond(task_id, prompt_id, payload)
+
+
+async def _configs(url: str, task_id: str) -> list[Any]:
+    async with HitlClient(url) as client:
+        return await client.list_push_configs(task_id)
+
+
+@pytest.mark.slow
+def test_end_to_end_the_client_is_gone_and_the_server_restarts(tmp_path: Path) -> None:
+    """A real server process, polling an hour apart and streaming nothing, so only a
+    push can tell it that the agent moved on. The client that registered the task goes
+    away; answers given at the agent directly bring the next prompts, which the server
+    lists; after a restart on another port the agent is told the new address and the
+    next prompt still arrives."""
+    alice = auth("alice")
+    slow_watch = {"HitlServer": {"state_dir": str(tmp_path / "state"), "poll_interval": 3600,
+                                 "max_streams": 0}}  # fmt: skip
+
+    def until(check: Any) -> Any:
+        for _ in range(600):
+            value = check()
+            if value:
+                return value
+            asyncio.run(asyncio.sleep(0.05))
+        raise AssertionError("the condition did not come true")
+
+    with MockAgent(store=tmp_path / "agent.sqlite") as agent:
+
+        async def start() -> str:
+            async with HitlClient(agent.url) as client:
+                task = await client.send({"scenario": "multi-step"})
+            return str(task.id)  # type: ignore[union-attr]
+
+        task_id = asyncio.run(start())
+
+        def listed(url: str) -> list[dict[str, Any]]:
+            r = httpx.get(url + "hitl/api/prompts", headers=alice, timeout=60)
+            assert r.status_code == 200, r.text
+            return [p for p in r.json()["prompts"] if p["task_id"] == task_id]
+
+        def step(url: str, n: int) -> list[dict[str, Any]]:
+            return [p for p in listed(url) if p["prompt"].startswith(f"Step {n} of 3")]
+
+        with jupyter_server(tmp_path, ready_headers=alice, extra_config=slow_watch) as url:
+            with GatewayClient(GatewayInfo(url, "alice-token", "test")) as gateway:
+                reg = gateway.register(agent.url, task_id)
+            (first,) = reg["prompts"]  # seen when registering
+            # The registering client is gone. Push is set up for the task...
+            until(lambda: [c for c in asyncio.run(_configs(agent.url, task_id))
+                           if c.url == f"{url}hitl/push/{reg['id']}"])  # fmt: skip
+            # ... so an answer given at the agent brings step 2 to the server's inbox.
+            asyncio.run(_answer_at_agent(agent.url, task_id, first["prompt_id"], {"name": "r1"}))
+            (second,) = until(lambda: step(url, 2))
+            assert [p["prompt_id"] for p in listed(url)] == [second["prompt_id"]]
+        with jupyter_server(tmp_path, ready_headers=alice, extra_config=slow_watch) as url:
+            assert [p["prompt_id"] for p in listed(url)] == [second["prompt_id"]]  # kept
+            # The watcher told the agent the new address (same config id, same secret).
+            (config,) = until(lambda: [c for c in asyncio.run(_configs(agent.url, task_id))
+                                       if c.url.startswith(url)])  # fmt: skip
+            assert config.url == f"{url}hitl/push/{reg['id']}"
+            asyncio.run(_answer_at_agent(agent.url, task_id, second["prompt_id"], {"replicas": 2}))
+            (third,) = until(lambda: step(url, 3))
+            assert [p["prompt_id"] for p in listed(url)] == [third["prompt_id"]]
