@@ -19,12 +19,18 @@ import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+import httpx
 import uvicorn
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes, create_rest_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import (
+    BasePushNotificationSender,
+    InMemoryPushNotificationConfigStore,
+    InMemoryTaskStore,
+    TaskUpdater,
+)
 from a2a.types import (
     AgentCapabilities,
     AgentCard,
@@ -195,7 +201,7 @@ class AnswerChecker:
         return None
 
 
-def _card(base: str) -> AgentCard:
+def _card(base: str, push: bool = False) -> AgentCard:
     return AgentCard(
         name="sdk hitl agent",
         description="a2a-sdk agent with hitl-prompt/v1",
@@ -207,7 +213,9 @@ def _card(base: str) -> AgentCard:
             ),
         ],
         capabilities=AgentCapabilities(
-            streaming=True, extensions=[AgentExtension(uri=EXTENSION_URI, required=False)]
+            streaming=True,
+            push_notifications=push,
+            extensions=[AgentExtension(uri=EXTENSION_URI, required=False)],
         ),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
@@ -215,20 +223,38 @@ def _card(base: str) -> AgentCard:
 
 
 class SdkAgent:
-    """Run the agent in a thread: ``with SdkAgent() as agent: agent.url``."""
+    """Run the agent in a thread: ``with SdkAgent() as agent: agent.url``.
 
-    def __init__(self) -> None:
+    ``push=True``: the SDK's own push notifications (its in-memory configuration store
+    and ``BasePushNotificationSender``), advertised on the card.
+    """
+
+    def __init__(self, *, push: bool = False) -> None:
+        self.push = push
         self.prompts = Prompts()
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.url = ""
 
     def _app(self, base: str) -> Any:
-        card = _card(base)
+        card = _card(base, self.push)
+        push: dict[str, Any] = {}
+        if self.push:
+            store = InMemoryPushNotificationConfigStore()
+            push = {
+                "push_config_store": store,
+                # No keep-alive: every connection is closed after its POST, so none is
+                # left open when the agent's loop stops.
+                "push_sender": BasePushNotificationSender(
+                    httpx.AsyncClient(timeout=10, limits=httpx.Limits(max_keepalive_connections=0)),
+                    store,
+                ),
+            }
         handler = DefaultRequestHandler(
             agent_executor=HitlExecutor(self.prompts),
             task_store=InMemoryTaskStore(),
             agent_card=card,
+            **push,
         )
         routes = [
             *create_agent_card_routes(card),
