@@ -36,6 +36,7 @@ if typing.TYPE_CHECKING:  # what type checkers and IDEs read; at run time, __get
         AgentUnreachable,
         AnswerNotAccepted,
         BadJSON,
+        ClickNeeded,
         ContentTypeNotSupported,
         ExtendedAgentCardNotConfigured,
         ExtensionSupportRequired,
@@ -58,6 +59,7 @@ if typing.TYPE_CHECKING:  # what type checkers and IDEs read; at run time, __get
         TransportError,
         UnsupportedOperation,
         VersionNotSupported,
+        WaitTimedOut,
     )
     from .forms import Form, FormClosed, FormInvalid, FormValueError
     from .mock_agent import MockAgent, Scenario, Step
@@ -101,6 +103,7 @@ __all__ = [
     "AnyResponder",
     "ArtifactEvent",
     "BadJSON",
+    "ClickNeeded",
     "CompiledSchema",
     "ConsensusResponder",
     "ContentTypeNotSupported",
@@ -153,6 +156,7 @@ __all__ = [
     "UnsupportedOperation",
     "ValidationIssue",
     "VersionNotSupported",
+    "WaitTimedOut",
     "__version__",
     "agent_card_extension",
     "check_prompt",
@@ -185,6 +189,7 @@ _LAZY = {
     "AgentUnreachable": "errors",
     "AnswerNotAccepted": "errors",
     "BadJSON": "errors",
+    "ClickNeeded": "errors",
     "ContentTypeNotSupported": "errors",
     "ExtendedAgentCardNotConfigured": "errors",
     "ExtensionSupportRequired": "errors",
@@ -207,6 +212,7 @@ _LAZY = {
     "TransportError": "errors",
     "UnsupportedOperation": "errors",
     "VersionNotSupported": "errors",
+    "WaitTimedOut": "errors",
     # forms
     "Form": "forms",
     "FormClosed": "forms",

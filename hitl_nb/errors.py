@@ -14,6 +14,10 @@
     ├── FormInvalid              (forms) submit() while the form has errors
     ├── FormClosed               (forms) submit() on a submitted or disabled form
     ├── FormValueError           (forms) a value the form's fields cannot hold
+    ├── WaitTimedOut             (forms, notebook) wait()/wait_async(): nothing came in
+    │                            time (also a TimeoutError)
+    ├── ClickNeeded              (forms, notebook) wait() in a cell for a click, which a
+    │                            cell that blocks cannot receive (also a RuntimeError)
     ├── AnswerNotAccepted        (notebook) raise_for_status(): the answer was not accepted
     ├── AgentNotAllowed          (server) the gateway may not talk to that agent host
     ├── GatewayRefused           (client) the server gateway refused a request (403
@@ -127,6 +131,17 @@ class FormValueError(HitlError, ValueError):
         super().__init__(f"{pointer or '/'}: {message}")
         self.pointer = pointer
         self.message = message
+
+
+class WaitTimedOut(HitlError, TimeoutError):
+    """``wait(timeout)`` / ``wait_async(timeout)`` of a form, card or conversation: what
+    it waited for did not come within ``timeout`` seconds (nothing was cancelled)."""
+
+
+class ClickNeeded(HitlError, RuntimeError):
+    """``wait()`` in a notebook cell for something only a click can bring: the kernel
+    handles the click after the cell, so blocking would never end. The message says
+    what to do instead (``await ....wait_async(timeout)``, or answer from code)."""
 
 
 class AnswerNotAccepted(HitlError):

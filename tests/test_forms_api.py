@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import threading
 
 import pytest
 from ipywidgets.widgets.widget import _instances
 
 from hitl_nb._pointer import join
-from hitl_nb.errors import ResponseInvalid, SchemaRejected
+from hitl_nb.errors import ResponseInvalid, SchemaRejected, WaitTimedOut
 from hitl_nb.forms import Form, FormClosed, FormInvalid, FormValueError, css_class
 from hitl_nb.validation import ValidationIssue
 
@@ -133,15 +134,24 @@ def test_a_failing_callback_is_reported_and_raised():
     form.on_submit(boom, remove=True)
 
 
-def test_wait_resolves_with_the_payload_and_times_out():
+def test_wait_async_resolves_with_the_payload_and_times_out():
     async def scenario():
         form = Form(SCHEMA, value={"approved": True})
-        with pytest.raises(asyncio.TimeoutError):
-            await form.wait(timeout=0.01)
+        with pytest.raises(WaitTimedOut):
+            await form.wait_async(timeout=0.01)
         asyncio.get_running_loop().call_soon(form.submit)
-        return await form.wait(timeout=5)
+        return await form.wait_async(timeout=5)
 
     assert asyncio.run(scenario()) == {"approved": True}
+
+
+def test_wait_blocks_until_submitted_and_times_out_the_same_way():
+    form = Form(SCHEMA, value={"approved": True})
+    with pytest.raises(TimeoutError):  # WaitTimedOut is one
+        form.wait(timeout=0.01)
+    threading.Timer(0.05, form.submit).start()  # another thread clicks
+    assert form.wait(timeout=5) == {"approved": True}
+    assert form.wait(timeout=0) == {"approved": True}  # what is there, at once
 
 
 def test_bad_values_are_refused_and_leave_the_form_as_it_was():

@@ -6,7 +6,7 @@ See :class:`Form`. The coverage table, hint vocabulary and CSS class names are i
 
 from __future__ import annotations
 
-from ..errors import FormClosed, FormInvalid, FormValueError
+from ..errors import ClickNeeded, FormClosed, FormInvalid, FormValueError, WaitTimedOut
 from ._base import Field, FieldMessage, FormContext, Slot
 from ._form import Form
 from ._hints import Hints, hints_for
@@ -16,6 +16,7 @@ from ._util import MISSING, css_class
 
 __all__ = [
     "MISSING",
+    "ClickNeeded",
     "Field",
     "FieldMessage",
     "FormContext",
@@ -26,6 +27,7 @@ __all__ = [
     "Hints",
     "Registry",
     "Slot",
+    "WaitTimedOut",
     "css_class",
     "default_registry",
     "hints_for",

@@ -20,7 +20,6 @@ top lists every one, each entry moving the focus to its field.
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import copy
 import html
@@ -32,6 +31,7 @@ from typing import Any
 import ipywidgets as W
 import traitlets
 
+from .._waiting import wait_async, wait_blocking
 from ..errors import FormClosed, FormInvalid
 from ..validation import ValidationIssue, compile_schema
 from ._base import Field, FieldMessage, FormContext
@@ -47,6 +47,10 @@ def _issue(entry: Any) -> ValidationIssue:
     if isinstance(entry, ValidationIssue):
         return entry
     return ValidationIssue.from_json(entry)
+
+
+#: What to do instead of blocking a cell for a click (ClickNeeded's advice).
+_CLICK = "in a cell, `await form.wait_async(timeout)`; or submit from code: `form.submit()`"
 
 
 class Form(W.VBox):  # type: ignore[misc]
@@ -387,10 +391,22 @@ class Form(W.VBox):  # type: ignore[misc]
         except FormClosed:
             pass  # the button is disabled then; a late click changes nothing
 
-    async def wait(self, timeout: float | None = None) -> Any:
-        """Wait for the payload; ``asyncio.TimeoutError`` after ``timeout`` seconds."""
-        # shield: a timeout must not cancel the form's own future
-        return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(self.submitted)), timeout)
+    def wait(self, timeout: float | None = None) -> Any:
+        """Block until the form is submitted; return the payload.
+
+        :class:`~hitl_nb.errors.WaitTimedOut` (a ``TimeoutError``) when nothing came
+        within ``timeout`` seconds (None: no limit). In a notebook cell only a click
+        can submit the form, and a cell that blocks cannot receive one: there ``wait``
+        raises :class:`~hitl_nb.errors.ClickNeeded` at once (the payload is returned
+        when the form was submitted already); ``await form.wait_async(timeout)`` waits
+        for the click. Waiting never cancels anything: wait again after a timeout.
+        """
+        return wait_blocking(lambda: self.submitted, timeout, click=_CLICK)
+
+    async def wait_async(self, timeout: float | None = None) -> Any:
+        """``await`` form of :meth:`wait`, for a notebook cell: the click is handled while
+        the cell awaits (ipykernel >= 7.4). Same timeout and result."""
+        return await wait_async(lambda: self.submitted, timeout, click=_CLICK)
 
     @property
     def disabled(self) -> bool:

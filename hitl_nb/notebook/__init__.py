@@ -19,7 +19,7 @@ responder gateway, S-3).
 
 from __future__ import annotations
 
-from hitl_nb.errors import GatewayUnavailable
+from hitl_nb.errors import ClickNeeded, GatewayUnavailable, WaitTimedOut
 
 from ._card import PromptCard
 from ._conversation import Conversation
@@ -31,6 +31,7 @@ from ._outcome import Outcome, Status
 from ._trace_view import TraceView
 
 __all__ = [
+    "ClickNeeded",
     "Conversation",
     "GatewayCard",
     "GatewayLink",
@@ -41,5 +42,6 @@ __all__ = [
     "PromptCard",
     "Status",
     "TraceView",
+    "WaitTimedOut",
     "gateway_link",
 ]

@@ -61,6 +61,10 @@ class _Watcher(Protocol):
     def answer_accepted(self, card: PromptCard, result: Any) -> None: ...
 
 
+#: What to do instead of blocking a cell for a click (ClickNeeded's advice).
+_CLICK = "in a cell, `await card.wait_async(timeout)`; or answer from code: `card.answer({...})`"
+
+
 class PromptCard:
     """One prompt: its question, its form, and what the agent did with the answer.
 
@@ -231,35 +235,39 @@ class PromptCard:
                 )
             )
 
-    def wait(self, timeout: float | None = None) -> Outcome | None:
+    def wait(self, timeout: float | None = None) -> Outcome:
         """Block until the outcome of the answer sent (or of the next one) is in.
 
-        Returns at once when the last answer's outcome is already in; None when nothing
-        came within ``timeout`` seconds. A notebook cell that blocks cannot receive a
-        click (the kernel handles it after the cell): there, ``wait`` only waits for an
-        answer already on its way and otherwise returns what is there (None before any
-        answer). In a cell, ``await card.wait_async(timeout)`` waits for the click.
+        Returns at once when the last answer's outcome is already in and no answer is
+        on its way. :class:`~hitl_nb.errors.WaitTimedOut` (a ``TimeoutError``) when
+        nothing came within ``timeout`` seconds (None: no limit). In a notebook cell an
+        answer on its way (a click made before the cell ran, ``answer()`` from another
+        thread) is waited for; one that needs a click cannot come while the cell blocks,
+        so there ``wait`` raises :class:`~hitl_nb.errors.ClickNeeded` at once:
+        ``await card.wait_async(timeout)`` waits for the click. Waiting never cancels
+        anything: wait again after a timeout.
         """
-        with self._lock:
-            if (self.outcome is not None or _in_kernel_cell()) and not self._pending:
-                return self.outcome
-            pending = self._next
-        try:
-            return wait_blocking(lambda: pending, timeout)
-        except TimeoutError:
-            return None
+        pending, click, outcome = self._waiting()
+        if outcome is not None:
+            return outcome
+        return wait_blocking(lambda: pending, timeout, click=click)
 
-    async def wait_async(self, timeout: float | None = None) -> Outcome | None:
-        """``await`` form of :meth:`wait`: clicks are handled while the cell awaits
-        (ipykernel >= 7.4). None when nothing came within ``timeout`` seconds."""
+    async def wait_async(self, timeout: float | None = None) -> Outcome:
+        """``await`` form of :meth:`wait`, for a notebook cell: the click is handled while
+        the cell awaits (ipykernel >= 7.4). Same timeout and result."""
+        pending, click, outcome = self._waiting()
+        if outcome is not None:
+            return outcome
+        return await wait_async(lambda: pending, timeout, click=click)
+
+    def _waiting(self) -> tuple[concurrent.futures.Future[Outcome], str | None, Outcome | None]:
+        """What a wait waits on: the next outcome's future, whether only a click can
+        bring it (the advice then), and the outcome to return at once, if any."""
         with self._lock:
             if self.outcome is not None and not self._pending:
-                return self.outcome
-            pending = self._next
-        try:
-            return await wait_async(lambda: pending, timeout)
-        except TimeoutError:
-            return None
+                return self._next, None, self.outcome
+            click = None if self._pending or not self.is_open else _CLICK
+            return self._next, click, None
 
     def _on_form_submit(self, payload: dict[str, Any]) -> None:
         # A click (no options: the "Answering as" field and the override box speak) or
@@ -548,14 +556,3 @@ class PromptCard:
         bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
         bundle["text/plain"] = self.to_text()
         return bundle
-
-
-def _in_kernel_cell() -> bool:
-    """True on the kernel's main thread (a cell runs there; clicks wait for it)."""
-    if threading.current_thread() is not threading.main_thread():
-        return False
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
-        return False
-    return getattr(get_ipython(), "kernel", None) is not None
