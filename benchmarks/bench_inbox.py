@@ -9,6 +9,10 @@ extension on 127.0.0.1 (watching off: the seeded agents do not exist), and times
 ``GET {base_url}hitl/api/prompts`` (all of them, soonest deadline first). The peer, in
 the same run and the same server: ``GET api/contents`` of a folder with as many files.
 
+The notebook's ``Inbox`` over the same server, in this process (no front end attached):
+the time to show all of them (the first look and one row per prompt), a quiet look
+(nothing new, nothing redrawn) and the bytes the kernel keeps per listed prompt.
+
 Memory: the server's resident memory (VmRSS) after one listing, with the seeded store and
 with an empty one; the difference divided by the number of prompts is the memory per
 open prompt (timers, caches, the listing's garbage), next to the SQLite bytes per prompt.
@@ -140,14 +144,63 @@ class Run:
     size: int
 
 
-def run_server(tmp: Path, state: Path, rounds: int) -> Run:
+@dataclass
+class Widget:
+    """The notebook's Inbox over the same server: shown, looked at again, kept."""
+
+    first: list[float]
+    quiet: list[float]
+    bytes_per_prompt: float
+    rows: int
+
+
+def inbox_widget(url: str, prompts: int, rounds: int) -> Widget:
+    """Time ``Inbox(limit=prompts)`` (first look + one row per prompt) and a quiet
+    refresh() (nothing new: nothing redrawn); what the kernel keeps per listed prompt."""
+    import gc
+    import tracemalloc
+
+    from hitl_nb.client import GatewayInfo
+    from hitl_nb.notebook import Inbox
+
+    info = GatewayInfo(url, TOKEN, "bench")
+    first, quiet = [], []
+    Inbox(gateway=info, limit=1, poll_interval=3600).close()  # imports, the shared loop
+    kept, rows = 0.0, 0
+    for i in range(rounds):
+        gc.collect()
+        if i == 0:
+            tracemalloc.start()
+            before = tracemalloc.take_snapshot()
+        t0 = time.perf_counter()
+        inbox = Inbox(gateway=info, limit=prompts, poll_interval=3600)
+        first.append(time.perf_counter() - t0)
+        rows = len(inbox.list.children)
+        t0 = time.perf_counter()
+        inbox.refresh()
+        quiet.append(time.perf_counter() - t0)
+        if i == 0:
+            gc.collect()
+            after = tracemalloc.take_snapshot()
+            kept = sum(s.size_diff for s in after.compare_to(before, "filename")) / prompts
+            tracemalloc.stop()
+        inbox.close()
+        for row in inbox.list.children:
+            row.close()
+        del inbox
+    return Widget(first, quiet, kept, rows)
+
+
+def run_server(tmp: Path, state: Path, rounds: int, widget: int = 0) -> tuple[Run, Widget | None]:
     proc, url = start(tmp, state)
     try:
         with httpx.Client(headers=auth(), timeout=60) as client:
             inbox, answer = timed(client, url + "hitl/api/prompts?limit=5000", rounds)
             contents, _ = timed(client, url + "api/contents/files", rounds)
             rss = rss_kib(proc.pid)
-        return Run(inbox, contents, rss, len(answer.json()["prompts"]), len(answer.content))
+        shown = inbox_widget(url, widget, 3) if widget else None
+        run = Run(inbox, contents, rss, len(answer.json()["prompts"]), len(answer.content))
+        return run, shown
     finally:
         proc.terminate()
         proc.wait(30)
@@ -204,8 +257,8 @@ def main() -> None:
         seed(full, args.prompts, args.tasks)
         GatewayStore(empty / "gateway.sqlite").close()
         listing_s, kept = in_process(full, args.prompts)
-        full_run = run_server(tmp, full, args.rounds)
-        empty_run = run_server(tmp, empty, args.rounds)
+        full_run, widget = run_server(tmp, full, args.rounds, widget=args.prompts)
+        empty_run, _ = run_server(tmp, empty, args.rounds)
         db_bytes = (full / "gateway.sqlite").stat().st_size
         db_bytes -= (empty / "gateway.sqlite").stat().st_size
     inbox = statistics.median(full_run.inbox)
@@ -226,6 +279,13 @@ def main() -> None:
         f"  in process: Gateway.inbox() median {listing_s * ms:.1f} ms; the gateway keeps "
         f"{kept:.0f} bytes per open prompt (tracemalloc, after start() and 5 listings)"
     )
+    if widget is not None:
+        shown, again = statistics.median(widget.first), statistics.median(widget.quiet)
+        print(f"  notebook Inbox(limit={args.prompts}): shown in median {shown * ms:.1f} ms "
+              f"(worst {max(widget.first) * ms:.1f} ms, {widget.rows} rows; ratio to the "
+              f"GET alone {shown / inbox:.2f}); a quiet look {again * ms:.1f} ms; the "
+              f"kernel keeps {widget.bytes_per_prompt:.0f} bytes per listed prompt "
+              "(tracemalloc; no front end attached)")  # fmt: skip
 
 
 if __name__ == "__main__":

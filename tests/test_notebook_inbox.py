@@ -188,3 +188,45 @@ def test_the_gateways_verdicts_in_words(status: int, body: dict[str, Any], expec
     assert outcome.message
     if status == 422:
         assert outcome.validation_errors == [{"path": "/ok"}]
+
+
+def test_a_long_inbox_is_drawn_a_page_at_a_time() -> None:
+    inbox = Inbox(agents=["http://127.0.0.1:9"], gateway=None, poll_interval=3600, page_size=25)
+    try:
+        env = PromptEnvelope.from_json(
+            {"prompt_id": PROMPT_ID, "prompt": "Go?", "response_schema": SCHEMA},
+            mode="orchestrator",
+        )
+        items = [InboxItem(f"k{i}", "http://a.invalid", f"t{i}", env) for i in range(60)]
+        inbox._apply(Listing(items, 60, []))
+        assert len(inbox.list.children) == 25 and inbox.previous.disabled
+        assert inbox.pages.layout.display == "flex"
+        inbox.next.click()
+        inbox.next.click()
+        assert len(inbox.list.children) == 10 and inbox.next.disabled
+        assert "prompts 51–60 of 60" in inbox.where.value
+        first_rows = inbox.list.children
+        inbox._apply(Listing(items[:30], 30, []))  # answered elsewhere: the page shrinks
+        assert "prompts 26–30 of 30" in inbox.where.value
+        assert all(row.comm is None for row in first_rows[5:])  # closed, not kept
+        inbox._apply(Listing(items[:3], 3, []))
+        assert inbox.pages.layout.display == "none" and len(inbox.list.children) == 3
+    finally:
+        inbox.close()
+
+
+def test_a_server_that_is_found_but_silent_is_said_never_no_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hitl_nb.errors import GatewayUnavailable
+    from hitl_nb.notebook import _inbox
+
+    def silent(strict: bool = False) -> None:
+        assert strict
+        raise GatewayUnavailable("the Jupyter server running this kernel did not answer")
+
+    monkeypatch.setattr(_inbox, "find_gateway", silent)
+    with pytest.raises(GatewayUnavailable, match="did not answer"):
+        Inbox()
+    with Inbox(agents=["http://127.0.0.1:9"], poll_interval=3600) as inbox:
+        assert inbox.lives_with_kernel  # the named agents are asked instead

@@ -36,7 +36,7 @@ from typing import Any
 import ipywidgets as W
 
 from hitl_nb.client import GatewayInfo, find_gateway
-from hitl_nb.errors import HitlError
+from hitl_nb.errors import GatewayUnavailable, HitlError
 
 from ._card import PromptCard
 from ._deadline import deadline_html, deadline_text
@@ -68,8 +68,9 @@ class Inbox:
     ``responder``: only prompts this user may answer (``"me"``: you), gateway inboxes;
     in kernel inboxes it is who answers (S-3, as for a ``PromptCard``).
     ``due_within``: only deadlines at most that many seconds away (gateway inboxes).
-    ``limit``: at most that many listed (soonest deadline first). ``poll_interval``:
-    seconds between looks.
+    ``limit``: at most that many listed (soonest deadline first); ``page_size``: rows
+    drawn at a time (Previous / Next move between pages). ``poll_interval``: seconds
+    between looks.
 
     Use it as a context manager or call :meth:`close`. Attributes: ``items`` (the open
     prompts as last seen), ``total``, ``problems``, ``cards`` (opened, by item key),
@@ -83,17 +84,28 @@ class Inbox:
         gateway: GatewayInfo | str | None = "auto",
         responder: str | None = None,
         due_within: float | None = None,
-        limit: int = 100,
+        limit: int = 200,
+        page_size: int = 25,
         poll_interval: float = 5.0,
         client_options: Mapping[str, Any] | None = None,
     ) -> None:
+        if not page_size >= 1:
+            raise ValueError(f"page_size must be at least 1, not {page_size!r}")
         if not poll_interval > 0:
             raise ValueError(f"poll_interval must be a positive number, not {poll_interval!r}")
         if isinstance(agents, str):
             agents = [agents]
-        info = find_gateway() if gateway == "auto" else gateway
-        if isinstance(info, str):
+        if gateway == "auto":
+            try:
+                info = find_gateway(strict=True)
+            except GatewayUnavailable:
+                if not agents:
+                    raise  # the server is there but silent: say so, never "no server"
+                info = None
+        elif isinstance(gateway, str):
             raise ValueError('gateway must be "auto", a GatewayInfo or None')
+        else:
+            info = gateway
         self.source: GatewaySource | AgentsSource
         if info is not None:
             self.source = GatewaySource(info, agents=agents, responder=responder,
@@ -116,6 +128,8 @@ class Inbox:
         self._lock = threading.RLock()
         self._rows: dict[str, tuple[tuple[object, ...], W.HBox]] = {}
         self._selected: str | None = None
+        self.page_size = int(page_size)
+        self.page = 0
         self._loop = shared_loop()
         self._wake: asyncio.Event | None = None
         self._stop_note = ""
@@ -123,9 +137,19 @@ class Inbox:
         self.title.add_class("hitl-inbox-title")
         self.list = W.VBox()
         self.list.add_class("hitl-inbox-list")
+        self.previous = W.Button(description="Previous", tooltip="the page before",
+                                 layout=W.Layout(width="auto"))  # fmt: skip
+        self.next = W.Button(description="Next", tooltip="the page after",
+                             layout=W.Layout(width="auto"))  # fmt: skip
+        self.previous.on_click(_weakly(self, "turn", -1))
+        self.next.on_click(_weakly(self, "turn", 1))
+        self.where = W.HTML()
+        self.pages = W.HBox([self.previous, self.where, self.next],
+                            layout=W.Layout(display="none", align_items="center"))  # fmt: skip
+        self.pages.add_class("hitl-inbox-pages")
         self.detail = W.VBox()
         self.detail.add_class("hitl-inbox-detail")
-        self.widget = W.VBox([self.title, self.list, self.detail])
+        self.widget = W.VBox([self.title, self.list, self.pages, self.detail])
         self.widget.add_class("hitl-inbox")
         self._apply(self._first_look())
         track(self)
@@ -161,28 +185,56 @@ class Inbox:
                 pass
 
     def _apply(self, listing: Listing) -> None:
-        """Show ``listing``: new rows appear, rows of prompts no longer open leave."""
+        """Show ``listing``: new rows appear, rows of prompts no longer open leave. Only
+        the current page has row widgets; a look that changes nothing sends nothing."""
         with self._lock:
             if self.closed:
                 return
             self.items, self.total, self.problems = listing.items, listing.total, listing.problems
-            keys = [item.key for item in listing.items]
-            for item in listing.items:
-                row = self._rows.get(item.key)
-                if row is None or row[0] != item.signature():
-                    self._rows[item.key] = (item.signature(), self._row(item))
-            listed = set(keys)
-            for key in [k for k in self._rows if k not in listed]:
-                del self._rows[key]
-                card = self.cards.get(key)
+            listed = {item.key for item in listing.items}
+            for key in [k for k in self.cards if k not in listed]:
+                card = self.cards[key]
                 if isinstance(card, GatewayCard):
                     card.gone()
-            children = tuple(self._rows[k][1] for k in keys)
-            if children != tuple(self.list.children):  # nothing new: nothing sent
-                self.list.children = children
+            self._draw_page()
             title = self._title_html()
             if self.title.value != title:
                 self.title.value = title
+
+    def _draw_page(self) -> None:
+        pages = max(1, -(-len(self.items) // self.page_size))
+        self.page = min(self.page, pages - 1)
+        start = self.page * self.page_size
+        shown = self.items[start : start + self.page_size]
+        rows: dict[str, tuple[tuple[object, ...], W.HBox]] = {}
+        for item in shown:
+            row = self._rows.get(item.key)
+            if row is None or row[0] != item.signature():
+                row = (item.signature(), self._row(item))
+            rows[item.key] = row
+        gone = [w for k, (_s, w) in self._rows.items() if rows.get(k, (None, None))[1] is not w]
+        self._rows = rows
+        children = tuple(row[1] for row in rows.values())
+        if children != tuple(self.list.children):  # nothing new: nothing sent
+            self.list.children = children
+        for widget in gone:
+            _discard(widget)  # a row off the page costs nothing: its comms go
+        display = "flex" if pages > 1 else "none"
+        if self.pages.layout.display != display:
+            self.pages.layout.display = display
+        where = (f'<span style="color:{MUTED}">prompts {start + 1}–{start + len(shown)} '
+                 f"of {len(self.items)}</span>")  # fmt: skip
+        if self.where.value != where:
+            self.where.value = where
+        self.previous.disabled = self.page == 0
+        self.next.disabled = self.page >= pages - 1
+
+    def turn(self, pages: int) -> None:
+        """Show the page ``pages`` after (negative: before) the current one."""
+        with self._lock:
+            last = max(0, -(-len(self.items) // self.page_size) - 1)
+            self.page = max(0, min(last, self.page + pages))
+            self._draw_page()
 
     def _row(self, item: InboxItem) -> W.HBox:
         text = item.envelope.prompt
@@ -191,7 +243,7 @@ class Inbox:
             deadline_html(item.envelope),
             responders_html(item.envelope),
             f"agent {esc(item.agent_url)}",
-            f"task <code>{esc(item.task_id)}</code>",
+            f'task <code style="font-size:inherit">{esc(item.task_id)}</code>',
         ]
         if item.needed > 1:
             meta.append(f"{item.agreeing} of {item.needed} agree so far")
@@ -207,7 +259,7 @@ class Inbox:
         )
         button = W.Button(description="Open", tooltip="show this prompt's card",
                           layout=W.Layout(width="auto", flex="0 0 auto"))  # fmt: skip
-        button.on_click(lambda _b, key=item.key: self.open(key))
+        button.on_click(_weakly(self, "open", item.key))
         row = W.HBox([summary, button], layout=W.Layout(
             align_items="center", width="100%", padding="2px 0",
             border_bottom=f"1px solid {_RULE}",
@@ -262,7 +314,7 @@ class Inbox:
             self._selected = item.key
         close = W.Button(description="Close", tooltip="hide this card",
                          layout=W.Layout(width="auto", align_self="flex-start"))  # fmt: skip
-        close.on_click(lambda _b: self._hide())
+        close.on_click(_weakly(self, "_hide"))
         self.detail.children = [card.widget, close]
         return card
 
@@ -272,11 +324,11 @@ class Inbox:
 
     def _card(self, item: InboxItem) -> Card:
         if isinstance(self.source, GatewaySource):
-            return GatewayCard(item, self.source.answer, self._loop.submit, self.wake)
+            return GatewayCard(item, self.source.answer, self._loop.submit, _weakly(self, "wake"))
         assert item.task is not None
         link: Link = self.source.links[item.agent_url]
         card = PromptCard(link, item.task, item.envelope, responder=self._responder)
-        card.on_outcome(lambda _o: self.wake())
+        card.on_outcome(_weakly(self, "wake"))
         return card
 
     def answer(
@@ -345,6 +397,30 @@ class Inbox:
         bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
         bundle["text/plain"] = self.to_text()
         return bundle
+
+
+def _weakly(inbox: Inbox, method: str, *args: Any) -> Any:
+    """A handler (of a click, an outcome) that calls ``inbox.method(*args)`` without
+    keeping the inbox alive (widgets live in ipywidgets' registry; a forgotten inbox must
+    be collected)."""
+    ref = weakref.ref(inbox)
+
+    def handler(*_: Any) -> None:
+        target = ref()
+        if target is not None:
+            getattr(target, method)(*args)
+
+    return handler
+
+
+def _discard(widget: W.Widget) -> None:
+    """Close a widget, its children and their layouts (their comms go)."""
+    for child in getattr(widget, "children", ()):
+        _discard(child)
+    layout = getattr(widget, "layout", None)
+    if isinstance(layout, W.Layout):
+        layout.close()
+    widget.close()
 
 
 async def _follow(ref: weakref.ref[Inbox], interval: float) -> None:

@@ -161,7 +161,8 @@ class GatewayCard:
     def _header_html(self, live: bool = True) -> str:
         env, item = self.item.envelope, self.item
         meta = [deadline_html(env, live=live), responders_html(env),
-                f"task <code>{esc(item.task_id)}</code> at {esc(item.agent_url)}"]  # fmt: skip
+                f'task <code style="font-size:inherit">{esc(item.task_id)}</code> at '
+                f"{esc(item.agent_url)}"]  # fmt: skip
         return (
             f'<div style="white-space:pre-wrap;font-weight:600">{esc(env.prompt)}</div>'
             f'<div style="font-size:smaller;color:{MUTED}">{" · ".join(m for m in meta if m)}'

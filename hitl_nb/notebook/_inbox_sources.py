@@ -116,6 +116,9 @@ class GatewaySource:
             self.params["due_within"] = str(float(due_within))
         self.timeout = timeout
         self._http: httpx.AsyncClient | None = None
+        # Checked envelopes by item key, with the JSON they came from: a prompt is
+        # checked once, not on every look.
+        self._envelopes: dict[str, tuple[dict[str, Any], PromptEnvelope]] = {}
 
     def where(self) -> str:
         """Where the prompts come from, in words."""
@@ -152,6 +155,7 @@ class GatewaySource:
             raise HitlError(f"the gateway refused the listing (HTTP {status}): "
                             f"{body.get('message', '')}")  # fmt: skip
         items, problems = [], []
+        envelopes: dict[str, tuple[dict[str, Any], PromptEnvelope]] = {}
         for view in body.get("prompts") or []:
             if not isinstance(view, dict) or view.get("state") != "open":
                 continue
@@ -160,9 +164,13 @@ class GatewaySource:
             ):
                 continue
             try:
-                items.append(_gateway_item(view))
+                item = _gateway_item(view, self._envelopes)
             except (MalformedPrompt, KeyError, TypeError, ValueError) as exc:
                 problems.append(f"a prompt of task {view.get('task_id')!r} is unreadable: {exc}")
+                continue
+            items.append(item)
+            envelopes[item.key] = self._envelopes[item.key]
+        self._envelopes = envelopes
         total = body.get("total")
         if self.agents is not None or not isinstance(total, int):
             total = len(items)
@@ -186,13 +194,21 @@ class GatewaySource:
             self._http = None
 
 
-def _gateway_item(view: Mapping[str, Any]) -> InboxItem:
+def _gateway_item(
+    view: Mapping[str, Any], known: dict[str, tuple[dict[str, Any], PromptEnvelope]]
+) -> InboxItem:
     raw = {k: view[k] for k in _ENVELOPE_KEYS if view.get(k) is not None}
-    envelope = PromptEnvelope.from_json(raw, mode="orchestrator")
+    key = f"{view['registration']}/{view['prompt_id']}"
+    seen = known.get(key)
+    if seen is not None and seen[0] == raw:
+        envelope = seen[1]
+    else:
+        envelope = PromptEnvelope.from_json(raw, mode="orchestrator")
+        known[key] = (raw, envelope)
     policy = view.get("policy")
     policy = policy if isinstance(policy, dict) else {}
     return InboxItem(
-        key=f"{view['registration']}/{envelope.prompt_id}",
+        key=key,
         agent_url=str(view["agent_url"]),
         task_id=str(view["task_id"]),
         envelope=envelope,

@@ -45,12 +45,14 @@ def _register(url: str, agent_url: str, task_id: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    """One real Jupyter server (alice, bob, carol) and two mock agents, for this module."""
+def served(
+    named_lab: tuple[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Served]:
+    """The session's named JupyterLab (alice, bob, carol; the gateway) and two mock
+    agents of this module's own."""
     tmp = tmp_path_factory.mktemp("inbox-server")
     with MockAgent() as one, MockAgent() as two:
-        with jupyter_server(tmp, ready_headers=auth("alice")) as url:
-            yield Served(url, one, two, tmp)
+        yield Served(named_lab[0], one, two, tmp)
 
 
 @dataclass
