@@ -90,8 +90,10 @@ def test_a_slow_agents_accepted_answer_is_accepted() -> None:
             _until(lambda: "accepted" in card.status.value, what="accepted")
             assert "✓ submitted" not in card.form.status.value
             outcome = card.wait(timeout=30)
-            assert outcome is not None
             assert outcome.status == "accepted" and "COMPLETED" in outcome.message
+            # said plainly, from the client's receipt: it landed, and slowly
+            assert "the extension asks" in outcome.message, outcome
+            assert "the extension asks" in card.status.value
             assert repr(outcome).count("\n") == 0 and repr(outcome).startswith("<Outcome accepted")
         with Conversation.start(slow.url, {"scenario": "approval"}) as chat:
             by_code = chat.answer({"approve": True})

@@ -82,6 +82,10 @@ def test_validate_false_reaches_the_agents_422(agent: MockAgent) -> None:
         assert sent.status == "invalid" and "422" in sent.message
         assert isinstance(sent.error, ResponseInvalid)
         assert any(e.get("path") == "/approve" for e in sent.validation_errors)
+        # what a person reads names the field by its label, not by its JSON Pointer
+        status = chat.current.status.value
+        assert "Approve: expected boolean, got string" in status and "/approve" not in status
+        assert str(sent).splitlines()[1:] == ["  Approve: expected boolean, got string"]
         with pytest.raises(AnswerNotAccepted) as caught:
             sent.raise_for_status()
         assert isinstance(caught.value.__cause__, ResponseInvalid)

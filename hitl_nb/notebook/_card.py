@@ -61,6 +61,8 @@ class _Watcher(Protocol):
     def answer_accepted(self, card: PromptCard, result: Any) -> None: ...
 
 
+_ACCEPTED = "the agent accepted the answer"
+
 #: What to do instead of blocking a cell for a click (ClickNeeded's advice).
 _CLICK = "in a cell, `await card.wait_async(timeout)`; or answer from code: `card.answer({...})`"
 
@@ -373,11 +375,10 @@ class PromptCard:
             if isinstance(result, Task):
                 self.task = result
         task = self.task
-        extra = f" ({note})" if note else ""
-        self.status.value = status_html(
-            "ok", "accepted", f"the agent accepted the answer{extra}; waiting for it to continue…"
-        )
         self._note = note
+        self.status.value = status_html(
+            "ok", "accepted", f"{self._accepted_words()}; waiting for it to continue…"
+        )
         watcher = self._watcher() if self._watcher is not None else None
         if result is None and (watcher is None or not watcher.following):
             try:  # through a gateway (no task in its answer), not followed: look once
@@ -432,13 +433,19 @@ class PromptCard:
                 return
             self.state = "done"
             self.task = task
-        note = self._note
-        extra = f" ({note})" if note else ""
         self._finish(Outcome(
-            "accepted",
-            f"the agent accepted the answer{extra}; the task is now {task.status.state.name}",
-            task,
+            "accepted", f"{self._accepted_words()}; the task is now {task.status.state.name}", task,
         ), state="done")  # fmt: skip
+
+    def _accepted_words(self) -> str:
+        """Words for an accepted answer: the note (who sent it) and, from the client's
+        receipt, plainly when it landed slowly or was seen only on the task."""
+        words = _ACCEPTED + (f" ({self._note})" if self._note else "")
+        receipt = getattr(self.link.client, "receipt", None)
+        made = receipt(self.prompt_id) if callable(receipt) else None
+        said = made.describe() if made is not None else _ACCEPTED
+        # describe() is "the agent accepted the answer" and what was unusual, if anything
+        return words + (said[len(_ACCEPTED) :] if said.startswith(_ACCEPTED) else f"; {said}")
 
     def closed_by(self, task: Task) -> None:
         """The task left this prompt without our answer: say why, close the form.
@@ -495,6 +502,9 @@ class PromptCard:
         self.form.set_errors([])
 
     def _record(self, outcome: Outcome) -> Outcome:
+        if outcome.validation_errors and outcome.where is None:
+            # the status line and str(outcome) name fields as the form labels them
+            outcome = dataclasses.replace(outcome, where=self.form.where)
         with self._lock:
             self.outcomes.append(outcome)
             self.status.value = outcome_html(outcome)

@@ -8,6 +8,7 @@ first.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -52,7 +53,8 @@ class Outcome:
     ``message`` says it in words; ``task`` is the task as last reported, when known;
     ``error`` the exception behind an ``invalid`` / ``conflict`` / ``expired`` /
     ``failed`` answer, when there was one. ``repr()`` is one line; ``str()`` adds one
-    line per validation error.
+    line per validation error, naming the field by the labels the person sees when
+    ``where`` (a card's ``form.where``) is known.
 
     For tests: :meth:`raise_for_status`, :attr:`state`, :attr:`final_text`,
     :attr:`artifacts` and :attr:`artifact_data`::
@@ -67,6 +69,22 @@ class Outcome:
     task: Task | None = None
     validation_errors: list[dict[str, Any]] = field(default_factory=list)
     error: HitlError | None = field(default=None, compare=False)
+    #: Names a validation error's JSON Pointer by the form's labels (``Owner › Email``).
+    where: Callable[[str], str] | None = field(default=None, compare=False)
+
+    def places(self) -> list[str]:
+        """One line per validation error: the field (by its labels when known) and what
+        is wrong with it."""
+        out = []
+        for e in self.validation_errors:
+            if not isinstance(e, dict):  # an agent's odd entry: shown as it came
+                out.append(str(e))
+                continue
+            path = e.get("path")
+            path = path if isinstance(path, str) else ""
+            name = self.where(path) if self.where is not None else (path or "/")
+            out.append(f"{name}: {e.get('message')}")
+        return out
 
     @property
     def accepted(self) -> bool:
@@ -115,7 +133,7 @@ class Outcome:
 
     def __str__(self) -> str:
         lines = [f"{self.status}: {self.message}"]
-        lines += [f"  {e.get('path') or '/'}: {e.get('message')}" for e in self.validation_errors]
+        lines += [f"  {place}" for place in self.places()]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -128,7 +146,7 @@ def outcome_html(outcome: Outcome) -> str:
         _KIND[outcome.status],
         outcome.status,
         outcome.message,
-        [f"{e.get('path') or '/'} {e.get('message')}" for e in outcome.validation_errors],
+        outcome.places(),
     )
 
 
