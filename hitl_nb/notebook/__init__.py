@@ -7,8 +7,10 @@
     chat                                   # the prompt as a card with its form
     chat.answer({"approved": True})        # ... or answer from code (tests, nbval)
 
-One concern per module: ``_conversation`` (a task followed in the notebook), ``_card``
-(one prompt's card), ``_outcome`` (what became of an answer), ``_deadline`` (S-4),
+One concern per module: ``_conversation`` (a task followed in the notebook;
+``_conversation_events``, ``_conversation_gateway`` and ``_conversation_view`` are its
+bases), ``_card`` (one prompt's card; its bases ``_card_send`` and ``_card_view``),
+``_outcome`` (what became of an answer), ``_deadline`` (S-4),
 ``_responder`` (who is answering, S-3), ``_style`` (escaping and theme colours),
 ``_trace_view`` (a client's wire trace as a collapsible timeline), ``_inbox`` (open
 prompts across tasks and agents, live: ``_inbox_sources`` reads them from the server's

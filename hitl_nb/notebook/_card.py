@@ -15,59 +15,44 @@ open closes the card without anyone clicking.
 With a responder gateway (``gateway=``, :mod:`._gateway_link`) the card answers through
 the Jupyter server instead (:mod:`._via_gateway`): the server says who is answering
 and enforces ``allowed_responders`` (S-3).
+
+This module is the part a cell calls: the card, answering from code and waiting.
+:class:`PromptCard` reads the rest from its bases: :mod:`._card_send` (the answer to
+the agent and its outcome) and :mod:`._card_view` (header, notes, status line, the
+record of outcomes); :mod:`._via_gateway` answers through the gateway.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-import dataclasses
 import threading
 import weakref
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
 import ipywidgets as W
 
 from hitl_nb._waiting import wait_async, wait_blocking
-from hitl_nb.a2a import Task, TaskState
-from hitl_nb.client import AnswerOutcomeUnknown, SyncHitlClient
-from hitl_nb.errors import HitlError, PromptConflict, ResponseInvalid
+from hitl_nb.a2a import Task
+from hitl_nb.client import SyncHitlClient
 from hitl_nb.forms import Form, FormClosed, FormInvalid, FormValueError
 from hitl_nb.policy import ResponderGate
 from hitl_nb.spec import PromptEnvelope
 
-from ._deadline import deadline_html, deadline_text, seconds_left
+from ._card_send import CardSending, Watcher
 from ._gateway_link import GatewayLink
 from ._link import Link
-from ._outcome import Outcome, outcome_html, status_html
-from ._parts import message_text
-from ._responder import ResponderField, responders_html, responders_text
-from ._style import COLORS, MUTED, esc
+from ._outcome import Outcome, status_html
+from ._responder import ResponderField
 from ._via_gateway import ViaGateway
 
 __all__ = ["PromptCard"]
-
-_ENDED = {
-    TaskState.FAILED: "failed",
-    TaskState.CANCELED: "was canceled",
-    TaskState.REJECTED: "was rejected",
-}
-
-
-class _Watcher(Protocol):
-    @property
-    def following(self) -> bool: ...
-
-    def answer_accepted(self, card: PromptCard, result: Any) -> None: ...
-
-
-_ACCEPTED = "the agent accepted the answer"
 
 #: What to do instead of blocking a cell for a click (ClickNeeded's advice).
 _CLICK = "in a cell, `await card.wait_async(timeout)`; or answer from code: `card.answer({...})`"
 
 
-class PromptCard:
+class PromptCard(CardSending):
     """One prompt: its question, its form, and what the agent did with the answer.
 
     ``client`` is a :class:`~hitl_nb.client.SyncHitlClient` (or the conversation's
@@ -92,7 +77,7 @@ class PromptCard:
         *,
         responder: str | None = None,
         ui: Mapping[str, Any] | None = None,
-        watcher: _Watcher | None = None,
+        watcher: Watcher | None = None,
         gateway: GatewayLink | None = None,
         registration: str | None = None,
     ) -> None:
@@ -139,11 +124,6 @@ class PromptCard:
     # --- reading --------------------------------------------------------------------------
 
     @property
-    def prompt_id(self) -> str:
-        """The prompt's correlation id."""
-        return self.envelope.prompt_id
-
-    @property
     def responder(self) -> str | None:
         """Who is answering now (the "Answering as" field)."""
         return self.who.value
@@ -152,11 +132,6 @@ class PromptCard:
     def gate(self) -> ResponderGate:
         """The S-3 gate of this prompt (``ballots`` holds a consensus' answers)."""
         return self.who.gate
-
-    @property
-    def outcome(self) -> Outcome | None:
-        """The last outcome (None before any)."""
-        return self.outcomes[-1] if self.outcomes else None
 
     @property
     def is_open(self) -> bool:
@@ -286,7 +261,7 @@ class PromptCard:
     ) -> None:
         self.form.status.value = ""  # the card's status line says what happens next
         if self.via is not None:
-            self._submit_via_gateway(payload, responder, override)
+            self.via.submit(payload, responder, override)
             return
         decision = self.who.decide(payload, responder, override)
         if decision.action == "refuse":
@@ -310,142 +285,7 @@ class PromptCard:
             f" ({note})" if note else ""))  # fmt: skip
         self.link.submit(self._send(decision.payload, note, validate))
 
-    def _submit_via_gateway(
-        self, payload: dict[str, Any], responder: str | None, override: bool
-    ) -> None:
-        assert self.via is not None
-        reason = self.via.local_refusal(responder, override)
-        if reason is not None:
-            self._reopen()
-            self._record(Outcome("refused", reason))
-            return
-        with self._lock:
-            if not self.is_open:
-                self._record(Outcome("failed", "this prompt is closed; nothing was sent"))
-                return
-            self.state = "sending"
-            self._pending = True
-        self.status.value = status_html(
-            "info", "sending", "the answer is on its way to the Jupyter server"
-        )
-        self.link.submit(self.via.send(payload))
-
-    async def _send(self, payload: dict[str, Any], note: str, validate: bool = True) -> None:
-        task = self.task
-        watcher = self._watcher() if self._watcher is not None else None
-        # Not followed, a card waits for the agent in the send itself.
-        wait = watcher is None or not watcher.following
-        del watcher
-        try:
-            result = await self.link.client.respond(
-                task.id, self.prompt_id, payload, prompt=self.envelope,
-                context_id=task.context_id, wait=wait, validate=validate,
-            )  # fmt: skip
-        except ResponseInvalid as exc:
-            self.form.set_errors(exc.validation_errors)
-            self.who.reset()  # a corrected answer may follow
-            self._finish(Outcome("invalid", f"422 {exc.message}: the agent refused the answer",
-                                 None, exc.validation_errors, error=exc), state="open")  # fmt: skip
-            return
-        except PromptConflict as exc:
-            outcome = await self._why_conflict(exc)
-            self._finish(dataclasses.replace(outcome, error=exc), state="done")
-            return
-        except AnswerOutcomeUnknown as exc:
-            self._finish(Outcome("failed", f"{exc}", error=exc), state="done")
-            return
-        except HitlError as exc:
-            self._reopen()
-            self.who.reset()
-            self._finish(
-                Outcome("failed", f"the answer could not be delivered: {exc}", error=exc), "open"
-            )
-            return
-        except Exception as exc:  # never leave the card saying "sending" forever
-            self._reopen()
-            self.who.reset()
-            self._finish(Outcome("failed", f"{type(exc).__name__}: {exc}"), state="open")
-            raise
-        await self._accepted(result, note, wait)
-
-    async def _accepted(self, result: Any, note: str, wait: bool) -> None:
-        """The agent took our answer: wait for it to move on (followed) or record it."""
-        with self._lock:
-            self.state = "accepted"
-            if isinstance(result, Task):
-                self.task = result
-        task = self.task
-        self._note = note
-        self.status.value = status_html(
-            "ok", "accepted", f"{self._accepted_words()}; waiting for it to continue…"
-        )
-        watcher = self._watcher() if self._watcher is not None else None
-        if result is None and (watcher is None or not watcher.following):
-            try:  # through a gateway (no task in its answer), not followed: look once
-                result = await self.link.client.get_task(task.id)
-            except HitlError:
-                result = task
-        if not wait and watcher is not None:
-            watcher.answer_accepted(self, result)
-        else:
-            self.settled(result if isinstance(result, Task) else task)
-
-    async def _why_conflict(self, exc: PromptConflict) -> Outcome:
-        try:
-            task: Task | None = await self.link.client.get_task(self.task.id)
-        except HitlError:
-            task = None
-        if task is not None:
-            self.task = task
-        return self._closing_outcome(task, answered_elsewhere=f"409 {exc.message}")
-
-    def _closing_outcome(self, task: Task | None, answered_elsewhere: str = "") -> Outcome:
-        left = seconds_left(self.envelope)
-        passed = left is not None and left <= 0
-        words = ""
-        if task is not None and task.status.message is not None:
-            said = message_text(task.status.message).strip()
-            words = f": {said}" if said else ""
-        if task is not None and task.status.state in _ENDED:
-            ended = _ENDED[task.status.state]
-            if passed or self.timeout_signaled:
-                return Outcome("expired", f"the deadline passed and the task {ended}{words}", task)
-            return Outcome(
-                "closed", f"the task {ended} before this prompt was answered{words}", task
-            )
-        if passed:
-            return Outcome(
-                "expired",
-                "the deadline passed and the agent no longer takes answers to this prompt",
-                task,
-            )
-        why = f" ({answered_elsewhere})" if answered_elsewhere else ""
-        return Outcome(
-            "conflict", f"someone else answered this prompt first; the agent moved on{why}", task
-        )
-
     # --- told by the conversation ---------------------------------------------------------
-
-    def settled(self, task: Task) -> None:
-        """The agent moved on after our accepted answer: record the outcome."""
-        with self._lock:
-            if self.state != "accepted":
-                return
-            self.state = "done"
-            self.task = task
-        self._finish(Outcome(
-            "accepted", f"{self._accepted_words()}; the task is now {task.status.state.name}", task,
-        ), state="done")  # fmt: skip
-
-    def _accepted_words(self) -> str:
-        """Words for an accepted answer: the note (who sent it) and, from the client's
-        receipt, plainly when it landed slowly or was seen only on the task."""
-        words = _ACCEPTED + (f" ({self._note})" if self._note else "")
-        receipt = getattr(self.link.client, "receipt", None)
-        made = receipt(self.prompt_id) if callable(receipt) else None
-        said = made.describe() if made is not None else _ACCEPTED
-        # describe() is "the agent accepted the answer" and what was unusual, if anything
-        return words + (said[len(_ACCEPTED) :] if said.startswith(_ACCEPTED) else f"; {said}")
 
     def closed_by(self, task: Task) -> None:
         """The task left this prompt without our answer: say why, close the form.
@@ -484,85 +324,3 @@ class PromptCard:
         """The conversation stopped following: an open card says so (answers still go)."""
         if self.is_open:
             self.notes.value = self._findings_html(f"Not following the task any more: {reason}.")
-
-    # --- recording ------------------------------------------------------------------------
-
-    def _finish(self, outcome: Outcome, state: str) -> None:
-        with self._lock:
-            self.state = state
-            self._pending = False
-        if state == "done":
-            self.form.disabled = True
-            self.who.disable()
-            self.notes.value = self._findings_html()  # notes about answering are moot now
-            self.header.value = self._header_html()  # no countdown on a closed prompt
-        self._record(outcome)
-
-    def _reopen(self) -> None:
-        self.form.set_errors([])
-
-    def _record(self, outcome: Outcome) -> Outcome:
-        if outcome.validation_errors and outcome.where is None:
-            # the status line and str(outcome) name fields as the form labels them
-            outcome = dataclasses.replace(outcome, where=self.form.where)
-        with self._lock:
-            self.outcomes.append(outcome)
-            self.status.value = outcome_html(outcome)
-            waiting, self._next = self._next, concurrent.futures.Future()
-        waiting.set_result(outcome)
-        for callback in list(self._callbacks):
-            callback(outcome)
-        return outcome
-
-    # --- display --------------------------------------------------------------------------
-
-    def _header_html(self) -> str:
-        env = self.envelope
-        meta = [
-            deadline_html(env, live=self.state != "done"),
-            responders_html(env),
-            f"prompt <code>{esc(env.prompt_id)}</code>",
-        ]
-        return (
-            f'<div style="white-space:pre-wrap;font-weight:600">{esc(env.prompt)}</div>'
-            f'<div style="font-size:smaller;color:{MUTED}">{" · ".join(m for m in meta if m)}'
-            "</div>"
-        )
-
-    def _findings_html(self, extra: str = "") -> str:
-        notes = [f.message for f in self.envelope.findings if f.severity == "warning"]
-        lines = "".join(f"<li>{esc(n)}</li>" for n in notes)
-        warn = COLORS["warn"]
-        out = ""
-        if lines:
-            out += (
-                f'<div style="font-size:smaller;color:{warn}">The orchestrator check noted:'
-                f"<ul>{lines}</ul></div>"
-            )
-        if extra:
-            out += f'<div style="color:{warn}">{esc(extra)}</div>'
-        return out
-
-    def to_text(self) -> str:
-        """The card as plain text (terminals, nbconvert, no widget front end)."""
-        lines = [f"? {self.envelope.prompt}"]
-        if self.envelope.deadline:
-            lines.append("  " + deadline_text(self.envelope))
-        lines.append("  " + responders_text(self.envelope))
-        if self.who.text():
-            lines.append("  " + self.who.text())
-        lines += ["  " + line for line in self.form.to_text().splitlines()]
-        if self.outcome is not None:
-            lines += ["  " + line for line in str(self.outcome).splitlines()]
-        elif self.state in ("sending", "accepted"):
-            lines.append("  " + ("sending" if self.state == "sending" else "accepted, waiting"))
-        return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        state = self.outcome.status if self.outcome else self.state
-        return f"<PromptCard {self.envelope.prompt[:40]!r}: {state}>"
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
-        bundle["text/plain"] = self.to_text()
-        return bundle

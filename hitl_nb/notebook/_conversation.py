@@ -21,50 +21,45 @@ In a Jupyter server with the hitl-nb extension whose users have names (JupyterHu
 cards answer through the server's responder gateway (``gateway=``, see
 :mod:`._gateway_link`): the conversation registers its task there as soon as the agent
 names it, and the server says who is answering (S-3).
+
+This module is the part a cell calls: starting or attaching, answering from code,
+waiting for the next prompt, stopping. :class:`Conversation` reads the rest from its
+bases: :mod:`._conversation_events` (what the follower brings, applied once; the cards
+follow the task), :mod:`._conversation_gateway` (the task registered with the gateway)
+and :mod:`._conversation_view` (what it shows, as a widget and as text).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-import copy
 import threading
 import time
 import weakref
 from collections import deque
 from collections.abc import Mapping
-from datetime import datetime, timezone
 from typing import Any
 
 import ipywidgets as W
 
-from hitl_nb._display import stable_output
 from hitl_nb._waiting import wait_async, wait_blocking
-from hitl_nb.a2a import Message, Task, TaskState
+from hitl_nb.a2a import Message, Task
 from hitl_nb.client import (
-    ArtifactEvent,
     ClientEvent,
     MalformedPromptEvent,
     MessageEvent,
-    PromptEvent,
-    StatusEvent,
     SyncHitlClient,
     TaskEvent,
     Trace,
-    prompt_of,
 )
 from hitl_nb.errors import AgentTimeout, HitlError
-from hitl_nb.spec import parse_rfc3339
 
 from ._card import PromptCard
-from ._clock import css_elapsed
-from ._deadline import seconds_left
+from ._conversation_events import TaskEvents
 from ._follower import Follower
 from ._gateway_link import GatewayChoice, GatewayLink, gateway_link
 from ._link import Link
 from ._outcome import Outcome
-from ._parts import artifacts_html, artifacts_text, message_text, parts_html
 from ._question import QuestionCard
-from ._style import COLORS, MUTED, esc
 from ._worker import track
 
 __all__ = ["Conversation"]
@@ -72,15 +67,8 @@ __all__ = ["Conversation"]
 #: How many events a conversation keeps in :attr:`Conversation.events`.
 MAX_EVENTS = 2000
 
-_ENDED_WORDS = {
-    TaskState.COMPLETED: ("ok", "Completed"),
-    TaskState.FAILED: ("error", "Failed"),
-    TaskState.CANCELED: ("error", "Canceled"),
-    TaskState.REJECTED: ("error", "Rejected"),
-}
 
-
-class Conversation:
+class Conversation(TaskEvents):
     """One task and its prompts, followed and answered in the notebook.
 
     Start one with :meth:`start` (sends the first message), follow an existing task
@@ -254,269 +242,7 @@ class Conversation:
         )  # fmt: skip
         self._box[0] = follower
 
-    @property
-    def following(self) -> bool:
-        """True while the task is followed in the background."""
-        follower = self._box[0]
-        return follower is not None and follower.running
-
-    # --- told by the follower (on its loop) -----------------------------------------------
-
-    def started(self, error: BaseException | None) -> None:
-        """The first exchange is over (``error``: the task could not be started)."""
-        if error is not None and not self._known.is_set():
-            self._start_error = error
-        self._known.set()
-        if error is not None:
-            self._settled.set()
-
-    def followed_task(self) -> Task | None:
-        """The task as last seen."""
-        return self.task
-
-    def open_deadline(self) -> float | None:
-        """Seconds to the open prompt's deadline (negative once passed), or None."""
-        card = self.current
-        return seconds_left(card.envelope) if card is not None else None
-
-    def deadline_passed(self) -> None:
-        """The open prompt's deadline passed: its card says so (whether the agent still
-        takes answers shows with the next look at the task)."""
-        card = self.current
-        if card is not None:
-            card.deadline_passed()
-
-    def link_state(self, state: str, detail: str = "") -> None:
-        """How the task is followed: live, polling, reconnecting, stopped, lost."""
-        with self._lock:
-            self._link_state = (state, detail)
-            self.link_log.append((state, detail))
-            if state in ("stopped", "lost"):
-                self._settled.set()
-                self._resolve_prompt(None)
-            self._render()
-
-    def receive(self, event: ClientEvent) -> None:
-        """Apply one event; :attr:`events` logs each event once.
-
-        The same status seen twice (a replayed event, a GetTask snapshot of a status a
-        stream already brought) is logged once; a snapshot older than the status shown
-        is not applied.
-        """
-        with self._lock:
-            fresh = self._first_time(event)
-            if fresh:
-                self.events.append(event)
-            elif event_id_of(event) is not None:
-                return  # a replay: applied already
-            if isinstance(event, TaskEvent):
-                if self._older(event.task.status.timestamp):
-                    return
-                self._set_task(copy.deepcopy(event.task))
-            elif isinstance(event, StatusEvent):
-                if fresh or not self._older(event.status.timestamp):
-                    self._on_status(event)
-            elif isinstance(event, ArtifactEvent):
-                self._on_artifact(event)
-            elif isinstance(event, PromptEvent | MalformedPromptEvent):
-                pass  # the status that carries it was applied just before
-            elif isinstance(event, MessageEvent):
-                self.message = event.message
-                self._known.set()
-                self._settled.set()
-                self._resolve_prompt(None)
-            self._render()
-
-    def _older(self, timestamp: str | None) -> bool:
-        now = self.task.status.timestamp if self.task is not None else None
-        return bool(timestamp and now and _instant(timestamp) < _instant(now))
-
-    def _first_time(self, event: ClientEvent) -> bool:
-        event_id = event_id_of(event)
-        if event_id is not None:
-            key: Any = (type(event).__name__, event_id)
-            if key in self._seen_ids:
-                return False
-            self._seen_ids.add(key)
-        if isinstance(event, TaskEvent | StatusEvent):
-            status = event.task.status if isinstance(event, TaskEvent) else event.status
-            message = status.message.message_id if status.message is not None else None
-            content_key = (status.state, status.timestamp, message)
-            seen = content_key in self._seen_keys
-            self._seen_keys.add(content_key)
-            if event_id is None or isinstance(event, TaskEvent):
-                return not seen
-        return True
-
-    def _on_status(self, event: StatusEvent) -> None:
-        signal = (event.metadata or {}).get("hitlTimeout")
-        if isinstance(signal, dict):
-            for card in self.cards:
-                if card.prompt_id == signal.get("promptId"):
-                    card.timeout_signaled = True
-                    card.deadline_passed(still_open=event.state is TaskState.INPUT_REQUIRED)
-        if self.task is None:
-            task = Task(event.task_id, event.context_id, copy.deepcopy(event.status))
-        else:
-            task = copy.copy(self.task)
-            task.status = copy.deepcopy(event.status)
-        self._set_task(task)
-
-    def _on_artifact(self, event: ArtifactEvent) -> None:
-        if self.task is None:
-            return
-        task = copy.copy(self.task)
-        artifacts = list(task.artifacts)
-        for i, old in enumerate(artifacts):
-            if old.artifact_id == event.artifact.artifact_id:
-                if event.append:
-                    merged = copy.copy(old)
-                    merged.parts = [*old.parts, *event.artifact.parts]
-                    artifacts[i] = merged
-                else:
-                    artifacts[i] = event.artifact
-                break
-        else:
-            artifacts.append(event.artifact)
-        task.artifacts = artifacts
-        self.task = task
-
-    def _set_task(self, task: Task) -> None:
-        if self.task is None and self.gateway is not None and not task.status.state.is_terminal:
-            self._register(task.id)
-        previous = self.task
-        if previous is not None and previous.status.state is not task.status.state:
-            self._since = time.monotonic()
-        if previous is not None and not task.artifacts and previous.artifacts:
-            task.artifacts = previous.artifacts  # a status update does not drop artifacts
-        self.task = task
-        self._known.set()
-        state = task.status.state
-        found = prompt_of(task)
-        last = self.cards[-1] if self.cards else None
-        if isinstance(found, PromptEvent):
-            if last is None or last.prompt_id != found.prompt_id:
-                if last is not None:
-                    self._leave(last, task)
-                self._add_card(task, found)
-            else:
-                left = seconds_left(last.envelope)
-                if left is not None and left <= 0:
-                    last.deadline_passed(still_open=True)  # S-4: the agent keeps it open
-                if last.via is not None and last.is_open:
-                    self.link.submit(last.via.refresh())  # the gateway's consensus count
-            self.malformed = None
-        else:
-            if isinstance(found, MalformedPromptEvent):
-                self.malformed = found
-            if last is not None and (state.is_terminal or state.is_interrupted):
-                self._leave(last, task)
-            elif last is not None and last.state == "open":
-                last.closed_by(task)  # the agent moved on without our answer
-            self._question_for(task)
-        if state.is_terminal or state.is_interrupted:
-            self._settled.set()
-        if state.is_terminal:
-            self._resolve_prompt(None)
-
-    def _leave(self, card: PromptCard, task: Task) -> None:
-        if card.state == "accepted":
-            card.settled(task)
-        else:
-            card.closed_by(task)
-
-    def _add_card(self, task: Task, event: PromptEvent) -> None:
-        card = PromptCard(
-            self.link, task, event.envelope, responder=self.responder, ui=self.ui,
-            watcher=self, gateway=self.gateway, registration=self.registration,
-        )  # fmt: skip
-        if card.via is not None:
-            self.link.submit(card.via.refresh())
-        self.cards.append(card)
-        self._settled.set()
-        self._resolve_prompt(card)
-
-    def _question_for(self, task: Task) -> None:
-        question = self.question
-        if question is not None and question.state == "accepted":
-            if task.status.state.is_terminal or task.status.state.is_interrupted:
-                question.settled(task)
-        elif question is not None and question.is_open and not task.status.state.is_interrupted:
-            question.closed_by(task)
-        if (
-            task.status.state is TaskState.INPUT_REQUIRED
-            and prompt_of(task) is None
-            and message_text(task.status.message).strip()
-            and (question is None or not question.is_open)
-            and (question is None or question.task.status.message is not task.status.message)
-        ):
-            if question is None or question.state == "done":
-                self.question = QuestionCard(self.link, task, watcher=self)
-                self._settled.set()
-
-    # --- the responder gateway ------------------------------------------------------------
-
-    def _register(self, task_id: str) -> None:
-        """Register the task with the gateway, in the background (the cell goes on)."""
-        agent = self.link.client.agent
-        if self._registering or self.gateway is None:
-            return
-        if not isinstance(agent, str):
-            self.registration_error = (
-                "the responder gateway needs the agent's URL; this conversation was made "
-                "from an agent card, so its task is not registered there"
-            )
-            return
-        self._registering = True
-        self.link.submit(self._register_async(self.gateway, agent, task_id))
-
-    async def _register_async(self, gateway: GatewayLink, agent: str, task_id: str) -> None:
-        try:
-            registration = await gateway.register(agent, task_id)
-        except HitlError as exc:
-            # Said on the card at the first answer (which tries again), not raised here.
-            self.registration_error = f"{exc}"
-            return
-        finally:
-            self._registering = False
-        self.registration_error = None
-        self.registration = registration
-        for card in self.cards:
-            if card.via is not None and card.via.registration is None:
-                card.via.registration = registration
-                await card.via.refresh()
-
-    def _resolve_prompt(self, card: PromptCard | None) -> None:
-        waiting = self._prompt_future
-        if (
-            card is not None
-            or self.task is None
-            or self.task.status.state.is_terminal
-            or (self._link_state[0] in ("stopped", "lost"))
-        ):
-            self._prompt_future = concurrent.futures.Future()
-            if not waiting.done():
-                waiting.set_result(card)
-
-    def answer_accepted(self, card: Any, result: Any) -> None:
-        """A card's answer was accepted: show the task as the agent returned it, look again."""
-        if isinstance(result, Task):
-            self.receive(TaskEvent(result))
-        follower = self._box[0]
-        if follower is not None and follower.running:
-            follower.wake()
-        elif self.task is not None:
-            card.settled(self.task)
-
-    # --- reading and answering ------------------------------------------------------------
-
-    @property
-    def current(self) -> PromptCard | None:
-        """The card of the prompt that is open now, if any."""
-        with self._lock:
-            if self.cards and self.cards[-1].is_open:
-                return self.cards[-1]
-        return None
+    # --- reading and answering (what the follower tells: ._conversation_events) ----------
 
     def answer(
         self,
@@ -634,116 +360,12 @@ class Conversation:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # --- display --------------------------------------------------------------------------
-
-    def _render(self) -> None:
-        cards: list[Any] = [c.widget for c in self.cards]
-        if self.question is not None:
-            cards.append(self.question.widget)
-        children = (*cards, self.notice, self.said, self.artifacts)
-        if tuple(self.widget.children) != children:
-            self.widget.children = children
-        self.notice.value = self._state_html()
-        self.said.value = self._said_html()
-        self.artifacts.value = artifacts_html(self.task.artifacts) if self.task else ""
-
-    def _state_html(self) -> str:
-        link, detail = self._link_state
-        parts = []
-        if self.malformed is not None:
-            parts.append(
-                f'<div style="color:{COLORS["error"]}">The agent sent a malformed prompt: '
-                f"{esc(self.malformed.reason)}</div>"
-            )
-        task = self.task
-        if task is None:
-            if self.message is None:
-                parts.append(f'<div style="color:{MUTED}">starting…</div>')
-        else:
-            state = task.status.state
-            if state in _ENDED_WORDS:
-                kind, word = _ENDED_WORDS[state]
-                parts.append(f'<div style="color:{COLORS[kind]}"><b>{word}</b></div>')
-            elif not state.is_interrupted:
-                clock = (
-                    ""
-                    if stable_output()
-                    else " for " + css_elapsed(time.monotonic() - self._since, "")
-                )
-                parts.append(f"<div><b>Working</b>{clock}</div>")
-            if link == "reconnecting":
-                parts.append(
-                    f'<div style="color:{COLORS["warn"]}">reconnecting: {esc(detail)}</div>'
-                )
-            elif link in ("stopped", "lost") and detail and not state.is_terminal:
-                kind = "error" if link == "lost" else "warn"
-                parts.append(
-                    f'<div style="color:{COLORS[kind]}">Not following the task any more: '
-                    f"{esc(detail)}</div>"
-                )
-        return "".join(parts)
-
-    def _said_html(self) -> str:
-        if self.message is not None:
-            return f"<div><b>The agent answered:</b>{parts_html(self.message.parts)}</div>"
-        task = self.task
-        if task is None or task.status.message is None or prompt_of(task) is not None:
-            return ""
-        if self.question is not None and self.question.is_open:
-            return ""
-        words = parts_html(task.status.message.parts)
-        return (
-            f'<div class="hitl-agent-message"><b>The agent says:</b>{words}</div>' if words else ""
-        )
-
-    def to_text(self) -> str:
-        """The conversation as plain text (what nbconvert and nbval read)."""
-        blocks = [card.to_text() for card in self.cards]
-        if self.question is not None:
-            blocks.append(self.question.to_text())
-        if self.malformed is not None:
-            blocks.append(f"malformed prompt: {self.malformed.reason}")
-        if self.message is not None:
-            blocks.append(f"the agent answered: {message_text(self.message)}")
-        task = self.task
-        open_question = self.question is not None and self.question.is_open
-        if task is None and self.message is None:
-            blocks.append("starting")
-        elif task is not None and self.current is None and not open_question:
-            blocks.append(f"task is {task.status.state.name}")
-            said = message_text(task.status.message).strip()
-            if said and prompt_of(task) is None:
-                blocks.append(f"agent: {said}")
-            blocks += artifacts_text(task.artifacts)
-        link, detail = self._link_state
-        if link == "reconnecting":
-            blocks.append(f"reconnecting: {detail}")
-        return "\n".join(blocks)
+    # --- display: see ConversationView (._conversation_view) ---------------------------
 
     @property
     def trace(self) -> Trace | None:
         """The client's wire trace (start with ``trace=True``), else None."""
         return self.client.trace
-
-    def __repr__(self) -> str:
-        state = self.task.status.state.name if self.task else "no task"
-        return f"<Conversation {len(self.cards)} prompt(s), task {state}>"
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
-        bundle["text/plain"] = self.to_text()
-        return bundle
-
-
-def event_id_of(event: ClientEvent) -> str | None:
-    """The event's id on the wire (None when the agent does not number its events)."""
-    value = getattr(event, "event_id", None)
-    return value if isinstance(value, str) else None
-
-
-def _instant(timestamp: str) -> datetime:
-    parsed = parse_rfc3339(timestamp)
-    return parsed if parsed is not None else datetime.min.replace(tzinfo=timezone.utc)
 
 
 def _as_message(result: Any) -> ClientEvent:

@@ -36,7 +36,7 @@ from hitl_nb.errors import (
 )
 
 from ._gateway_link import GatewayLink
-from ._outcome import Outcome
+from ._outcome import Outcome, status_html
 
 __all__ = ["ViaGateway", "held_message"]
 
@@ -81,6 +81,25 @@ class ViaGateway:
             return (f"the Jupyter server says you are {self.who!r}; answering as {responder!r} "
                     f"is not possible through it; {NOTHING_SENT}")  # fmt: skip
         return None
+
+    def submit(self, payload: dict[str, Any], responder: str | None, override: bool) -> None:
+        """Send a submitted answer through the gateway, in the background."""
+        card = self.card
+        reason = self.local_refusal(responder, override)
+        if reason is not None:
+            card._reopen()
+            card._record(Outcome("refused", reason))
+            return
+        with card._lock:
+            if not card.is_open:
+                card._record(Outcome("failed", "this prompt is closed; nothing was sent"))
+                return
+            card.state = "sending"
+            card._pending = True
+        card.status.value = status_html(
+            "info", "sending", "the answer is on its way to the Jupyter server"
+        )
+        card.link.submit(self.send(payload))
 
     async def _registration(self) -> str:
         if self.registration is None:
