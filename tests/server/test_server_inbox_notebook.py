@@ -166,21 +166,27 @@ def test_a_prompt_outlives_the_kernel_that_registered_it_and_a_server_restart(
 ) -> None:
     hub = {"JUPYTERHUB_API_TOKEN": "alice-token"}  # the kernels' user, as under a hub
     alice = auth("alice")
+    # No subscription, and a look at the task once an hour: the prompt can only reach
+    # the server by the agent's push notification (A2A push, configured by the watcher).
+    push_only = {"HitlServer": {"state_dir": str(tmp_path / "state"), "poll_interval": 3600,
+                                "max_streams": 0}}  # fmt: skip
     with MockAgent(store=tmp_path / "agent.sqlite") as agent:
-        with jupyter_server(tmp_path, env=hub, ready_headers=alice) as url:
+        with jupyter_server(tmp_path, env=hub, ready_headers=alice,
+                            extra_config=push_only) as url:  # fmt: skip
             with server_kernel(url, "alice-token", tmp_path / "runtime") as run:
                 reg_id, task, prompts = run(f"AGENT = {agent.url!r}\n" + REGISTER).split()
             assert prompts == "0"  # registered while the agent was still working
-            # The kernel is gone; the agent asks now, and the server's watcher sees it.
+            # The kernel is gone; the agent asks now and pushes the task to the server.
 
             def listed() -> list[dict[str, Any]]:
                 r = httpx.get(url + "hitl/api/prompts", headers=alice, timeout=60)
                 return [p for p in r.json()["prompts"] if p["registration"] == reg_id]
 
-            (prompt,) = _until(listed, what="the prompt to reach the server")
+            (prompt,) = _until(listed, what="the prompt to reach the server by push")
             assert prompt["task_id"] == task
         # A restart between the prompt and the answer.
-        with jupyter_server(tmp_path, env=hub, ready_headers=alice) as url:
+        with jupyter_server(tmp_path, env=hub, ready_headers=alice,
+                            extra_config=push_only) as url:  # fmt: skip
             with server_kernel(url, "alice-token", tmp_path / "runtime") as run:
                 assert run(f"TASK = {task!r}\n" + ANSWER).strip() == "accepted"
         assert [a["payload"] for a in asyncio.run(answers_at_agent(agent.url, task))] == [YES]
