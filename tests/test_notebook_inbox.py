@@ -230,3 +230,16 @@ def test_a_server_that_is_found_but_silent_is_said_never_no_server(
         Inbox()
     with Inbox(agents=["http://127.0.0.1:9"], poll_interval=3600) as inbox:
         assert inbox.lives_with_kernel  # the named agents are asked instead
+
+
+def test_an_open_card_answered_elsewhere_says_so(agent: MockAgent) -> None:
+    task_id = _start(agent.url)
+    with Inbox(agents=[agent.url], gateway=None, poll_interval=0.2) as inbox:
+        (item,) = [i for i in inbox.items if i.task_id == task_id]
+        card = inbox.open(item)
+        assert isinstance(card, PromptCard) and card.is_open
+        with SyncHitlClient(agent.url) as other:  # someone else, not through this inbox
+            other.respond(task_id, item.prompt_id, {"approve": False})
+        _until(lambda: card.outcome is not None, what="the card to hear of it")
+        assert card.outcome is not None and card.outcome.status == "conflict"
+        assert "someone else answered" in card.outcome.message and not card.is_open

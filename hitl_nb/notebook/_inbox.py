@@ -35,7 +35,8 @@ from typing import Any
 
 import ipywidgets as W
 
-from hitl_nb.client import GatewayInfo, find_gateway
+from hitl_nb.a2a import Task, TaskState
+from hitl_nb.client import GatewayInfo, PromptEvent, find_gateway, prompt_of
 from hitl_nb.errors import GatewayUnavailable, HitlError
 
 from ._card import PromptCard
@@ -196,6 +197,9 @@ class Inbox:
                 card = self.cards[key]
                 if isinstance(card, GatewayCard):
                     card.gone()
+                elif card.is_open and isinstance(self.source, AgentsSource):
+                    # Answered elsewhere, closed or expired: the card asks the task why.
+                    self._loop.submit(_closed_elsewhere(card))
             self._draw_page()
             title = self._title_html()
             if self.title.value != title:
@@ -397,6 +401,21 @@ class Inbox:
         bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
         bundle["text/plain"] = self.to_text()
         return bundle
+
+
+async def _closed_elsewhere(card: PromptCard) -> None:
+    """Tell an open card whose prompt left the inbox what became of its task."""
+    try:
+        task = await card.link.client.get_task(card.task.id)
+    except HitlError:
+        return  # the card says what happens when someone answers it
+    if task.status.state is not TaskState.INPUT_REQUIRED or _open_prompt(task) != card.prompt_id:
+        card.closed_by(task)
+
+
+def _open_prompt(task: Task) -> str | None:
+    found = prompt_of(task)
+    return found.prompt_id if isinstance(found, PromptEvent) else None
 
 
 def _weakly(inbox: Inbox, method: str, *args: Any) -> Any:
