@@ -38,6 +38,7 @@ SIZE = 840
 SETUP = """
 import importlib.util, sys, warnings
 sys.path.insert(0, {bench!r})
+sys.path.extend({peer_paths!r})  # where this script found ipywidgets-jsonschema
 from bench_forms import big_schema
 from hitl_nb.forms import Form
 schema, _payload = big_schema({size})
@@ -91,6 +92,16 @@ async ([code, selector, quiet]) => {
 """
 
 
+def _peer_paths() -> list[str]:
+    """The folder this interpreter imports ipywidgets-jsonschema from, when it is not on
+    the kernel's path (installed with ``pip install --target DIR``, DIR on PYTHONPATH):
+    the server gives its kernels a PYTHONPATH of its own."""
+    spec = importlib.util.find_spec("ipywidgets_jsonschema")
+    if spec is None or spec.origin is None:
+        return []
+    return [str(Path(spec.origin).resolve().parent.parent)]
+
+
 def run(rounds: int) -> dict[str, Any]:
     have_iwj = importlib.util.find_spec("ipywidgets_jsonschema") is not None
     times: dict[str, list[float]] = {"hitl_nb": [], "ipywidgets-jsonschema": []}
@@ -98,7 +109,8 @@ def run(rounds: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         lab.write_notebook(
-            root / "bench.ipynb", [SETUP.format(bench=str(ROOT / "benchmarks"), size=SIZE)]
+            root / "bench.ipynb",
+            [SETUP.format(bench=str(ROOT / "benchmarks"), peer_paths=_peer_paths(), size=SIZE)],
         )
         with (
             # the server's default IOPub rate limit (1000 messages/s) drops the comm

@@ -31,3 +31,38 @@ def test_every_form_carries_the_stylesheet_once() -> None:
     styles = [w for w in form.children if "hitl-style" in w._dom_classes]
     assert len(styles) == 1 and styles[0].value == f"<style>{CSS}</style>"
     assert styles[0].layout.display == "none"  # it takes no space
+
+
+def test_widgets_send_the_state_ipywidgets_would_send() -> None:
+    """Forms work out each widget class's synced traits and serializers once; every
+    widget of a form still reports exactly the state ipywidgets' own code computes."""
+    import ipywidgets as W
+    from ipywidgets.widgets.widget import _instances
+
+    before = set(_instances)
+    schema = {
+        "type": "object",
+        "required": ["ok", "when"],
+        "properties": {
+            "name": {"type": "string", "description": "help"},
+            "n": {"type": "integer", "maximum": 3},
+            "ok": {"type": "boolean"},
+            "flag": {"type": "boolean"},
+            "pick": {"enum": ["a", "b"]},
+            "when": {"type": "string", "format": "date-time"},
+            "tags": {"type": "array", "items": {"type": "string"}, "default": ["x"]},
+            "kind": {"const": "k"},
+            "owner": {"type": "object", "properties": {"e": {"type": "string"}}},
+            "alt": {"anyOf": [{"type": "string"}, {"type": "number"}]},
+        },
+    }
+    form = Form(schema)
+    form.field("/n").value = 7  # messages and values set after creation sync too
+    form.submit_button.click()
+    made = [w for key, w in _instances.items() if key not in before]
+    assert len({type(w).__name__ for w in made}) >= 8
+    for widget in made:
+        assert widget.keys == list(widget.traits(sync=True))
+        assert widget.get_state() == W.Widget.get_state(widget), type(widget)
+        for key in widget.keys[-3:]:  # one trait, as a change sends it
+            assert widget.get_state(key) == W.Widget.get_state(widget, key)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import ipywidgets as W
+import traitlets
 
 from ._util import esc
 
@@ -79,13 +80,60 @@ def _style_for(cls: type) -> Any:
     return found
 
 
+class _QuickState:
+    """Mixin for the widget classes forms create: the same models, made for less.
+
+    ipywidgets works out, for every widget it creates, which traits are synced (walking
+    all traits of the class) and, for each, how it is serialized (a metadata lookup per
+    trait); a form creates a thousand widgets of a dozen classes. Both answers depend on
+    the class only, so they are worked out once per class here. Nothing else changes:
+    the state sent is the one ipywidgets would send (the model and view names are the
+    core ones, no JavaScript of our own), and a widget given traits of its own later
+    (``add_traits``) is served by ipywidgets' own code.
+    """
+
+    _to_json_of: dict[str, Any]  # per class: trait name -> serializer
+    _synced: tuple[str, ...]  # per class: the synced traits (ipywidgets' ``keys``)
+
+    def get_state(self, key: Any = None, drop_defaults: bool = False) -> dict[str, Any]:
+        """The state of every synced trait (as ipywidgets' ``get_state``, cached plan)."""
+        keys: list[str] = self.keys  # type: ignore[attr-defined]
+        if key is not None or drop_defaults or len(keys) != len(self._synced):
+            return super().get_state(key, drop_defaults)  # type: ignore[misc, no-any-return]
+        plan = self._to_json_of
+        return {k: plan[k](getattr(self, k), self) for k in keys}
+
+
+_QUICK: dict[type, type] = {}
+
+
+def _keys(widget: Any) -> list[str]:
+    # the default of ``keys`` (registered on each quick class: traitlets reads default
+    # handlers from classes it builds, not from a plain mixin)
+    return list(widget._synced)
+
+
+def _quick(cls: type) -> type:
+    """The :class:`_QuickState` subclass of widget class ``cls`` (created once)."""
+    found = _QUICK.get(cls)
+    if found is None:
+        traits = cls.class_traits(sync=True)  # type: ignore[attr-defined]
+        synced = tuple(traits)
+        fallback = cls._trait_to_json  # type: ignore[attr-defined]
+        plan = {name: traits[name].metadata.get("to_json", fallback) for name in synced}
+        body = {"__module__": cls.__module__, "__doc__": cls.__doc__, "_synced": synced,
+                "_to_json_of": plan, "_default_keys": traitlets.default("keys")(_keys)}  # fmt: skip
+        found = _QUICK[cls] = type(cls.__name__, (_QuickState, cls), body)
+    return found
+
+
 def make(cls: type, classes: tuple[str, ...] = (), lay: LayoutName = "default", **kw: Any) -> Any:
     """Create widget ``cls`` with the shared Layout and Style and the given CSS classes."""
     style = _style_for(cls)
     if style is not None and "style" not in kw:
         kw["style"] = style
     kw.setdefault("layout", layout(lay))  # shared: never change a made widget's Layout
-    return cls(_dom_classes=classes, **kw)
+    return _quick(cls)(_dom_classes=classes, **kw)
 
 
 # Error red with at least 4.5:1 (WCAG AA) against the form's background in both themes:
