@@ -8,6 +8,7 @@ timed assertions. The gateway inbox is tested against a real server in
 from __future__ import annotations
 
 import gc
+import html
 import threading
 import time
 import weakref
@@ -243,3 +244,31 @@ def test_an_open_card_answered_elsewhere_says_so(agent: MockAgent) -> None:
         _until(lambda: card.outcome is not None, what="the card to hear of it")
         assert card.outcome is not None and card.outcome.status == "conflict"
         assert "someone else answered" in card.outcome.message and not card.is_open
+
+
+def _bad_prompt(req: Any, conn: Any) -> None:
+    view = {"registration": "r1", "prompt_id": "not-a-uuid", "prompt": "x", "state": "open",
+            "response_schema": SCHEMA, "agent_url": "http://a.invalid", "task_id": "t"}  # fmt: skip
+    conn.answer({"prompts": [view], "total": 1})
+
+
+@pytest.mark.parametrize(
+    ("handler", "words"),
+    [
+        (lambda r, c: c.answer(b"<html>busy</html>", content_type="text/html"), "without JSON"),
+        (lambda r, c: c.answer([1, 2]), "not a JSON object"),
+        (lambda r, c: c.answer({"message": "not yours"}, status=403), "HTTP 403): not yours"),
+        (lambda r, c: c.cut(), "could not be reached"),
+        (_bad_prompt, "is unreadable"),
+    ],
+)
+def test_a_gateway_that_answers_nonsense_is_said_in_words(handler: Any, words: str) -> None:
+    from hitl_nb.client import GatewayInfo
+    from tests.helpers.tiny_server import serve
+
+    with serve(handler) as server:
+        info = GatewayInfo(server.url + "/", "t", "test")
+        with Inbox(gateway=info, poll_interval=3600) as inbox:
+            assert inbox.items == [] and len(inbox.problems) == 1
+            assert words in inbox.problems[0]
+            assert html.escape(inbox.problems[0]) in inbox.title.value  # shown, as text
