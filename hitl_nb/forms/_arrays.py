@@ -2,6 +2,10 @@
 no adding past ``maxItems``) and ``prefixItems`` tuples (one fixed row per position,
 then free entries if ``items`` allows them). Duplicates under ``uniqueItems`` are
 flagged on the entry by the validator; the order is kept as entered.
+
+A value with more entries than a form draws as widgets (:data:`~._base.MAX_ROWS` in one
+list, :data:`~._base.MAX_FIELDS` in the form) is shown in one JSON text field instead,
+with a note saying why: what goes in comes out, and nothing valid is refused.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ from typing import Any
 import ipywidgets as W
 
 from ._base import Errors, Field, FieldKind, FieldMessage, Slot, route
+from ._fields import JsonField
 from ._hints import child_ui
+from ._normalize import Node
 from ._theme import LayoutName, heading_html, make, set_html
 from ._util import MISSING, FormValueError, child_pointer, json_type
 
@@ -45,6 +51,8 @@ class ArrayField(Field):
         self.min_items: int = min_items if isinstance(min_items, int) else 0
         self.rows: list[_Row] = []
         self.index_rows: list[_Row] = []
+        #: The JSON field showing a value too large to draw as rows (else None).
+        self.overflow: JsonField | None = None
         lay: LayoutName = "hidden" if self.hints.hidden else "default"
         self.label = make(W.HTML, self.classes("hitl-label"), value="")
         set_html(self.label, self.label_html())
@@ -63,12 +71,15 @@ class ArrayField(Field):
             kids.append(self.add)
         self.box = make(W.VBox, self.classes("hitl-array"), lay, children=kids)
         self.widgets = [self.box]
+        self._first_rows()
+        self._relayout()
+
+    def _first_rows(self) -> None:
         for i in range(len(self.prefix)):
             self._new_row(i, fixed=True)
         if self.required and self.items is not False:
             for i in range(len(self.rows), min(self.min_items, 50)):
                 self._new_row(i, fixed=False)
-        self._relayout()
 
     # --- rows ------------------------------------------------------------------------------
     def _new_row(self, i: int, fixed: bool) -> _Row:
@@ -136,6 +147,8 @@ class ArrayField(Field):
 
     # --- value -----------------------------------------------------------------------------
     def touched(self) -> bool:
+        if self.overflow is not None:
+            return self.overflow.touched()
         return (
             self.explicit
             or any(not r.fixed for r in self.rows)
@@ -143,6 +156,8 @@ class ArrayField(Field):
         )
 
     def get(self) -> Any:
+        if self.overflow is not None:
+            return self.overflow.get()
         self.index_rows = []
         values: list[Any] = []
         pending: list[_Row] = []  # empty fixed positions not yet followed by a value
@@ -166,7 +181,15 @@ class ArrayField(Field):
         given = value if isinstance(value, list) else []
         if len(given) > len(self.prefix) and self.items is False:
             raise FormValueError(self.pointer, f"at most {len(self.prefix)} entries fit here")
-        self.ctx.check_rows(self.pointer, len(given) - len(self.rows), given)
+        try:
+            self.ctx.check_rows(self.pointer, len(given) - len(self.rows), given)
+        except FormValueError:
+            if given:  # (an empty value never needs the room)
+                self._show_json(given)
+                self.explicit, self.absent = True, False
+                return
+        if self.overflow is not None:
+            self._hide_json()
         with self.ctx.quietly():
             keep = max(len(self.prefix), len(given))
             for row in self.rows[keep:]:
@@ -183,8 +206,30 @@ class ArrayField(Field):
     def untouch(self) -> None:
         pass  # a default list is the agent's proposal: it is sent
 
+    def _show_json(self, value: list[Any]) -> None:
+        """Show ``value`` in one JSON text field: it has too many entries for rows."""
+        for row in self.rows:
+            self.ctx.forget(row.field)
+        self.rows = []
+        note = f"{len(value)} entries, more than the form draws as fields"
+        node = Node("json", self.schema, note=note, hints=self.hints)
+        self.overflow = JsonField(self.slot.but(node=node))
+        self.overflow.set_disabled(self.disabled or self.readonly)
+        self.overflow.set(value)
+        self.widgets = list(self.overflow.widgets)
+        self.widgets_changed()
+
+    def _hide_json(self) -> None:
+        """Back to rows (a value that fits was set)."""
+        self.overflow = None
+        self._first_rows()
+        self.widgets = [self.box]
+        self.widgets_changed()
+
     # --- errors, state -------------------------------------------------------------------
     def local_errors(self) -> list[tuple[str, str]]:
+        if self.overflow is not None:
+            return self.overflow.local_errors()
         # Entries in the value are addressed by their index there (as the validator
         # does); entries left out of it (empty, unreadable) are reported on the array.
         self.get()
@@ -208,6 +253,9 @@ class ArrayField(Field):
         return out
 
     def show_errors(self, errors: Errors) -> None:
+        if self.overflow is not None:
+            self.overflow.show_errors(errors)
+            return
         own, below = route(errors)
         self.get()  # refresh the index -> row map
         by_row: dict[int, dict[str, list[FieldMessage]]] = {}
@@ -237,6 +285,10 @@ class ArrayField(Field):
                 if button is not None:
                     button.disabled = inner
         self._update_add()
+        if self.overflow is not None:
+            self.overflow.set_disabled(inner)
 
     def children(self) -> list[Field]:
+        if self.overflow is not None:
+            return [self.overflow]
         return [r.field for r in self.rows]

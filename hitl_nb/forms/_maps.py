@@ -6,7 +6,9 @@ A row's value is drawn by the schema its name calls for: the ``patternProperties
 schemas whose pattern the name matches (all of them), else ``additionalProperties``.
 Typing another name redraws the value when that changes the schema (keeping the value
 if it fits); a name no pattern allows, where ``additionalProperties`` is false, is an
-error on the row.
+error on the row. Members too many to draw as rows (a value set with more than
+:data:`~._base.MAX_ROWS`, or more entries than the form has room for) are shown in one
+JSON text field instead.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ import ipywidgets as W
 from ..errors import SchemaRejected
 from ..validation import pattern_search
 from ._base import Field, FieldMessage
+from ._fields import JsonField
 from ._hints import child_ui
+from ._normalize import Node
 from ._theme import make
 from ._util import MISSING, FormValueError, child_pointer
 
@@ -64,6 +68,8 @@ class MapEditor:
         #: Key inputs whose empty text is the name ``""`` (a value set it so; a person
         #: typing in the key takes this back: an empty key they leave is no name).
         self.empty_names: set[int] = set()
+        #: The JSON field holding members too many for rows (else None).
+        self.overflow: JsonField | None = None
         self.box = make(W.VBox, owner.classes("hitl-map"))
         self.add: W.Button | None = None
         if can_add:
@@ -78,6 +84,9 @@ class MapEditor:
         self._relayout()
 
     def _relayout(self) -> None:
+        if self.overflow is not None:
+            self.box.children = list(self.overflow.widgets)
+            return
         self.box.children = [r for _k, _f, r in self.rows] + ([self.add] if self.add else [])
 
     def _matching(self, key: str) -> list[Any]:
@@ -187,6 +196,9 @@ class MapEditor:
 
     def entries(self) -> dict[str, Any]:
         """The members the rows hold (rows without a name or value are skipped)."""
+        if self.overflow is not None:
+            held = self.overflow.get()
+            return dict(held) if isinstance(held, dict) else {}
         out: dict[str, Any] = {}
         for key_input, field, _box in self.rows:
             value = field.get()
@@ -202,10 +214,25 @@ class MapEditor:
 
     def set(self, extras: dict[str, Any]) -> None:
         """Replace the rows with ``extras``."""
-        self.owner.ctx.check_rows(self.owner.pointer, len(extras) - len(self.rows), extras)
+        try:
+            self.owner.ctx.check_rows(self.owner.pointer, len(extras) - len(self.rows), extras)
+        except FormValueError:
+            too_many = bool(extras)  # (no members never need the room)
+        else:
+            too_many = False
         for _key, field, _box in self.rows:
             self.owner.ctx.forget(field)
         self.rows = []
+        self.overflow = None
+        if too_many:
+            note = f"{len(extras)} members, more than the form draws as fields"
+            node = Node("json", {"type": "object"}, note=note)
+            slot = self.owner.slot.but(node=node, name="other members", required=False)
+            self.overflow = JsonField(slot)
+            self.overflow.set(extras)
+            self.overflow.set_disabled(self.owner.disabled or self.owner.readonly)
+            self._relayout()
+            return
         self.empty_names = set()
         self.row_schema = {}
         with self.owner.ctx.quietly():
@@ -215,6 +242,11 @@ class MapEditor:
 
     def local_errors(self) -> list[tuple[str, str]]:
         """Rows without a name, repeated names, names that are declared properties."""
+        if self.overflow is not None:
+            held = self.overflow.get()
+            if held is not MISSING and not isinstance(held, dict):
+                return [("", "The other members must be a JSON object")]
+            return self.overflow.local_errors()
         out: list[tuple[str, str]] = []
         seen: set[str] = set()
         for i, (key_input, field, _box) in enumerate(self.rows):
@@ -239,12 +271,21 @@ class MapEditor:
 
     def show_errors(self, below: dict[str, Routed]) -> dict[str, Routed]:
         """Show the errors of rows by name; returns those that match no row."""
+        if self.overflow is not None:
+            held = self.entries()
+            mine = {k: v for k, v in below.items() if k in held}
+            self.overflow.show_errors(
+                {child_pointer("", k) + p: m for k, sub in mine.items() for p, m in sub.items()}
+            )
+            return {k: v for k, v in below.items() if k not in held}
         for key_input, field, _box in self.rows:
             field.show_errors(below.pop(key_input.value, {}))
         return below
 
     def set_disabled(self, disabled: bool) -> None:
         """Disable every row and the add button."""
+        if self.overflow is not None:
+            self.overflow.set_disabled(disabled)
         for key_input, field, box in self.rows:
             key_input.disabled = disabled
             field.set_disabled(disabled)

@@ -337,7 +337,7 @@ class ObjectField(Field):
             return self.pending is not MISSING
         if self.explicit:
             return True
-        if self.map is not None and self.map.rows:
+        if self.map is not None and (self.map.rows or self.map.overflow is not None):
             return True
         return any(f.touched() for f in self.fields.values())
 
@@ -436,4 +436,6 @@ class ObjectField(Field):
         kids = [self.fields[n] for n in self.visible]
         if self.map is not None:
             kids += [f for _k, f, _b in self.map.rows]
+            if self.map.overflow is not None:
+                kids.append(self.map.overflow)
         return kids

@@ -44,8 +44,13 @@ def _lines(field: Field, indent: str, out: list[str]) -> None:
                     first = sub[0].split(":", 1)[1] if sub and ":" in sub[0] else ""
                     out.append(f"{indent}{key_input.value or '(no name)'}:{first}")
                     out.extend(indent + line for line in sub[1:])
+                if field.map.overflow is not None:
+                    _lines(field.map.overflow, indent, out)
         elif field.pending is not MISSING:
             out.append(f"{indent}{_value_text(field.pending)}")
+        return
+    if isinstance(field, ArrayField) and field.overflow is not None:
+        _lines(field.overflow, indent, out)
         return
     if isinstance(field, ArrayField):
         count = len(field.rows)
