@@ -460,6 +460,7 @@ async def _follow(ref: weakref.ref[Inbox], interval: float) -> None:
             pass
         event.clear()
         if ref() is None:
+            await source.aclose()  # forgotten: its connections go with it
             return
         try:
             listing = await source.list()
@@ -471,6 +472,7 @@ async def _follow(ref: weakref.ref[Inbox], interval: float) -> None:
             delay = interval
         inbox = ref()
         if inbox is None:
+            await source.aclose()
             return
         try:
             if listing is not None:

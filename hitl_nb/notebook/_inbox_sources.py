@@ -311,7 +311,10 @@ class AgentsSource:
         return Listing(items[: self.limit], len(items), problems)
 
     async def aclose(self) -> None:
-        """Nothing to do on the loop (the links close from any thread)."""
+        """Close the connections of the agents' clients (on the loop they run on)."""
+        for link in self.links.values():
+            if link.own:
+                await link.client.aclose()
 
     def close_links(self) -> None:
         """Close every agent's client."""
