@@ -49,6 +49,21 @@ def test_draft_ids_and_definitions_draw_widgets(dialect):
     assert kinds(form) == {"/name": "string", "/n": "number"}
 
 
+@pytest.mark.parametrize("dialect", [D4, D7])
+def test_a_reference_by_the_roots_own_uri_is_local(dialect):
+    # Backstage's catalog-info: `catalog-info.json#/definitions/entity` beside its `$id`
+    key = "id" if dialect == D4 else "$id"
+    schema = {
+        "$schema": dialect,
+        key: "https://example.com/schemas/s.json",
+        "type": "object",
+        "definitions": {"name": {"type": "string"}},
+        "properties": {"name": {"$ref": "s.json#/definitions/name"}},
+    }
+    form = fill(schema, {"name": "x"})
+    assert kinds(form) == {"/name": "string"}
+
+
 def test_draft_04_boolean_exclusive_bounds_are_bounds():
     schema = {
         "$schema": D4,

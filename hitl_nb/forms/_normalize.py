@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import urldefrag, urljoin
 
 from ..validation import CompiledSchema, compile_schema
 from ._util import split_pointer
@@ -236,7 +237,13 @@ class Resolver:
         self._root_compiled = compiled
 
     def deref(self, ref: str) -> Any:
-        """The subschema a local ``$ref`` names; raises Unsupported for anything else."""
+        """The subschema a local ``$ref`` names; raises Unsupported for anything else.
+
+        A reference by the root's own URI (``catalog-info.json#/definitions/entity``
+        under ``$id: https://json.schemastore.org/catalog-info.json``) is local too.
+        """
+        if isinstance(ref, str) and not ref.startswith("#"):
+            ref = self._own(ref)
         if not isinstance(ref, str) or not (ref == "#" or ref.startswith("#/")):
             raise Unsupported(f"$ref {ref!r} is not a local JSON Pointer reference")
         node: Any = self.root
@@ -249,6 +256,18 @@ class Resolver:
             else:
                 raise Unsupported(f"$ref {ref!r} points at nothing")
         return node
+
+    def _own(self, ref: str) -> str:
+        """``ref`` as a fragment when it names the root by its ``$id`` (``id`` in draft
+        4), else as it was."""
+        base = self.root.get("$id", self.root.get("id"))
+        if not isinstance(base, str):
+            return ref
+        try:
+            target, fragment = urldefrag(urljoin(base, ref))
+        except ValueError:
+            return ref
+        return "#" + fragment if target == urldefrag(base)[0] else ref
 
     def resolve(self, schema: Any, _chain: tuple[str, ...] = ()) -> Any:
         """``schema`` with its top-level ``$ref`` and ``allOf`` folded in (a new dict)."""
