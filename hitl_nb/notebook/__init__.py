@@ -14,7 +14,8 @@ bases), ``_card`` (one prompt's card; its bases ``_card_send`` and ``_card_view`
 ``_responder`` (who is answering, S-3), ``_style`` (escaping and theme colours),
 ``_trace_view`` (a client's wire trace as a collapsible timeline), ``_inbox`` (open
 prompts across tasks and agents, live: ``_inbox_sources`` reads them from the server's
-gateway or the agents, ``_inbox_card`` answers one through the gateway),
+gateway or the agents, ``_inbox_rows`` draws them, ``_inbox_follow`` looks again on
+the shared thread, ``_inbox_card`` answers one through the gateway),
 ``_gateway_link`` and ``_via_gateway`` (cards answering through the Jupyter server's
 responder gateway, S-3).
 """

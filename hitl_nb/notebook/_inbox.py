@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import logging
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
@@ -35,27 +34,22 @@ from typing import Any
 
 import ipywidgets as W
 
-from hitl_nb.a2a import Task, TaskState
-from hitl_nb.client import GatewayInfo, PromptEvent, find_gateway, prompt_of
+from hitl_nb.client import GatewayInfo, find_gateway
 from hitl_nb.errors import GatewayUnavailable, HitlError
 
 from ._card import PromptCard
-from ._deadline import deadline_html, deadline_text
+from ._deadline import deadline_text
 from ._inbox_card import GatewayCard
+from ._inbox_follow import closed_elsewhere, follow
+from ._inbox_rows import discard, row_widget, weakly
 from ._inbox_sources import AgentsSource, GatewaySource, InboxItem, Listing
 from ._link import Link
 from ._outcome import Outcome
-from ._responder import responders_html
 from ._style import COLORS, MUTED, esc
 from ._worker import shared_loop, track
 
 __all__ = ["Inbox"]
 
-log = logging.getLogger("hitl_nb.notebook")
-
-_TEXT_LIMIT = 160
-#: The line between rows: the theme's border colour (light and dark alike).
-_RULE = "var(--jp-border-color2, #e0e0e0)"
 Card = GatewayCard | PromptCard
 
 
@@ -142,8 +136,8 @@ class Inbox:
                                  layout=W.Layout(width="auto"))  # fmt: skip
         self.next = W.Button(description="Next", tooltip="the page after",
                              layout=W.Layout(width="auto"))  # fmt: skip
-        self.previous.on_click(_weakly(self, "turn", -1))
-        self.next.on_click(_weakly(self, "turn", 1))
+        self.previous.on_click(weakly(self, "turn", -1))
+        self.next.on_click(weakly(self, "turn", 1))
         self.where = W.HTML()
         self.pages = W.HBox([self.previous, self.where, self.next],
                             layout=W.Layout(display="none", align_items="center"))  # fmt: skip
@@ -155,7 +149,7 @@ class Inbox:
         self._apply(self._first_look())
         track(self)
         self._future: concurrent.futures.Future[None] = self._loop.submit(
-            _follow(weakref.ref(self), self.poll_interval)
+            follow(weakref.ref(self), self.poll_interval)
         )
 
     @property
@@ -199,7 +193,7 @@ class Inbox:
                     card.gone()
                 elif card.is_open and isinstance(self.source, AgentsSource):
                     # Answered elsewhere, closed or expired: the card asks the task why.
-                    self._loop.submit(_closed_elsewhere(card))
+                    self._loop.submit(closed_elsewhere(card))
             self._draw_page()
             title = self._title_html()
             if self.title.value != title:
@@ -214,7 +208,7 @@ class Inbox:
         for item in shown:
             row = self._rows.get(item.key)
             if row is None or row[0] != item.signature():
-                row = (item.signature(), self._row(item))
+                row = (item.signature(), row_widget(item, weakly(self, "open", item.key)))
             rows[item.key] = row
         gone = [w for k, (_s, w) in self._rows.items() if rows.get(k, (None, None))[1] is not w]
         self._rows = rows
@@ -222,7 +216,7 @@ class Inbox:
         if children != tuple(self.list.children):  # nothing new: nothing sent
             self.list.children = children
         for widget in gone:
-            _discard(widget)  # a row off the page costs nothing: its comms go
+            discard(widget)  # a row off the page costs nothing: its comms go
         display = "flex" if pages > 1 else "none"
         if self.pages.layout.display != display:
             self.pages.layout.display = display
@@ -239,37 +233,6 @@ class Inbox:
             last = max(0, -(-len(self.items) // self.page_size) - 1)
             self.page = max(0, min(last, self.page + pages))
             self._draw_page()
-
-    def _row(self, item: InboxItem) -> W.HBox:
-        text = item.envelope.prompt
-        short = text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 1] + "…"
-        meta = [
-            deadline_html(item.envelope),
-            responders_html(item.envelope),
-            f"agent {esc(item.agent_url)}",
-            f'task <code style="font-size:inherit">{esc(item.task_id)}</code>',
-        ]
-        if item.needed > 1:
-            meta.append(f"{item.agreeing} of {item.needed} agree so far")
-        if item.may_answer is False:
-            meta.append(f'<span style="color:{COLORS["warn"]}">not yours to answer</span>')
-        summary = W.HTML(
-            value=(
-                f'<div style="white-space:pre-wrap;font-weight:600">{esc(short)}</div>'
-                f'<div style="font-size:smaller;color:{MUTED}">'
-                f"{' · '.join(m for m in meta if m)}</div>"
-            ),
-            layout=W.Layout(flex="1 1 auto", width="auto"),
-        )
-        button = W.Button(description="Open", tooltip="show this prompt's card",
-                          layout=W.Layout(width="auto", flex="0 0 auto"))  # fmt: skip
-        button.on_click(_weakly(self, "open", item.key))
-        row = W.HBox([summary, button], layout=W.Layout(
-            align_items="center", width="100%", padding="2px 0",
-            border_bottom=f"1px solid {_RULE}",
-        ))  # fmt: skip
-        row.add_class("hitl-inbox-row")
-        return row
 
     def _title_html(self) -> str:
         shown = len(self.items)
@@ -318,7 +281,7 @@ class Inbox:
             self._selected = item.key
         close = W.Button(description="Close", tooltip="hide this card",
                          layout=W.Layout(width="auto", align_self="flex-start"))  # fmt: skip
-        close.on_click(_weakly(self, "_hide"))
+        close.on_click(weakly(self, "_hide"))
         self.detail.children = [card.widget, close]
         return card
 
@@ -328,11 +291,11 @@ class Inbox:
 
     def _card(self, item: InboxItem) -> Card:
         if isinstance(self.source, GatewaySource):
-            return GatewayCard(item, self.source.answer, self._loop.submit, _weakly(self, "wake"))
+            return GatewayCard(item, self.source.answer, self._loop.submit, weakly(self, "wake"))
         assert item.task is not None
         link: Link = self.source.links[item.agent_url]
         card = PromptCard(link, item.task, item.envelope, responder=self._responder)
-        card.on_outcome(_weakly(self, "wake"))
+        card.on_outcome(weakly(self, "wake"))
         return card
 
     def answer(
@@ -401,84 +364,3 @@ class Inbox:
         bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
         bundle["text/plain"] = self.to_text()
         return bundle
-
-
-async def _closed_elsewhere(card: PromptCard) -> None:
-    """Tell an open card whose prompt left the inbox what became of its task."""
-    try:
-        task = await card.link.client.get_task(card.task.id)
-    except HitlError:
-        return  # the card says what happens when someone answers it
-    if task.status.state is not TaskState.INPUT_REQUIRED or _open_prompt(task) != card.prompt_id:
-        card.closed_by(task)
-
-
-def _open_prompt(task: Task) -> str | None:
-    found = prompt_of(task)
-    return found.prompt_id if isinstance(found, PromptEvent) else None
-
-
-def _weakly(inbox: Inbox, method: str, *args: Any) -> Any:
-    """A handler (of a click, an outcome) that calls ``inbox.method(*args)`` without
-    keeping the inbox alive (widgets live in ipywidgets' registry; a forgotten inbox must
-    be collected)."""
-    ref = weakref.ref(inbox)
-
-    def handler(*_: Any) -> None:
-        target = ref()
-        if target is not None:
-            getattr(target, method)(*args)
-
-    return handler
-
-
-def _discard(widget: W.Widget) -> None:
-    """Close a widget, its children and their layouts (their comms go)."""
-    for child in getattr(widget, "children", ()):
-        _discard(child)
-    layout = getattr(widget, "layout", None)
-    if isinstance(layout, W.Layout):
-        layout.close()
-    widget.close()
-
-
-async def _follow(ref: weakref.ref[Inbox], interval: float) -> None:
-    """Look every ``interval`` seconds (sooner when woken) while the inbox lives."""
-    event = asyncio.Event()
-    inbox = ref()
-    if inbox is None:
-        return
-    inbox._wake = event
-    source = inbox.source
-    del inbox
-    delay = interval
-    while True:
-        try:
-            await asyncio.wait_for(event.wait(), delay)
-            await asyncio.sleep(0.2)  # let the agent move on before looking
-        except asyncio.TimeoutError:
-            pass
-        event.clear()
-        if ref() is None:
-            await source.aclose()  # forgotten: its connections go with it
-            return
-        try:
-            listing = await source.list()
-        except HitlError as exc:
-            listing = None
-            problem = str(exc)
-            delay = min(delay * 2, 60.0)
-        else:
-            delay = interval
-        inbox = ref()
-        if inbox is None:
-            await source.aclose()
-            return
-        try:
-            if listing is not None:
-                inbox._apply(listing)
-            else:
-                inbox._apply(Listing(inbox.items, inbox.total, [problem]))
-        except Exception:  # a drawing problem must not end the following
-            log.exception("the inbox could not show the prompts")
-        del inbox
