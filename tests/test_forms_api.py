@@ -488,7 +488,8 @@ def test_the_forms_own_parts_have_layouts_of_their_own():
     form = Form(SCHEMA)
     form.status.layout.display = "none"  # as a card hiding the form's status line does
     assert form.submit_button.layout.display is None
-    assert form.field("/reason").input.layout.display is None  # shared layouts untouched
+    assert form.field("/reason").input.layout is None  # sized by the stylesheet
+    assert all(w.layout.display is None for w in form.root.widgets)  # shared layouts untouched
     layouts = {id(form.status.layout), id(form.summary.layout), id(form.submit_button.layout)}
     assert len(layouts) == 3
 

@@ -8,11 +8,12 @@ No custom JavaScript: the stylesheet is a ``<style>`` block inside one core ``HT
 widget at the top of each form. Every rule is scoped to ``hitl-*`` classes and uses the
 front end's theme variables (``--jp-*``), with a fallback for front ends that define
 none (VS Code, Voila's plain templates), so light and dark themes both read well.
-Alignment does not depend on the stylesheet: the label column width is also set on
-the shared Style objects, which every front end applies.
 
-Existing generators create a Layout and a Style model for every widget; sharing one of
-each per widget class is what keeps a form at one or two widget models per field.
+Existing generators create a Layout and a Style model for every widget. Here inputs,
+notes and small controls have neither (the stylesheet sizes them and sets the label
+column through ``hitl-lay-*`` classes), and the other widgets share one Layout per
+name and one Style per class: about one widget model, and one widget view in the
+browser, per field.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, Literal
 
 import ipywidgets as W
 import traitlets
+from ipywidgets.widgets.widget import widget_serialization
 
 from ._util import esc
 
@@ -104,7 +106,7 @@ class _QuickState:
         return {k: plan[k](getattr(self, k), self) for k in keys}
 
 
-_QUICK: dict[type, type] = {}
+_QUICK: dict[tuple[type, bool], type] = {}
 
 
 def _keys(widget: Any) -> list[str]:
@@ -113,27 +115,66 @@ def _keys(widget: Any) -> list[str]:
     return list(widget._synced)
 
 
-def _quick(cls: type) -> type:
-    """The :class:`_QuickState` subclass of widget class ``cls`` (created once)."""
-    found = _QUICK.get(cls)
+def _quick(cls: type, bare: bool = False) -> type:
+    """The :class:`_QuickState` subclass of widget class ``cls`` (created once); with
+    ``bare``, one whose ``layout`` and ``style`` may be None (see :func:`make`)."""
+    found = _QUICK.get((cls, bare))
     if found is None:
-        traits = cls.class_traits(sync=True)  # type: ignore[attr-defined]
-        synced = tuple(traits)
+        body: dict[str, Any] = {"__module__": cls.__module__, "__doc__": cls.__doc__,
+                                "_default_keys": traitlets.default("keys")(_keys)}  # fmt: skip
+        if bare:
+            body["layout"] = _optional(W.Layout)
+            style = cls.class_traits().get("style")  # type: ignore[attr-defined]
+            if style is not None:
+                body["style"] = _optional(style.klass)
+        found = type(cls.__name__, (_QuickState, cls), body)
+        traits = found.class_traits(sync=True)  # type: ignore[attr-defined]
+        found._synced = tuple(traits)  # type: ignore[attr-defined]
         fallback = cls._trait_to_json  # type: ignore[attr-defined]
-        plan = {name: traits[name].metadata.get("to_json", fallback) for name in synced}
-        body = {"__module__": cls.__module__, "__doc__": cls.__doc__, "_synced": synced,
-                "_to_json_of": plan, "_default_keys": traitlets.default("keys")(_keys)}  # fmt: skip
-        found = _QUICK[cls] = type(cls.__name__, (_QuickState, cls), body)
+        found._to_json_of = {  # type: ignore[attr-defined]
+            name: trait.metadata.get("to_json", fallback) for name, trait in traits.items()
+        }
+        _QUICK[(cls, bare)] = found
     return found
 
 
+def _optional(klass: type) -> Any:
+    """A synced widget-reference trait that may hold None (no model at all)."""
+    return traitlets.Instance(klass, allow_none=True).tag(sync=True, **widget_serialization)
+
+
+#: Layouts a CSS class stands for (see :func:`make`): the ones of inputs, notes and the
+#: small controls, which keep their place for life.
+_CLASS_LAYOUTS = frozenset({"field", "text", "note", "zone", "narrow", "key"})
+
+
 def make(cls: type, classes: tuple[str, ...] = (), lay: LayoutName = "default", **kw: Any) -> Any:
-    """Create widget ``cls`` with the shared Layout and Style and the given CSS classes."""
+    """Create widget ``cls`` with the given CSS classes, laid out as ``lay``.
+
+    Inputs, notes and small controls (:data:`_CLASS_LAYOUTS`) get no Layout and no
+    Style model at all: the class ``hitl-lay-<lay>`` sizes them from the stylesheet.
+    In the browser every widget view builds a view of its Layout and of its Style
+    (applying some forty properties, shared model or not), which was about a fifth of
+    the front end's work for a large form. Other widgets (sections, labels that hide
+    when empty) share one Layout per name and one Style per class.
+    """
+    if lay in _CLASS_LAYOUTS and "layout" not in kw and "style" not in kw:
+        return _quick(cls, bare=True)(_dom_classes=(*classes, f"hitl-lay-{lay}"), **kw)
     style = _style_for(cls)
     if style is not None and "style" not in kw:
         kw["style"] = style
     kw.setdefault("layout", layout(lay))  # shared: never change a made widget's Layout
     return _quick(cls)(_dom_classes=classes, **kw)
+
+
+def _class_layout_css() -> str:
+    """The rules standing for :data:`_CLASS_LAYOUTS` (the class doubled: it must win
+    over the widgets' own width rules)."""
+    rules = []
+    for name in sorted(_CLASS_LAYOUTS):
+        props = "; ".join(f"{k.replace('_', '-')}: {v}" for k, v in _LAYOUT_ARGS[name].items())
+        rules.append(f".hitl-form .hitl-lay-{name}.hitl-lay-{name} {{ {props}; }}")
+    return "\n".join(rules)
 
 
 # Error red with at least 4.5:1 (WCAG AA) against the form's background in both themes:
@@ -206,6 +247,7 @@ CSS = f"""
 .hitl-form .hitl-sub-label {{ font-weight: 600; color: {_TEXT}; }}
 .hitl-form .hitl-kept {{ color: {_MUTED}; font-size: var(--jp-content-font-size0, 90%); }}
 .hitl-form .hitl-submit {{ margin-top: 10px; }}
+{_class_layout_css()}
 """
 
 
