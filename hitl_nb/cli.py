@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -38,30 +39,34 @@ def _inbox(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     register_cli(sub)
 
 
-#: Each entry adds one subcommand to the parser; its ``func`` default runs it.
-COMMANDS: list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = [
-    _mock_agent,
-    _tutorials,
-    _conformance,
-    _nbval_sanitize,
-    _inbox,
-]
+#: Subcommand name -> what adds it to the parser (its ``func`` default runs it). Each
+#: imports its own modules only when called: ``hitl-nb NAME`` loads NAME's alone.
+COMMANDS: dict[str, Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = {
+    "mock-agent": _mock_agent,
+    "tutorials": _tutorials,
+    "conformance": _conformance,
+    "nbval-sanitize": _nbval_sanitize,
+    "inbox": _inbox,
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every registered subcommand."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand, or only ``command``'s when it names
+    one (then no other subcommand's modules are imported: a web server, the harness)."""
     parser = argparse.ArgumentParser(
         prog="hitl-nb", description="Tools for the A2A hitl-prompt/v1 extension."
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for register in COMMANDS:
+    chosen = [COMMANDS[command]] if command in COMMANDS else COMMANDS.values()
+    for register in chosen:
         register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``hitl-nb`` console script; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     status: int = args.func(args)
     return status
 

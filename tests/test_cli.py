@@ -71,3 +71,26 @@ def test_mock_agent_serves_until_signalled(sig: signal.Signals) -> None:
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
+
+
+def test_a_command_loads_only_its_own_modules() -> None:
+    # every hitl-nb command used to build the whole parser: the mock agent's web
+    # server, the conformance harness and the client, whatever was asked
+    code = (
+        "import sys; from hitl_nb.cli import main; main(['nbval-sanitize']); "
+        "print([m for m in ('tornado', 'httpx', 'hitl_nb.conformance._runner', "
+        "'hitl_nb.mock_agent') if m in sys.modules])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True,
+        timeout=60,
+    ).stdout.splitlines()  # fmt: skip
+    assert out[0].endswith("nbval-sanitize.cfg") and out[-1] == "[]", out
+
+
+def test_help_still_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listed = capsys.readouterr().out
+    for name in ("mock-agent", "tutorials", "conformance", "nbval-sanitize", "inbox"):
+        assert name in listed
