@@ -11,7 +11,7 @@ import typing
 
 # First: the slow format libraries of any later ``import jsonschema`` wait (see _deferred).
 from . import _deferred  # noqa: F401  # isort: skip
-from . import _lazy
+from . import _display, _lazy
 
 if typing.TYPE_CHECKING:  # what type checkers and IDEs read; at run time, __getattr__ below
     from .client import (
@@ -259,3 +259,16 @@ _SUBMODULES = (
 )
 
 __getattr__, __dir__ = _lazy.attach(__name__, _LAZY, _SUBMODULES)
+
+
+def _draw_trace(trace: typing.Any) -> dict[str, typing.Any]:
+    # A client's wire trace (hitl_nb.client, a lower layer) is drawn by the notebook
+    # layer's TraceView. The root wires the two together, so the notebook layer loads
+    # only when a trace is first displayed, and ``from hitl_nb.client import ...`` alone
+    # still shows the timeline.
+    from .notebook import TraceView
+
+    return dict(TraceView(trace).widget._repr_mimebundle_() or {})
+
+
+_display.register_renderer("trace", _draw_trace)

@@ -1,9 +1,9 @@
 """Display settings shared by every rendering hitl-nb makes (cards, traces, reports).
 
 **Renderers.** Objects of the lower layers (a client's wire trace) have rich pictures
-drawn by higher ones (the notebook package's widgets). The higher layer registers a
-renderer here (:func:`register_renderer`); the object asks for it when displayed, so
-imports still point down only.
+drawn by higher ones (the notebook package's widgets). The package root registers a
+renderer here (:func:`register_renderer`) that loads the higher layer on first use; the
+object asks for it when displayed, so imports still point down only.
 
 **Stable output.** A notebook that is committed and re-run under
 nbval compares each cell's text with the stored one; timings (``12.3 ms``, "working for

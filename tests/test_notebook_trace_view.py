@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import closing
 
@@ -99,3 +101,20 @@ def test_the_conformance_run_records_every_exchange(agent: MockAgent) -> None:
     raw = next(ex for ex in trace if ex.what == "SubscribeToTask (raw)")
     assert raw.streamed and raw.events and raw.duration_ms is not None
     assert run(agent.url, only=["EXT-CARD"], settings=fast).trace is None
+
+
+def test_a_trace_shows_as_a_widget_when_only_the_client_was_imported() -> None:
+    # The notebook layer loads lazily; a script that imports only hitl_nb.client must still
+    # see the timeline (not the plain text) when it displays client.trace.
+    code = (
+        "import sys\n"
+        "from hitl_nb.client import Trace\n"
+        "assert 'hitl_nb.notebook' not in sys.modules\n"
+        "bundle = Trace()._repr_mimebundle_()\n"
+        "print(sorted(bundle))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "application/vnd.jupyter.widget-view+json" in done.stdout

@@ -18,7 +18,7 @@ from typing import Any
 
 import ipywidgets as W
 
-from hitl_nb._display import register_renderer, stable_output
+from hitl_nb._display import stable_output
 from hitl_nb.client import Exchange, Trace
 
 from ._style import COLORS, MUTED, esc
@@ -142,10 +142,3 @@ class TraceView:
     def refresh(self) -> None:
         """Draw the exchanges recorded since."""
         self.html.value = trace_html(self.trace)
-
-
-def _draw(trace: Trace) -> dict[str, Any]:
-    return dict(TraceView(trace).widget._repr_mimebundle_() or {})
-
-
-register_renderer("trace", _draw)
