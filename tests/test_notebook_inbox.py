@@ -23,7 +23,7 @@ from hitl_nb.client import SyncHitlClient
 from hitl_nb.errors import HitlError
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import Inbox, InboxItem, PromptCard
-from hitl_nb.notebook._inbox_sources import Listing, gateway_outcome
+from hitl_nb.notebook._inbox_sources import Listing
 from hitl_nb.notebook._worker import shared_loop
 from hitl_nb.spec import PromptEnvelope
 
@@ -168,27 +168,6 @@ def test_rerunning_the_cell_stops_the_looking_and_close_leaves_no_thread() -> No
     gc.collect()
     _until(lambda: future.done(), what="a forgotten inbox to stop looking")
     assert set(threading.enumerate()) <= before and shared_loop() is loop  # none started
-
-
-@pytest.mark.parametrize(
-    ("status", "body", "expected"),
-    [
-        (200, {"status": "forwarded"}, "accepted"),
-        (202, {"status": "collecting", "message": "1 of 2 answers agree so far"}, "held"),
-        (202, {"status": "forwarding"}, "held"),
-        (422, {"message": "no", "validation_errors": [{"path": "/ok"}]}, "invalid"),
-        (403, {"message": "the prompt is for bob"}, "refused"),
-        (409, {"message": "answered already"}, "conflict"),
-        (410, {"message": "deadline passed"}, "expired"),
-        (502, {"message": "the agent refused"}, "failed"),
-    ],
-)
-def test_the_gateways_verdicts_in_words(status: int, body: dict[str, Any], expected: str) -> None:
-    outcome = gateway_outcome(status, body)
-    assert outcome.status == expected
-    assert outcome.message
-    if status == 422:
-        assert outcome.validation_errors == [{"path": "/ok"}]
 
 
 def test_a_long_inbox_is_drawn_a_page_at_a_time() -> None:

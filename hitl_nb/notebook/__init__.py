@@ -17,7 +17,7 @@ prompts across tasks and agents, live: ``_inbox_sources`` reads them from the se
 gateway or the agents, ``_inbox_rows`` draws them, ``_inbox_follow`` looks again on
 the shared thread, ``_inbox_card`` answers one through the gateway),
 ``_gateway_link`` and ``_via_gateway`` (cards answering through the Jupyter server's
-responder gateway, S-3).
+responder gateway, S-3; ``_gateway_answer``: its reply in words, for both gateway cards).
 """
 
 from __future__ import annotations

@@ -133,11 +133,6 @@ class PromptCard(CardSending):
         """The S-3 gate of this prompt (``ballots`` holds a consensus' answers)."""
         return self.who.gate
 
-    @property
-    def is_open(self) -> bool:
-        """True while an answer may still be given (nothing accepted, not closed)."""
-        return self.state in ("open", "sending")
-
     def on_outcome(self, callback: Callable[[Outcome], Any]) -> None:
         """Call ``callback(outcome)`` after every outcome."""
         self._callbacks.append(callback)

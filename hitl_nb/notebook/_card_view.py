@@ -61,6 +61,11 @@ class CardView:
         """The last outcome (None before any)."""
         return self.outcomes[-1] if self.outcomes else None
 
+    @property
+    def is_open(self) -> bool:
+        """True while an answer may still be given (nothing accepted, not closed)."""
+        return self.state in ("open", "sending")
+
     # --- recording ------------------------------------------------------------------------
 
     def _finish(self, outcome: Outcome, state: str) -> None:

@@ -4,7 +4,9 @@ Like :class:`~hitl_nb.notebook.PromptCard` it shows the question as escaped text
 the deadline as a live countdown (S-4) and who may answer (S-3), with the form from the
 prompt's ``response_schema``; but the answer goes to the server's gateway, which decides
 whether the user it vouches for may answer, collects a consensus and forwards the answer
-to the agent at most once. The kernel needs no connection to the agent.
+to the agent at most once. The kernel needs no connection to the agent. What the server
+did with an answer is said in the same words as on a ``PromptCard`` in gateway mode
+(:mod:`._gateway_answer`); a consensus' count after our answer replaces the listing's.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from hitl_nb.errors import FormClosed, FormInvalid, FormValueError
 from hitl_nb.forms import Form
 
 from ._deadline import deadline_html, deadline_text
+from ._gateway_answer import GatewayVerdict, Tally
 from ._inbox_sources import InboxItem
 from ._outcome import Outcome, outcome_html, status_html
 from ._responder import responders_html, responders_text
@@ -29,7 +32,7 @@ from ._style import COLORS, MUTED, esc
 __all__ = ["GatewayCard"]
 
 #: Sends one answer and returns the gateway's verdict (runs on the shared loop).
-Send = Callable[[InboxItem, Mapping[str, Any]], Awaitable[Outcome]]
+Send = Callable[[InboxItem, Mapping[str, Any]], Awaitable[GatewayVerdict]]
 #: Schedules a coroutine on the shared loop.
 Submit = Callable[[Coroutine[Any, Any, Outcome]], "concurrent.futures.Future[Outcome]"]
 
@@ -50,6 +53,8 @@ class GatewayCard:
         self._on_answered = on_answered
         self.outcomes: list[Outcome] = []
         self.state = "open"
+        #: The gateway's count of a consensus after our answer (None: the listing's).
+        self._tally: Tally | None = None
         self._lock = threading.Lock()
         self._next: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
         self.form = Form(item.envelope.response_schema)
@@ -119,22 +124,24 @@ class GatewayCard:
 
     async def _deliver(self, payload: dict[str, Any]) -> Outcome:
         try:
-            outcome = await self._send(self.item, payload)
+            verdict = await self._send(self.item, payload)
         except Exception as exc:  # never leave the card saying "sending"
-            outcome = Outcome("failed", f"{type(exc).__name__}: {exc}")
+            verdict = GatewayVerdict(Outcome("failed", f"{type(exc).__name__}: {exc}"), True)
+        outcome = verdict.outcome
+        if verdict.tally is not None:  # held: the consensus' count goes in the notes
+            self._tally = verdict.tally
+            self.notes.value = self._notes_html()
         if outcome.status == "invalid":
             self.form.set_errors(outcome.validation_errors)  # opens the form again
-            state = "open"
-        elif outcome.status == "failed":
+        elif verdict.open_again:
             self.form.set_errors([])
-            state = "open"
         else:
-            state = "done"
             self.form.disabled = True
             self.header.value = self._header_html(live=False)
-            self._on_answered()
+        if outcome.status not in ("invalid", "failed"):
+            self._on_answered()  # the server acted on it: the list changes
         with self._lock:
-            self.state = state
+            self.state = "open" if verdict.open_again else "done"
         return self._record(outcome)
 
     def _record(self, outcome: Outcome) -> Outcome:
@@ -175,10 +182,11 @@ class GatewayCard:
         if item.why_not:
             lines.append(f'<div style="color:{COLORS["warn"]}">You cannot answer this prompt: '
                          f"{esc(item.why_not)}</div>")  # fmt: skip
-        if item.needed > 1:
-            lines.append(f'<div style="color:{MUTED}">{item.answers} answer(s) so far, '
-                         f"{item.agreeing} of {item.needed} needed agree"
-                         f"{' (they differ)' if item.disagreement else ''}.</div>")  # fmt: skip
+        tally = self._tally or Tally(item.agreeing, item.needed, item.answers, item.disagreement)
+        if tally.needed > 1:
+            lines.append(f'<div style="color:{MUTED}">{tally.answers} answer(s) so far, '
+                         f"{tally.agreeing} of {tally.needed} needed agree"
+                         f"{' (they differ)' if tally.disagreement else ''}.</div>")  # fmt: skip
         return "".join(lines)
 
     def to_text(self) -> str:

@@ -3,12 +3,15 @@
 - :class:`GatewaySource`: ``GET {base_url}hitl/api/prompts`` of the server running this
   kernel (its watchers follow the registered tasks, its SQLite store keeps them, so the
   list outlives kernels); answers go through the gateway, which checks
-  ``allowed_responders`` against the user the server vouches for (spec S-3).
+  ``allowed_responders`` against the user the server vouches for (spec S-3), by the
+  same calls and in the same words as a card in gateway mode (a
+  :class:`~hitl_nb.notebook.GatewayLink`; :mod:`._gateway_answer`).
 - :class:`AgentsSource`: no server extension; the kernel itself asks each agent for its
   tasks waiting for input (A2A ListTasks with state INPUT_REQUIRED) and reads the prompt
   in each. It lives only as long as the kernel.
 
-Both run their requests as coroutines on the notebook's one shared loop thread.
+Both run their requests as coroutines on the notebook's one shared loop thread (the
+gateway link's blocking calls in a worker thread, off that loop).
 """
 
 from __future__ import annotations
@@ -18,17 +21,17 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 
 from hitl_nb.a2a import Task, TaskState
-from hitl_nb.client import GatewayInfo, PromptEvent, prompt_of
+from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo, PromptEvent, prompt_of
 from hitl_nb.errors import HitlError, MalformedPrompt, UnsupportedOperation
 from hitl_nb.spec import PromptEnvelope
 
+from ._gateway_answer import GatewayVerdict, gateway_verdict
+from ._gateway_link import GatewayLink
 from ._link import Link
-from ._outcome import Outcome
 
 __all__ = ["AgentsSource", "GatewaySource", "InboxItem", "Listing"]
 
@@ -116,6 +119,7 @@ class GatewaySource:
             self.params["due_within"] = str(float(due_within))
         self.timeout = timeout
         self._http: httpx.AsyncClient | None = None
+        self._link: GatewayLink | None = None
         # Checked envelopes by item key, with the JSON they came from: a prompt is
         # checked once, not on every look.
         self._envelopes: dict[str, tuple[dict[str, Any], PromptEnvelope]] = {}
@@ -176,22 +180,42 @@ class GatewaySource:
             total = len(items)
         return Listing(items, total, problems)
 
-    async def answer(self, item: InboxItem, payload: Mapping[str, Any]) -> Outcome:
-        """Answer ``item`` as the server's user; the gateway's verdict as an Outcome."""
+    async def answer(self, item: InboxItem, payload: Mapping[str, Any]) -> GatewayVerdict:
+        """Answer ``item`` as the server's user; what the gateway did with it."""
         assert item.registration is not None
-        path = (f"tasks/{quote(item.registration, safe='')}/prompts/"
-                f"{quote(item.prompt_id, safe='')}/answer")  # fmt: skip
         try:
-            status, body = await self._call("POST", path, json={"payload": dict(payload)})
+            gateway = await self._gateway()
+            reply: GatewayAnswer | HitlError = await gateway.answer(
+                item.registration, item.prompt_id, payload
+            )
+            name = gateway.name or gateway.display
         except HitlError as exc:
-            return Outcome("failed", f"the answer could not be sent: {exc}", error=exc)
-        return gateway_outcome(status, body)
+            reply, name = exc, ""
+        return gateway_verdict(reply, name, item.needed)
+
+    async def _gateway(self) -> GatewayLink:
+        """The gateway as the cards answer through it (asks the server who we are, once)."""
+        if self._link is None:
+            self._link = await asyncio.to_thread(_connect, self.info, self.timeout)
+        return self._link
 
     async def aclose(self) -> None:
         """Close the connections."""
         if self._http is not None:
             await self._http.aclose()
             self._http = None
+        if self._link is not None:
+            self._link.close()
+            self._link = None
+
+
+def _connect(info: GatewayInfo, timeout: float) -> GatewayLink:
+    client = GatewayClient(info, timeout=timeout)
+    try:
+        return GatewayLink(client)
+    except BaseException:
+        client.close()
+        raise
 
 
 def _gateway_item(
@@ -221,33 +245,6 @@ def _gateway_item(
         needed=int(policy.get("needed") or 1),
         disagreement=bool(view.get("disagreement")),
     )
-
-
-def gateway_outcome(status: int, body: Mapping[str, Any]) -> Outcome:
-    """The gateway's answer to a submitted answer, as the card's outcome, in words."""
-    said = str(body.get("message") or "")
-    kind = body.get("status")
-    if status == 200 and kind == "forwarded":
-        return Outcome("accepted", "the server forwarded the answer and the agent accepted it")
-    if status == 202 and kind == "collecting":
-        return Outcome("held", said or "answers are being collected; nothing was sent yet")
-    if status == 202:
-        return Outcome("held", "the server sent the answer; the agent has not confirmed it "
-                       "yet, and the server will make sure it arrives once")  # fmt: skip
-    if status == 422:
-        errors = body.get("validation_errors")
-        return Outcome(
-            "invalid",
-            said or "the answer does not fit the prompt",
-            validation_errors=list(errors) if isinstance(errors, list) else [],
-        )
-    if status == 403:
-        return Outcome("refused", said or "you may not answer this prompt")
-    if status == 409:
-        return Outcome("conflict", said or "this prompt was answered already")
-    if status == 410:
-        return Outcome("expired", said or "the deadline has passed; nothing was sent")
-    return Outcome("failed", f"the server answered HTTP {status}: {said}")
 
 
 class AgentsSource:

@@ -2,16 +2,11 @@
 
 The server says who is answering; the gateway checks ``allowed_responders``, collects a
 ``consensus:N`` and forwards one answer to the agent at most once. What the gateway
-answers becomes the card's outcome, in plain words:
-
-- forwarded: ``accepted`` (the card then waits for the agent to move on, as always);
-- collecting (a consensus): ``held``, with how many answers are collected, how many
-  agree, how many more are needed, and whether they differ; the form stays open (a
-  person may change their answer until the consensus is reached);
-- 403: ``refused``, with the server's reason; nothing reached the agent;
-- 410: ``expired`` (the gateway's own timer, S-4); 409: answered already;
-- the gateway cannot be reached: ``failed``, saying that nothing was sent to the agent.
-  The card never answers the agent directly instead.
+answers becomes the card's outcome in the words of :mod:`._gateway_answer` (which the
+inbox's card shares): an accepted answer then waits for the agent to move on, as always;
+a consensus' count goes on the card's responder line; a 409 is told apart by the task
+(expired, closed, or answered by someone else). The card never answers the agent
+directly instead.
 
 When the agent moves on while this person's consensus answer was held, the gateway is
 asked what it forwarded: the agreed answer including ours is ``accepted``; another
@@ -26,29 +21,14 @@ from typing import Any
 
 from hitl_nb.a2a import Task
 from hitl_nb.client import GatewayAnswer
-from hitl_nb.errors import (
-    AgentTimeout,
-    GatewayRefused,
-    HitlError,
-    PromptConflict,
-    ResponseInvalid,
-    TransportError,
-)
+from hitl_nb.errors import HitlError, PromptConflict
 
+from ._card_send import CardSending
+from ._gateway_answer import NOTHING_SENT, gateway_verdict
 from ._gateway_link import GatewayLink
 from ._outcome import Outcome, status_html
 
-__all__ = ["ViaGateway", "held_message"]
-
-NOTHING_SENT = "nothing was sent to the agent"
-
-
-def held_message(answer: GatewayAnswer, name: str) -> str:
-    """The words of a ``held`` outcome (the live count is on the card's responder line,
-    where the gateway's later counts replace it: a status line must not go stale)."""
-    needed = answer.needed or 0
-    return (f"the Jupyter server counted this answer from {name}; it goes to the agent "
-            f"once {needed} people send the same answer")  # fmt: skip
+__all__ = ["ViaGateway"]
 
 
 class ViaGateway:
@@ -58,8 +38,9 @@ class ViaGateway:
     answer when None); ``ballot`` is this person's answer while a consensus gathers.
     """
 
-    def __init__(self, card: Any, link: GatewayLink, registration: str | None = None) -> None:
-        # ``card`` is the PromptCard (typed loosely: the card imports this module).
+    def __init__(
+        self, card: CardSending, link: GatewayLink, registration: str | None = None
+    ) -> None:
         self.card = card
         self.link = link
         self.registration = registration
@@ -113,78 +94,45 @@ class ViaGateway:
         return self.registration
 
     async def send(self, payload: Mapping[str, Any]) -> None:
-        """Send one answer to the gateway; record the outcome on the card."""
+        """Send one answer to the gateway; record what it did with it on the card."""
         card = self.card
         try:
             reg = await self._registration()
-            answer = await self.link.answer(reg, card.prompt_id, payload)
-        except ResponseInvalid as exc:
-            card.form.set_errors(exc.validation_errors)  # opens the form again
-            card._finish(Outcome("invalid", f"{exc}", None, exc.validation_errors,
-                                 error=exc), state="open")  # fmt: skip
-            return
-        except PromptConflict as exc:
-            outcome = await card._why_conflict(exc)
-            card._finish(dataclasses.replace(outcome, error=exc), state="done")
-            return
-        except GatewayRefused as exc:
-            self._refused(exc)
-            return
-        except AgentTimeout as exc:
-            self._open(Outcome("failed", (
-                f"the Jupyter server's gateway did not answer in time ({exc}); it forwards an "
-                "answer at most once: answer again to find out (a second answer is refused "
-                "if the first one went through)"), error=exc))  # fmt: skip
-            return
-        except TransportError as exc:
-            self._open(Outcome("failed", (
-                f"the Jupyter server's responder gateway could not be reached ({exc}); "
-                f"{NOTHING_SENT}: answers to this card go only through the server, which "
-                "vouches for who answers"), error=exc))  # fmt: skip
-            return
+            reply: GatewayAnswer | HitlError = await self.link.answer(reg, card.prompt_id, payload)
         except HitlError as exc:
-            self._open(Outcome("failed", f"{exc}; {NOTHING_SENT}", error=exc))
-            return
+            reply = exc
         except Exception as exc:  # never leave the card saying "sending" forever
             self._open(Outcome("failed", f"{type(exc).__name__}: {exc}"))
             raise
-        if answer.status == "collecting":
+        verdict = gateway_verdict(reply, self.who, card.who.gate.needed)
+        outcome, tally = verdict.outcome, verdict.tally
+        if tally is not None:  # held: our ballot, and the count on the responder line
             self.ballot = dict(payload)
-            needed = answer.needed or card.gate.needed
-            answers = int(answer.body.get("answers") or 0)
-            card.who.show_tally(answer.agreeing or 0, needed, answers, answer.disagreement)
-            self._open(Outcome("held", held_message(answer, self.who)))
-            return
-        note = ""
-        responders = answer.body.get("responders")
-        if isinstance(responders, list) and len(responders) > 1:
-            note = f"agreed by {', '.join(str(r) for r in responders)}"
-        elif answer.status == "forwarding":
-            note = "the Jupyter server makes sure it reaches the agent once"
-        await self.refresh()  # a consensus card's count: enough now
-        await card._accepted(None, note, wait=False)
+            card.who.show_tally(tally.agreeing, tally.needed, tally.answers, tally.disagreement)
+        if outcome.status == "accepted":
+            await self.refresh()  # a consensus card's count: enough now
+            await card._accepted(None, verdict.note, wait=False)
+        elif isinstance(outcome.error, PromptConflict):  # the task tells why it was closed
+            why = await card._why_conflict(outcome.error)
+            card._finish(dataclasses.replace(why, error=outcome.error), state="done")
+        elif outcome.status == "invalid":
+            card.form.set_errors(outcome.validation_errors)  # opens the form again
+            card._finish(outcome, state="open")
+        elif verdict.open_again:
+            if outcome.status == "refused" and outcome.error is not None:
+                card.who.show_refusal(str(outcome.error))
+            self._open(outcome)
+        else:
+            card._finish(outcome, state="done")
 
     def _open(self, outcome: Outcome) -> None:
         """Record ``outcome`` and open the form again for another answer."""
         self.card._reopen()
         self.card._finish(outcome, state="open")
 
-    def _refused(self, exc: GatewayRefused) -> None:
-        card = self.card
-        if exc.status == 403:
-            card.who.show_refusal(str(exc))
-            outcome = Outcome("refused", f"the Jupyter server refused: {exc}; "
-                              f"{NOTHING_SENT}", error=exc)  # fmt: skip
-            self._open(outcome)
-        elif exc.status == 410:
-            card._finish(Outcome("expired", str(exc), error=exc), state="done")
-        else:
-            self._open(Outcome("failed", f"the Jupyter server's gateway answered "
-                               f"{exc.status}: {exc}", error=exc))  # fmt: skip
-
     async def refresh(self) -> None:
         """Show the gateway's current count of a consensus prompt (best effort)."""
-        if self.registration is None or self.card.gate.needed <= 1:
+        if self.registration is None or self.card.who.gate.needed <= 1:
             return
         try:
             view = await self.link.view(self.registration, self.card.prompt_id)
@@ -196,9 +144,11 @@ class ViaGateway:
     def _show(self, view: Mapping[str, Any]) -> None:
         """Show a consensus count from the gateway's view of the prompt."""
         card = self.card
-        if card.gate.needed > 1:
+        if card.who.gate.needed > 1:
             agreeing, answers = int(view.get("agreeing") or 0), int(view.get("answers") or 0)
-            card.who.show_tally(agreeing, card.gate.needed, answers, bool(view.get("disagreement")))
+            card.who.show_tally(
+                agreeing, card.who.gate.needed, answers, bool(view.get("disagreement"))
+            )
 
     async def after_close(self, task: Task) -> None:
         """The agent moved on while our consensus answer was held: was it ours?"""
