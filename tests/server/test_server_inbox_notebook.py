@@ -105,6 +105,32 @@ def test_the_gateway_inbox_lists_every_agent_and_answers_through_the_server(
 
 
 @pytest.mark.slow
+def test_a_consensus_answer_in_the_inbox_is_held_with_the_gateways_count(
+    served: Served,
+) -> None:
+    # The same words and the same open form as a PromptCard in gateway mode.
+    task = _new_task(served, served.one, "consensus", n=2)
+    info = GatewayInfo(served.url, "alice-token", "test")
+    with Inbox(gateway=info, poll_interval=0.2) as inbox:
+        item = _until(lambda: next((i for i in inbox.items if i.task_id == task), None))
+        card = inbox.open(item)
+        assert isinstance(card, GatewayCard)
+        held = card.answer(YES)
+        assert held.status == "held", held
+        assert "from alice" in held.message and "once 2 people" in held.message
+        assert "1 of 2 needed agree" in card.notes.value  # the gateway's count
+        assert card.is_open and not card.form.disabled  # alice may still change it
+        # bob agrees, from his own token: the gateway forwards once; the prompt leaves.
+        path = f"hitl/api/tasks/{item.registration}/prompts/{item.prompt_id}/answer"
+        r = httpx.post(served.url + path, headers=auth("bob"), json={"payload": YES},
+                       timeout=60)  # fmt: skip
+        assert r.status_code in (200, 202), r.text
+        _until(lambda: not card.is_open, what="the prompt to leave the inbox")
+        assert card.form.disabled
+    assert [a["payload"] for a in asyncio.run(answers_at_agent(served.one.url, task))] == [YES]
+
+
+@pytest.mark.slow
 def test_a_reviewer_answers_on_the_voila_page_in_chromium(served: Served) -> None:
     pytest.importorskip("voila")
     from tests.helpers.lab import CHROMIUM, browser, playwright
