@@ -268,12 +268,8 @@ class PromptCard(CardSending):
             self._record(Outcome("held", f"{decision.reason}; waiting for more responders"))
             return
         assert decision.payload is not None
-        with self._lock:
-            if not self.is_open:
-                self._record(Outcome("failed", "this prompt is closed; nothing was sent"))
-                return
-            self.state = "sending"
-            self._pending = True
+        if not self._start_sending():
+            return
         # Only an override is worth a note: it is what the outcome must not hide (S-3).
         note = decision.reason if self.who.overridden else ""
         self.status.value = status_html("info", "sending", "the answer is on its way" + (

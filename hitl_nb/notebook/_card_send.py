@@ -58,6 +58,16 @@ class CardSending(CardView):
     #: The agent signalled that this prompt's deadline passed (e.g. ``hitlTimeout``).
     timeout_signaled: bool
 
+    def _start_sending(self) -> bool:
+        """Mark the card ``sending`` (False, and said on the card, when it is closed)."""
+        with self._lock:
+            if not self.is_open:
+                self._record(Outcome("failed", "this prompt is closed; nothing was sent"))
+                return False
+            self.state = "sending"
+            self._pending = True
+        return True
+
     async def _send(self, payload: dict[str, Any], note: str, validate: bool = True) -> None:
         task = self.task
         watcher = self._watcher() if self._watcher is not None else None

@@ -71,12 +71,8 @@ class ViaGateway:
             card._reopen()
             card._record(Outcome("refused", reason))
             return
-        with card._lock:
-            if not card.is_open:
-                card._record(Outcome("failed", "this prompt is closed; nothing was sent"))
-                return
-            card.state = "sending"
-            card._pending = True
+        if not card._start_sending():
+            return
         card.status.value = status_html(
             "info", "sending", "the answer is on its way to the Jupyter server"
         )
