@@ -39,7 +39,8 @@ from hitl_nb.forms import Form, FormClosed, FormInvalid, FormValueError
 from hitl_nb.policy import ResponderGate
 from hitl_nb.spec import PromptEnvelope
 
-from ._card_send import CardSending, Watcher
+from ._card_send import CardSending
+from ._card_send import Watcher as _Watcher
 from ._gateway_link import GatewayLink
 from ._link import Link
 from ._outcome import Outcome, status_html
@@ -77,7 +78,7 @@ class PromptCard(CardSending):
         *,
         responder: str | None = None,
         ui: Mapping[str, Any] | None = None,
-        watcher: Watcher | None = None,
+        watcher: _Watcher | None = None,
         gateway: GatewayLink | None = None,
         registration: str | None = None,
     ) -> None:
