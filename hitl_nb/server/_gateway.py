@@ -240,6 +240,8 @@ class Gateway:
         return None
 
     def _see(self, reg: Registration, task: Task) -> None:
+        if not self.push.fresh(reg.id, task.status):
+            return  # an older sighting than one recorded (a read crossed a push)
         found = prompt_of(task)
         open_id = None
         if isinstance(found, PromptEvent):

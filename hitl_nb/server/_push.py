@@ -35,7 +35,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from hitl_nb._json import parse_json
-from hitl_nb.a2a import Message, StreamEvent, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
+from hitl_nb.a2a import (
+    Message,
+    StreamEvent,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+)
 from hitl_nb.errors import BadJSON, HitlError
 from hitl_nb.server._agents import AgentPool
 from hitl_nb.server._store import Registration
@@ -113,7 +121,7 @@ class PushDesk:
         self.max_bytes = max_bytes
         #: Accepted notifications per registration since the server started.
         self.received: Counter[str] = Counter()
-        self._latest: dict[str, float] = {}
+        self._latest: dict[str, tuple[float, bool]] = {}
 
     # -- secrets ---------------------------------------------------------------------
 
@@ -217,23 +225,27 @@ class PushDesk:
         self._db.execute("UPDATE push SET received = received + 1 WHERE reg_id = ?", (reg.id,))
         return Received(reg.task_id, kind)
 
-    def _stale(self, reg: Registration, stamp: str | None) -> bool:
-        # Notifications may arrive out of order (an agent retries one while sending the
-        # next): an older status than one already applied must not reopen or close.
-        when = parse_rfc3339(stamp) if stamp else None
+    def fresh(self, reg_id: str, status: TaskStatus) -> bool:
+        """Is this sighting of the task newer than the last one recorded? (Then it
+        becomes the last one.)
+
+        A notification and a read of the task (GetTask) can cross: a read answered
+        before the agent asked, recorded after the push that says it asks, must not
+        close the new prompt. Sightings are ordered by the agent's status timestamp;
+        at the same timestamp, one showing a prompt wins over one showing none.
+        """
+        when = parse_rfc3339(status.timestamp) if status.timestamp else None
         if when is None:
-            return False
-        seconds = when.timestamp()
-        if seconds < self._latest.get(reg.id, float("-inf")):
             return True
-        self._latest[reg.id] = seconds
-        return False
+        asks = status.state is TaskState.INPUT_REQUIRED
+        mark = (when.timestamp(), asks)
+        last = self._latest.get(reg_id)
+        if last is not None and mark < last:
+            return False
+        self._latest[reg_id] = mark
+        return True
 
     def _apply(self, reg: Registration, event: StreamEvent) -> str:
-        if isinstance(event, (Task, TaskStatusUpdateEvent)) and self._stale(
-            reg, event.status.timestamp
-        ):
-            return "stale"
         if isinstance(event, Task):
             self._see(reg, event)
             return "task"
@@ -243,10 +255,6 @@ class PushDesk:
             self._see(reg, Task(reg.task_id, event.context_id, event.status))
             return "status"
         return "message" if isinstance(event, Message) else "artifact"
-
-    def forget(self, reg_id: str) -> None:
-        """Drop the secret of a registration that is gone."""
-        self._db.execute("DELETE FROM push WHERE reg_id = ?", (reg_id,))
 
 
 def push_reply(status: int, message: str) -> dict[str, Any]:

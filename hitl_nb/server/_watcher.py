@@ -102,12 +102,17 @@ class Watchers:
 
     async def _run(self, reg: Registration) -> None:
         try:
-            if self._arrange_push is not None and await self._arrange_push(reg):
-                self.pushed.add(reg.id)
+            arrange = self._arrange_push
             while True:
                 task = await self._refresh(reg)
                 if task is not None and task.status.state.is_terminal:
                     return
+                if arrange is not None and task is not None:
+                    # Once per watch (a restarted server asks again, with its new URL).
+                    asking, arrange = arrange, None
+                    if await asking(reg):
+                        self.pushed.add(reg.id)
+                        continue  # read the task again: nothing said before push is lost
                 if reg.id in self.pushed:
                     await self._pause(reg.id, self.poll_interval)  # the fallback read
                     continue

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from hitl_nb.a2a import Task, TaskState, TaskStatus
 from hitl_nb.client import GatewayClient, GatewayInfo, HitlClient
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.spec import EXTENSION_URI
@@ -89,6 +90,23 @@ async def test_a_prompt_arrives_by_push(api: Any, gateway: Any, agent: MockAgent
         return not await listed()
 
     await _until(gone)
+
+
+async def test_a_read_that_crosses_a_push_does_not_close_the_new_prompt(
+    api: Any, gateway: Any, agent: MockAgent
+) -> None:
+    reg, _secret = await _pushed_registration(api, gateway, agent)
+    (prompt,) = [p for p in await _inbox(api) if p["task_id"] == reg["task_id"]]
+    registration = gateway.store.registration(reg["id"])
+    # A GetTask answered before the agent asked (WORKING, an older timestamp), recorded
+    # after the push that brought the prompt: it must not close the prompt.
+    older = Task(reg["task_id"], "c", TaskStatus(TaskState.WORKING, None, "2000-01-01T00:00:00Z"))
+    gateway._see(registration, older)
+    assert [p["prompt_id"] for p in await _inbox(api)] == [prompt["prompt_id"]]
+    # A newer sighting without the prompt does close it (the agent moved on).
+    newer = Task(reg["task_id"], "c", TaskStatus(TaskState.WORKING, None, "2999-01-01T00:00:00Z"))
+    gateway._see(registration, newer)
+    assert await _inbox(api) == []
 
 
 async def test_an_agent_without_push_is_watched_as_before(api: Any, gateway: Any) -> None:
