@@ -17,6 +17,12 @@ environment (``jupyter server extension list`` shows ``hitl_nb.server``). It ser
 - ``hitl-nb inbox``: a reviewer page served by Voila (:mod:`hitl_nb.server._reviewer`),
   where a person answers the open prompts of such a server without opening a notebook.
 
+- ``{base_url}hitl/push/<registration id>``: where agents that advertise push
+  notifications POST the updates of registered tasks (the watcher configures them; not
+  behind Jupyter's login, each push must carry the task's secret; see
+  :mod:`hitl_nb.server._push`). Agents must be able to reach it:
+  ``c.HitlServer.push_base_url``.
+
 Settings: :class:`HitlServer` (``c.HitlServer.allowed_agent_hosts = [...]``, ...).
 """
 
