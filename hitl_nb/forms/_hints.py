@@ -61,12 +61,18 @@ def _lookup(schema: Mapping[str, Any], ui: Mapping[str, Any], name: str) -> Any:
     return schema.get("x-ui-" + name, MISSING)
 
 
+#: The hints of a field that has none (most fields): shared, it is frozen.
+NO_HINTS = Hints()
+
+
 def hints_for(schema: Mapping[str, Any], ui: Mapping[str, Any] | None) -> Hints:
     """Read the hints of one field from its schema and its ``ui`` entry.
 
     Values of the wrong type are ignored (a hint never breaks a form).
     """
     ui = ui if isinstance(ui, Mapping) else {}
+    if not ui and not any(isinstance(k, str) and k.startswith("x-ui-") for k in schema):
+        return NO_HINTS  # nothing to read: skip the eleven lookups
     got = {name: _lookup(schema, ui, name) for name in HINT_NAMES}
     widget = got["widget"] if isinstance(got["widget"], str) else None
     order = got["order"]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import html
 import json
+import re
+from functools import lru_cache
 from typing import Any, Final
 
 from .. import _pointer
@@ -46,6 +48,10 @@ def split_pointer(pointer: str) -> list[str]:
     return _pointer.split(pointer)
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9-]+")
+
+
+@lru_cache(maxsize=4096)
 def css_class(pointer: str) -> str:
     """The stable CSS class of the field at ``pointer``: ``hitl-field-<encoded pointer>``.
 
@@ -58,6 +64,9 @@ def css_class(pointer: str) -> str:
         return "hitl-field-root"
     parts = []
     for seg in split_pointer(pointer):
+        if _PLAIN.fullmatch(seg):
+            parts.append(seg)
+            continue
         out = []
         for ch in seg:
             if ch.isascii() and (ch.isalnum() or ch == "-"):
