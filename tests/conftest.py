@@ -20,8 +20,7 @@ def named_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, P
     root = tmp_path_factory.mktemp("named-lab")
     owner = {"JUPYTERHUB_API_TOKEN": "alice-token", "JUPYTERHUB_USER": "alice"}
     provider = "--ServerApp.identity_provider_class=tests.helpers.jupyter_users.NamedTokens"
-    state = f"--HitlServer.state_dir={root / '.hitl'}"
     with lab.jupyter_server(
-        root, "jupyterlab", provider, state, env=owner, ready_token="alice-token"
+        root, "jupyterlab", provider, env=owner, ready_token="alice-token"
     ) as base:
         yield base + "/", root

@@ -88,7 +88,8 @@ def jupyter_server(
     (``extra``: more command-line options; ``unset``: environment variables the server
     and its kernels must not see; ``env``: more of them; ``ready_token``: the token that
     asks whether it is up, for a server with another IdentityProvider); yields its base
-    URL. Settings files written under ``root / ".settings"`` beforehand are kept."""
+    URL. Settings files written under ``root / ".settings"`` beforehand are kept; the
+    hitl-nb extension keeps its state under ``root / ".hitl"`` unless ``extra`` says."""
     settings = root / ".settings"
     news = settings / "@jupyterlab" / "apputils-extension"
     news.mkdir(parents=True, exist_ok=True)
@@ -111,6 +112,9 @@ def jupyter_server(
         f"--{cls}.expose_app_in_browser=True", f"--{cls}.user_settings_dir={settings}",
         f"--{cls}.workspaces_dir={root / '.workspaces'}", *extra,
     ]  # fmt: skip
+    if not any(option.startswith("--HitlServer.state_dir=") for option in extra):
+        # The gateway's SQLite files stay in the test's folder, not the user's data dir.
+        command.append(f"--HitlServer.state_dir={root / '.hitl'}")
     log_path = root / f"{app}.log"
     log = log_path.open("w")
     server = subprocess.Popen(command, env=environ, stdout=log, stderr=subprocess.STDOUT)
