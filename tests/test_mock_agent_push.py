@@ -455,3 +455,52 @@ def test_stop_with_a_delivery_in_flight_returns() -> None:
     finally:
         release.set()
         slow.stop()
+
+
+# -- what the A2A TCK sends (its push tests, run here without the TCK) -------------------
+
+
+def test_snake_case_params_as_protobuf_clients_send_them(wire: Wire) -> None:
+    """The TCK's JSON-RPC client sends proto field names (task_id, page_size)."""
+    tid = wire.start("approval")["id"]
+    made = wire.result(
+        "CreateTaskPushNotificationConfig",
+        {"task_id": tid, "id": "snake", "url": "http://127.0.0.1:9/s"},
+    )
+    assert made["taskId"] == tid
+    got = wire.result("GetTaskPushNotificationConfig", {"task_id": tid, "id": "snake"})
+    assert got == made
+    page = wire.result("ListTaskPushNotificationConfigs", {"task_id": tid, "page_size": 1})
+    assert page == {"configs": [made], "nextPageToken": ""}
+    assert wire.result("DeleteTaskPushNotificationConfig", {"task_id": tid, "id": "snake"}) == {}
+    _, body = wire.rpc("GetTaskPushNotificationConfig", {"taskId": tid, "task_id": tid, "id": "x"})
+    assert body["error"]["code"] == -32602 and "not both" in body["error"]["message"]
+
+
+def test_the_tck_flow_inline_config_on_a_tck_task(wire: Wire, receiver: TinyServer) -> None:
+    """As the TCK's PUSH-DELIVER tests do: a tck-input-required task created with a
+    webhook in SendMessage's configuration, then a follow-up message; and a config on a
+    task that is already completed (PUSH-CREATE-001) is accepted."""
+    message = {**user_message([{"text": "TCK prerequisite task creation"}]),
+               "messageId": "tck-input-required-push-1"}  # fmt: skip
+    config = {"taskPushNotificationConfig": {
+        "id": "tck-push", "url": receiver.url + "/tck",
+        "authentication": {"scheme": "Bearer", "credentials": "tck-test-token"}}}  # fmt: skip
+    task = wire.result("SendMessage", {"message": message, "configuration": config})["task"]
+    assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    follow = {**user_message([{"text": "TCK trigger push notification delivery"}]),
+              "taskId": task["id"], "messageId": "tck-complete-task-push-1"}  # fmt: skip
+    wire.result("SendMessage", {"message": follow})
+    got = wait_until(lambda: receiver.requests, "the TCK-style delivery")
+    assert got[0].header("Authorization") == "Bearer tck-test-token"
+    assert set(got[0].json()) <= {"task", "message", "statusUpdate", "artifactUpdate"}
+    finished = wire.result(
+        "SendMessage",
+        {"message": {**user_message([{"text": "x"}]), "messageId": "tck-complete-task-2"}},
+    )["task"]
+    assert finished["status"]["state"] == "TASK_STATE_COMPLETED"
+    made = wire.result(
+        "CreateTaskPushNotificationConfig",
+        {"task_id": finished["id"], "id": "late", "url": "https://example.com/tck-push-webhook"},
+    )
+    assert made["id"] == "late"

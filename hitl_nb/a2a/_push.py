@@ -101,7 +101,9 @@ def decode_push_config(value: Any, version: A2AVersion, pointer: str = "") -> Pu
         config = _inner(inner, w.child(pointer, "pushNotificationConfig"), version)
     else:
         config = _inner(o, pointer, version)
-    config.task_id = w.opt_str(o, "taskId", pointer)
+    # Protobuf JSON parsers take the proto field name too (the A2A TCK sends task_id).
+    key = "task_id" if "taskId" not in o and "task_id" in o and version == "1.0" else "taskId"
+    config.task_id = w.opt_str(o, key, pointer)
     return config
 
 

@@ -182,7 +182,7 @@ class AgentCore(AcceptanceSteps, PushSteps, TckSteps):
                     "that emitted the prompt (§Response Envelope)"
                 )
             if is_tck(message):
-                return self._tck_start(message)
+                return self._tck_start(message, push)
             return self._new_task(message, push)
         rec = self.get(message.task_id)
         if push is not None:

@@ -57,7 +57,22 @@ def _normalize(version: str | None) -> A2AVersion | None:
     return "0.3" if version is None else spoken_version(version)
 
 
+def _named(params: dict[str, Any], key: str) -> str:
+    """``key``, or its snake_case spelling when only that is sent.
+
+    Protobuf JSON parsers accept a field's snake_case name as well (the TCK's JSON-RPC
+    client sends ``history_length``, ``task_id``); both at once is ambiguous.
+    """
+    snake = _snake(key)
+    if snake == key:
+        return key
+    if key in params and snake in params:
+        raise InvalidParams(f"/params: send {key} or {snake}, not both")
+    return snake if snake in params else key
+
+
 def _str_param(params: dict[str, Any], key: str) -> str:
+    key = _named(params, key)
     value = params.get(key)
     if not isinstance(value, str) or not value:
         raise InvalidParams(f"/params/{key}: expected a non-empty string")
@@ -65,7 +80,7 @@ def _str_param(params: dict[str, Any], key: str) -> str:
 
 
 def _opt_str_param(params: dict[str, Any], key: str) -> str | None:
-    if params.get(key) is None:
+    if params.get(_named(params, key)) is None:
         return None
     return _str_param(params, key)
 
@@ -75,13 +90,7 @@ def _snake(key: str) -> str:
 
 
 def _int_param(params: dict[str, Any], key: str, low: int, high: int) -> int | None:
-    # Protobuf JSON parsers accept the field's snake_case name as well (the TCK's
-    # JSON-RPC client sends history_length); both at once is ambiguous.
-    snake = _snake(key)
-    if key in params and snake != key and snake in params:
-        raise InvalidParams(f"/params: send {key} or {snake}, not both")
-    if snake in params and key not in params:
-        key = snake
+    key = _named(params, key)
     value = params.get(key)
     if value is None:
         return None

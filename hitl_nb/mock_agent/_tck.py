@@ -40,9 +40,11 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 from hitl_nb.a2a import (
+    A2AVersion,
     Artifact,
     Message,
     Part,
+    PushConfig,
     Role,
     Task,
     TaskArtifactUpdateEvent,
@@ -109,8 +111,17 @@ class TckSteps(ABC):
     def _wake(self, rec: TaskRecord) -> None:
         """Release blocking sends when nothing is pending."""
 
-    def _tck_start(self, message: Message) -> tuple[TaskRecord | Message, int]:
-        """A new task (or, for ``tck-message-response``, a direct reply) for ``message``."""
+    @abstractmethod
+    def _add_push(
+        self, rec: TaskRecord, config: PushConfig, version: A2AVersion, activated: bool
+    ) -> object:
+        """Give the task a push-notification webhook (checked; raises when refused)."""
+
+    def _tck_start(
+        self, message: Message, push: tuple[PushConfig, A2AVersion, bool] | None = None
+    ) -> tuple[TaskRecord | Message, int]:
+        """A new task (or, for ``tck-message-response``, a direct reply) for ``message``;
+        ``push``: a webhook from the request's configuration (the TCK sends one)."""
         context_id = message.context_id or str(uuid.uuid4())
         if message.message_id.startswith("tck-message-response"):
             reply = Message(
@@ -129,6 +140,8 @@ class TckSteps(ABC):
             metadata={"scenario": TCK_SCENARIO},
         )
         rec = TaskRecord(task, TCK_SCENARIO, {}, [])
+        if push is not None:
+            self._add_push(rec, *push)  # checked before the task exists: nothing to undo
         self.tasks[task_id] = rec
         rec.outbox.append(copy.deepcopy(task))
         self._tck_act(rec, message.message_id)
