@@ -16,6 +16,11 @@ import pytest
 from hitl_nb.a2a import Task, TaskState, TaskStatus
 from hitl_nb.client import GatewayClient, GatewayInfo, HitlClient
 from hitl_nb.mock_agent import MockAgent
+from hitl_nb.server import HitlServer
+from hitl_nb.server._agents import AgentPool
+from hitl_nb.server._gateway import Caller, Gateway
+from hitl_nb.server._push import Refused
+from hitl_nb.server._store import GatewayStore
 from hitl_nb.spec import EXTENSION_URI
 from tests.helpers.jupyter_process import jupyter_server
 from tests.helpers.jupyter_users import auth
@@ -224,12 +229,11 @@ async def _configs(url: str, task_id: str) -> list[Any]:
 
 
 @pytest.mark.slow
-def test_end_to_end_the_client_is_gone_and_the_server_restarts(tmp_path: Path) -> None:
+def test_end_to_end_the_registering_client_is_gone(tmp_path: Path) -> None:
     """A real server process, polling an hour apart and streaming nothing, so only a
     push can tell it that the agent moved on. The client that registered the task goes
-    away; answers given at the agent directly bring the next prompts, which the server
-    lists; after a restart on another port the agent is told the new address and the
-    next prompt still arrives."""
+    away; an answer given at the agent directly brings the next prompt, which the
+    server lists."""
     alice = auth("alice")
     slow_watch = {"HitlServer": {"state_dir": str(tmp_path / "state"), "poll_interval": 3600,
                                  "max_streams": 0}}  # fmt: skip
@@ -256,9 +260,6 @@ def test_end_to_end_the_client_is_gone_and_the_server_restarts(tmp_path: Path) -
             assert r.status_code == 200, r.text
             return [p for p in r.json()["prompts"] if p["task_id"] == task_id]
 
-        def step(url: str, n: int) -> list[dict[str, Any]]:
-            return [p for p in listed(url) if p["prompt"].startswith(f"Step {n} of 3")]
-
         with jupyter_server(tmp_path, ready_headers=alice, extra_config=slow_watch) as url:
             with GatewayClient(GatewayInfo(url, "alice-token", "test")) as gateway:
                 reg = gateway.register(agent.url, task_id)
@@ -268,14 +269,48 @@ def test_end_to_end_the_client_is_gone_and_the_server_restarts(tmp_path: Path) -
                            if c.url == f"{url}hitl/push/{reg['id']}"])  # fmt: skip
             # ... so an answer given at the agent brings step 2 to the server's inbox.
             asyncio.run(_answer_at_agent(agent.url, task_id, first["prompt_id"], {"name": "r1"}))
-            (second,) = until(lambda: step(url, 2))
+            (second,) = until(lambda: [p for p in listed(url)
+                                       if p["prompt"].startswith("Step 2 of 3")])  # fmt: skip
             assert [p["prompt_id"] for p in listed(url)] == [second["prompt_id"]]
-        with jupyter_server(tmp_path, ready_headers=alice, extra_config=slow_watch) as url:
-            assert [p["prompt_id"] for p in listed(url)] == [second["prompt_id"]]  # kept
-            # The watcher told the agent the new address (same config id, same secret).
-            (config,) = until(lambda: [c for c in asyncio.run(_configs(agent.url, task_id))
-                                       if c.url.startswith(url)])  # fmt: skip
-            assert config.url == f"{url}hitl/push/{reg['id']}"
-            asyncio.run(_answer_at_agent(agent.url, task_id, second["prompt_id"], {"replicas": 2}))
-            (third,) = until(lambda: step(url, 3))
-            assert [p["prompt_id"] for p in listed(url)] == [third["prompt_id"]]
+
+
+async def test_a_restarted_gateway_keeps_the_secret_and_tells_the_agent_its_new_address(
+    agent: MockAgent, tmp_path: Path
+) -> None:
+    """The gateway's state file outlives the process: after a restart the same secret
+    is accepted, and the agent is given the (new) receiver URL with the same secret."""
+    path = tmp_path / "gw.sqlite"
+
+    def gateway_at(base: str) -> Gateway:
+        gw = Gateway(GatewayStore(path), AgentPool([], 5.0), HitlServer())
+        gw.push_url = lambda reg_id: f"{base}hitl/push/{reg_id}"
+        return gw
+
+    task_id = await _working_task(agent.url, delay=30.0)
+    first = gateway_at("http://127.0.0.1:9/old/")
+    _, reg = await first.register(Caller("alice", "Alice"), agent.url, task_id)
+
+    async def configs_at(base: str) -> list[Any]:
+        return [c for c in await _configs(agent.url, task_id) if c.url.startswith(base)]
+
+    (old,) = await _until(lambda: configs_at("http://127.0.0.1:9/old/"))
+    await first.close()
+    again = gateway_at("http://127.0.0.1:9/new/")
+    again.start()
+    try:
+        (new,) = await _until(lambda: configs_at("http://127.0.0.1:9/new/"))
+        assert new.id == old.id and new.token == old.token  # replaced, same secret
+        assert len(await _configs(agent.url, task_id)) == 1
+        body = json.dumps(_status_update(task_id, _PID, "Still there?")).encode()
+        headers = {"Content-Type": "application/a2a+json"}
+        with pytest.raises(Refused) as refused:
+            await again.push.receive(reg["id"], {**headers,
+                                     "X-A2A-Notification-Token": "not-it"}, body)  # fmt: skip
+        assert refused.value.status == 403
+        got = await again.push.receive(
+            reg["id"], {**headers, "X-A2A-Notification-Token": str(old.token)}, body
+        )
+        assert got.kind == "status"
+        assert [p["prompt_id"] for p in again.inbox(Caller("alice", "Alice"))["prompts"]] == [_PID]
+    finally:
+        await again.close()
