@@ -17,7 +17,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.slow
 def test_ruff_is_clean():
-    result = run("ruff", "check", "hitl_nb", "tests", "benchmarks")
+    result = run("ruff", "check", "hitl_nb", "tests", "benchmarks", "notebooks")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
