@@ -198,7 +198,7 @@ def test_push_off_answers_not_supported() -> None:
             config = {"taskPushNotificationConfig": {"url": "http://127.0.0.1:9/"}}
             _, body = w.rpc("SendMessage", {"message": msg, "configuration": config})
             assert body["error"]["code"] == -32003
-            assert len(agent.core.tasks) == 1 if agent.core else False  # no task was made
+            assert agent.core is not None and len(agent.core.tasks) == 1  # no second task
         finally:
             w.close()
 
