@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from contextlib import closing
 
@@ -17,6 +18,7 @@ from hitl_nb.errors import (
 )
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import Conversation, Outcome
+from hitl_nb.notebook._outcome import refused_by_agent
 from tests.helpers.sdk_agent import SdkAgent
 
 
@@ -79,7 +81,7 @@ def test_validate_false_reaches_the_agents_422(agent: MockAgent) -> None:
         assert "cannot hold" in chat.answer({"approve": "yes"}).message
         assert local.error is None  # refused here: no agent error behind it
         sent = chat.answer({"approve": "yes"}, validate=False)
-        assert sent.status == "invalid" and "422" in sent.message
+        assert sent.status == "invalid" and "the agent refused" in sent.message
         assert isinstance(sent.error, ResponseInvalid)
         assert any(e.get("path") == "/approve" for e in sent.validation_errors)
         # what a person reads names the field by its label, not by its JSON Pointer
@@ -121,3 +123,20 @@ def test_validate_false_against_an_sdk_agent() -> None:
             client.respond(task.id, prompt.prompt_id, {"approved": "yes"}, validate=False)
         assert "checked locally" not in str(caught.value)
         assert any(e.get("path") == "/approved" for e in caught.value.validation_errors)
+
+
+def test_an_agents_422_is_said_in_words_with_the_fields_by_label() -> None:
+    issues = [
+        {"path": "/approve", "keyword": "type", "message": "expected boolean"},
+        {"path": "/comment", "keyword": "maxLength", "message": "too long"},
+    ]
+    plain = refused_by_agent(ResponseInvalid(validation_errors=issues))
+    assert plain.status == "invalid"
+    assert plain.message == "the agent refused the answer (2 problems, listed below)"
+    assert "hitl_response_invalid" not in str(plain) and "422" not in str(plain)
+    labelled = dataclasses.replace(plain, where={"/approve": "Approve"}.get)
+    assert str(labelled).splitlines()[1] == "  Approve: expected boolean"
+    own = refused_by_agent(ResponseInvalid("replicas must be odd", validation_errors=[]))
+    assert own.message == (
+        "the agent refused the answer (it did not say why); it says: replicas must be odd"
+    )

@@ -20,7 +20,7 @@ from hitl_nb.errors import HitlError, PromptConflict, ResponseInvalid
 from ._card_view import CardView
 from ._deadline import seconds_left
 from ._link import Link
-from ._outcome import Outcome, status_html
+from ._outcome import Outcome, refused_by_agent, status_html
 from ._parts import message_text
 
 __all__ = ["CardSending", "Watcher"]
@@ -82,8 +82,7 @@ class CardSending(CardView):
         except ResponseInvalid as exc:
             self.form.set_errors(exc.validation_errors)
             self.who.reset()  # a corrected answer may follow
-            self._finish(Outcome("invalid", f"422 {exc.message}: the agent refused the answer",
-                                 None, exc.validation_errors, error=exc), state="open")  # fmt: skip
+            self._finish(refused_by_agent(exc), state="open")
             return
         except PromptConflict as exc:
             outcome = await self._why_conflict(exc)

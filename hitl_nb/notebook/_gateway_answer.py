@@ -30,7 +30,7 @@ from hitl_nb.errors import (
     TransportError,
 )
 
-from ._outcome import Outcome
+from ._outcome import Outcome, refused_by_agent
 
 __all__ = ["NOTHING_SENT", "GatewayVerdict", "Tally", "gateway_verdict", "held_message"]
 
@@ -100,9 +100,7 @@ def gateway_verdict(reply: GatewayAnswer | HitlError, name: str, needed: int) ->
 def _refusal(exc: HitlError) -> GatewayVerdict:
     """The verdict on an answer the gateway did not take (or could not be asked)."""
     if isinstance(exc, ResponseInvalid):
-        return GatewayVerdict(
-            Outcome("invalid", f"{exc}", None, exc.validation_errors, error=exc), True
-        )
+        return GatewayVerdict(refused_by_agent(exc), True)
     if isinstance(exc, PromptConflict):
         return GatewayVerdict(Outcome("conflict", (
             f"this prompt was answered already ({exc}); yours was not sent"), error=exc),

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from hitl_nb.a2a import Artifact, Task, TaskState
-from hitl_nb.errors import AnswerNotAccepted, HitlError
+from hitl_nb.errors import AnswerNotAccepted, HitlError, ResponseInvalid
 
 from ._style import COLORS, esc
 
-__all__ = ["Outcome", "Status", "outcome_html", "status_html"]
+__all__ = ["Outcome", "Status", "outcome_html", "refused_by_agent", "status_html"]
 
 Status = Literal[
     "accepted", "held", "refused", "invalid", "conflict", "expired", "closed", "failed"
@@ -157,3 +157,18 @@ def status_html(kind: str, label: str, message: str, details: list[str] | None =
         f'<div style="color:{COLORS[kind]}"><b>{esc(label)}</b>: {esc(message)}'
         f"{f'<ul>{items}</ul>' if items else ''}</div>"
     )
+
+
+def refused_by_agent(exc: ResponseInvalid) -> Outcome:
+    """The ``invalid`` outcome of an answer the agent refused with 422: plain words (the
+    wire's error name stays in the trace), the agent's own text when it wrote one, and
+    its ``validation_errors`` for the fields."""
+    count = len(exc.validation_errors)
+    if count:
+        what = f"{count} problem{'s' if count != 1 else ''}, listed below"
+    else:
+        what = "it did not say why"
+    own = exc.message if exc.message and exc.message != exc.default_message else ""
+    said = f"; it says: {own}" if own else ""
+    message = f"the agent refused the answer ({what}){said}"
+    return Outcome("invalid", message, None, exc.validation_errors, error=exc)
