@@ -198,8 +198,8 @@ def test_a_missing_required_const_can_be_put_back_by_the_person():
     assert form.value == {}
     form.field("/kind").include.click()  # the person puts it back
     form.field("/a").add.click()
-    form.field("/a/0").input.value = "1"
-    assert form.value == {"kind": "approval", "a": [1]}
+    form.field("/a/0").input.value = "1"  # an entry of any type: text first
+    assert form.value == {"kind": "approval", "a": ["1"]}
 
 
 def test_a_member_each_branch_declares_differently_is_drawn_by_the_active_branch():

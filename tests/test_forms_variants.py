@@ -70,3 +70,24 @@ def test_a_required_variant_shows_its_option_open():
         }
     )
     assert form.root.fields["pet"].children()[0].built
+
+
+def test_a_schema_that_allows_any_value_is_a_choice_of_type():
+    # SchemaStore: `"reactNative": {"description": "..."}`, `"digest": true` were JSON boxes
+    schema = {"type": "object", "properties": {"a": {"description": "anything"}, "b": True}}
+    form = Form(schema)
+    kinds: dict[str, list[str]] = {}
+    for f in form.root.walk():
+        kinds.setdefault(f.pointer, []).append(f.kind)
+    assert kinds["/a"] == kinds["/b"] == ["nullable", "variant", "string"]
+    for value in ("x", "", 1, 1.0, -0.0, True, False, None, [], {}, {"": [1, "2", None]}):
+        form.value = {"a": value, "b": value}
+        back = form.value
+        assert back == {"a": value, "b": value} and form.is_valid
+        assert type(back["a"]) is type(value) and type(back["b"]) is type(value)
+    assert form.field("/a").kind == "json"  # a list or an object of anything: JSON text
+    form = Form(schema)
+    option = form.field("/a")
+    assert option.kind == "string"
+    option.input.value = "typed"
+    assert form.value == {"a": "typed"}

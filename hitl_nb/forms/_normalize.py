@@ -175,6 +175,12 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+#: The options of a schema that allows any value drawn as widgets (``null`` is a
+#: checkbox beside them, a list or an object JSON text: :data:`STRUCTURED`).
+ANY_TYPES = ("string", "number", "boolean")
+#: Marks the option of an any-value schema that holds a list or an object as JSON.
+STRUCTURED = "x-hitl-structured"
+
 #: What kind of field draws a schema (the registry's first key).
 Kind = Literal[
     "string",
@@ -331,12 +337,14 @@ class Resolver:
 
     def _classify_resolved(self, schema: Any) -> Node:
         if schema is True:
-            return Node("json", {}, note=None)
+            return self._any({})
         if schema is False:
             raise Unsupported("the schema allows no value here")
         if not isinstance(schema, Mapping):
             raise Unsupported("not a schema")
         s = self.resolve(schema)
+        if s.get(STRUCTURED) is True:
+            return Node("json", s, note="a list or an object, of values of any type")
         for key in UNDRAWN:
             if key in s:
                 raise Unsupported(f"{key} is not followed by the widgets")
@@ -371,7 +379,7 @@ class Resolver:
         if loose:
             t = _infer_type(s)
         node = self._typed(s, t)
-        node.loose = loose and node.kind != "json"
+        node.loose = loose and node.kind not in ("json", "variant")
         return node
 
     def _typed(self, s: dict[str, Any], t: Any) -> Node:
@@ -385,8 +393,20 @@ class Resolver:
         if simple is not None:
             return Node(simple, s)
         if t is None:
-            return Node("json", s)
+            return self._any(s)
         raise Unsupported(f"type {t!r} is not a JSON Schema type")
+
+    def _any(self, s: dict[str, Any]) -> Node:
+        """A schema whose keywords allow every JSON value (``{}``, ``true``, annotations
+        only): a choice of the value's type, or None. Text, numbers and booleans get
+        their widgets; a list or an object of values of any type is JSON text (its
+        members could be anything again, and nested so deep they were unreadable)."""
+        base = _annotations_dropped(s)
+        options = [{**base, "type": t} for t in ANY_TYPES]
+        options.append({**base, "title": "list or object", STRUCTURED: True})
+        raws: list[Any] = [{"type": t} for t in ANY_TYPES]
+        raws.append({"type": ["array", "object"]})
+        return Node("variant", s, nullable=True, options=options, raw_options=raws)
 
     def _variants(self, s: dict[str, Any], key: str) -> Node:
         base = {k: v for k, v in s.items() if k not in ("oneOf", "anyOf")}
