@@ -276,8 +276,11 @@ def test_a_malformed_prompt_says_why_in_text_too() -> None:
     with MockAgent(faults=["oversize-schema"]) as bad:
         with Conversation.start(bad.url, {"scenario": "approval"}) as chat:
             assert chat.malformed is not None and chat.current is None
-            assert "malformed prompt:" in chat._repr_mimebundle_()["text/plain"]
-            assert "malformed prompt" in chat.notice.value
+            why = "cannot be answered safely: response_schema is 70268 bytes, over 64 KiB"
+            text = chat._repr_mimebundle_()["text/plain"]
+            assert why in text and "(§Security Considerations S-2)" in text
+            assert "/response_schema" not in text  # the section, not a JSON Pointer
+            assert why in chat.notice.value
 
 
 def test_close_stops_the_background_work(agent: MockAgent) -> None:

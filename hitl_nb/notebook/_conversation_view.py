@@ -78,10 +78,8 @@ class ConversationView:
         link, detail = self._link_state
         parts = []
         if self.malformed is not None:
-            parts.append(
-                f'<div style="color:{COLORS["error"]}">The agent sent a malformed prompt: '
-                f"{esc(self.malformed.reason)}</div>"
-            )
+            words = esc(malformed_words(self.malformed))
+            parts.append(f'<div style="color:{COLORS["error"]}">{words}</div>')
         task = self.task
         if task is None:
             if self.message is None:
@@ -129,7 +127,7 @@ class ConversationView:
         if self.question is not None:
             blocks.append(self.question.to_text())
         if self.malformed is not None:
-            blocks.append(f"malformed prompt: {self.malformed.reason}")
+            blocks.append(malformed_words(self.malformed))
         if self.message is not None:
             blocks.append(f"the agent answered: {message_text(self.message)}")
         task = self.task
@@ -155,3 +153,14 @@ class ConversationView:
         bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
         bundle["text/plain"] = self.to_text()
         return bundle
+
+
+def malformed_words(event: MalformedPromptEvent) -> str:
+    """Why a prompt cannot be answered, for a person: each error the check found with
+    the spec section it breaks (not the envelope's JSON Pointers)."""
+    errors = [f for f in event.findings if f.severity == "error"]
+    if errors:
+        why = "; ".join(f"{f.message} ({f.section})" for f in errors)
+    else:
+        why = event.reason.removeprefix("malformed prompt envelope: ")
+    return f"The agent sent a prompt that cannot be answered safely: {why}"
