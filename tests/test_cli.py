@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from hitl_nb.cli import build_parser, main
+from hitl_nb.mock_agent._run import agent_from_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,6 +30,23 @@ def test_mock_agent_options_parse() -> None:
     )  # fmt: skip
     assert args.fault == ["no-echo", "slow-resume=5"]
     assert args.on_deadline == "fail" and args.deadline_seconds == 2.0
+
+
+@pytest.mark.parametrize(("flags", "advertised"), [([], True), (["--no-push"], False)])
+def test_mock_agent_push_can_be_turned_off(flags: list[str], advertised: bool) -> None:
+    # an agent without push is what the TCK's CORE-CAP-001 / -32003 tests need
+    args = build_parser().parse_args(["mock-agent", "--port", "0", *flags])
+    with agent_from_cli(args) as agent:
+        card = httpx.get(agent.card_url).json()
+        created = httpx.post(
+            agent.url + "/tasks/t/pushNotificationConfigs",
+            json={"url": "https://example.com/hook"},
+            headers={"A2A-Version": "1.0"},
+        )
+    assert card["capabilities"]["pushNotifications"] is advertised
+    if not advertised:
+        assert created.status_code == 400
+        assert "push" in created.text.lower()
 
 
 def test_unknown_fault_is_reported_without_starting(capsys: pytest.CaptureFixture[str]) -> None:

@@ -40,7 +40,14 @@ from hitl_nb.mock_agent._scenarios import (
 )
 from hitl_nb.mock_agent._store import open_store
 
-__all__ = ["MockAgent", "add_cli_arguments", "mock_agent_handlers", "run_cli", "serve"]
+__all__ = [
+    "MockAgent",
+    "add_cli_arguments",
+    "agent_from_cli",
+    "mock_agent_handlers",
+    "run_cli",
+    "serve",
+]
 
 # Tornado itself refuses bodies over this (closing the connection); below it the agent
 # answers an oversize body with a clear A2A error.
@@ -340,19 +347,34 @@ def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--deadline-seconds", type=float, default=30.0)
     parser.add_argument("--on-deadline", choices=DEADLINE_POLICIES, default="keep-open")
+    parser.add_argument(
+        "--no-push",
+        dest="push_notifications",
+        action="store_false",
+        help="no push notifications: the card says so and the push methods are refused",
+    )
+
+
+def agent_from_cli(args: argparse.Namespace) -> MockAgent:
+    """The (not yet started) agent ``hitl-nb mock-agent`` options describe.
+
+    Raises ValueError for options that do not make an agent (an unknown fault...).
+    """
+    return MockAgent(
+        host=args.host,
+        port=args.port,
+        store=args.store,
+        faults=args.fault,
+        deadline_seconds=args.deadline_seconds,
+        on_deadline=args.on_deadline,
+        push_notifications=args.push_notifications,
+    )
 
 
 def run_cli(args: argparse.Namespace) -> int:
     """Run ``hitl-nb mock-agent`` in the foreground; 0 on a clean stop, 2 on bad options."""
     try:
-        agent = MockAgent(
-            host=args.host,
-            port=args.port,
-            store=args.store,
-            faults=args.fault,
-            deadline_seconds=args.deadline_seconds,
-            on_deadline=args.on_deadline,
-        )
+        agent = agent_from_cli(args)
     except ValueError as exc:
         print(f"hitl-nb mock-agent: {exc}", file=sys.stderr)
         return 2
