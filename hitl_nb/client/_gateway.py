@@ -54,6 +54,8 @@ __all__ = ["GatewayAnswer", "GatewayClient", "GatewayInfo", "find_gateway"]
 _API = "hitl/api"
 _TIMEOUT = 10.0
 _MAX_ANSWER = 8 * 1024 * 1024
+#: A listing of open prompts is read up to this size (1,000 prompts: about 2.5 MB).
+_MAX_LISTING = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -257,14 +259,24 @@ class GatewayClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _call(self, method: str, path: str, body: Any = None) -> tuple[int, dict[str, Any]]:
+    def _call(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        params: Mapping[str, str] | None = None,
+        max_bytes: int = _MAX_ANSWER,
+    ) -> tuple[int, dict[str, Any]]:
         try:
-            r = self._http.request(method, path, json=body)
+            r = self._http.request(method, path, json=body, params=params)
         except httpx.TimeoutException as exc:
             raise AgentTimeout(f"the Jupyter server's gateway timed out: {exc}") from exc
         except httpx.HTTPError as exc:
-            raise AgentUnreachable(f"the Jupyter server's gateway: {exc}") from exc
-        if len(r.content) > _MAX_ANSWER:
+            raise AgentUnreachable(
+                f"the Jupyter server's gateway could not be reached: {exc}"
+            ) from exc
+        if len(r.content) > max_bytes:
             raise ProtocolViolation("the gateway's answer is too large")
         try:
             data = r.json()
@@ -287,6 +299,26 @@ class GatewayClient:
         """Who the server says this kernel's requests come from (``name`` None: a
         server that cannot tell users apart)."""
         return self._call("GET", "me")[1]
+
+    def prompts(
+        self,
+        *,
+        agent: str | None = None,
+        responder: str | None = None,
+        due_within: float | None = None,
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """The open prompts across every registered task, soonest deadline first
+        (``{"prompts": [...], "total": n}``): only those of ``agent`` (its URL), those
+        ``responder`` may answer (a user name, or ``"me"``), those due within
+        ``due_within`` seconds; at most ``limit`` (the server's default: 1,000)."""
+        params = {"agent": agent, "responder": responder}
+        query = {k: v for k, v in params.items() if v}
+        if due_within is not None:
+            query["due_within"] = repr(float(due_within))
+        if limit is not None:
+            query["limit"] = str(int(limit))
+        return self._call("GET", "prompts", params=query, max_bytes=_MAX_LISTING)[1]
 
     def register(self, agent_url: str, task_id: str) -> dict[str, Any]:
         """Watch a task; returns the registration (``id``) with its ``prompts``."""

@@ -22,11 +22,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from hitl_nb.a2a import Task, TaskState
 from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo, PromptEvent, prompt_of
-from hitl_nb.errors import HitlError, MalformedPrompt, UnsupportedOperation
+from hitl_nb.errors import GatewayRefused, HitlError, MalformedPrompt, UnsupportedOperation
 from hitl_nb.spec import PromptEnvelope
 
 from ._gateway_answer import GatewayVerdict, gateway_verdict
@@ -37,8 +35,6 @@ __all__ = ["AgentsSource", "GatewaySource", "InboxItem", "Listing"]
 
 log = logging.getLogger("hitl_nb.notebook")
 
-#: The gateway's answer to a listing is read up to this size (1,000 prompts: ~2.5 MB).
-MAX_LISTING_BYTES = 32 * 1024 * 1024
 #: Pages of ListTasks read from one agent per look (100 tasks a page).
 MAX_PAGES = 10
 _ENVELOPE_KEYS = ("prompt_id", "prompt", "response_schema", "deadline", "allowed_responders")
@@ -112,13 +108,11 @@ class GatewaySource:
     ) -> None:
         self.info = info
         self.agents = [a.rstrip("/") for a in agents] if agents else None
-        self.params: dict[str, str] = {"limit": str(int(limit))}
-        if responder:
-            self.params["responder"] = responder
-        if due_within is not None:
-            self.params["due_within"] = str(float(due_within))
+        self.filters: dict[str, Any] = {
+            "limit": int(limit), "responder": responder or None, "due_within": due_within,
+        }  # fmt: skip
         self.timeout = timeout
-        self._http: httpx.AsyncClient | None = None
+        self._client: GatewayClient | None = None
         self._link: GatewayLink | None = None
         # Checked envelopes by item key, with the JSON they came from: a prompt is
         # checked once, not on every look.
@@ -128,36 +122,18 @@ class GatewaySource:
         """Where the prompts come from, in words."""
         return f"the Jupyter server's gateway ({self.info.url})"
 
-    def _client(self) -> httpx.AsyncClient:
-        if self._http is None:
-            headers = {"Authorization": f"token {self.info.token}"} if self.info.token else {}
-            self._http = httpx.AsyncClient(
-                base_url=self.info.url + "hitl/api/", headers=headers, follow_redirects=False,
-                timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 5.0)),
-            )  # fmt: skip
-        return self._http
-
-    async def _call(self, method: str, path: str, **kw: Any) -> tuple[int, dict[str, Any]]:
+    def _listing(self) -> dict[str, Any]:
+        # Blocking: run in a worker thread, off the shared loop.
+        if self._client is None:
+            self._client = GatewayClient(self.info, timeout=self.timeout)
         try:
-            r = await self._client().request(method, path, **kw)
-        except httpx.HTTPError as exc:
-            raise HitlError(f"the Jupyter server's gateway could not be reached: {exc}") from exc
-        if len(r.content) > MAX_LISTING_BYTES:
-            raise HitlError("the gateway's answer is too large")
-        try:
-            body = r.json()
-        except ValueError:
-            raise HitlError(f"the gateway answered HTTP {r.status_code} without JSON") from None
-        if not isinstance(body, dict):
-            raise HitlError("the gateway's answer is not a JSON object")
-        return r.status_code, body
+            return self._client.prompts(**self.filters)
+        except GatewayRefused as exc:
+            raise HitlError(f"the gateway refused the listing (HTTP {exc.status}): {exc}") from exc
 
     async def list(self) -> Listing:
         """The open prompts now, soonest deadline first."""
-        status, body = await self._call("GET", "prompts", params=self.params)
-        if status != 200:
-            raise HitlError(f"the gateway refused the listing (HTTP {status}): "
-                            f"{body.get('message', '')}")  # fmt: skip
+        body = await asyncio.to_thread(self._listing)
         items, problems = [], []
         envelopes: dict[str, tuple[dict[str, Any], PromptEnvelope]] = {}
         for view in body.get("prompts") or []:
@@ -201,9 +177,9 @@ class GatewaySource:
 
     async def aclose(self) -> None:
         """Close the connections."""
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
+        if self._client is not None:
+            self._client.close()
+            self._client = None
         if self._link is not None:
             self._link.close()
             self._link = None

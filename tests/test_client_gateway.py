@@ -1,0 +1,56 @@
+"""client/_gateway.py: the kernel's calls to the Jupyter server's responder gateway.
+
+The gateway itself is tested in tests/server/; here the client is held against a tiny
+server that answers whatever a test needs, hostile answers included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from hitl_nb.client import GatewayClient, GatewayInfo
+from hitl_nb.errors import AgentUnreachable, GatewayRefused, ProtocolViolation
+from tests.helpers.tiny_server import serve
+
+
+def _info(url: str) -> GatewayInfo:
+    return GatewayInfo(url + "/", "secret", "test")
+
+
+def test_prompts_asks_the_listing_with_its_filters() -> None:
+    seen: list[Any] = []
+
+    def listing(req: Any, conn: Any) -> None:
+        seen.append((req.path, req.header("authorization")))
+        conn.answer({"prompts": [], "total": 0})
+
+    with serve(listing) as server, GatewayClient(_info(server.url)) as gateway:
+        assert gateway.prompts() == {"prompts": [], "total": 0}
+        gateway.prompts(agent="http://a.example/", responder="me", due_within=90, limit=5)
+    bare, filtered = (urlsplit(path) for path, _ in seen)
+    assert bare.path == "/hitl/api/prompts" and bare.query == ""
+    assert parse_qs(filtered.query) == {
+        "agent": ["http://a.example/"], "responder": ["me"], "due_within": ["90.0"],
+        "limit": ["5"],
+    }  # fmt: skip
+    assert {auth for _, auth in seen} == {"token secret"}
+
+
+@pytest.mark.parametrize(
+    ("handler", "error", "words"),
+    [
+        (lambda r, c: c.answer({"message": "not yours"}, status=403), GatewayRefused,
+         "not yours"),
+        (lambda r, c: c.answer(b"<html>busy</html>", content_type="text/html"),
+         ProtocolViolation, "HTTP 200 without JSON"),
+        (lambda r, c: c.answer([1, 2]), ProtocolViolation, "not a JSON object"),
+        (lambda r, c: c.cut(), AgentUnreachable, "gateway could not be reached"),
+    ],
+)  # fmt: skip
+def test_a_listing_gone_wrong_is_a_clear_error(handler: Any, error: type, words: str) -> None:
+    with serve(handler) as server, GatewayClient(_info(server.url), timeout=5) as gateway:
+        with pytest.raises(error, match=words):
+            gateway.prompts(limit=10)
