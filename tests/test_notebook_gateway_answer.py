@@ -53,7 +53,9 @@ def _reply(status: str, **body: Any) -> GatewayAnswer:
         (AgentTimeout("read timed out"), "failed", True, "did not answer in time"),
         (AgentUnreachable("connection refused"), "failed", True,
          f"could not be reached (connection refused); {NOTHING_SENT}"),
-        (ProtocolViolation("not JSON"), "failed", True, f"(not JSON); {NOTHING_SENT}"),
+        # Asked, but its answer unreadable: whether it forwarded is unknown, never "not sent".
+        (ProtocolViolation("not JSON"), "failed", True,
+         "could not be read (not JSON); it forwards an answer at most once"),
     ],
 )  # fmt: skip
 def test_each_reply_of_the_gateway_in_words(

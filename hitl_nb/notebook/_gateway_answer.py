@@ -26,6 +26,7 @@ from hitl_nb.errors import (
     GatewayRefused,
     HitlError,
     PromptConflict,
+    ProtocolViolation,
     ResponseInvalid,
     TransportError,
 )
@@ -118,6 +119,11 @@ def _refusal(exc: HitlError) -> GatewayVerdict:
             f"the Jupyter server's gateway did not answer in time ({exc}); it forwards an "
             "answer at most once: answer again to find out (a second answer is refused "
             "if the first one went through)"), error=exc), True)  # fmt: skip
+    if isinstance(exc, ProtocolViolation):  # it was asked: whether it forwarded is unknown
+        return GatewayVerdict(Outcome("failed", (
+            f"the Jupyter server's gateway gave an answer that could not be read ({exc}); "
+            "it forwards an answer at most once: answer again to find out (a second answer "
+            "is refused if the first one went through)"), error=exc), True)  # fmt: skip
     if isinstance(exc, TransportError):
         return GatewayVerdict(Outcome("failed", (
             f"the Jupyter server's responder gateway could not be reached ({exc}); "
