@@ -39,7 +39,7 @@ from typing import Any
 from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway
 from hitl_nb.errors import GatewayUnavailable, HitlError
 
-__all__ = ["GatewayChoice", "GatewayLink", "gateway_link"]
+__all__ = ["GatewayChoice", "GatewayLink", "connect", "gateway_link"]
 
 log = logging.getLogger("hitl_nb.notebook")
 
@@ -168,6 +168,17 @@ def discovered(*, again: bool = False) -> GatewayLink | None:
         return _found["link"]
 
 
+def connect(info: GatewayInfo, timeout: float = 30.0) -> GatewayLink:
+    """A link to the gateway ``info`` names (it asks the server who we are, a blocking
+    call); the client's connections are closed again when that fails."""
+    client = GatewayClient(info, timeout=timeout)
+    try:
+        return GatewayLink(client)
+    except BaseException:
+        client.close()
+        raise
+
+
 def gateway_link(choice: GatewayChoice | GatewayLink = None) -> GatewayLink | None:
     """The gateway a conversation's cards answer through, or None (directly).
 
@@ -182,7 +193,7 @@ def gateway_link(choice: GatewayChoice | GatewayLink = None) -> GatewayLink | No
     if isinstance(choice, GatewayClient):
         return GatewayLink(choice)
     if isinstance(choice, GatewayInfo):
-        return GatewayLink(GatewayClient(choice))
+        return connect(choice)
     if choice is None:
         link = discovered()
         return link if link is not None and link.identified else None

@@ -28,7 +28,7 @@ from hitl_nb.errors import GatewayRefused, HitlError, MalformedPrompt, Unsupport
 from hitl_nb.spec import PromptEnvelope
 
 from ._gateway_answer import GatewayVerdict, gateway_verdict
-from ._gateway_link import GatewayLink
+from ._gateway_link import GatewayLink, connect
 from ._link import Link
 
 __all__ = ["AgentsSource", "GatewaySource", "InboxItem", "Listing"]
@@ -172,7 +172,7 @@ class GatewaySource:
     async def _gateway(self) -> GatewayLink:
         """The gateway as the cards answer through it (asks the server who we are, once)."""
         if self._link is None:
-            self._link = await asyncio.to_thread(_connect, self.info, self.timeout)
+            self._link = await asyncio.to_thread(connect, self.info, self.timeout)
         return self._link
 
     async def aclose(self) -> None:
@@ -183,15 +183,6 @@ class GatewaySource:
         if self._link is not None:
             self._link.close()
             self._link = None
-
-
-def _connect(info: GatewayInfo, timeout: float) -> GatewayLink:
-    client = GatewayClient(info, timeout=timeout)
-    try:
-        return GatewayLink(client)
-    except BaseException:
-        client.close()
-        raise
 
 
 def _gateway_item(
