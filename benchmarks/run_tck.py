@@ -17,10 +17,14 @@ What it does:
 3. Runs the TCK once per transport (``--transport``, default both of the mock agent's:
    ``jsonrpc`` and ``http_json``), ``-m must`` unless ``--level all``, with
    ``TCK_STREAMING_TIMEOUT`` (default 2.0 s) in its environment.
-4. Prints, per transport, the MUST tests passed out of those that apply, the failures,
-   and the tests the TCK skipped because it could not set them up on this agent (those
-   count against it); ``--json PATH`` writes the same as JSON. The JUnit files stay under
-   ``--reports`` (default ``/tmp/a2a-tck-reports``).
+4. With ``--push on,off`` (the default), starts a second agent with ``--no-push`` and
+   runs the TCK's push tests (``-k push``) against it per transport: the TCK's tests of
+   an agent without push notifications (CORE-CAP-001, -32003, HTTP 400) apply only there.
+5. Prints, per run, the tests passed out of those that apply, per TCK category (its
+   test module), the failures, and the tests the TCK skipped because it could not set
+   them up on this agent (those count against it); ``--json PATH`` writes the same as
+   JSON, with the TCK's commit when the checkout is a git one. The JUnit files stay
+   under ``--reports`` (default ``/tmp/a2a-tck-reports``).
 
 The mock agent must answer the TCK's messageId prefixes as its SUT contract says
 (``tck-*``, ``test-resubscribe-message-id*``): see ``hitl_nb/mock_agent/README.md``,
@@ -41,6 +45,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 TRANSPORTS = ("jsonrpc", "http_json")
+PUSH_MODES = ("on", "off")
 
 
 def ensure_venv(venv: Path, tck: Path) -> Path:
@@ -58,13 +63,20 @@ def ensure_venv(venv: Path, tck: Path) -> Path:
 class MockAgentProcess:
     """``hitl-nb mock-agent`` in a child process; ``url`` once it listens."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, push: bool = True) -> None:
         self.proc: subprocess.Popen[str] | None = None
         self.url = ""
+        self.push = push
 
-    def __enter__(self) -> MockAgentProcess:
+    @property
+    def command(self) -> list[str]:
+        """How the agent is started."""
         code = "from hitl_nb.cli import main; main()"
         cmd = [sys.executable, "-c", code, "mock-agent", "--host", "127.0.0.1", "--port", "0"]
+        return cmd if self.push else [*cmd, "--no-push"]
+
+    def __enter__(self) -> MockAgentProcess:
+        cmd = self.command
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         deadline = time.monotonic() + 30
@@ -92,6 +104,7 @@ class MockAgentProcess:
 _NOT_APPLICABLE = (
     "not configured",  # another transport
     "does not support push notifications",
+    "Agent supports push notifications",  # tests of agents without push (CORE-CAP-001...)
     "does not declare capabilities for",  # e.g. extendedAgentCard
     "does not declare urn:a2a:tck:required-extension",
     "Agent supports streaming",  # tests of agents that do not stream
@@ -99,15 +112,27 @@ _NOT_APPLICABLE = (
 )
 
 
+def category(classname: str) -> str:
+    """The TCK category of a test: its module under tests/compatibility, e.g.
+    ``core_operations/push_notifications`` or ``jsonrpc/error_codes``."""
+    parts = classname.split(".")
+    if parts[:2] == ["tests", "compatibility"]:
+        parts = parts[2:]
+    modules = [p for p in parts if not p[:1].isupper()]  # drop the class name
+    return "/".join(p.removeprefix("test_") for p in modules) or classname
+
+
 def tally(junit: Path) -> dict[str, Any]:
-    """Counts and failed test ids of a JUnit file.
+    """Counts and failed test ids of a JUnit file, in all and per category.
 
     A skip is ``not_applicable`` (another transport, a capability the agent does not
-    declare) or ``prerequisite`` (the TCK could not set the test up on this agent: a
-    task that did not reach the state it needed...), which counts against the agent:
+    declare, or one it does where the test is for agents without it) or
+    ``prerequisite`` (the TCK could not set the test up on this agent: a task that did
+    not reach the state it needed...), which counts against the agent:
     ``applicable`` = passed + failed + prerequisite.
     """
     counts = {"passed": 0, "failed": 0, "prerequisite": 0, "not_applicable": 0, "xfailed": 0}
+    categories: dict[str, dict[str, int]] = {}
     failed: list[str] = []
     unmet: list[str] = []
     for case in ET.parse(junit).getroot().iter("testcase"):
@@ -126,24 +151,57 @@ def tally(junit: Path) -> dict[str, Any]:
                     outcome = "prerequisite"
                     unmet.append(f"{name}: {child.get('message', '')[:160]}")
         counts[outcome] += 1
+        per = categories.setdefault(category(case.get("classname", "")), dict.fromkeys(counts, 0))
+        per[outcome] += 1
         if outcome == "failed":
             failed.append(name)
     applicable = counts["passed"] + counts["failed"] + counts["prerequisite"]
-    return {**counts, "applicable": applicable, "failures": failed, "unmet": unmet}
+    return {
+        **counts,
+        "applicable": applicable,
+        "categories": dict(sorted(categories.items())),
+        "failures": failed,
+        "unmet": unmet,
+    }
 
 
-def run_transport(
-    python: Path, tck: Path, url: str, transport: str, level: str, reports: Path, timeout: str
-) -> dict[str, Any]:
-    """One TCK run on one transport; its tally."""
-    junit = reports / f"junit-{transport}-{level}.xml"
+def tck_command(url: str, transport: str, level: str, junit: Path, only: str | None) -> list[str]:
+    """The pytest command line of one TCK run (``only``: a ``-k`` expression)."""
     cmd = [
-        str(python), "-m", "pytest", "tests/compatibility/", f"--sut-host={url}",
+        "-m", "pytest", "tests/compatibility/", f"--sut-host={url}",
         f"--transport={transport}", "--tb=line", "-q", "-p", "no:cacheprovider",
         f"--junitxml={junit}",
     ]  # fmt: skip
     if level != "all":
         cmd += ["-m", level]
+    if only:
+        cmd += ["-k", only]
+    return cmd
+
+
+def tck_commit(tck: Path) -> str | None:
+    """The commit of a git checkout of the TCK (None for a plain copy)."""
+    done = subprocess.run(
+        ["git", "-C", str(tck), "rev-parse", "HEAD"], capture_output=True, text=True
+    )
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def run_transport(
+    python: Path,
+    tck: Path,
+    url: str,
+    transport: str,
+    level: str,
+    reports: Path,
+    timeout: str,
+    *,
+    push: bool = True,
+) -> dict[str, Any]:
+    """One TCK run on one transport (all tests, or only the push tests when the agent
+    has push off); its tally."""
+    junit = reports / f"junit-{transport}-{level}{'' if push else '-no-push'}.xml"
+    cmd = [str(python), *tck_command(url, transport, level, junit, None if push else "push")]
     env = {**os.environ, "TCK_STREAMING_TIMEOUT": timeout}
     env.pop("PYTHONPATH", None)  # the TCK's own interpreter, not this project's path
     started = time.monotonic()
@@ -160,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--venv", type=Path, default=Path("/tmp/a2a-tck-venv"))
     parser.add_argument("--reports", type=Path, default=Path("/tmp/a2a-tck-reports"))
     parser.add_argument("--transport", default=",".join(TRANSPORTS))
+    parser.add_argument(
+        "--push", default=",".join(PUSH_MODES), help="on: the agent as it is; off: --no-push"
+    )
     parser.add_argument("--level", choices=["must", "should", "may", "all"], default="must")
     parser.add_argument("--streaming-timeout", default="2.0")
     parser.add_argument("--json", type=Path, help="write the figures here too")
@@ -170,28 +231,40 @@ def main(argv: list[str] | None = None) -> int:
     python = ensure_venv(args.venv, tck)
     args.reports.mkdir(parents=True, exist_ok=True)
     figures: dict[str, Any] = {}
-    with MockAgentProcess() as agent:
-        for transport in args.transport.split(","):
-            figures[transport] = run_transport(
-                python, tck, agent.url, transport, args.level, args.reports,
-                args.streaming_timeout,
-            )  # fmt: skip
-    for transport, result in figures.items():
+    for mode in args.push.split(","):
+        if mode not in PUSH_MODES:
+            parser.error(f"--push takes {' and/or '.join(PUSH_MODES)}, not {mode!r}")
+        with MockAgentProcess(push=mode == "on") as agent:
+            for transport in args.transport.split(","):
+                key = transport if mode == "on" else f"{transport} (push off)"
+                figures[key] = run_transport(
+                    python, tck, agent.url, transport, args.level, args.reports,
+                    args.streaming_timeout, push=mode == "on",
+                )  # fmt: skip
+    commit = tck_commit(tck)
+    print(f"A2A TCK at {tck} (commit {commit or 'unknown: not a git checkout'})")
+    for run, result in figures.items():
         if "error" in result:
-            print(f"{transport}: the TCK did not run:\n{result['error']}")
+            print(f"{run}: the TCK did not run:\n{result['error']}")
             continue
         print(
-            f"{transport} ({args.level}): {result['passed']}/{result['applicable']} applicable "
+            f"{run} ({args.level}): {result['passed']}/{result['applicable']} applicable "
             f"passed, {result['failed']} failed, {result['prerequisite']} not set up "
             f"(skipped by the TCK), {result['not_applicable']} not applicable, "
             f"{result['xfailed']} xfailed ({result['seconds']} s)"
         )
+        for name, c in result["categories"].items():
+            if c["passed"] + c["failed"] + c["prerequisite"]:
+                print(
+                    f"    {name}: {c['passed']} passed, {c['failed']} failed, "
+                    f"{c['prerequisite']} not set up, {c['not_applicable']} not applicable"
+                )
         for name in result["failures"]:
             print(f"    FAILED {name}")
         for name in result["unmet"]:
             print(f"    NOT SET UP {name}")
     if args.json:
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+        args.json.write_text(json.dumps({"tck_commit": commit, **figures}, indent=2) + "\n")
     clean = all(r.get("failed") == 0 and r.get("prerequisite") == 0 for r in figures.values())
     return 0 if clean else 1
 

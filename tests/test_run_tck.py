@@ -1,0 +1,82 @@
+"""benchmarks/run_tck.py: how it reads the TCK's JUnit report and how it starts the runs
+(the TCK itself is not run here: it is not vendored)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "run_tck.py"
+
+
+@pytest.fixture(scope="module")
+def run_tck() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("run_tck", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def case(classname: str, name: str, inner: str = "") -> str:
+    return f'<testcase classname="tests.compatibility.{classname}" name="{name}">{inner}</testcase>'
+
+
+def skipped(message: str) -> str:
+    return f'<skipped type="pytest.skip" message="{message}" />'
+
+
+def junit(tmp_path: Path, *cases: str) -> Path:
+    path = tmp_path / "junit.xml"
+    body = "".join(cases)
+    path.write_text(f'<testsuites><testsuite name="pytest">{body}</testsuite></testsuites>')
+    return path
+
+
+def test_a_test_for_agents_without_push_does_not_count_against_one_with_push(
+    run_tck: ModuleType, tmp_path: Path
+) -> None:
+    report = junit(
+        tmp_path,
+        case("core_operations.test_error_handling.TestCapabilityPushNotifications",
+             "test_push_not_supported_jsonrpc", skipped("Agent supports push notifications")),
+        case("jsonrpc.test_error_codes.TestJsonRpcErrorCodeMappings",
+             "test_push_notification_not_supported_error",
+             skipped("Agent supports push notifications; cannot trigger -32003")),
+        case("core_operations.test_push_notifications.TestPushNotificationCrud",
+             "test_create_push_config[jsonrpc]"),
+        case("core_operations.test_push_notifications.TestPushNotificationCrud",
+             "test_create_push_config[grpc]", skipped("Transport 'grpc' not configured")),
+        case("core_operations.test_push_notifications.TestPushNotificationDelivery",
+             "test_delivery_includes_auth[jsonrpc]",
+             skipped("send_message failed: task not found")),
+        case("core_operations.test_push_notifications.TestPushNotificationDelivery",
+             "test_delivery_payload_format[jsonrpc]", '<failure message="not a StreamResponse" />'),
+    )  # fmt: skip
+    result = run_tck.tally(report)
+    assert (result["passed"], result["failed"], result["prerequisite"]) == (1, 1, 1)
+    assert result["not_applicable"] == 3 and result["applicable"] == 3
+    assert result["unmet"] == [
+        "tests.compatibility.core_operations.test_push_notifications."
+        "TestPushNotificationDelivery::test_delivery_includes_auth[jsonrpc]: "
+        "send_message failed: task not found"
+    ]
+    push = result["categories"]["core_operations/push_notifications"]
+    assert push == {"passed": 1, "failed": 1, "prerequisite": 1, "not_applicable": 1, "xfailed": 0}
+    assert result["categories"]["jsonrpc/error_codes"]["not_applicable"] == 1
+    assert list(result["categories"]) == sorted(result["categories"])
+
+
+def test_the_push_off_run_starts_an_agent_without_push_and_runs_the_push_tests(
+    run_tck: ModuleType, tmp_path: Path
+) -> None:
+    assert "--no-push" not in run_tck.MockAgentProcess().command
+    assert run_tck.MockAgentProcess(push=False).command[-1] == "--no-push"
+    everything = run_tck.tck_command("http://a", "jsonrpc", "must", tmp_path / "j.xml", None)
+    push_only = run_tck.tck_command("http://a", "jsonrpc", "all", tmp_path / "j.xml", "push")
+    assert everything[-2:] == ["-m", "must"] and "-k" not in everything
+    assert push_only[-2:] == ["-k", "push"] and "must" not in push_only
+    assert "--sut-host=http://a" in push_only and "--transport=jsonrpc" in push_only
