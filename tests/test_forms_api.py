@@ -540,3 +540,22 @@ def test_repr_says_what_the_form_holds():
     assert repr(form) == "<Form 'Deploy': 3 fields (1 required), valid>"
     form.submit()
     assert repr(form) == "<Form 'Deploy': 3 fields (1 required), submitted>"
+
+
+def test_the_garbage_collector_runs_again_after_a_build():
+    """Forms pause the cyclic collector while they build (speed) and always resume it,
+    also when the schema is refused; a collector the caller turned off stays off."""
+    import gc
+
+    assert gc.isenabled()
+    Form({"type": "object", "properties": {"a": {"type": "string"}}})
+    assert gc.isenabled()
+    with pytest.raises(SchemaRejected):
+        Form({"type": "object", "properties": {"a": {"type": 5}}})
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        Form({"type": "object"})
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
