@@ -176,6 +176,9 @@ def test_rest_config_methods(wire: Wire, agent: MockAgent) -> None:
     assert missing.json()["error"]["details"][0]["reason"] == "TASK_NOT_FOUND"
 
 
+NOT_SUPPORTED = "push notifications are not supported by this agent"
+
+
 def test_push_off_answers_not_supported() -> None:
     with MockAgent(push_notifications=False) as agent:
         w = Wire(agent.url)
@@ -191,9 +194,12 @@ def test_push_off_answers_not_supported() -> None:
             ):
                 _, body = w.rpc(method, params, version=version)
                 assert body["error"]["code"] == -32003, (method, body)
+                # in the A2A spec's words for the error (§3.3.2), which clients match on
+                assert body["error"]["message"] == NOT_SUPPORTED, (method, body)
             r = w.http.get(f"{agent.url}/tasks/{tid}/pushNotificationConfigs", headers=headers())
             assert r.status_code == 400
             assert r.json()["error"]["details"][0]["reason"] == "PUSH_NOTIFICATION_NOT_SUPPORTED"
+            assert r.json()["error"]["message"] == NOT_SUPPORTED
             msg = user_message([{"text": "approval"}])
             config = {"taskPushNotificationConfig": {"url": "http://127.0.0.1:9/"}}
             _, body = w.rpc("SendMessage", {"message": msg, "configuration": config})

@@ -93,7 +93,8 @@ class PushSteps(ABC):
     def require_push(self) -> None:
         """Raise PushNotificationNotSupported (-32003) when push is turned off."""
         if not self.push.enabled:
-            raise PushNotificationNotSupported("this agent does not do push notifications")
+            # A2A §3.3.2's words for the error: clients (and the 0.3 TCK) look for them.
+            raise PushNotificationNotSupported("push notifications are not supported by this agent")
 
     def _add_push(
         self, rec: TaskRecord, config: PushConfig, version: A2AVersion, activated: bool
