@@ -52,12 +52,8 @@ class ObjectField(Field):
     and is built when opened, which also bounds recursive schemas; once open, "Remove
     <title>" empties and closes it. An open optional section is sent once it was added,
     set, or something in it was touched (its members' defaults alone do not send it).
-    The form itself and a variant's chosen option are drawn ``headless``: without a
-    header of their own (the selector names an option). An optional variant's option
-    is an optional section like any other: it starts closed and is built when the
-    person adds it, picks it in the selector, or a value needs it, which bounds
-    recursive schemas (a JSON-e template's ``$else`` is a template: building every
-    option at once built thousands of fields).
+    The form itself and a variant's chosen option are drawn ``headless``: open, without
+    a header of their own.
     """
 
     kind: FieldKind = "object"
@@ -93,7 +89,7 @@ class ObjectField(Field):
         self.patterns: Mapping[str, Any] = patterns if isinstance(patterns, Mapping) else {}
         deps = s.get("dependentRequired")
         self.dependent: Mapping[str, Any] = deps if isinstance(deps, Mapping) else {}
-        optional = not (self.required or self.is_root)
+        optional = not (self.required or self.headless)
         collapsed = self.hints.collapsed
         self.collapsed = optional and collapsed is not False
         self.label = make(W.HTML, self.classes("hitl-label"), value="")

@@ -32,8 +32,6 @@ def _lines(field: Field, indent: str, out: list[str]) -> None:
             indent += "  "
         elif notes:
             out.append(f"{indent}{notes.strip()}")
-        elif not field.built:  # a variant's option not yet added
-            out.append(f"{indent}(not added)")
         if field.built:
             for name in field.visible:
                 _lines(field.fields[name], indent, out)
@@ -62,6 +60,9 @@ def _lines(field: Field, indent: str, out: list[str]) -> None:
             _lines(child, "", lines)
             for n, line in enumerate(lines):
                 out.append(indent + ("  - " if n == 0 else "    ") + line)
+        return
+    if isinstance(field, VariantField) and field.current is None:
+        out.append(f"{indent}{field.title}{star}: (none chosen){notes}")
         return
     if isinstance(field, VariantField):
         option = field.selector.options[field.current][0]

@@ -1,8 +1,10 @@
 """Choice between schemas: ``oneOf``/``anyOf`` variants and nullable values.
 
-A variant selector shows one option at a time; options are built when first chosen,
-and the sections inside them when opened (an optional variant's object option starts
-closed: :class:`~hitl_nb.forms._objects.ObjectField`).
+A variant selector shows one option at a time, open; options are built when first
+chosen. An optional variant whose first option is one an enclosing variant is building
+(a recursive schema: a JSON-e template's ``$else`` is again a template) starts with no
+option chosen, so nothing is sent for it and nothing is built until the person picks an
+option or a value needs one: building every level at once built thousands of fields.
 When a value is set, a ``const`` discriminator picks the option, else the first option
 the value validates against. Switching options keeps what still fits: the members the
 new option declares (when their values validate there), or the whole value when it
@@ -19,6 +21,10 @@ import ipywidgets as W
 from ._base import Errors, Field, FieldKind, Slot, route
 from ._theme import LayoutName, heading_html, make, set_html
 from ._util import MISSING, FormValueError, child_pointer, json_equal, json_type, short_json
+
+#: The raw options each form is building now, innermost last (by ``id()`` of the form's
+#: context): an option met again below itself is a recursion.
+_BUILDING: dict[int, list[int]] = {}
 
 _KIND_TYPES = {
     "object": dict,
@@ -48,7 +54,11 @@ class VariantField(Field):
         self.raw_options = slot.node.raw_options or slot.node.options
         self.disc = slot.node.discriminator
         self.built: dict[int, Field] = {}
-        self.current = 0
+        #: The option shown (None: none chosen yet, nothing sent).
+        self.current: int | None = 0
+        building = _BUILDING.get(id(self.ctx), [])
+        if not self.required and id(self.raw_options[0]) in building:
+            self.current = None
         lay: LayoutName = "hidden" if self.hints.hidden else "default"
         self.label = make(W.HTML, self.classes("hitl-label"), value="")
         set_html(self.label, self.label_html())
@@ -57,7 +67,7 @@ class VariantField(Field):
             self.classes("hitl-variant"),
             "field",
             options=list(zip(self._titles(), range(len(self.options)), strict=True)),
-            value=0,
+            value=self.current,
             tooltip=self.help or f"which kind of {self.title}",
             description=self.label_text(),
         )
@@ -70,7 +80,7 @@ class VariantField(Field):
             children=[self.selector, self.label, self.body],
         )
         self.widgets = [self.box]
-        self._show(0)
+        self._show(self.current)
 
     def _titles(self) -> list[str]:
         names = self.hints.enum_names
@@ -95,36 +105,43 @@ class VariantField(Field):
         field = self.built.get(index)
         if field is None:
             # the chosen option is shown open, under the selector that names it
-            field = self.ctx.build(
-                self.options[index],
-                self.pointer,
-                self.ui,
-                self.required,
-                self.selector.options[index][0],
-                headless=True,
-            )
+            path = _BUILDING.setdefault(id(self.ctx), [])
+            path.append(id(self.raw_options[index]))
+            try:
+                field = self.ctx.build(
+                    self.options[index],
+                    self.pointer,
+                    self.ui,
+                    self.required,
+                    self.selector.options[index][0],
+                    headless=True,
+                )
+            finally:
+                path.pop()
+                if not path:
+                    del _BUILDING[id(self.ctx)]
             self.built[index] = field
             field.parent_hook = lambda: self._show(self.current)
             field.set_disabled(self.disabled)
         return field
 
-    def _show(self, index: int) -> None:
+    def _show(self, index: int | None) -> None:
         self.current = index
-        self.body.children = list(self._field(index).widgets)
+        self.body.children = [] if index is None else list(self._field(index).widgets)
 
     def _on_select(self, change: Any) -> None:
         if self.ctx.is_quiet or change["new"] is None:
             return
-        old = self.built[self.current].get() if self.current in self.built else MISSING
+        old = MISSING
+        if self.current is not None and self.current in self.built:
+            old = self.built[self.current].get()
         self._show(change["new"])
         self._carry(old)
-        # picking an option shows it (opening is not answering: nothing is sent yet)
-        self._field(self.current).build_if_needed()
         self.ctx.changed()
 
     def _carry(self, old: Any) -> None:
         """Move what still fits from the previous option into the current one."""
-        if old is MISSING:
+        if old is MISSING or self.current is None:
             return
         field = self._field(self.current)
         option = self.options[self.current]
@@ -162,16 +179,20 @@ class VariantField(Field):
         for i, opt in enumerate(self.options):
             if _fits_kind(self.ctx.resolver.classify(opt).kind, value):
                 return i
-        if self.ctx.resolver.classify(self.options[self.current]).kind == "json":
-            return self.current
+        current = self.current
+        if current is not None and self.ctx.resolver.classify(self.options[current]).kind == "json":
+            return current
         raise FormValueError(self.pointer, f"{json_type(value)} fits none of the options")
 
     def get(self) -> Any:
+        if self.current is None:
+            return MISSING
         return self._field(self.current).get()
 
     def set(self, value: Any) -> None:
         if value is MISSING:
-            self._field(self.current).set(MISSING)
+            if self.current is not None:
+                self._field(self.current).set(MISSING)
             return
         index = self._pick(value)
         with self.ctx.quietly():
@@ -180,16 +201,23 @@ class VariantField(Field):
         self._field(index).set(value)
 
     def touched(self) -> bool:
-        return self._field(self.current).touched()
+        return self.current is not None and self._field(self.current).touched()
 
     def untouch(self) -> None:
-        self._field(self.current).untouch()
+        if self.current is not None:
+            self._field(self.current).untouch()
 
     def local_errors(self) -> list[tuple[str, str]]:
+        if self.current is None:
+            return []
         return self._field(self.current).local_errors()
 
     def show_errors(self, errors: Errors) -> None:
         own, below = route(errors)
+        if self.current is None:  # no option shown: the selector shows them all
+            own += [m for sub in below.values() for msgs in sub.values() for m in msgs]
+            self.show_own(own)
+            return
         rest = {child_pointer("", k) + p: m for k, sub in below.items() for p, m in sub.items()}
         self._field(self.current).show_errors(rest)
         self.show_own(own)
@@ -210,7 +238,18 @@ class VariantField(Field):
             field.set_disabled(disabled)
 
     def children(self) -> list[Field]:
-        return [self._field(self.current)]
+        return [] if self.current is None else [self._field(self.current)]
+
+    def is_built(self) -> bool:
+        return self.current is not None
+
+    def build_if_needed(self) -> None:
+        """Show the first option when none is chosen yet (not an answer: nothing is
+        sent for it until something in it is filled in)."""
+        if self.current is None:
+            with self.ctx.quietly():
+                self.selector.value = 0
+            self._show(0)
 
 
 class NullableField(Field):
