@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hitl_nb.forms import Form, render_text
+from hitl_nb.forms import MISSING, Form, render_text
 
 #: A JSON-e-like template: every ``else`` is again a template, or a list, or a scalar.
 TEMPLATE: dict[str, Any] = {
@@ -34,15 +34,18 @@ def test_a_recursive_optional_variant_builds_only_what_is_shown():
     form = Form(TEMPLATE)
     # each level used to open option 1 (a template) again, to the 2,500-field cap
     assert form.ctx.fields_built < 20
-    text = render_text(form.root, "", "")
-    assert "Then [Template]" in text and "Else: (none chosen)" in text
+    # `then` and `else` would draw the template they are in again: none chosen
+    assert "Then: (none chosen)" in render_text(form.root, "", "")
     value = {"if": "x", "else": {"if": "y", "else": {"else": [{"then": 3}, {}]}}}
     form.value = value
     assert form.value == value and form.is_valid
-    nested = Form(TEMPLATE).root.fields["then"].children()[0].fields["else"]
-    assert nested.current is None and nested.children() == []
-    nested.selector.value = 1  # the person picks "a list": it is built and shown
-    assert nested.children()[0].kind == "array"
+    then = Form(TEMPLATE).root.fields["then"]
+    assert then.current is None and then.children() == [] and then.get() is MISSING
+    then.selector.value = 0  # the person picks "a template": it is built and shown open
+    assert then.children()[0].built
+    assert then.children()[0].fields["else"].current is None  # and so on, one at a time
+    then.selector.value = 1  # "a list"
+    assert then.children()[0].kind == "array"
 
 
 def test_a_selected_variants_section_is_visible():

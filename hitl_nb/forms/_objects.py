@@ -18,6 +18,7 @@ from ._hints import child_ui
 from ._maps import MapEditor, matching_patterns
 from ._theme import LayoutName, heading_html, layout, make, set_html, title_html
 from ._util import MISSING, FormValueError, child_pointer, json_type
+from ._variants import building
 from ._wording import readable
 
 
@@ -168,8 +169,10 @@ class ObjectField(Field):
             subs = {json.dumps(sub, sort_keys=True) for _b, sub in self.alternatives[name]}
             if len(subs) < 2:
                 del self.alternatives[name]
-        for name in _order(list(schemas), self.hints.order):
-            self.fields[name] = self._child(name, schemas[name])
+        # (a variant below whose first option is this section again starts unchosen)
+        with building(self.ctx, self.props):
+            for name in _order(list(schemas), self.hints.order):
+                self.fields[name] = self._child(name, schemas[name])
         for name in self.alternatives:
             self._alt_fields[(name, 0)] = self.fields[name]
         extra_schema = self.schema.get("additionalProperties")

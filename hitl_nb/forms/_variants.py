@@ -3,8 +3,9 @@
 A variant selector shows one option at a time, open; options are built when first
 chosen. An optional variant whose first option is one an enclosing variant is building
 (a recursive schema: a JSON-e template's ``$else`` is again a template) starts with no
-option chosen, so nothing is sent for it and nothing is built until the person picks an
-option or a value needs one: building every level at once built thousands of fields.
+option chosen (or whose first option is a section an enclosing section is drawing),
+so nothing is sent for it and nothing is built until the person picks an option or a
+value needs one: building every level at once built thousands of fields.
 When a value is set, a ``const`` discriminator picks the option, else the first option
 the value validates against. Switching options keeps what still fits: the members the
 new option declares (when their values validate there), or the whole value when it
@@ -13,7 +14,8 @@ validates against the new option.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import ipywidgets as W
@@ -22,9 +24,31 @@ from ._base import Errors, Field, FieldKind, Slot, route
 from ._theme import LayoutName, heading_html, make, set_html
 from ._util import MISSING, FormValueError, child_pointer, json_equal, json_type, short_json
 
-#: The raw options each form is building now, innermost last (by ``id()`` of the form's
-#: context): an option met again below itself is a recursion.
+#: What each form is building now, innermost last (by ``id()`` of the form's context):
+#: the raw options of variants and the ``properties`` of sections, by ``id()`` (resolving
+#: keeps them the root schema's own objects). An option met again below itself is a
+#: recursion.
 _BUILDING: dict[int, list[int]] = {}
+
+
+@contextmanager
+def building(ctx: Any, key: Any) -> Iterator[None]:
+    """Note ``key`` (an option or a section's ``properties``) as being built in ``ctx``."""
+    path = _BUILDING.setdefault(id(ctx), [])
+    path.append(id(key))
+    try:
+        yield
+    finally:
+        path.pop()
+        if not path:
+            del _BUILDING[id(ctx)]
+
+
+def _recursive(ctx: Any, raw: Any, option: Any) -> bool:
+    path = _BUILDING.get(id(ctx), [])
+    props = option.get("properties") if isinstance(option, Mapping) else None
+    return id(raw) in path or (isinstance(props, Mapping) and id(props) in path)
+
 
 _KIND_TYPES = {
     "object": dict,
@@ -56,8 +80,7 @@ class VariantField(Field):
         self.built: dict[int, Field] = {}
         #: The option shown (None: none chosen yet, nothing sent).
         self.current: int | None = 0
-        building = _BUILDING.get(id(self.ctx), [])
-        if not self.required and id(self.raw_options[0]) in building:
+        if not self.required and _recursive(self.ctx, self.raw_options[0], self.options[0]):
             self.current = None
         lay: LayoutName = "hidden" if self.hints.hidden else "default"
         self.label = make(W.HTML, self.classes("hitl-label"), value="")
@@ -105,9 +128,7 @@ class VariantField(Field):
         field = self.built.get(index)
         if field is None:
             # the chosen option is shown open, under the selector that names it
-            path = _BUILDING.setdefault(id(self.ctx), [])
-            path.append(id(self.raw_options[index]))
-            try:
+            with building(self.ctx, self.raw_options[index]):
                 field = self.ctx.build(
                     self.options[index],
                     self.pointer,
@@ -116,10 +137,6 @@ class VariantField(Field):
                     self.selector.options[index][0],
                     headless=True,
                 )
-            finally:
-                path.pop()
-                if not path:
-                    del _BUILDING[id(self.ctx)]
             self.built[index] = field
             field.parent_hook = lambda: self._show(self.current)
             field.set_disabled(self.disabled)
