@@ -4,11 +4,9 @@ Each tutorial starts its own mock agent on 127.0.0.1 inside the kernel, so this 
 to start JupyterLab on the notebooks folder. As root (containers, CI machines) it adds
 ``--allow-root``, which JupyterLab otherwise demands.
 
-On POSIX the command *becomes* JupyterLab (``os.execv``): same process id, so a script
-or a service manager that stops ``hitl-nb tutorials`` stops JupyterLab itself, and Ctrl-C
-reaches it directly. Where ``exec`` is not available (Windows), JupyterLab runs as a
-child and SIGINT / SIGTERM / SIGBREAK are forwarded to it; the command waits for it and
-returns its exit status.
+The command hands over to JupyterLab with :func:`hitl_nb._process.replace_or_forward`:
+on POSIX it *becomes* JupyterLab, so a script that stops ``hitl-nb tutorials`` stops
+JupyterLab itself; elsewhere stop signals are forwarded to it.
 """
 
 from __future__ import annotations
@@ -16,12 +14,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import signal
-import subprocess
 import sys
 from pathlib import Path
-from types import FrameType
-from typing import Any
+
+from ._process import replace_or_forward
 
 __all__ = ["FIRST_TUTORIAL", "find_notebooks", "lab_command", "register"]
 
@@ -73,39 +69,7 @@ def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    sys.stdout.flush()
-    sys.stderr.flush()
-    return _replace_or_forward(command)
-
-
-def _replace_or_forward(command: list[str], *, replace: bool = os.name == "posix") -> int:
-    """Become ``command`` (``replace``: POSIX ``exec``), or run it and forward stop signals.
-
-    Forwarding: SIGINT, SIGTERM (and SIGBREAK on Windows) received by this process are
-    sent on to the child; the child's exit status is returned once it has stopped.
-    """
-    if replace:
-        os.execv(command[0], command)  # does not return
-    child = subprocess.Popen(command)
-    names = ("SIGINT", "SIGTERM", "SIGBREAK")
-    signals = [getattr(signal, n) for n in names if hasattr(signal, n)]
-
-    def forward(signum: int, _frame: FrameType | None) -> None:
-        if child.poll() is None:
-            child.send_signal(signum)
-
-    previous: dict[int, Any] = {}
-    for signum in signals:
-        previous[signum] = signal.signal(signum, forward)
-    try:
-        while True:
-            try:
-                return child.wait()
-            except KeyboardInterrupt:  # the handler forwarded it; keep waiting
-                continue
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    return replace_or_forward(command)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -88,8 +88,8 @@ def test_forwarding_stops_the_child(tmp_path, signum):
     )
     parent = (
         "import sys\n"
-        "from hitl_nb.tutorials import _replace_or_forward\n"
-        f"sys.exit(_replace_or_forward([sys.executable, '-c', {child!r}], replace=False))\n"
+        "from hitl_nb._process import replace_or_forward\n"
+        f"sys.exit(replace_or_forward([sys.executable, '-c', {child!r}], replace=False))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-c", parent], env=env)

@@ -18,13 +18,14 @@ import argparse
 import importlib.util
 import os
 import secrets
-import subprocess
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from hitl_nb._process import replace_or_forward
 
 __all__ = ["PAGE", "find_server", "register_cli", "voila_command"]
 
@@ -105,12 +106,8 @@ def _run(args: argparse.Namespace) -> int:
     command = voila_command(args.port, page_token, ip=args.ip, theme=args.theme)
     print(f"The reviewer page for the prompts of {url} is at "
           f"http://{args.ip}:{args.port}/?token={page_token}", flush=True)  # fmt: skip
-    proc = subprocess.Popen(command, env=env)
-    try:
-        return proc.wait()
-    except KeyboardInterrupt:
-        proc.terminate()
-        return proc.wait()
+    # Become Voila (or forward stop signals to it): stopping this command stops the page.
+    return replace_or_forward(command, env=env)
 
 
 def register_cli(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
