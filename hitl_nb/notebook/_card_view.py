@@ -9,7 +9,6 @@ whoever waits for it and goes to the ``on_outcome`` callbacks.
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
 import threading
 from collections.abc import Callable
@@ -21,14 +20,14 @@ from hitl_nb.forms import Form
 from hitl_nb.spec import PromptEnvelope
 
 from ._deadline import deadline_html, deadline_text
-from ._outcome import Outcome, outcome_html
+from ._outcome import Outcome, OutcomeRecord
 from ._responder import ResponderField, responders_html, responders_text
 from ._style import COLORS, MUTED, esc
 
 __all__ = ["CardView"]
 
 
-class CardView:
+class CardView(OutcomeRecord):
     """The display and record of :class:`~hitl_nb.notebook.PromptCard` (its base class).
 
     The attributes below are set by ``PromptCard.__init__``.
@@ -37,34 +36,18 @@ class CardView:
     envelope: PromptEnvelope
     who: ResponderField
     form: Form
-    outcomes: list[Outcome]
-    #: ``open``, ``sending``, ``accepted`` or ``done``.
-    state: str
     header: W.HTML
     notes: W.HTML
-    status: W.HTML
     widget: W.VBox
     _lock: threading.RLock
     #: An answer is on its way, or accepted and not settled.
     _pending: bool
-    #: Resolved with the next outcome.
-    _next: concurrent.futures.Future[Outcome]
     _callbacks: list[Callable[[Outcome], Any]]
 
     @property
     def prompt_id(self) -> str:
         """The prompt's correlation id."""
         return self.envelope.prompt_id
-
-    @property
-    def outcome(self) -> Outcome | None:
-        """The last outcome (None before any)."""
-        return self.outcomes[-1] if self.outcomes else None
-
-    @property
-    def is_open(self) -> bool:
-        """True while an answer may still be given (nothing accepted, not closed)."""
-        return self.state in ("open", "sending")
 
     # --- recording ------------------------------------------------------------------------
 
@@ -86,11 +69,7 @@ class CardView:
         if outcome.validation_errors and outcome.where is None:
             # the status line and str(outcome) name fields as the form labels them
             outcome = dataclasses.replace(outcome, where=self.form.where)
-        with self._lock:
-            self.outcomes.append(outcome)
-            self.status.value = outcome_html(outcome)
-            waiting, self._next = self._next, concurrent.futures.Future()
-        waiting.set_result(outcome)
+        super()._record(outcome)
         for callback in list(self._callbacks):
             callback(outcome)
         return outcome

@@ -25,7 +25,7 @@ from hitl_nb.forms import Form
 from ._deadline import deadline_html, deadline_text
 from ._gateway_answer import GatewayVerdict, Tally
 from ._inbox_sources import InboxItem
-from ._outcome import Outcome, outcome_html, status_html
+from ._outcome import Outcome, OutcomeRecord, status_html
 from ._responder import responders_html, responders_text
 from ._style import COLORS, MUTED, esc
 
@@ -37,7 +37,7 @@ Send = Callable[[InboxItem, Mapping[str, Any]], Awaitable[GatewayVerdict]]
 Submit = Callable[[Coroutine[Any, Any, Outcome]], "concurrent.futures.Future[Outcome]"]
 
 
-class GatewayCard:
+class GatewayCard(OutcomeRecord):
     """One prompt from the gateway's inbox, its form, and what the server did with it.
 
     Attributes: ``item``, ``form``, ``outcomes``, ``state`` (``open``, ``sending``,
@@ -75,16 +75,6 @@ class GatewayCard:
     def prompt_id(self) -> str:
         """The prompt's correlation id."""
         return self.item.prompt_id
-
-    @property
-    def outcome(self) -> Outcome | None:
-        """The last outcome (None before any)."""
-        return self.outcomes[-1] if self.outcomes else None
-
-    @property
-    def is_open(self) -> bool:
-        """True while an answer may still be given."""
-        return self.state in ("open", "sending")
 
     # --- answering ------------------------------------------------------------------------
 
@@ -143,14 +133,6 @@ class GatewayCard:
         with self._lock:
             self.state = "open" if verdict.open_again else "done"
         return self._record(outcome)
-
-    def _record(self, outcome: Outcome) -> Outcome:
-        with self._lock:
-            self.outcomes.append(outcome)
-            self.status.value = outcome_html(outcome)
-            waiting, self._next = self._next, concurrent.futures.Future()
-        waiting.set_result(outcome)
-        return outcome
 
     def gone(self) -> None:
         """The prompt left the inbox (answered elsewhere, closed, expired)."""

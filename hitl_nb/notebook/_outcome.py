@@ -3,21 +3,28 @@
 The statuses never overstate: ``accepted`` only when the agent took the answer,
 ``expired`` when the prompt's deadline closed it (never reported as a 409), ``closed``
 when the task ended while the prompt was open, ``conflict`` when someone else answered
-first.
+first. :class:`OutcomeRecord` is what every card keeps of its outcomes.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from hitl_nb.a2a import Artifact, Task, TaskState
 from hitl_nb.errors import AnswerNotAccepted, HitlError, ResponseInvalid
 
 from ._style import COLORS, esc
 
-__all__ = ["Outcome", "Status", "outcome_html", "refused_by_agent", "status_html"]
+if TYPE_CHECKING:
+    import ipywidgets as W
+
+__all__ = [
+    "Outcome", "OutcomeRecord", "Status", "outcome_html", "refused_by_agent", "status_html",
+]  # fmt: skip
 
 Status = Literal[
     "accepted", "held", "refused", "invalid", "conflict", "expired", "closed", "failed"
@@ -172,3 +179,35 @@ def refused_by_agent(exc: ResponseInvalid) -> Outcome:
     said = f"; it says: {own}" if own else ""
     message = f"the agent refused the answer ({what}){said}"
     return Outcome("invalid", message, None, exc.validation_errors, error=exc)
+
+
+class OutcomeRecord:
+    """What a card keeps of its answers (the base of every card): each outcome in
+    ``outcomes``, the last one on the status line, and ``_next``, a future resolved with
+    the next outcome (what ``wait`` waits for). The card's ``__init__`` sets the
+    attributes below."""
+
+    outcomes: list[Outcome]
+    #: ``open``, ``sending``, ``accepted`` or ``done``.
+    state: str
+    status: W.HTML
+    _lock: threading.Lock | threading.RLock
+    _next: concurrent.futures.Future[Outcome]
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The last outcome (None before any)."""
+        return self.outcomes[-1] if self.outcomes else None
+
+    @property
+    def is_open(self) -> bool:
+        """True while an answer may still be given (nothing accepted, not closed)."""
+        return self.state in ("open", "sending")
+
+    def _record(self, outcome: Outcome) -> Outcome:
+        with self._lock:
+            self.outcomes.append(outcome)
+            self.status.value = outcome_html(outcome)
+            waiting, self._next = self._next, concurrent.futures.Future()
+        waiting.set_result(outcome)
+        return outcome

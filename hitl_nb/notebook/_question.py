@@ -19,7 +19,7 @@ from hitl_nb.a2a import Task
 from hitl_nb.errors import HitlError
 
 from ._link import Link
-from ._outcome import Outcome, outcome_html, status_html
+from ._outcome import Outcome, OutcomeRecord, status_html
 from ._parts import message_text
 from ._style import MUTED, esc
 
@@ -33,7 +33,7 @@ class _Watcher(Protocol):
     def answer_accepted(self, card: Any, result: Any) -> None: ...
 
 
-class QuestionCard:
+class QuestionCard(OutcomeRecord):
     """A question without an envelope: its text, a text box, Send, and the outcome."""
 
     def __init__(self, link: Link, task: Task, watcher: _Watcher | None = None) -> None:
@@ -63,13 +63,8 @@ class QuestionCard:
         self.widget.add_class("hitl-question")
 
     @property
-    def outcome(self) -> Outcome | None:
-        """The last outcome (None before any)."""
-        return self.outcomes[-1] if self.outcomes else None
-
-    @property
     def is_open(self) -> bool:
-        """True while an answer may still be sent."""
+        """True while an answer may still be sent (not while one is on its way)."""
         return self.state == "open"
 
     def _click(self) -> None:
@@ -148,14 +143,6 @@ class QuestionCard:
         self.text.disabled = self.send_button.disabled = True
         state = task.status.state.name
         self._record(Outcome("closed", f"the task moved on without this answer ({state})", task))
-
-    def _record(self, outcome: Outcome) -> Outcome:
-        with self._lock:
-            self.outcomes.append(outcome)
-            self.status.value = outcome_html(outcome)
-            waiting, self._next = self._next, concurrent.futures.Future()
-        waiting.set_result(outcome)
-        return outcome
 
     def to_text(self) -> str:
         """The question as plain text."""
