@@ -15,21 +15,16 @@ and the consensus card, light and dark, go to ``HITL_NB_SCREENSHOTS`` when set (
 
 from __future__ import annotations
 
-import json
 import os
-import queue
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from jupyter_client import BlockingKernelClient
 
 from hitl_nb.client import GatewayClient, GatewayInfo, SyncHitlClient
 from tests.helpers import lab
-from tests.helpers.jupyter_users import auth
+from tests.helpers.server_kernel import result_of, server_kernel
 
 pytestmark = pytest.mark.slow
 
@@ -154,12 +149,9 @@ def test_a_consensus_card_shows_the_gateways_count_and_a_disagreement(page: Any)
 
     # Bob, on the same server, answers from his own kernel with his own token: the
     # second agreeing answer. The gateway forwards once; alice's card learns it was hers.
-    kernel_id, kc = _kernel(page.base, page.root / ".runtime")
-    try:
-        said = _run(kc, BOB.format(agent=_agent_url(page), task=_task_id(page, "vote")))
-    finally:
-        kc.stop_channels()
-        httpx.delete(f"{page.base}api/kernels/{kernel_id}", headers=auth("bob"), timeout=60)
+    code = BOB.format(agent=_agent_url(page), task=_task_id(page, "vote"))
+    with server_kernel(page.base, "bob-token", page.root / ".runtime") as run:
+        said = result_of(run(code))
     assert said == {"user": "bob", "field": "bob", "disabled": True, "status": "accepted"}
     status = card.locator(".hitl-card-status")
     status.filter(has_text="2 people agreed: alice, bob").wait_for(timeout=30_000)
@@ -187,41 +179,3 @@ def _agent_url(page: Any) -> str:
 
 def _task_id(page: Any, chat: str) -> str:
     return lab.kernel(page, f"print({chat}.task.id)").strip()
-
-
-def _kernel(base: str, runtime: Path) -> tuple[str, BlockingKernelClient]:
-    """A kernel of the server (as bob starts one), ready for code."""
-    r = httpx.post(base + "api/kernels", headers=auth("bob"), json={"name": "python3"},
-                   timeout=60)  # fmt: skip
-    assert r.status_code == 201, r.text
-    kernel_id = r.json()["id"]
-    kc = BlockingKernelClient(connection_file=str(runtime / f"kernel-{kernel_id}.json"))
-    kc.load_connection_file()
-    kc.start_channels()
-    deadline = time.monotonic() + 90
-    while True:  # kernel_info answered, then iopub traffic (no heartbeat race)
-        assert time.monotonic() < deadline, "the kernel did not answer kernel_info"
-        kc.kernel_info()
-        try:
-            kc.get_shell_msg(timeout=2)
-            kc.get_iopub_msg(timeout=2)
-        except queue.Empty:
-            continue
-        return kernel_id, kc
-
-
-def _run(kc: BlockingKernelClient, code: str) -> dict[str, Any]:
-    printed: list[str] = []
-
-    def hook(msg: dict[str, Any]) -> None:
-        if msg["msg_type"] == "stream":
-            printed.append(msg["content"]["text"])
-        elif msg["msg_type"] == "error":
-            printed.append("\n".join(msg["content"]["traceback"]))
-
-    reply = kc.execute_interactive(code, timeout=120, output_hook=hook)
-    text = "".join(printed)
-    assert reply["content"]["status"] == "ok", text
-    (line,) = [x for x in text.splitlines() if x.startswith("RESULT")]
-    result: dict[str, Any] = json.loads(line[len("RESULT") :])
-    return result

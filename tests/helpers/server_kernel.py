@@ -3,6 +3,7 @@ one, so the kernel finds that server's gateway by itself; shut down (``DELETE``)
 
 from __future__ import annotations
 
+import json
 import queue
 import time
 from collections.abc import Callable, Iterator
@@ -64,3 +65,10 @@ def server_kernel(url: str, token: str, runtime: Path) -> Iterator[Callable[[str
         kc.stop_channels()
         gone = httpx.delete(f"{url}api/kernels/{kernel_id}", headers=headers, timeout=60)
         assert gone.status_code in (204, 404), gone.text
+
+
+def result_of(printed: str) -> dict[str, Any]:
+    """The JSON a cell printed on its one line starting with ``RESULT``."""
+    (line,) = [x for x in printed.splitlines() if x.startswith("RESULT")]
+    result: dict[str, Any] = json.loads(line[len("RESULT") :])
+    return result
