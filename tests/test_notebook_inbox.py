@@ -10,9 +10,8 @@ from __future__ import annotations
 import gc
 import html
 import threading
-import time
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -26,6 +25,7 @@ from hitl_nb.notebook import Inbox, InboxItem, PromptCard
 from hitl_nb.notebook._inbox_sources import Listing
 from hitl_nb.notebook._worker import shared_loop
 from hitl_nb.spec import PromptEnvelope
+from tests.helpers.until import until
 
 PROMPT_ID = "0b1a5b7e-3c1f-4d8a-9b2e-6f0c1d2e3f4a"
 SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
@@ -35,16 +35,6 @@ SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required
 def agent() -> Iterator[MockAgent]:
     with MockAgent() as running:
         yield running
-
-
-def _until(check: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"gave up waiting for {what or check}"
-        time.sleep(0.02)
 
 
 def _start(url: str, **options: Any) -> str:
@@ -69,9 +59,9 @@ def test_the_kernel_inbox_lists_answers_and_follows_the_agents(agent: MockAgent)
         assert outcome.status == "accepted", outcome
         assert isinstance(inbox.cards[row_of[first].key], PromptCard)
         # The answered prompt leaves, and a new one appears, without refresh().
-        _until(lambda: first not in _tasks(inbox), what="the answered prompt to leave")
+        until(lambda: first not in _tasks(inbox), what="the answered prompt to leave")
         third = _start(agent.url)
-        _until(lambda: third in _tasks(inbox), what="the new prompt to appear")
+        until(lambda: third in _tasks(inbox), what="the new prompt to appear")
         assert second in _tasks(inbox)
         with inbox._lock:  # the list is redrawn from the shared thread
             assert len(inbox.list.children) == len(inbox.items)
@@ -158,7 +148,7 @@ def test_rerunning_the_cell_stops_the_looking_and_close_leaves_no_thread() -> No
     inbox = _offline_inbox()
     _worker._by_cell.setdefault("cell-9", weakref.WeakSet()).add(inbox)
     _worker._pre_run_cell(type("Info", (), {"cell_id": "cell-9"})())
-    _until(lambda: inbox._future.done(), what="the looking to stop")
+    until(lambda: inbox._future.done(), what="the looking to stop")
     assert "ran again" in inbox.title.value
     inbox.close()
     inbox.close()  # idempotent
@@ -166,7 +156,7 @@ def test_rerunning_the_cell_stops_the_looking_and_close_leaves_no_thread() -> No
     future = forgotten._future
     del forgotten
     gc.collect()
-    _until(lambda: future.done(), what="a forgotten inbox to stop looking")
+    until(lambda: future.done(), what="a forgotten inbox to stop looking")
     assert set(threading.enumerate()) <= before and shared_loop() is loop  # none started
 
 
@@ -220,7 +210,7 @@ def test_an_open_card_answered_elsewhere_says_so(agent: MockAgent) -> None:
         assert isinstance(card, PromptCard) and card.is_open
         with SyncHitlClient(agent.url) as other:  # someone else, not through this inbox
             other.respond(task_id, item.prompt_id, {"approve": False})
-        _until(lambda: card.outcome is not None, what="the card to hear of it")
+        until(lambda: card.outcome is not None, what="the card to hear of it")
         assert card.outcome is not None and card.outcome.status == "conflict"
         assert "someone else answered" in card.outcome.message and not card.is_open
 

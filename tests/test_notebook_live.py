@@ -11,8 +11,7 @@ import asyncio
 import gc
 import threading
 import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -24,22 +23,13 @@ from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import Conversation, Outcome, PromptCard
 from hitl_nb.notebook._worker import shared_loop
 from tests.helpers.proxy import cut_proxy
+from tests.helpers.until import until
 
 
 @pytest.fixture(scope="module")
 def agent() -> Iterator[MockAgent]:
     with MockAgent() as running:
         yield running
-
-
-def _until(check: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"gave up waiting for {what or check}"
-        time.sleep(0.02)
 
 
 def test_start_returns_while_the_agent_thinks_and_the_card_follows(agent: MockAgent) -> None:
@@ -49,7 +39,7 @@ def test_start_returns_while_the_agent_thinks_and_the_card_follows(agent: MockAg
         assert chat.task.status.state.name in ("SUBMITTED", "WORKING")
         assert chat.current is None and chat.following
         assert "Working" in chat.notice.value and "hitl-clock" in chat.notice.value
-        _until(lambda: "Preparing the first question." in chat.said.value, what="the status text")
+        until(lambda: "Preparing the first question." in chat.said.value, what="the status text")
         assert "task is WORKING" in chat.to_text()
         card = chat.next_prompt(timeout=30)
         assert isinstance(card, PromptCard) and card is chat.current
@@ -87,7 +77,7 @@ def test_a_slow_agents_accepted_answer_is_accepted() -> None:
             card.form.value = {"approve": True}
             card.form.submit_button.click()  # the handler a browser click runs
             assert card.outcome is None  # sent in the background: the kernel is free
-            _until(lambda: "accepted" in card.status.value, what="accepted")
+            until(lambda: "accepted" in card.status.value, what="accepted")
             assert "✓ submitted" not in card.form.status.value
             outcome = card.wait(timeout=30)
             assert outcome.status == "accepted" and "COMPLETED" in outcome.message
@@ -124,8 +114,8 @@ def test_a_late_answer_to_an_agent_that_keeps_the_prompt_open_is_accepted(
     with Conversation.start(agent.url, content, poll_interval=30) as chat:
         card = chat.current
         assert card is not None
-        _until(lambda: "deadline passed" in card.header.value, what="deadline passed")
-        _until(lambda: "still takes answers" in card.notes.value, what="the late note")
+        until(lambda: "deadline passed" in card.header.value, what="deadline passed")
+        until(lambda: "still takes answers" in card.notes.value, what="the late note")
         assert card.is_open and not card.form.disabled
         assert chat.answer({"approve": True}).status == "accepted"
 
@@ -307,7 +297,7 @@ def test_one_thread_for_any_number_of_conversations_and_none_kept_when_forgotten
     gc.collect()
     for follower in followers:
         assert follower is not None
-        _until(lambda f=follower: f.future.done(), what="the follower of a forgotten chat")
+        until(lambda f=follower: f.future.done(), what="the follower of a forgotten chat")
     assert threading.active_count() == before and shared_loop() is loop
 
     async def count() -> int:
@@ -354,7 +344,7 @@ def test_an_agent_without_the_extension_asks_in_text_and_gets_text() -> None:
     with SdkAgent() as sdk:
         url = sdk.url + "/.well-known/agent-card.json"
         with Conversation.start(url, "hello", activate_extension=False) as chat:
-            question = _until(lambda: chat.question, what="the text question")
+            question = until(lambda: chat.question, what="the text question")
             assert "Approve the release?" in question.to_text() and chat.current is None
             outcome = chat.answer("yes, ship it")
             assert outcome.status == "accepted", outcome
@@ -407,6 +397,6 @@ def test_closing_the_client_under_a_conversation_stops_it_quietly(agent: MockAge
     chat = Conversation.start(client, content, settle=0, poll_interval=0.2)
     assert chat.following
     client.close()
-    _until(lambda: not chat.following, what="the follower to stop")
-    _until(lambda: chat.link_log and chat.link_log[-1][0] in ("stopped", "lost"), what="a word")
+    until(lambda: not chat.following, what="the follower to stop")
+    until(lambda: chat.link_log and chat.link_log[-1][0] in ("stopped", "lost"), what="a word")
     chat.close()

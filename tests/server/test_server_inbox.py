@@ -3,11 +3,11 @@ across tasks and agents, soonest deadline first."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from hitl_nb.client import HitlClient, PromptEvent, prompt_of
 from hitl_nb.mock_agent import MockAgent
+from tests.helpers.until import until_async
 from tests.server.conftest import start_task
 
 
@@ -32,15 +32,6 @@ async def _answer_at_agent(url: str, task_id: str, payload: dict[str, Any]) -> N
         await client.respond(task_id, prompt.prompt_id, payload)
 
 
-async def _until(check: Any, seconds: float = 20.0) -> Any:
-    for _ in range(int(seconds / 0.05)):
-        value = await check()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise AssertionError("the condition did not come true")
-
-
 async def test_a_streaming_agent_is_subscribed_while_it_works(api: Any, gateway: Any) -> None:
     # An agent without push notifications (those that push are not subscribed to).
     with MockAgent(push_notifications=False) as agent:
@@ -60,15 +51,15 @@ async def _streaming_agent_is_subscribed(api: Any, gateway: Any, agent: MockAgen
     async def subscribed() -> bool:
         return reg["id"] in gateway.watchers.streaming
 
-    await _until(subscribed)
-    (listed,) = await _until(_inbox_of(api, task.id))
+    await until_async(subscribed)
+    (listed,) = await until_async(_inbox_of(api, task.id))
     assert listed["prompt"].startswith("Approve")
 
     # While the prompt is open nothing streams (A2A ends streams at an interruption).
     async def idle() -> bool:
         return not gateway.watchers.streaming
 
-    await _until(idle)
+    await until_async(idle)
 
 
 def _inbox_of(api: Any, task_id: str) -> Any:
@@ -91,7 +82,7 @@ async def test_an_answer_given_at_the_agent_is_noticed_by_polling(
     async def second_listed() -> list[dict[str, Any]]:
         return [p for p in await _inbox(api) if p["prompt_id"] != first["prompt_id"]]
 
-    (second,) = await _until(second_listed)
+    (second,) = await until_async(second_listed)
     assert second["prompt"].startswith("Step 2 of 3") and second["task_id"] == task.id
     assert first["prompt_id"] not in {p["prompt_id"] for p in await _inbox(api)}
 
@@ -110,7 +101,7 @@ async def test_an_answer_through_the_gateway_brings_the_next_prompt_at_once(
     async def second_listed() -> list[dict[str, Any]]:
         return [p for p in await _inbox(api) if p["prompt_id"] != first["prompt_id"]]
 
-    (second,) = await _until(second_listed)
+    (second,) = await until_async(second_listed)
     assert second["prompt"].startswith("Step 2 of 3")
 
 
@@ -127,7 +118,7 @@ async def test_a_finished_task_is_no_longer_watched(
     async def stopped() -> bool:
         return not gateway.watchers.watching(reg["id"])
 
-    await _until(stopped)
+    await until_async(stopped)
     assert await _inbox(api) == []
 
 

@@ -7,8 +7,7 @@ import asyncio
 import os
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,19 +21,10 @@ from hitl_nb.notebook import GatewayCard, Inbox
 from tests.helpers.jupyter_process import ROOT, free_port, jupyter_server
 from tests.helpers.jupyter_users import auth
 from tests.helpers.server_kernel import server_kernel
+from tests.helpers.until import until
 from tests.server.conftest import answers_at_agent, start_task
 
 YES = {"approve": True}
-
-
-def _until(check: Callable[[], Any], timeout: float = 60.0, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"gave up waiting for {what or check}"
-        time.sleep(0.05)
 
 
 def _register(url: str, agent_url: str, task_id: str) -> dict[str, Any]:
@@ -91,12 +81,12 @@ def test_the_gateway_inbox_lists_every_agent_and_answers_through_the_server(
         assert isinstance(card, GatewayCard)
         card.form.value = YES
         card.form.submit_button.click()  # as a person clicks it
-        _until(lambda: card.outcome is not None, what="the server's verdict")
+        until(lambda: card.outcome is not None, what="the server's verdict")
         assert card.outcome is not None and card.outcome.status == "accepted"
         # Gone from the list without refresh(); a new prompt comes without one.
-        _until(lambda: mine not in {i.task_id for i in inbox.items})
+        until(lambda: mine not in {i.task_id for i in inbox.items})
         later = _new_task(served, one)
-        _until(lambda: later in {i.task_id for i in inbox.items})
+        until(lambda: later in {i.task_id for i in inbox.items})
     with Inbox(gateway=info, agents=[two.url]) as only_two:
         assert bobs in {i.task_id for i in only_two.items}
         assert {i.agent_url for i in only_two.items} == {two.url}
@@ -112,7 +102,7 @@ def test_a_consensus_answer_in_the_inbox_is_held_with_the_gateways_count(
     task = _new_task(served, served.one, "consensus", n=2)
     info = GatewayInfo(served.url, "alice-token", "test")
     with Inbox(gateway=info, poll_interval=0.2) as inbox:
-        item = _until(lambda: next((i for i in inbox.items if i.task_id == task), None))
+        item = until(lambda: next((i for i in inbox.items if i.task_id == task), None))
         card = inbox.open(item)
         assert isinstance(card, GatewayCard)
         held = card.answer(YES)
@@ -125,7 +115,7 @@ def test_a_consensus_answer_in_the_inbox_is_held_with_the_gateways_count(
         r = httpx.post(served.url + path, headers=auth("bob"), json={"payload": YES},
                        timeout=60)  # fmt: skip
         assert r.status_code in (200, 202), r.text
-        _until(lambda: not card.is_open, what="the prompt to leave the inbox")
+        until(lambda: not card.is_open, what="the prompt to leave the inbox")
         assert card.form.disabled
     assert [a["payload"] for a in asyncio.run(answers_at_agent(served.one.url, task))] == [YES]
 
@@ -148,7 +138,7 @@ def test_a_reviewer_answers_on_the_voila_page_in_chromium(served: Served) -> Non
         )  # fmt: skip
     shots = os.environ.get("HITL_NB_SCREENSHOTS")
     try:
-        _until(lambda: "running at" in log_path.read_text(), what="Voila to start")
+        until(lambda: "running at" in log_path.read_text(), what="Voila to start")
         with playwright() as pw, browser(pw, served.tmp / "profile", 1100, 800) as context:
             page = context.new_page()
             page.goto(f"http://127.0.0.1:{port}/?token=page-token")
@@ -208,7 +198,7 @@ def test_a_prompt_outlives_the_kernel_that_registered_it_and_a_server_restart(
                 r = httpx.get(url + "hitl/api/prompts", headers=alice, timeout=60)
                 return [p for p in r.json()["prompts"] if p["registration"] == reg_id]
 
-            (prompt,) = _until(listed, what="the prompt to reach the server by push")
+            (prompt,) = until(listed, what="the prompt to reach the server by push")
             assert prompt["task_id"] == task
         # A restart between the prompt and the answer.
         with jupyter_server(tmp_path, env=hub, ready_headers=alice,

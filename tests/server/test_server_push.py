@@ -24,17 +24,9 @@ from hitl_nb.server._store import GatewayStore
 from hitl_nb.spec import EXTENSION_URI
 from tests.helpers.jupyter_process import jupyter_server
 from tests.helpers.jupyter_users import auth
+from tests.helpers.until import until_async
 
 ENVELOPE_KEY = EXTENSION_URI
-
-
-async def _until(check: Any, seconds: float = 30.0) -> Any:
-    for _ in range(int(seconds / 0.05)):
-        value = await check()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise AssertionError("the condition did not come true")
 
 
 async def _working_task(url: str, delay: float = 1.0) -> str:
@@ -63,7 +55,7 @@ async def _pushed_registration(api: Any, gateway: Any, agent: MockAgent) -> tupl
     async def pushed() -> bool:
         return reg["id"] in gateway.watchers.pushed
 
-    await _until(pushed)
+    await until_async(pushed)
     async with HitlClient(agent.url) as client:
         (config,) = await client.list_push_configs(task_id)
     assert config.url.endswith(f"/hitl/push/{reg['id']}")
@@ -72,7 +64,7 @@ async def _pushed_registration(api: Any, gateway: Any, agent: MockAgent) -> tupl
     async def asked() -> bool:  # the agent's own prompt, by push: the state is settled
         return any(p["task_id"] == task_id for p in await _inbox(api))
 
-    await _until(asked)
+    await until_async(asked)
     return reg, config.token
 
 
@@ -82,7 +74,7 @@ async def test_a_prompt_arrives_by_push(api: Any, gateway: Any, agent: MockAgent
     async def listed() -> list[dict[str, Any]]:
         return [p for p in await _inbox(api) if p["task_id"] == reg["task_id"]]
 
-    (prompt,) = await _until(listed)
+    (prompt,) = await until_async(listed)
     assert prompt["prompt"].startswith("Approve")
     assert gateway.push.received[reg["id"]] >= 1
     assert not gateway.watchers.streaming  # nothing held open for a pushing agent
@@ -94,7 +86,7 @@ async def test_a_prompt_arrives_by_push(api: Any, gateway: Any, agent: MockAgent
     async def gone() -> bool:
         return not await listed()
 
-    await _until(gone)
+    await until_async(gone)
 
 
 async def test_a_read_that_crosses_a_push_does_not_close_the_new_prompt(
@@ -126,7 +118,7 @@ async def test_an_agent_without_push_is_watched_as_before(api: Any, gateway: Any
         async def listed() -> list[dict[str, Any]]:
             return [p for p in await _inbox(api) if p["task_id"] == task_id]
 
-        await _until(listed)
+        await until_async(listed)
         assert reg["id"] not in gateway.watchers.pushed
         assert gateway.push.received[reg["id"]] == 0
 
@@ -293,12 +285,12 @@ async def test_a_restarted_gateway_keeps_the_secret_and_tells_the_agent_its_new_
     async def configs_at(base: str) -> list[Any]:
         return [c for c in await _configs(agent.url, task_id) if c.url.startswith(base)]
 
-    (old,) = await _until(lambda: configs_at("http://127.0.0.1:9/old/"))
+    (old,) = await until_async(lambda: configs_at("http://127.0.0.1:9/old/"))
     await first.close()
     again = gateway_at("http://127.0.0.1:9/new/")
     again.start()
     try:
-        (new,) = await _until(lambda: configs_at("http://127.0.0.1:9/new/"))
+        (new,) = await until_async(lambda: configs_at("http://127.0.0.1:9/new/"))
         assert new.id == old.id and new.token == old.token  # replaced, same secret
         assert len(await _configs(agent.url, task_id)) == 1
         body = json.dumps(_status_update(task_id, _PID, "Still there?")).encode()

@@ -4,7 +4,6 @@ sender POSTs (its header, its body)."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -13,15 +12,7 @@ pytest.importorskip("a2a.server")
 
 from hitl_nb.client import HitlClient, PromptEvent, prompt_of  # noqa: E402
 from tests.helpers.sdk_agent import SdkAgent  # noqa: E402
-
-
-async def _until(check: Any, seconds: float = 30.0) -> Any:
-    for _ in range(int(seconds / 0.05)):
-        value = await check()
-        if value:
-            return value
-        await asyncio.sleep(0.05)
-    raise AssertionError("the condition did not come true")
+from tests.helpers.until import until_async
 
 
 async def test_the_receiver_takes_pushes_from_an_sdk_agent(api: Any, gateway: Any) -> None:
@@ -39,7 +30,7 @@ async def test_the_receiver_takes_pushes_from_an_sdk_agent(api: Any, gateway: An
             async def pushed() -> bool:
                 return reg["id"] in gateway.watchers.pushed
 
-            await _until(pushed)  # the SDK agent took our CreateTaskPushNotificationConfig
+            await until_async(pushed)  # the SDK agent took our CreateTaskPushNotificationConfig
             (config,) = await client.list_push_configs(prompt.task_id)
             assert config.url.endswith(f"/hitl/push/{reg['id']}") and config.token
             # Answered at the agent directly: only its push can close the prompt here.
@@ -49,5 +40,5 @@ async def test_the_receiver_takes_pushes_from_an_sdk_agent(api: Any, gateway: An
                 status, body = await api("GET", "hitl/api/prompts")
                 return status == 200 and body["prompts"] == []
 
-            await _until(closed)
+            await until_async(closed)
     assert gateway.push.received[reg["id"]] >= 1
