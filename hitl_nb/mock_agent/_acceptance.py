@@ -114,15 +114,21 @@ class AcceptanceSteps(ScriptSteps):
         self._wake(rec)
 
     def _continue(self, rec: TaskRecord) -> None:
+        self._run_step(rec, "the next step")
+
+    def _run_step(self, rec: TaskRecord, which: str, *, first: bool = False) -> None:
+        """Run the task's next step (a call the loop scheduled); ``first``: only if no
+        step has run yet."""
         rec.pending -= 1
         try:
-            if rec.task.status.state is TaskState.WORKING:
+            working = rec.task.status.state is TaskState.WORKING
+            if working and (not first or rec.step_index == 0):
                 try:
                     self._advance(rec)
                 except Exception as exc:
                     # A step that breaks fails the task; before, it stayed WORKING and a
                     # blocking send waiting for it never returned.
-                    log.exception("scenario %s: the next step failed", rec.scenario)
+                    log.exception("scenario %s: %s failed", rec.scenario, which)
                     self._emit_status(rec, TaskState.FAILED, f"The scenario failed: {exc}")
                 self._commit(rec)
         finally:

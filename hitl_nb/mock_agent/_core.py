@@ -306,17 +306,7 @@ class AgentCore(AcceptanceSteps, PushSteps, TckSteps):
         return rec, 0
 
     def _delayed_start(self, rec: TaskRecord) -> None:
-        rec.pending -= 1
-        try:
-            if rec.task.status.state is TaskState.WORKING and rec.step_index == 0:
-                try:
-                    self._advance(rec)
-                except Exception as exc:
-                    log.exception("scenario %s: the first step failed", rec.scenario)
-                    self._emit_status(rec, TaskState.FAILED, f"The scenario failed: {exc}")
-                self._commit(rec)
-        finally:
-            self._wake(rec)
+        self._run_step(rec, "the first step", first=True)
 
     def _pick_scenario(self, message: Message) -> tuple[str, dict[str, Any]]:
         for i, part in enumerate(message.parts):
