@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +16,7 @@ import pytest
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers.mock_agent_client import Wire, headers, user_message
 from tests.helpers.tiny_server import Conn, Request, TinyServer
-
-
-def wait_until(check: Callable[[], Any], what: str, timeout: float = 15.0) -> Any:
-    """Poll ``check`` until it returns something truthy (a readiness wait, not a timing)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.01)
-    raise AssertionError(f"gave up waiting for {what}")
+from tests.helpers.until import until
 
 
 def ok(request: Request, conn: Conn) -> None:
@@ -240,7 +229,7 @@ def test_delivery_v1_headers_body_and_order(wire: Wire, receiver: TinyServer) ->
         }
     }
     task = wire.result("SendMessage", {"message": msg, "configuration": config})["task"]
-    wait_until(lambda: len(receiver.requests) >= 3, "three notifications")
+    until(lambda: len(receiver.requests) >= 3, what="three notifications")
     first = receiver.requests[0]
     assert first.method == "POST" and first.path == "/hook"
     assert first.header("X-A2A-Notification-Token") == "tok-1"
@@ -256,13 +245,13 @@ def test_delivery_v1_headers_body_and_order(wire: Wire, receiver: TinyServer) ->
     # The answer's updates follow, still in order.
     r, body = wire.answer(task["id"], _prompt_id(task), {"approve": True})
     assert "result" in body, body
-    wait_until(
+    until(
         lambda: any(
             r.json().get("statusUpdate", {}).get("status", {}).get("state")
             == "TASK_STATE_COMPLETED"
             for r in receiver.requests
         ),
-        "the completed update",
+        what="the completed update",
     )
     states = [
         r.json()["statusUpdate"]["status"]["state"]
@@ -283,13 +272,13 @@ def test_delivery_without_activation_carries_no_envelope(wire: Wire, receiver: T
     assert "result" in body
     task = wire.get_task(tid)
     wire.answer(tid, _prompt_id(task), {"name": "v2"})
-    wait_until(
+    until(
         lambda: any(
             r.json().get("statusUpdate", {}).get("status", {}).get("state")
             == "TASK_STATE_INPUT_REQUIRED"
             for r in receiver.requests
         ),
-        "the next prompt's update",
+        what="the next prompt's update",
     )
     for r in receiver.requests:
         assert "hitl-prompt" not in r.body.decode(), r.body[:300]
@@ -306,7 +295,7 @@ def test_delivery_v03_posts_the_task(wire: Wire, receiver: TinyServer) -> None:
     )
     _, body = wire.rpc("tasks/cancel", {"id": tid}, version=None)
     assert "result" in body, body
-    got = wait_until(lambda: receiver.requests, "a notification")
+    got = until(lambda: receiver.requests, what="a notification")
     assert got[0].header("Content-Type") == "application/json"
     assert got[0].header("X-A2A-Notification-Token") == "t3"
     task = got[0].json()
@@ -330,14 +319,14 @@ def test_retries_until_the_receiver_is_up(wire: Wire, agent: MockAgent) -> None:
         {"taskId": tid, "url": f"http://127.0.0.1:{port}/late", "token": "t"},
     )
     wire.rpc("CancelTask", {"id": tid})
-    wait_until(lambda: agent.core.pusher.failures >= 1, "a failed attempt")  # type: ignore[union-attr]
+    until(lambda: agent.core.pusher.failures >= 1, what="a failed attempt")  # type: ignore[union-attr]
     late = TinyServer(ok, port=port).start()
     try:
-        got = wait_until(lambda: late.requests, "the retried notification")
+        got = until(lambda: late.requests, what="the retried notification")
         assert got[0].json()["statusUpdate"]["status"]["state"] == "TASK_STATE_CANCELED"
-        outcome = wait_until(
+        outcome = until(
             lambda: [d for d in agent.core.pusher.log if d.delivered],  # type: ignore[union-attr]
-            "the delivery record",
+            what="the delivery record",
         )
         assert outcome[0].attempts >= 2
     finally:
@@ -351,7 +340,7 @@ def test_retries_are_bounded_and_5xx_is_retried(wire: Wire, agent: MockAgent) ->
         tid = wire.start("approval")["id"]
         wire.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": down.url + "/x"})
         wire.rpc("CancelTask", {"id": tid})
-        done = wait_until(lambda: list(agent.core.pusher.log), "the give-up")  # type: ignore[union-attr]
+        done = until(lambda: list(agent.core.pusher.log), what="the give-up")  # type: ignore[union-attr]
         assert done[0].delivered is False and done[0].status == 503
         assert done[0].attempts == 5  # the first try and push_retries=4 more
         assert len(down.requests) == 5
@@ -369,9 +358,9 @@ def test_redirects_are_not_followed_nor_4xx_retried(wire: Wire, agent: MockAgent
         for url in (redirect.url + "/r", refuse.url + "/f"):
             wire.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": url})
         wire.rpc("CancelTask", {"id": tid})
-        done = wait_until(
+        done = until(
             lambda: len(agent.core.pusher.log) >= 2 and list(agent.core.pusher.log),  # type: ignore[union-attr]
-            "both outcomes",
+            what="both outcomes",
         )
         by_status = {d.status: d for d in done}
         assert by_status[307].attempts == 1 and not by_status[307].delivered
@@ -398,8 +387,8 @@ def test_a_stalled_receiver_holds_nobody_up(wire: Wire, agent: MockAgent) -> Non
         wire.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": slow.url + "/s"})
         wire.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": fast.url + "/f"})
         wire.rpc("CancelTask", {"id": tid})
-        wait_until(lambda: slow.requests, "the stalled receiver to be called")
-        wait_until(lambda: fast.requests, "the other receiver's notification")
+        until(lambda: slow.requests, what="the stalled receiver to be called")
+        until(lambda: fast.requests, what="the other receiver's notification")
         # The agent still answers while the stalled delivery is open.
         other = wire.start("approval")
         assert other["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
@@ -420,7 +409,7 @@ def test_deleted_config_gets_nothing_more(wire: Wire, receiver: TinyServer) -> N
     try:
         wire.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": keep.url + "/k"})
         wire.rpc("CancelTask", {"id": tid})
-        wait_until(lambda: keep.requests, "the kept webhook's notification")
+        until(lambda: keep.requests, what="the kept webhook's notification")
         assert receiver.requests == []
     finally:
         keep.stop()
@@ -435,7 +424,7 @@ def test_oversize_update_is_not_sent(receiver: TinyServer) -> None:
             tid = w.start("approval")["id"]
             w.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": receiver.url})
             w.rpc("CancelTask", {"id": tid})
-            done = wait_until(lambda: list(agent.core.pusher.log), "the refusal")  # type: ignore[union-attr]
+            done = until(lambda: list(agent.core.pusher.log), what="the refusal")  # type: ignore[union-attr]
             assert done[0].error == "body over the size limit" and done[0].attempts == 0
             assert receiver.requests == []
         finally:
@@ -452,7 +441,7 @@ def test_stop_with_a_delivery_in_flight_returns() -> None:
         tid = w.start("approval")["id"]
         w.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": slow.url})
         w.rpc("CancelTask", {"id": tid})
-        wait_until(lambda: slow.requests, "the hanging delivery")
+        until(lambda: slow.requests, what="the hanging delivery")
         w.close()
         agent.stop()
         assert not agent.running
@@ -497,7 +486,7 @@ def test_the_tck_flow_inline_config_on_a_tck_task(wire: Wire, receiver: TinyServ
     follow = {**user_message([{"text": "TCK trigger push notification delivery"}]),
               "taskId": task["id"], "messageId": "tck-complete-task-push-1"}  # fmt: skip
     wire.result("SendMessage", {"message": follow})
-    got = wait_until(lambda: receiver.requests, "the TCK-style delivery")
+    got = until(lambda: receiver.requests, what="the TCK-style delivery")
     assert got[0].header("Authorization") == "Bearer tck-test-token"
     assert set(got[0].json()) <= {"task", "message", "statusUpdate", "artifactUpdate"}
     finished = wire.result(
