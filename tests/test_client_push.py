@@ -14,7 +14,7 @@ from hitl_nb.client import HitlClient, PromptEvent, SyncHitlClient, prompt_of
 from hitl_nb.errors import PushNotificationNotSupported, TaskNotFound
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers.tiny_server import Conn, Request, TinyServer
-from tests.test_mock_agent_push import wait_until
+from tests.helpers.until import until
 
 DIALECTS = [("JSONRPC", "1.0"), ("JSONRPC", "0.3"), ("HTTP+JSON", "1.0")]
 PUSH_METHODS = [
@@ -122,10 +122,10 @@ def test_sync_client_configures_and_the_agent_delivers(agent: MockAgent) -> None
             assert client.get_push_config(prompt.task_id, config.id) == config
             assert client.list_push_configs(prompt.task_id) == [config]
             client.respond(prompt.task_id, prompt.prompt_id, {"approve": True})
-            wait_until(
+            until(
                 lambda: any(r.json().get("statusUpdate", {}).get("status", {}).get("state")
                             == "TASK_STATE_COMPLETED" for r in got),
-                "the completed notification",
+                what="the completed notification",
             )  # fmt: skip
             assert {r.header("X-A2A-Notification-Token") for r in got} == {"s"}
             client.delete_push_config(prompt.task_id, config.id)  # type: ignore[arg-type]

@@ -29,7 +29,7 @@ from google.protobuf.json_format import MessageToDict  # noqa: E402
 
 from hitl_nb.mock_agent import MockAgent  # noqa: E402
 from tests.helpers.tiny_server import Conn, Request, TinyServer  # noqa: E402
-from tests.test_mock_agent_push import wait_until  # noqa: E402
+from tests.helpers.until import until  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def test_the_sdk_client_configures_push_and_the_agent_delivers(
                 ListTaskPushNotificationConfigsRequest(task_id=task.id)
             )
             await client.cancel_task(CancelTaskRequest(id=task.id))
-            wait_until(lambda: receiver.requests, "the notification")
+            until(lambda: receiver.requests, what="the notification")
             await client.delete_task_push_notification_config(
                 DeleteTaskPushNotificationConfigRequest(task_id=task.id, id="sdk-config")
             )
