@@ -60,7 +60,7 @@ sys.path.extend({peer_paths!r})  # where this script found ipywidgets-jsonschema
 from bench_forms import big_schema
 from hitl_nb.forms import Form
 schema, _payload = big_schema({size})
-small, _payload = big_schema(60)  # warms the page up (see _measure)
+small, _payload = big_schema({warm_size})  # warms the page up (see _measure)
 Form({{"type": "object"}})  # imports and shared Layout/Style objects, as after any form
 HAVE_IWJ = importlib.util.find_spec("ipywidgets_jsonschema") is not None
 import ipywidgets as W
@@ -70,11 +70,17 @@ if HAVE_IWJ:
 print("set up:", 6 * 7)
 """
 
-OURS = 'Form({{**schema, "title": "round {n}"}})'
+WARM_SIZE = 60
+
+#: name, cell (``{schema}``: the setup cell's ``schema`` or ``small``), and what shows
+#: the form is drawn (``{last}``: the number of its last property)
+OURS = ("hitl_nb", 'Form({{**{schema}, "title": "round {n}"}})', ".hitl-field-field_5f{last:04d}")
 # what iwj.Form.show() displays, kept referenced (show() drops it: "model not found")
 IWJ = (
-    'kept = iwj.Form({{**schema, "title": "round {n}"}})\n'
-    "W.VBox(kept._form_element.widgets, layout=W.Layout(width='100%'))"
+    "ipywidgets-jsonschema",
+    'kept = iwj.Form({{**{schema}, "title": "round {n}"}})\n'
+    "W.VBox(kept._form_element.widgets, layout=W.Layout(width='100%'))",
+    ".widget-vbox",
 )
 
 #: JavaScript: run ``code`` as a new last cell, resolve with the milliseconds from the
@@ -219,10 +225,15 @@ class _PlaywrightPage:
 _MEASUREMENTS = itertools.count()
 
 
-def _measure(pw: Any, base: str, mode: str, code: str, selector: str) -> float | str:
-    """One measurement in a fresh browser with a fresh kernel (so neither generator's
-    thousands of models weigh on the other's next round): seconds, or what the cell
-    shows instead of a form."""
+def _said(text: str) -> str:
+    """The end of what a cell shows, on one line."""
+    return " ".join(text.split())[-160:]
+
+
+def _measure(pw: Any, base: str, mode: str, code: str, selector: str, n: int) -> float | str:
+    """One measurement of generator ``code`` (see :data:`OURS`) in round ``n``, in a
+    fresh browser with a fresh kernel (so neither generator's thousands of models weigh
+    on the other's next round): seconds, or what the cell shows instead of a form."""
     auth = {"Authorization": f"token {lab.TOKEN}"}
     for session in httpx.get(f"{base}/api/sessions", headers=auth).json():
         httpx.delete(f"{base}/api/sessions/{session['id']}", headers=auth).raise_for_status()
@@ -239,17 +250,17 @@ def _measure(pw: Any, base: str, mode: str, code: str, selector: str) -> float |
         page.wait_for(SET_UP)
         # the same generator on 60 properties first, so the page's JavaScript is warm
         # (compiled) for both generators, as after a few widgets in a session
-        small = selector if "5f" not in selector else ".hitl-field-field_5f0059"
-        warm = page.evaluate(TIME_CELL, [code.replace("**schema", "**small"), small, 300])
-        if isinstance(warm, str):
-            return " ".join(warm.split())[-160:]
-        page.evaluate(CLEAR)
-        time.sleep(0.5)
-        ms = page.evaluate(TIME_CELL, [code, selector, 300])
+        warm = [code.format(schema="small", n=n), selector.format(last=WARM_SIZE - 1), 300]
+        ms = page.evaluate(TIME_CELL, warm)
+        if not isinstance(ms, str):
+            page.evaluate(CLEAR)
+            time.sleep(0.5)
+            timed = [code.format(schema="schema", n=n), selector.format(last=SIZE - 1), 300]
+            ms = page.evaluate(TIME_CELL, timed)
         page.close()
     finally:
         browser.close()
-    return ms / 1000 if not isinstance(ms, str) else " ".join(ms.split())[-160:]
+    return ms / 1000 if not isinstance(ms, str) else _said(ms)
 
 
 def run(rounds: int, modes: tuple[str, ...] = ("user", "playwright")) -> dict[str, Any]:
@@ -262,7 +273,10 @@ def run(rounds: int, modes: tuple[str, ...] = ("user", "playwright")) -> dict[st
                for mode in modes}  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        setup = SETUP.format(bench=str(ROOT / "benchmarks"), peer_paths=_peer_paths(), size=SIZE)
+        setup = SETUP.format(
+            bench=str(ROOT / "benchmarks"), peer_paths=_peer_paths(), size=SIZE,
+            warm_size=WARM_SIZE,
+        )  # fmt: skip
         for mode in modes:
             lab.write_notebook(root / f"{mode}.ipynb", [setup])
         with (
@@ -279,11 +293,9 @@ def run(rounds: int, modes: tuple[str, ...] = ("user", "playwright")) -> dict[st
             for n in range(rounds + 1):
                 for mode in modes:
                     result = results[mode]
-                    order = [("hitl_nb", OURS, f".hitl-field-field_5f{SIZE - 1:04d}")]
-                    if have_iwj:
-                        order.append(("ipywidgets-jsonschema", IWJ, ".widget-vbox"))
+                    order = [OURS, IWJ] if have_iwj else [OURS]
                     for name, code, selector in order[:: -1 if n % 2 else 1]:
-                        got = _measure(pw, base, mode, code.format(n=n), selector)
+                        got = _measure(pw, base, mode, code, selector, n)
                         shown = f"{got:.2f} s" if isinstance(got, float) else got
                         print(f"  round {n}, {mode}, {name}: {shown}", file=sys.stderr)
                         if isinstance(got, str):
