@@ -339,6 +339,8 @@ def main() -> int:
         help="user: a page Playwright does not instrument; playwright: its own page",
     )  # fmt: skip
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1 (round 0 only warms up)")
     globals()["SIZE"] = args.size
     modes = ("user", "playwright") if args.mode == "both" else (args.mode,)
     for mode, result in run(args.rounds, modes).items():
