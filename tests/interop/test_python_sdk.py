@@ -2,7 +2,7 @@
 whose streamed turns start with the stored task (tests/helpers/sdk_agent.py).
 
 The client-level checks (prompt, 422, 409, streamed answer to completion) are in
-tests/test_client_sdk.py and the harness in tests/test_conformance_sdk.py; this adds the
+tests/client/test_sdk_agent.py and the harness in tests/conformance/test_sdk_agent.py; this adds the
 Conversation a notebook user would drive, on both bindings.
 """
 

@@ -333,7 +333,7 @@ def test_every_test_named_in_the_coverage_table_exists():
     from pathlib import Path
 
     here = Path(__file__).resolve().parent
-    doc = (here.parent / "docs" / "forms.md").read_text(encoding="utf-8")
+    doc = (here.parents[1] / "docs" / "forms.md").read_text(encoding="utf-8")
     named = set(re.findall(r"`(test_\w+)`", doc))
     defined = set()
     for path in here.glob("test_forms*.py"):

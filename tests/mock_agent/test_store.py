@@ -17,7 +17,7 @@ import pytest
 from hitl_nb.mock_agent import MockAgent, SQLiteStore
 from tests.helpers.mock_agent_client import Collector, Wire, envelope_of, headers
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_sqlite_store_round_trip(tmp_path: Path) -> None:

@@ -3,7 +3,7 @@
 A real Jupyter server with the extension and three named users (alice, bob, carol),
 the mock agent in a thread; the cards run here, each person with their own credentials.
 Two people answering one consensus from their own kernels, and a click as the named
-person, are in ``tests/test_notebook_gateway_browser.py`` (the same server).
+person, are in ``tests/notebook/test_gateway_browser.py`` (the same server).
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 ``gateway_verdict`` is the one place a reply of the Jupyter server's responder gateway
 (what ``GatewayLink.answer`` returned or raised) becomes a card's outcome: the
 ``PromptCard`` in gateway mode and the inbox's ``GatewayCard`` both use it. The cards'
-use of it against a real server is tested in ``tests/server/test_server_cards.py`` and
-``tests/server/test_server_inbox_notebook.py``.
+use of it against a real server is tested in ``tests/server/test_cards.py`` and
+``tests/server/test_inbox_notebook.py``.
 """
 
 from __future__ import annotations

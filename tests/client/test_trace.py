@@ -27,7 +27,7 @@ from hitl_nb.errors import AgentUnreachable, ResponseInvalid
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.spec import EXTENSION_URI
 
-HAR_SCHEMA_FILE = Path(__file__).parent / "helpers" / "har-1.2.schema.json"
+HAR_SCHEMA_FILE = Path(__file__).parents[1] / "helpers" / "har-1.2.schema.json"
 
 
 @pytest.fixture(scope="module")

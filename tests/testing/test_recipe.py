@@ -13,7 +13,7 @@ import pytest
 
 from tests.helpers.sdk_agent import SdkAgent
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "docs" / "recipe" / "agent-regression.ipynb"
 
 

@@ -13,7 +13,7 @@ import pytest
 from hitl_nb.cli import main
 from hitl_nb.mock_agent import MockAgent
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_green_run_exits_0_and_writes_both_reports(

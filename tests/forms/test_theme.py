@@ -1,6 +1,6 @@
 """The forms' look (hitl_nb.forms._theme): a stylesheet scoped to hitl-* classes, whose
 colours are the front end's theme variables. How it renders is measured in
-tests/test_forms_browser.py."""
+tests/forms/test_browser.py."""
 
 from __future__ import annotations
 

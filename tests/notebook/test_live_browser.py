@@ -26,7 +26,7 @@ from tests.helpers.lab import TOKEN, jupyter_server, write_notebook
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = next(
     (
         p

@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "run_tck.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "run_tck.py"
 
 
 @pytest.fixture(scope="module")

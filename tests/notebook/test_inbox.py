@@ -2,7 +2,7 @@
 
 Headless, against a real mock agent on 127.0.0.1; waits are bounded by timeouts, never
 timed assertions. The gateway inbox is tested against a real server in
-``tests/server/test_server_inbox_notebook.py``.
+``tests/server/test_inbox_notebook.py``.
 """
 
 from __future__ import annotations
