@@ -86,7 +86,7 @@ async def test_an_unreachable_agent_is_a_502_not_a_hang(api: Any) -> None:
 
 
 def _restrict(gateway: Any, hosts: list[str]) -> None:
-    gateway.config.allowed_agent_hosts = hosts
+    gateway.settings.allowed_agent_hosts = hosts
     gateway.pool.allowed_hosts = hosts
 
 
