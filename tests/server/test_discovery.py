@@ -12,7 +12,7 @@ from hitl_nb.client import find_gateway
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers.jupyter_process import jupyter_server
 from tests.helpers.server_kernel import result_of, server_kernel
-from tests.server.conftest import answers_at_agent, start_task
+from tests.helpers.tasks import answers_at_agent, start_task
 
 KERNEL_CODE = """
 import json

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from hitl_nb.mock_agent import MockAgent
-from tests.server.conftest import answers_at_agent, start_task
+from tests.helpers.tasks import answers_at_agent, start_task
 
 YES = {"approve": True}
 NO = {"approve": False}

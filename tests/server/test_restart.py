@@ -14,7 +14,7 @@ from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewaySettings, SQLiteS
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers.jupyter_process import jupyter_server
 from tests.helpers.jupyter_users import auth
-from tests.server.conftest import answers_at_agent, start_task
+from tests.helpers.tasks import answers_at_agent, start_task
 
 YES = {"approve": True}
 
