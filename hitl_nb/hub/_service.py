@@ -166,6 +166,11 @@ class HubService:
         )
         self._server: tornado.httpserver.HTTPServer | None = None
 
+    @property
+    def base_url(self) -> str:
+        """The service's own URL with its prefix (``http://127.0.0.1:10101/services/hitl/``)."""
+        return self.url.rstrip("/") + self.prefix
+
     async def start(self) -> None:
         """Listen on the service's URL and resume timers, forwards and watching."""
         self._server = self.app.listen(self.port, address=self.host, xheaders=False)

@@ -56,7 +56,9 @@ c.Authenticator.admin_users = {{{hub_admin!r}}}
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = "{root}/home/{{username}}"
 c.Spawner.cmd = [{singleuser!r}]
-c.Spawner.args = ["--allow-root", "--ServerApp.port_retries=0"]
+# JupyterLab gives the browser tests its application object (window.jupyterapp).
+c.Spawner.args = ["--allow-root", "--ServerApp.port_retries=0",
+                  "--LabApp.expose_app_in_browser=True"]
 c.Spawner.default_url = "/lab"
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
@@ -70,7 +72,13 @@ c.JupyterHub.load_roles = [{{
 }}]
 
 from hitl_nb.hub import configure
-configure(c, port={service_port}, state_dir="{root}/hitl-state", poll_interval=2.0)
+configure(
+    c,
+    port={service_port},
+    state_dir="{root}/hitl-state",
+    poll_interval=2.0,
+    push_url="http://127.0.0.1:{proxy_port}/services/hitl/",
+)
 """
 
 

@@ -64,9 +64,17 @@ def service(hub: Hub, tmp_path: Path, jp_asyncio_loop: asyncio.AbstractEventLoop
     options = ServiceOptions(state_dir=tmp_path / "service", settings=settings)
     running = HubService(options, environ)
     jp_asyncio_loop.run_until_complete(running.start())
-    running.base = f"http://127.0.0.1:{port}/services/hitl/"
     yield running
     jp_asyncio_loop.run_until_complete(running.stop())
+
+
+@pytest.fixture
+def server_url(service: Any) -> str:
+    """``http://127.0.0.1:<port>/services/``: with a Jupyter server's paths appended
+    (``hitl/push/<id>``) it is the service's own (``/services/hitl/push/<id>``), so the
+    server extension's push tests run against the service unchanged."""
+    base: str = service.base_url
+    return base[: -len("hitl/")]
 
 
 @pytest.fixture
@@ -113,10 +121,12 @@ def api(service: Any, hub: Hub) -> Api:
         # Generous: 50 racing requests queue on a loaded machine.
         async with httpx.AsyncClient(timeout=120) as client:
             r = await client.request(
-                method, service.base + service_path(path), headers=hdrs,
+                method,
+                service.base_url + service_path(path),
+                headers=hdrs,
                 content=content if content is not None else (b"" if method == "POST" else None),
                 params=params,
-            )  # fmt: skip
+            )
         text = r.text
         try:
             return r.status_code, (json.loads(text) if text else None)

@@ -119,17 +119,24 @@ def test_a_consensus_among_three_people_on_their_own_servers_forwards_one_answer
     assert carol["status"] == "held" and "they differ" in carol["notes"], carol
     assert asyncio.run(answers_at_agent(agent.url, task)) == []
     # alice agrees with bob in her own conversation: the one answer goes to the agent.
-    done = run_json(kernels["alice"], 'import json\nprint("RESULT" + json.dumps('
-                    '{"status": chat.answer(YES, timeout=60).status}))', YES=YES)  # fmt: skip
+    done = run_json(
+        kernels["alice"],
+        'import json\nprint("RESULT" + json.dumps('
+        '{"status": chat.answer(YES, timeout=60).status}))',
+        YES=YES,
+    )
     assert done == {"status": "accepted"}
-    until(lambda: run_json(kernels["bob"], INBOX_ANSWER, TASK=task, ANSWER=None)["listed"] == 0,
-          what="the answered prompt to leave bob's inbox")  # fmt: skip
+    until(
+        lambda: run_json(kernels["bob"], INBOX_ANSWER, TASK=task, ANSWER=None)["listed"] == 0,
+        what="the answered prompt to leave bob's inbox",
+    )
     answers = asyncio.run(answers_at_agent(agent.url, task))
     assert [a["payload"] for a in answers] == [YES]
     # The audit trail, as the registrant reads it: three answers, one forwarded.
     with httpx.Client(headers={"Authorization": f"token {hub.user_token('alice')}"}) as http:
-        trail = http.get(hub.service + "api/audit", params={"registration":
-                         started["registration"]}, timeout=60).json()["entries"]  # fmt: skip
+        trail = http.get(
+            hub.service + "api/audit", params={"registration": started["registration"]}, timeout=60
+        ).json()["entries"]
     assert [(e["responder"], e["action"]) for e in trail] == [
         ("bob", "held"),
         ("carol", "held"),
@@ -168,8 +175,11 @@ def test_the_service_killed_between_two_answers_is_restarted_and_the_held_answer
     before = hub.service_pid()
     os.kill(before, signal.SIGKILL)
     # The hub notices (it polls its services) and starts the service again.
-    until(lambda: hub.service_pid() not in (0, before), timeout=120,
-          what="the hub to start the hitl service again")  # fmt: skip
+    until(
+        lambda: hub.service_pid() not in (0, before),
+        timeout=120,
+        what="the hub to start the hitl service again",
+    )
     wait_for_service(hub)
     done = run_json(kernels["carol"], ANSWER_DIRECT, REG=reg, PROMPT=prompt, ANSWER=YES)
     assert done["status"] == "forwarded", done
@@ -200,14 +210,19 @@ print("RESULT" + json.dumps({"status": reply.status}))
     # Without the hub's word, the hosted agent answers nobody.
     r = httpx.get(hub.service + "mock-agent/.well-known/agent-card.json", timeout=30)
     assert r.status_code == 401, r.text
-    r = httpx.post(hub.service + "mock-agent/", headers={"X-Hitl-Gateway": "a guess"},
-                   json={}, timeout=30)  # fmt: skip
+    r = httpx.post(
+        hub.service + "mock-agent/", headers={"X-Hitl-Gateway": "a guess"}, json={}, timeout=30
+    )
     assert r.status_code == 403
 
 
 def _audit(hub: Hub, user: str, **params: str) -> httpx.Response:
-    return httpx.get(hub.service + "api/audit", params=params, timeout=60,
-                     headers={"Authorization": f"token {hub.user_token(user)}"})  # fmt: skip
+    return httpx.get(
+        hub.service + "api/audit",
+        params=params,
+        timeout=60,
+        headers={"Authorization": f"token {hub.user_token(user)}"},
+    )
 
 
 def test_the_audit_trail_is_the_registrants_and_the_admins_as_json_lines(
@@ -216,8 +231,13 @@ def test_the_audit_trail_is_the_registrants_and_the_admins_as_json_lines(
     scenario = {"scenario": "approval"}
     started = run_json(kernels["alice"], START, AGENT=agent.url, SCENARIO=scenario)
     reg = started["registration"]
-    given = run_json(kernels["bob"], ANSWER_DIRECT, REG=reg, PROMPT=started["prompt"],
-                     ANSWER={"approve": True, "comment": "fine by me"})  # fmt: skip
+    given = run_json(
+        kernels["bob"],
+        ANSWER_DIRECT,
+        REG=reg,
+        PROMPT=started["prompt"],
+        ANSWER={"approve": True, "comment": "fine by me"},
+    )
     assert given["status"] == "forwarded", given
     assert _audit(hub, "bob", registration=reg).status_code == 403  # bob answered; not his
     mine = [e for e in _audit(hub, "bob").json()["entries"] if e["registration"] == reg]
