@@ -19,7 +19,8 @@ without a hub login, only with the task's secret. Hub administrators (and whoeve
 registered a task) read the audit trail at ``api/audit``.
 
 :func:`configure` writes the service's entry and the scopes; ``hitl-nb hub-service``
-(:mod:`hitl_nb.hub._service`) is the process the hub starts.
+(:mod:`hitl_nb.hub._service`, its options in :mod:`hitl_nb.hub._options`) is the
+process the hub starts.
 """
 
 from __future__ import annotations
@@ -31,9 +32,15 @@ from hitl_nb.hub._configure import SERVICE_NAME, configure, service_scopes
 __all__ = ["SERVICE_NAME", "configure", "register_cli", "service_scopes"]
 
 
+def _run(args: argparse.Namespace) -> int:
+    from hitl_nb.hub._service import main
+
+    return main(args)
+
+
 def register_cli(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``hitl-nb hub-service`` to the command's parser (JupyterHub is imported only
     when the service runs)."""
-    from hitl_nb.hub._service import register_cli as register
+    from hitl_nb.hub._options import register_cli as register
 
-    register(sub)
+    register(sub, _run)

@@ -5,7 +5,7 @@ and restarts it when it dies. What it needs from the hub comes in the environmen
 hub gives every managed service: where to listen (``JUPYTERHUB_SERVICE_URL``), its URL
 prefix (``JUPYTERHUB_SERVICE_PREFIX``, ``/services/hitl/``), its API token and OAuth
 client id, the hub's API URL. What the administrator decides comes on the command line
-(:func:`register_cli`), secrets in the environment (``HITL_NB_DB_URL``,
+(:mod:`._options`), secrets in the environment (``HITL_NB_DB_URL``,
 ``HITL_NB_COOKIE_SECRET``), never on the command line: the hub shows a service's
 command to those who may read it.
 
@@ -27,8 +27,6 @@ import secrets
 import signal
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -40,34 +38,18 @@ from hitl_nb.gateway import (
     AgentPool,
     Gateway,
     GatewayAPI,
-    GatewaySettings,
     InternalCaller,
     open_store,
     push_handlers,
 )
 from hitl_nb.hub._handlers import api_handlers, hosted_handlers, page_handlers
+from hitl_nb.hub._options import ServiceOptions, options_from
 
-__all__ = ["COMMAND", "HubService", "ServiceOptions", "access_scopes", "register_cli"]
+__all__ = ["HubService", "access_scopes", "main", "serve"]
 
 log = logging.getLogger("hitl_nb.hub")
 
-#: The subcommand of ``hitl-nb`` that runs the service.
-COMMAND = "hub-service"
 MOCK_AGENT = "mock-agent"
-
-
-@dataclass
-class ServiceOptions:
-    """What the administrator decided (the command line), and the hub's facts (the
-    environment, :meth:`from_args`)."""
-
-    state_dir: Path
-    db_url: str | None = None
-    settings: GatewaySettings = field(default_factory=GatewaySettings)
-    push_url: str | None = None
-    mock_agent: bool = True
-    cache_max_age: int = 60
-    listen: str | None = None
 
 
 def _env(environ: Mapping[str, str], name: str) -> str:
@@ -204,121 +186,12 @@ async def serve(options: ServiceOptions) -> None:
     await service.stop()
 
 
-def options_from(
-    args: argparse.Namespace, environ: Mapping[str, str] | None = None
-) -> ServiceOptions:
-    """The service's options from its command line (and ``HITL_NB_DB_URL``)."""
-    env = os.environ if environ is None else environ
-    settings = GatewaySettings(
-        allowed_agent_hosts=list(args.allowed_agent_host or []),
-        max_registrations=args.max_registrations,
-        accept_after_deadline=args.accept_after_deadline,
-        poll_interval=args.poll_interval,
-        max_streams=args.max_streams,
-        push=args.push,
-        agent_timeout=args.agent_timeout,
-        show_all=False,
-        where="this hub",
-    )
-    return ServiceOptions(
-        state_dir=Path(args.state_dir).resolve(),
-        db_url=env.get("HITL_NB_DB_URL") or None,
-        settings=settings,
-        push_url=args.push_url,
-        mock_agent=args.mock_agent,
-        cache_max_age=args.cache_max_age,
-        listen=args.listen,
-    )
-
-
-def _run(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> int:
+    """``hitl-nb hub-service``: log to stderr (the hub keeps it in its log), serve."""
     logging.basicConfig(
         level=logging.INFO,
         stream=sys.stderr,
         format="[%(levelname).1s %(asctime)s %(name)s] %(message)s",
     )
-    try:
-        options = options_from(args)
-    except ValueError as exc:
-        print(f"hitl-nb hub-service: {exc}", file=sys.stderr)
-        return 2
-    asyncio.run(serve(options))
+    asyncio.run(serve(options_from(args)))
     return 0
-
-
-def register_cli(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``hitl-nb hub-service`` to the command's parser."""
-    p = sub.add_parser(
-        COMMAND,
-        help="run the responder gateway as a JupyterHub service (started by the hub)",
-        description="The responder gateway for every user of a JupyterHub: started by the "
-        "hub as a managed service (from hitl_nb.hub import configure; configure(c) in "
-        "jupyterhub_config.py writes its entry). The database URL comes from HITL_NB_DB_URL.",
-    )
-    p.add_argument(
-        "--state-dir",
-        default="hitl-state",
-        help="folder of the SQLite file, the mock agent's tasks and the cookie secret",
-    )
-    p.add_argument(
-        "--allowed-agent-host",
-        action="append",
-        metavar="HOST",
-        help="a host (or '*.example.org', 'host:port') users may register agents "
-        "of; repeat it; none: any host",
-    )
-    p.add_argument(
-        "--push-url",
-        help="the service's URL as agents reach it, e.g. "
-        "https://hub.example.org/services/hitl/ (default: the hub's public URL "
-        "when it has one, else the service's own)",
-    )
-    p.add_argument(
-        "--no-push",
-        dest="push",
-        action="store_false",
-        help="never ask agents to push (watch by streaming and polling only)",
-    )
-    p.add_argument(
-        "--no-mock-agent",
-        dest="mock_agent",
-        action="store_false",
-        help="do not serve the bundled mock agent under mock-agent/",
-    )
-    p.add_argument(
-        "--poll-interval",
-        type=float,
-        default=10.0,
-        help="seconds between two reads of a task that is polled (default 10)",
-    )
-    p.add_argument(
-        "--max-streams",
-        type=int,
-        default=20,
-        help="at most this many open subscriptions to agents (default 20)",
-    )
-    p.add_argument(
-        "--max-registrations",
-        type=int,
-        default=10_000,
-        help="at most this many registered tasks, across users (default 10000)",
-    )
-    p.add_argument(
-        "--accept-after-deadline",
-        action="store_true",
-        help="forward answers that arrive after a prompt's deadline",
-    )
-    p.add_argument(
-        "--agent-timeout",
-        type=float,
-        default=30.0,
-        help="seconds to wait for an agent's answer to one request (default 30)",
-    )
-    p.add_argument(
-        "--cache-max-age",
-        type=int,
-        default=60,
-        help="seconds the hub's word on a token is kept (default 60)",
-    )
-    p.add_argument("--listen", help="listen here instead of JUPYTERHUB_SERVICE_URL")
-    p.set_defaults(func=_run)

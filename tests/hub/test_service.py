@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from hitl_nb.cli import build_parser
-from hitl_nb.hub._service import HubService, access_scopes, options_from
+from hitl_nb.hub._options import options_from
+from hitl_nb.hub._service import HubService, access_scopes
 
 HUB_ENV = {
     "JUPYTERHUB_SERVICE_NAME": "hitl",
