@@ -4,13 +4,19 @@ kernels (:func:`hitl_nb.client.find_gateway`) and for ``hitl-nb inbox``.
 Kernels of the hub's own servers find it in ``test_end_to_end.py``; here the same
 lookup runs in this process with a kernel's environment given to it, so each case (a
 token that may not see the service, a hub without it, a hub that is down) is one call.
+Last, ``hitl-nb inbox --server {hub}/services/hitl/`` serves carol's prompts (Voila).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
+import httpx
 import pytest
 
 from hitl_nb.client import GatewayClient, find_gateway, gateway_at
@@ -19,8 +25,9 @@ from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import Inbox
 from hitl_nb.server._reviewer import find_server
 from tests.helpers.hub import Hub
-from tests.helpers.jupyter_process import free_port
+from tests.helpers.jupyter_process import ROOT, free_port
 from tests.helpers.tasks import answers_at_agent, start_task
+from tests.helpers.until import until
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +106,48 @@ def test_hitl_nb_inbox_finds_the_hubs_service_and_answers_as_its_user(
     assert outcome.status == "accepted", outcome
     (answer,) = asyncio.run(answers_at_agent(agent.url, task.id))
     assert answer["payload"] == {"approve": True}
+
+
+def test_the_reviewer_page_lists_the_hubs_prompts_for_its_user(
+    hub: Hub, agent: MockAgent, tmp_path: Path
+) -> None:
+    pytest.importorskip("voila")
+    task = asyncio.run(start_task(agent.url, "specific", responder="carol"))
+    bobs = asyncio.run(start_task(agent.url, "specific", responder="bob"))
+    alice = find_gateway(environ=kernel_env(hub, hub.user_token("alice")), connection_file="")
+    assert alice is not None
+    with GatewayClient(alice) as gw:
+        gw.register(agent.url, task.id)
+        gw.register(agent.url, bobs.id)
+    port = free_port()
+    log_path = tmp_path / "voila.log"
+    command = [
+        sys.executable,
+        "-m",
+        "hitl_nb.cli",
+        "inbox",
+        "--server",
+        hub.public_service,
+        "--token",
+        hub.user_token("carol"),
+        "--port",
+        str(port),
+        "--page-token",
+        "page-token",
+    ]
+    with open(log_path, "wb") as log:
+        page = subprocess.Popen(
+            command,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+    try:
+        until(lambda: "running at" in log_path.read_text(), what="Voila to start")
+        # Voila runs the page's notebook for the request: carol's inbox, from the hub.
+        html = httpx.get(f"http://127.0.0.1:{port}/?token=page-token", timeout=180).text
+    finally:
+        page.terminate()
+        page.wait(30)
+    assert task.id in html, log_path.read_text()[-3000:]
+    assert bobs.id not in html  # bob's prompt is not carol's to see
