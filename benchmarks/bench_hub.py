@@ -136,7 +136,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as d, MockAgent() as agent:
         tmp = Path(d)
-        with running_hub(tmp / "hub") as hub:
+        # Watched tasks are read every 10 s on both sides (the server's default).
+        with running_hub(tmp / "hub", poll_interval=10.0) as hub:
             alice = {"Authorization": f"token {hub.user_token('alice')}"}
             bob = {"Authorization": f"token {hub.user_token('bob')}"}
             on_hub = Gateway(hub.service + "api/", alice, bob)

@@ -76,7 +76,7 @@ configure(
     c,
     port={service_port},
     state_dir="{root}/hitl-state",
-    poll_interval=2.0,
+    poll_interval={poll_interval!r},
     push_url="http://127.0.0.1:{proxy_port}/services/hitl/",
 )
 """
@@ -176,8 +176,11 @@ def wait_for_service(hub: Hub, timeout: float = 120) -> None:
 
 
 @contextmanager
-def running_hub(root: Path, env: Mapping[str, str] | None = None) -> Iterator[Hub]:
-    """Start a hub in ``root`` (see the module docstring); stopped after."""
+def running_hub(
+    root: Path, env: Mapping[str, str] | None = None, *, poll_interval: float = 2.0
+) -> Iterator[Hub]:
+    """Start a hub in ``root`` (see the module docstring); stopped after.
+    ``poll_interval``: how often the service reads a watched task that does not push."""
     proxy = npm_workdir(PROXY_SOURCE, "the JupyterHub tests")
     chp = proxy / "node_modules" / ".bin" / "configurable-http-proxy"
     root.mkdir(parents=True, exist_ok=True)
@@ -193,6 +196,7 @@ def running_hub(root: Path, env: Mapping[str, str] | None = None) -> Iterator[Hu
         admin_token=ADMIN_TOKEN,
         hub_admin=HUB_ADMIN,
         pythonpath=repo,
+        poll_interval=float(poll_interval),
         **ports,
     )
     (root / "jupyterhub_config.py").write_text(config)
