@@ -467,6 +467,14 @@ class Form(W.VBox):  # type: ignore[misc]
             return "submitted " + json.dumps(self.submitted.result(), ensure_ascii=False)
         if self.is_valid and not self._server_errors:
             return "ready to submit"
+        shown = self._attempted or self._server_errors
+        if not shown and not any(f.messages for f in self.root.walk()):
+            # What the browser shows of it: nothing is wrong before the person has done
+            # anything (messages wait for a touch or a Submit); say what is left to do.
+            missing = sum(1 for issue in self.errors if issue.keyword == "required")
+            if missing == len(self.errors):
+                return f"waiting for an answer ({plural(missing, 'required field')} to fill in)"
+            return "waiting for an answer"
         return f"{plural(len(self.errors), 'problem')} to fix"
 
     def to_text(self) -> str:

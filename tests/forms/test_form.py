@@ -184,6 +184,38 @@ def test_plain_text_lists_problems():
     assert "1 problem to fix" in str(form)
 
 
+def test_plain_text_of_a_pristine_form_reports_no_problem():
+    # As in the browser: before the person has done anything, nothing is wrong; the
+    # text says what is left to do. A Submit attempt shows the problem, in both.
+    form = Form(SCHEMA)
+    assert form.field("/approved").messages == []
+    assert form.to_text().splitlines()[-1] == (
+        "state: waiting for an answer (1 required field to fill in)"
+    )
+    assert "problem" not in form.to_text() and "!" not in form.to_text()
+    with pytest.raises(FormInvalid):
+        form.submit()
+    text = form.to_text()
+    assert "  Approved *: (empty)  ! Choose Yes or No\n" in text
+    assert text.endswith("\nstate: 1 problem to fix")
+
+
+def test_plain_text_counts_what_is_left_once_some_fields_are_filled():
+    schema = {
+        "type": "object",
+        "required": ["a", "b", "c"],
+        "properties": {k: {"type": "string", "minLength": 2} for k in "abc"},
+    }
+    form = Form(schema)
+    assert form.to_text().endswith("(3 required fields to fill in)")
+    form.field("/a").value = "ok"
+    assert form.to_text().endswith("state: waiting for an answer (2 required fields to fill in)")
+    form.field("/b").value = "x"  # a message now shows on B: the text says so too
+    assert form.to_text().endswith(
+        'B *: "x"  ! Use at least 2 characters\n  C *: (empty)\nstate: 2 problems to fix'
+    )
+
+
 def test_widgets_carry_stable_css_classes():
     schema = {
         "type": "object",
