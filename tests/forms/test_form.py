@@ -652,3 +652,30 @@ def test_a_schema_sent_as_doubles_draws_the_same_form_as_with_integers():
     for form in (ints, doubles):
         form.value = good
     assert json.dumps(doubles.submit()) == json.dumps(ints.submit()) == json.dumps(good)
+
+
+def test_a_submitted_form_adds_and_removes_nothing():
+    # Every control that would change the answer is off once it was sent: the section
+    # toggles ("Add owner", "Remove labels") as well as the entries' buttons.
+    schema = {
+        "type": "object",
+        "properties": {
+            "owner": {"type": "object", "properties": {"name": {"type": "string"}}},
+            "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+    }
+    form = Form(schema, value={"labels": {"team": "web"}, "tags": ["a"]})
+    form.submit()
+    owner, labels, tags = (form.field(p) for p in ("/owner", "/labels", "/tags"))
+    assert owner.collapsed  # opening it to look is not answering: it stayed closed
+    assert owner.toggle.disabled and labels.toggle.disabled
+    buttons = [w for w in _widgets(form) if type(w).__name__ == "Button"]
+    assert buttons and all(b.disabled for b in buttons), [b.description for b in buttons]
+    assert tags.add.disabled
+
+
+def _widgets(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _widgets(child)
