@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from hitl_nb.errors import A2AError, ResponseInvalid
-from hitl_nb.mock_agent._core import OMIT_ERRORS
+from hitl_nb.mock_agent._acceptance import OMIT_ERRORS
 from hitl_nb.spec import EXTENSION_URI
 
 __all__ = [

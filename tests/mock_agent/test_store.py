@@ -170,4 +170,4 @@ def test_a_second_agent_on_the_same_store_is_refused(tmp_path: Path) -> None:
         assert response.status_code == 200 and "result" in body, body
         wire.close()
     with MockAgent(store=db) as again:  # free again once the first one stopped
-        assert again.core is not None and task["id"] in again.core.tasks
+        assert again.core is not None and task["id"] in again.core.book.tasks
