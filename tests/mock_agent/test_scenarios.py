@@ -54,3 +54,8 @@ def test_registry() -> None:
         reg.register("approval")  # type: ignore[arg-type]
     assert ScenarioRegistry(builtins=False).names() == []
 
+
+def test_a_scenario_without_finish_counts_its_answers_in_words() -> None:
+    plain = Scenario("plain", "", steps=[Step("q", OBJ)])
+    assert plain.finish([{}]).text == "Done: 1 answer received."
+    assert plain.finish([{}, {}]).text == "Done: 2 answers received."
