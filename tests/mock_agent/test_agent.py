@@ -83,8 +83,12 @@ def test_without_activation_no_envelope_anywhere(wire: Wire) -> None:
 
 
 def test_activation_header_is_comma_separated_and_case_insensitive(wire: Wire) -> None:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
-            "params": {"message": user_message([{"text": "approval"}])}}  # fmt: skip
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "SendMessage",
+        "params": {"message": user_message([{"text": "approval"}])},
+    }
     r = wire.rpc_raw(body, hdrs={"a2a-version": "1.0", "a2a-extensions": f"urn:other, {URI}"})
     assert r.headers["A2A-Extensions"] == URI
     assert envelope_of(r.json()["result"]["task"])
@@ -140,10 +144,11 @@ def test_rest_subscribe_and_v03_resubscribe(wire: Wire, agent: MockAgent) -> Non
     env = envelope_of(task)
     rest = Collector(agent.url, f"/tasks/{task['id']}:subscribe", None, headers())
     old = Collector(
-        agent.url, "/",
+        agent.url,
+        "/",
         {"jsonrpc": "2.0", "id": "o", "method": "tasks/resubscribe", "params": {"id": task["id"]}},
         headers("0.3"),
-    )  # fmt: skip
+    )
     assert rest.wait_for(1)[0][1]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
     snap03 = old.wait_for(1)[0][1]["result"]
     assert snap03["kind"] == "task" and snap03["status"]["state"] == "input-required"

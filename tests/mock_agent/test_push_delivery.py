@@ -289,15 +289,24 @@ def test_the_tck_flow_inline_config_on_a_tck_task(wire: Wire, receiver: TinyServ
     """As the TCK's PUSH-DELIVER tests do: a tck-input-required task created with a
     webhook in SendMessage's configuration, then a follow-up message; and a config on a
     task that is already completed (PUSH-CREATE-001) is accepted."""
-    message = {**user_message([{"text": "TCK prerequisite task creation"}]),
-               "messageId": "tck-input-required-push-1"}  # fmt: skip
-    config = {"taskPushNotificationConfig": {
-        "id": "tck-push", "url": receiver.url + "/tck",
-        "authentication": {"scheme": "Bearer", "credentials": "tck-test-token"}}}  # fmt: skip
+    message = {
+        **user_message([{"text": "TCK prerequisite task creation"}]),
+        "messageId": "tck-input-required-push-1",
+    }
+    config = {
+        "taskPushNotificationConfig": {
+            "id": "tck-push",
+            "url": receiver.url + "/tck",
+            "authentication": {"scheme": "Bearer", "credentials": "tck-test-token"},
+        }
+    }
     task = wire.result("SendMessage", {"message": message, "configuration": config})["task"]
     assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
-    follow = {**user_message([{"text": "TCK trigger push notification delivery"}]),
-              "taskId": task["id"], "messageId": "tck-complete-task-push-1"}  # fmt: skip
+    follow = {
+        **user_message([{"text": "TCK trigger push notification delivery"}]),
+        "taskId": task["id"],
+        "messageId": "tck-complete-task-push-1",
+    }
     wire.result("SendMessage", {"message": follow})
     got = until(lambda: receiver.requests, what="the TCK-style delivery")
     assert got[0].header("Authorization") == "Bearer tck-test-token"

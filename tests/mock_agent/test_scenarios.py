@@ -43,8 +43,15 @@ def test_outcome_must_be_terminal_and_scenario_needs_steps() -> None:
 def test_registry() -> None:
     reg = ScenarioRegistry()
     assert reg.names() == [s.name for s in BUILTIN_SCENARIOS]
-    assert {"approval", "form-tour", "multi-step", "deadline", "consensus", "specific",
-            "echo"} <= set(reg.names())  # fmt: skip
+    assert {
+        "approval",
+        "form-tour",
+        "multi-step",
+        "deadline",
+        "consensus",
+        "specific",
+        "echo",
+    } <= set(reg.names())
     mine = Scenario("approval", "mine", steps=[Step("q", OBJ)])
     with pytest.raises(ValueError, match="already registered"):
         reg.register(mine)

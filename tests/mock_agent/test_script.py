@@ -101,8 +101,12 @@ def test_deadline_keep_open_signals_and_still_accepts(wire: Wire, agent: MockAge
     # long enough that a loaded machine still subscribes in time.
     task = wire.start("deadline", deadline_seconds=2.0)
     env = envelope_of(task)
-    sub = Collector(agent.url, "/", {"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask",
-                                     "params": {"id": task["id"]}}, headers())  # fmt: skip
+    sub = Collector(
+        agent.url,
+        "/",
+        {"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask", "params": {"id": task["id"]}},
+        headers(),
+    )
     events = sub.join()
     assert "task" in events[0][1]["result"]
     signal = events[-1][1]["result"]["statusUpdate"]
