@@ -11,13 +11,13 @@ mode holds it back. It sees the task book as :class:`Book` and the script as
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Protocol
 
 from hitl_nb.a2a import Message
 from hitl_nb.errors import InvalidParams, MalformedResponse, PromptConflict, ResponseInvalid
 from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._records import TaskRecord
+from hitl_nb.mock_agent._task_book import Commits, Defers, Keeps
 from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY, ResponseEnvelope
 from hitl_nb.validation import validate_payload
 
@@ -27,19 +27,9 @@ __all__ = ["OMIT_ERRORS", "Acceptance", "Book", "Prompts", "read_response"]
 OMIT_ERRORS = "omit_validation_errors"
 
 
-class Book(Protocol):
-    """What acceptance does with the task book."""
-
-    def keep(self, rec: TaskRecord, message: Message) -> None:
-        """Add the client's message to the history."""
-
-    def commit(self, rec: TaskRecord) -> None:
-        """Store the task's change."""
-
-    def later(
-        self, rec: TaskRecord, step: Callable[[TaskRecord], None], delay: float = 0.0
-    ) -> None:
-        """Run ``step(rec)`` later (blocking sends wait), then commit."""
+class Book(Keeps, Commits, Defers, Protocol):
+    """What acceptance does with the task book: keep the answer, store the change, hold
+    the resume back (a fault mode)."""
 
 
 class Prompts(Protocol):

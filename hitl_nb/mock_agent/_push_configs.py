@@ -24,6 +24,7 @@ from hitl_nb.errors import InvalidParams, PushNotificationNotSupported, TaskNotF
 from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._push_delivery import PushSender, PushSettings, notification
 from hitl_nb.mock_agent._records import PushEntry, TaskRecord
+from hitl_nb.mock_agent._task_book import Commits, Finds
 
 __all__ = ["MAX_SECRET", "Book", "IncomingPush", "PushConfigs", "check_push_config"]
 
@@ -78,14 +79,8 @@ def check_push_config(config: PushConfig, settings: PushSettings, pointer: str) 
             raise InvalidParams(f"{pointer}/{name}: must not contain control characters")
 
 
-class Book(Protocol):
-    """What push configurations need of the task book."""
-
-    def get(self, task_id: str) -> TaskRecord:
-        """The task record, or raise TaskNotFound."""
-
-    def commit(self, rec: TaskRecord) -> None:
-        """Store the task's change."""
+class Book(Finds, Commits, Protocol):
+    """What push configurations need of the task book: find a task, store its change."""
 
 
 class PushConfigs:

@@ -11,12 +11,11 @@ through the task book only, seen as :class:`Book`; how an answer is accepted is
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import functools
 import logging
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol
 
@@ -25,6 +24,7 @@ from hitl_nb.errors import InvalidParams
 from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._records import OpenPrompt, Plan, TaskRecord
 from hitl_nb.mock_agent._scenarios import DEFAULT_SCENARIO, ScenarioRegistry, Step, TaskEnd
+from hitl_nb.mock_agent._task_book import Alarms, Commits, Defers, Emits
 from hitl_nb.spec import EXTENSION_URI, check_prompt
 from hitl_nb.validation import compile_schema
 
@@ -38,34 +38,9 @@ TIMEOUT_KEY = "hitlTimeout"
 _OVERSIZE_PAD = 70_000
 
 
-class Book(Protocol):
-    """What the script does with the task book."""
-
-    def emit_status(
-        self,
-        rec: TaskRecord,
-        state: TaskState,
-        message: Message | str | None,
-        metadata: dict[str, Any] | None = None,
-    ) -> None:
-        """Move the task to ``state``."""
-
-    def signal(self, rec: TaskRecord, metadata: dict[str, Any]) -> None:
-        """An event with ``metadata`` on the task's unchanged status."""
-
-    def add_artifact(self, rec: TaskRecord, artifact: Artifact) -> None:
-        """Add a whole artifact and its event."""
-
-    def commit(self, rec: TaskRecord) -> None:
-        """Store the task's change."""
-
-    def later(
-        self, rec: TaskRecord, step: Callable[[TaskRecord], None], delay: float = 0.0
-    ) -> None:
-        """Run ``step(rec)`` later (blocking sends wait), then commit."""
-
-    def alarm(self, delay: float, callback: Callable[[], None]) -> asyncio.TimerHandle:
-        """Call ``callback`` later (nobody waits)."""
+class Book(Emits, Commits, Defers, Alarms, Protocol):
+    """What the script does with the task book: move tasks, store their changes, run
+    their next steps later, arm deadlines."""
 
 
 class Script:

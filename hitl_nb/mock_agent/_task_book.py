@@ -4,14 +4,15 @@ The parts of the agent (:mod:`~hitl_nb.mock_agent._script`,
 :mod:`~hitl_nb.mock_agent._acceptance`, :mod:`~hitl_nb.mock_agent._push_configs`,
 :mod:`~hitl_nb.mock_agent._tck`) never touch the store, the loop or another part's
 bookkeeping: each is given this book and sees it through a small ``Book`` protocol of
-its own, naming the few operations it uses, as jsonschema's keyword functions see
-their validator. The book
+its own, made of the roles below (:class:`Finds`, :class:`Keeps`, :class:`Emits`,
+:class:`Commits`, :class:`Defers`, :class:`Alarms`), as jsonschema's keyword functions
+see their validator. The book
 
 - opens a task (:meth:`TaskBook.open`, the one place a task is created) and finds one
   (:meth:`TaskBook.get`, :meth:`TaskBook.select`);
-- moves it: :meth:`~TaskBook.emit_status`, :meth:`~TaskBook.add_artifact`,
-  :meth:`~TaskBook.keep` (a client message into the history), each change an event in
-  the task's outbox;
+- moves it (:meth:`~TaskBook.emit_status`, :meth:`~TaskBook.signal`,
+  :meth:`~TaskBook.add_artifact`: each change an event in the task's outbox) and keeps
+  a client's message in its history (:meth:`~TaskBook.keep`);
 - runs its delayed transitions: :meth:`~TaskBook.later` (blocking sends wait for them,
   :meth:`~TaskBook.settled`) and :meth:`~TaskBook.alarm` (a deadline, which nobody
   waits for);
@@ -32,7 +33,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Protocol
 
 from hitl_nb.a2a import (
     CODEC_V1,
@@ -53,7 +54,18 @@ from hitl_nb.mock_agent._records import Plan, TaskRecord, record_from_json, reco
 from hitl_nb.mock_agent._scenarios import Step
 from hitl_nb.mock_agent._store import Store
 
-__all__ = ["CommitWatcher", "StepsOf", "TaskBook", "now_iso"]
+__all__ = [
+    "Alarms",
+    "CommitWatcher",
+    "Commits",
+    "Defers",
+    "Emits",
+    "Finds",
+    "Keeps",
+    "StepsOf",
+    "TaskBook",
+    "now_iso",
+]
 
 #: Told of every commit: the record and the events the commit stored.
 CommitWatcher = Callable[[TaskRecord, list[tuple[int, StreamEvent]]], None]
@@ -71,6 +83,73 @@ def now_iso() -> str:
 def _status_time(rec: TaskRecord) -> datetime:
     stamp = rec.task.status.timestamp
     return datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else _EPOCH
+
+
+# -- the roles the book plays for the parts -----------------------------------------------
+#
+# Each part names the roles it needs (``class Book(Emits, Commits, Protocol)`` in its own
+# module); every operation is declared once, here, and implemented once, by TaskBook.
+
+
+class Finds(Protocol):
+    """Finds a task."""
+
+    def get(self, task_id: str) -> TaskRecord:
+        """The task record, or raise TaskNotFound."""
+
+
+class Keeps(Protocol):
+    """Keeps a client's messages."""
+
+    def keep(self, rec: TaskRecord, message: Message) -> None:
+        """Add ``message`` to the task's history."""
+
+
+class Emits(Protocol):
+    """Moves a task: each change an event in its outbox."""
+
+    def emit_status(
+        self,
+        rec: TaskRecord,
+        state: TaskState,
+        message: Message | str | None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        """Move the task to ``state``."""
+
+    def signal(self, rec: TaskRecord, metadata: dict[str, Any]) -> None:
+        """An event with ``metadata`` on the task's unchanged status."""
+
+    def add_artifact(
+        self, rec: TaskRecord, artifact: Artifact, *, append: bool = False, last_chunk: bool = True
+    ) -> None:
+        """Add an artifact (or a later chunk of one) and its event."""
+
+
+class Commits(Protocol):
+    """Stores a task's change."""
+
+    def commit(self, rec: TaskRecord) -> None:
+        """Store the change in one transaction, then tell the watchers."""
+
+
+class Defers(Protocol):
+    """Runs a task's next step later; blocking sends wait for it."""
+
+    def later(
+        self, rec: TaskRecord, step: Callable[[TaskRecord], None], delay: float = 0.0
+    ) -> None:
+        """Run ``step(rec)`` ``delay`` seconds from now, then commit."""
+
+
+class Alarms(Protocol):
+    """Calls back at a time nobody waits for (a deadline)."""
+
+    def alarm(self, delay: float, callback: Callable[[], None]) -> asyncio.TimerHandle:
+        """Call ``callback`` ``delay`` seconds from now."""
+
+
+# -- the book --------------------------------------------------------------------------
 
 
 class TaskBook:

@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from hitl_nb.a2a import Artifact, Message, Part, Role, TaskState
 from hitl_nb.mock_agent._records import Plan, TaskRecord
+from hitl_nb.mock_agent._task_book import Commits, Defers, Emits, Keeps
 
 __all__ = ["TCK_PREFIXES", "TCK_SCENARIO", "Book", "TckContract", "is_tck", "streaming_timeout"]
 
@@ -91,33 +91,9 @@ def _artifact_part(message_id: str) -> Part | None:
     return None
 
 
-class Book(Protocol):
-    """What the TCK contract does with the task book."""
-
-    def keep(self, rec: TaskRecord, message: Message) -> None:
-        """Add the client's message to the history."""
-
-    def emit_status(
-        self,
-        rec: TaskRecord,
-        state: TaskState,
-        message: Message | str | None,
-        metadata: dict[str, Any] | None = None,
-    ) -> None:
-        """Move the task to ``state``."""
-
-    def add_artifact(
-        self, rec: TaskRecord, artifact: Artifact, *, append: bool = False, last_chunk: bool = True
-    ) -> None:
-        """Add an artifact (or a later chunk of one) and its event."""
-
-    def commit(self, rec: TaskRecord) -> None:
-        """Store the task's change."""
-
-    def later(
-        self, rec: TaskRecord, step: Callable[[TaskRecord], None], delay: float = 0.0
-    ) -> None:
-        """Run ``step(rec)`` later (blocking sends wait), then commit."""
+class Book(Keeps, Emits, Commits, Defers, Protocol):
+    """What the TCK contract does with the task book: keep follow-ups, move tasks, store
+    their changes, finish one later."""
 
 
 class TckContract:
