@@ -128,8 +128,23 @@ class AgentCore:
                 )
             return self._start(message, push)
         rec = self.get(message.task_id)
-        if push is not None:
-            self.push.add(rec, *push)
+        if push is None:
+            return self._follow_up(rec, message, raw)
+        # The webhook is in place before the update this message causes, so it sees it;
+        # a message refused after that takes its webhook back (nothing changed).
+        before = dict(rec.push)
+        self.push.add(rec, *push)
+        try:
+            return self._follow_up(rec, message, raw)
+        except BaseException:
+            rec.push.clear()
+            rec.push.update(before)
+            raise
+
+    def _follow_up(
+        self, rec: TaskRecord, message: Message, raw: Any
+    ) -> tuple[TaskRecord | Message, int]:
+        """A message on an existing task: an answer, a TCK follow-up, or a plain message."""
         if message.context_id is not None and message.context_id != rec.task.context_id:
             raise InvalidParams(
                 f"/message/contextId: task {rec.id} belongs to context "

@@ -127,3 +127,32 @@ def test_a_task_stopped_between_an_answer_and_its_next_step_carries_on(tmp_path:
 
     task_id = asyncio.run(first_life())
     assert asyncio.run(second_life(task_id)) is TaskState.COMPLETED
+
+
+def test_a_refused_follow_up_takes_its_webhook_back() -> None:
+    async def run() -> None:
+        core = _core()
+        rec = _task(core.send(_message(Part(text="approval"))))
+        kept: IncomingPush = (PushConfig("http://127.0.0.1:9/kept", id="kept"), "1.0", True)
+        core.send(_message(Part(text="which build?"), task_id=rec.id), kept)
+        assert set(rec.push) == {"kept"}
+        wrong_answer = {RESPONSE_KEY: {"prompt_id": str(uuid.uuid4()), "payload": {}}}
+        refused = [
+            (InvalidParams, _message(Part(text="x"), task_id=rec.id)),
+            (PromptConflict, _message(Part(text="x"), task_id=rec.id, metadata=wrong_answer)),
+        ]
+        refused[0][1].context_id = "another-context"
+        for error, message in refused:
+            for config_id in ("new", "kept"):  # a new webhook, and one replacing ours
+                push: IncomingPush = (
+                    PushConfig("http://127.0.0.1:9/other", id=config_id),
+                    "1.0",
+                    True,
+                )
+                with pytest.raises(error):
+                    core.send(message, push)
+                assert set(rec.push) == {"kept"}
+                assert rec.push["kept"].config.url == "http://127.0.0.1:9/kept"
+        core.close()
+
+    asyncio.run(run())
