@@ -59,3 +59,12 @@ def test_every_runtime_dependency_is_imported():
         assert module is not None, f"{name}: add it to _IMPORTED_AS (the module it is imported as)"
         imported = re.search(rf"^\s*(import|from) {module}\b", source, re.M)
         assert imported, f"{name} is declared but never imported"
+
+
+def test_ci_runs_exactly_the_readmes_test_command():
+    """The README's second command is what CI runs, so a missing install step fails CI."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
+    command = ci[-1].strip()
+    assert command.startswith('pip install -e ".[test]"'), command
+    assert command in readme
