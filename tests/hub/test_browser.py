@@ -77,7 +77,8 @@ def test_bob_answers_alices_prompt_from_his_inbox_by_clicking(hub: Hub, tmp_path
             row = page.locator(".hitl-inbox-row", has_text="Approve the change?")
             row.locator("button", has_text="Open").click(timeout=120_000)
             card = page.locator(".hitl-inbox-detail .hitl-card")
-            card.get_by_text("1 of 2 needed agree").wait_for(timeout=60_000)
+            card.get_by_text("1 of 2 agreeing").wait_for(timeout=60_000)
+            page.get_by_text("From the JupyterHub's hitl service").wait_for(timeout=10_000)
             for dark in (False, True):
                 lab.set_theme(page, dark)
                 name = f"hub-inbox-{'dark' if dark else 'light'}.png"

@@ -78,7 +78,7 @@ import json
 from hitl_nb.notebook import Inbox
 with Inbox(poll_interval=0.5) as inbox:
     listed = [i for i in inbox.items if i.task_id == TASK]
-    out = {"listed": len(listed), "others": sorted({i.task_id for i in inbox.items} - {TASK})}
+    out = {"listed": len(listed), "where": inbox.source.where()}
     if listed and ANSWER is not None:
         card = inbox.open(listed[0])
         outcome = card.answer(ANSWER, timeout=60)
@@ -113,10 +113,11 @@ def test_a_consensus_among_three_people_on_their_own_servers_forwards_one_answer
     # bob's Inbox, in his own kernel on his own server, shows alice's prompt; he answers.
     bob = run_json(kernels["bob"], INBOX_ANSWER, TASK=task, ANSWER=YES)
     assert bob["listed"] == 1 and bob["status"] == "held", bob
-    assert "from bob" in bob["message"] and "1 of 2 needed agree" in bob["notes"]
+    assert bob["where"] == f"the JupyterHub's hitl service ({hub.service})"
+    assert "from bob" in bob["message"] and "1 of 2 agreeing" in bob["notes"]
     # carol disagrees, and is told so.
     carol = run_json(kernels["carol"], INBOX_ANSWER, TASK=task, ANSWER=NO)
-    assert carol["status"] == "held" and "they differ" in carol["notes"], carol
+    assert carol["status"] == "held" and "answers given so far differ" in carol["notes"], carol
     assert asyncio.run(answers_at_agent(agent.url, task)) == []
     # alice agrees with bob in her own conversation: the one answer goes to the agent.
     done = run_json(
