@@ -233,7 +233,7 @@ class SQLiteStore:
         # Another process on the same file (a second replica) waits for the lock.
         self._db.execute("PRAGMA busy_timeout=10000")
         #: The schema version the file had when opened (0: a new file).
-        self.found_version = migrate(self._db)
+        self.found_version: int | None = migrate(self._db)
 
     async def open(self) -> None:
         """Nothing to do: the file was opened and migrated when the store was made."""

@@ -108,7 +108,7 @@ class Cluster:
                 self.url(database),
                 "-c",
                 sql,
-            ],  # fmt: skip
+            ],
             check=True,
             capture_output=True,
             text=True,
@@ -150,7 +150,7 @@ def start_cluster(*, fsync: bool = False) -> Cluster:
                 "UTF8",
                 "--no-instructions",
             ]
-        ),  # fmt: skip
+        ),
         check=True,
         capture_output=True,
     )
