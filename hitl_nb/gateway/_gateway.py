@@ -507,7 +507,7 @@ class Gateway:
             if not await self.store.begin_forward(
                 reg.id, prompt_id, message_id, canonical, responders, owner=self.replica
             ):
-                return await self._claimed_by_another(reg, prompt_id, responder)
+                return await self._claimed_by_another(reg, prompt_id, responder, canonical)
             claimed = await self.store.forward(reg.id, prompt_id)
             assert claimed is not None
             client = self.pool.client(reg.agent_url)
@@ -531,28 +531,26 @@ class Gateway:
             self._spawn(self._refresh_for_watch(reg))
 
     async def _claimed_by_another(
-        self, reg: Registration, prompt_id: str, responder: str
+        self, reg: Registration, prompt_id: str, responder: str, canonical: str
     ) -> GatewayReply:
-        """Another submission claimed the forward first. If it carries this answer (a
-        consensus that this very vote helped reach), the answer counted; else 409."""
+        """Another submission claimed the forward first (on this replica or another).
+        If it carries this very answer, from this responder (a consensus this vote
+        helped reach, or the same person's answer sent twice), the answer counted;
+        else 409. The reply says where the forward stands now."""
         fwd = await self.store.forward(reg.id, prompt_id)
         where = self.settings.where
-        if fwd is None or responder not in fwd.responders:
+        if fwd is None or responder not in fwd.responders or fwd.payload != canonical:
             raise GatewayError(
                 409,
                 f"this prompt was already answered through {where}",
                 state=fwd.state if fwd else None,
             )
-        return GatewayReply(
-            202,
-            {
-                "status": "forwarding",
-                "prompt_id": prompt_id,
-                "responders": fwd.responders,
-                "message": "your answer counted: the agreed answer is on its way to the agent "
-                "(sent once, by the gateway)",
-            },
-        )
+        body = {"prompt_id": prompt_id, "responders": fwd.responders}
+        if fwd.state == "forwarded":
+            message = "your answer counted: the agent has it (sent once, by the gateway)"
+            return GatewayReply(200, {"status": "forwarded", **body, "message": message})
+        message = "your answer counted: it is on its way to the agent (sent once, by the gateway)"
+        return GatewayReply(202, {"status": "forwarding", **body, "message": message})
 
     def _past_deadline(self, row: PromptRow) -> bool:
         return (

@@ -14,23 +14,12 @@ import pytest
 
 from hitl_nb.gateway import GatewayStore, SQLiteStore
 from tests.helpers import postgres
+from tests.helpers.postgres import pg_cluster, pg_url
+
+__all__ = ["Opener", "opener", "pg_cluster", "pg_url"]
 
 Opener = Callable[[], GatewayStore]
 _SCHEMAS = itertools.count()
-
-
-@pytest.fixture(scope="session")
-def pg_cluster() -> Iterator[postgres.Cluster]:
-    """The test process's PostgreSQL cluster."""
-    running = postgres.cluster()
-    yield running
-    postgres.release()
-
-
-@pytest.fixture(scope="module")
-def pg_url(pg_cluster: postgres.Cluster, request: pytest.FixtureRequest) -> str:
-    """A fresh database for this test module."""
-    return pg_cluster.database(request.module.__name__)
 
 
 def _sqlite(request: pytest.FixtureRequest, folder: Path) -> Opener:

@@ -21,6 +21,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -188,3 +189,20 @@ def with_schema(url: str, schema: str) -> str:
     tests of one module's database each get an empty one cheaply."""
     sep = "&" if "?" in url else "?"
     return f"{url}{sep}options=-csearch_path%3D{schema}"
+
+
+# Fixtures for the conftests that need PostgreSQL (imported there by name).
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """The test process's PostgreSQL cluster."""
+    running = cluster()
+    yield running
+    release()
+
+
+@pytest.fixture(scope="module")
+def pg_url(pg_cluster: Cluster, request: pytest.FixtureRequest) -> str:
+    """A fresh database for this test module."""
+    return pg_cluster.database(request.module.__name__)
