@@ -111,7 +111,7 @@ def _replica_entry(spec: Mapping[str, str], index: int, name: str) -> dict[str, 
         "api_token": token,
         "oauth_no_confirm": True,
         "display": False,
-        "info": {"description": f"a replica of the hitl service {name!r}"},
+        "info": {"description": f"a replica of the hitl service {name!r}", "replica_of": name},
     }
 
 
@@ -207,7 +207,11 @@ def configure(
         "info": {"description": "Prompts of A2A agents, answered by the hub's users"},
     }
     ours = {name, *(e["name"] for e in extra)}
-    services = [s for s in _current(c.JupyterHub, "services", []) if s.get("name") not in ours]
+    services = [
+        s
+        for s in _current(c.JupyterHub, "services", [])
+        if s.get("name") not in ours and (s.get("info") or {}).get("replica_of") != name
+    ]
     c.JupyterHub.services = [*services, entry, *extra]
     scopes = service_scopes(name)
     for replica in extra:
