@@ -21,7 +21,7 @@ database), an :class:`AgentPool` and :class:`GatewaySettings`, routes requests t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import typing
 
 from hitl_nb import _lazy
 from hitl_nb.gateway._agents import GATEWAY_HEADER, AgentPool, InternalCaller, check_agent_url
@@ -46,7 +46,7 @@ from hitl_nb.gateway._store import (
 )
 from hitl_nb.gateway._views import NO_NAMES, Caller
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
     from hitl_nb.gateway._postgres import PostgresStore
 
 __all__ = [

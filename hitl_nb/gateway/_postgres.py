@@ -460,8 +460,9 @@ class PostgresStore:
         joined = f"FROM prompts p JOIN registrations r ON r.id = p.reg_id WHERE {where}"
 
         async def work(conn: Conn) -> tuple[list[Listed], int]:
-            # One snapshot for the page and its count (REPEATABLE READ would cost more;
-            # the page's rows and their forwards are read in one statement each).
+            # No transaction (two round trips fewer): the page and its count come from
+            # one statement; its forwards and ballots are read just after, so a forward
+            # made in between shows (as a later listing would show it).
             cur = await conn.execute(
                 f"SELECT {_REG_R}, {_PROMPT_P}, count(*) OVER () {joined} "
                 "ORDER BY p.deadline ASC NULLS LAST, p.first_seen, p.prompt_id LIMIT %s",
@@ -502,7 +503,8 @@ class PostgresStore:
                 )
             return listed, total
 
-        return await self._atomic(work)
+        async with self._conn() as conn:
+            return await work(conn)
 
     async def due_prompts(self, before: float) -> list[PromptRow]:
         """Open prompts whose deadline is at most ``before``."""
