@@ -114,6 +114,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="exec is POSIX")
 @pytest.mark.skipif(importlib.util.find_spec("jupyterlab") is None, reason="needs JupyterLab")

@@ -92,6 +92,7 @@ _JSON = st.recursive(
 )
 
 
+@pytest.mark.property
 @given(
     status=st.sampled_from(["forwarded", "forwarding", "collecting"]) | st.text(max_size=10),
     body=st.dictionaries(
@@ -109,6 +110,7 @@ def test_any_reply_the_gateway_took_is_accepted_or_held_never_more(
     assert (verdict.tally is not None) is (status == "collecting")
 
 
+@pytest.mark.property
 @given(code=st.integers(400, 599), message=st.text(min_size=1, max_size=40))
 def test_a_refusal_is_never_accepted_and_says_what_the_server_said(code: int, message: str) -> None:
     verdict = gateway_verdict(GatewayRefused(code, message), "alice", 1)

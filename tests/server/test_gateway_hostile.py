@@ -12,6 +12,8 @@ from hitl_nb.spec import EXTENSION_URI
 from tests.helpers.tiny_server import Conn, Request, serve
 from tests.server.conftest import answers_at_agent, start_task
 
+pytestmark = pytest.mark.kernel
+
 
 async def test_unauthenticated_requests_get_403(api: Any) -> None:
     for method, path in [

@@ -25,6 +25,7 @@ def test_the_recipe_notebook_keeps_its_outputs() -> None:
     assert (NOTEBOOK.parent / "approval.transcript.json").is_file()
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_the_recipe_passes_strict_nbval_twice_against_an_sdk_agent() -> None:
     for attempt in (1, 2):
