@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.lab import TOKEN, jupyter_server, write_notebook
+from tests.helpers.lab import TOKEN, jupyter_server, set_theme, write_notebook
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
@@ -72,14 +72,6 @@ def _shot(locator: Any, name: str) -> None:
 
 
 
-def _theme(page: Any, dark: bool) -> None:
-    theme = "JupyterLab Dark" if dark else "JupyterLab Light"
-    page.evaluate(
-        f"window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{theme}'}})"
-    )
-    page.wait_for_timeout(1500)
-
-
 def test_the_timeline_opens_and_highlights_the_422(page: Any) -> None:
     view = page.locator(".hitl-trace").first
     rows = view.locator("details")
@@ -99,12 +91,12 @@ def test_the_timeline_opens_and_highlights_the_422(page: Any) -> None:
     view.evaluate("e => e.scrollIntoView()")
     colors = []
     for dark in (False, True):
-        _theme(page, dark)
+        set_theme(page, dark)
         colors.append(
             rows.nth(refused)
             .locator("summary")
             .evaluate("e => getComputedStyle(e).borderLeftColor")
         )
         _shot(page, f"trace-{'dark' if dark else 'light'}")
-    _theme(page, False)
+    set_theme(page, False)
     assert colors[0] != colors[1]  # theme variables, not fixed colours

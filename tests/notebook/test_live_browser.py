@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.lab import TOKEN, jupyter_server, write_notebook
+from tests.helpers.lab import TOKEN, jupyter_server, set_theme, write_notebook
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
@@ -127,11 +127,10 @@ def _shot(page: Any, locator: Any, name: str) -> None:
 
 
 def _theme(page: Any, dark: bool) -> None:
-    theme = "JupyterLab Dark" if dark else "JupyterLab Light"
-    page.evaluate(
-        f"window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{theme}'}})"
-    )
-    page.wait_for_timeout(1500)
+    # Only for the screenshots: no test here reads the theme, so without a folder for
+    # them the page keeps its theme (a switch costs the run seconds for nothing).
+    if os.environ.get("HITL_NB_SCREENSHOTS"):
+        set_theme(page, dark)
 
 
 def _conversation(page: Any, cell: int) -> Any:
