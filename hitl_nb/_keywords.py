@@ -385,7 +385,10 @@ def bounded_class(base: type) -> Any:
 
 
 def _no_retrieval(uri: str) -> Any:
-    # Never fetch: a schema comes from an untrusted agent (S-2, STYLE: local $ref only).
+    # Never fetch a $ref: the schema comes from an agent, which need not be trusted, and a
+    # retrieval would let it send this process to any address and keep it waiting there
+    # (the spec's S-2 bounds what a response_schema may cost). Only references into the
+    # schema itself resolve.
     raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 

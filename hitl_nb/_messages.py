@@ -28,12 +28,30 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def number_text(value: Any) -> str:
+    """A number as a person writes it: ``10.0`` (a protobuf double) reads ``10``."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return str(value)
+
+
+#: Keywords whose value is a number the message quotes.
+_NUMBERS = frozenset(
+    "minimum maximum exclusiveMinimum exclusiveMaximum multipleOf minLength maxLength "
+    "minItems maxItems minProperties maxProperties".split()
+)
+
+
 def message_for(error: ValidationError) -> str:
     # Here, not at the top: json_type is wanted where jsonschema is not loaded yet.
     from ._keywords import OWN_KEYWORDS
 
     kw, want, got = error.validator, error.validator_value, error.instance
-    if kw in OWN_KEYWORDS and kw != "properties":
+    if kw in _NUMBERS and isinstance(want, float):
+        want = number_text(want)
+    # Our own keywords word their messages, but for ``properties`` (its False member)
+    # and ``multipleOf`` (worded below, like the other bounds).
+    if kw in OWN_KEYWORDS and kw not in ("properties", "multipleOf"):
         return error.message
     if kw is None or (kw == "properties" and want is False):  # the schema `false`
         return "no value is allowed here"

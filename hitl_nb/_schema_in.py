@@ -1,8 +1,10 @@
 """A response_schema as it arrives from an agent, made stable for everything above it.
 
 Agents built on the A2A SDKs carry metadata as a protobuf ``Struct``, and that costs
-two things on the way through (hitl-nb applies both fixes in one place, when the client
-decodes an answer, so forms, validation messages and display all see the result):
+two things on the way through. :func:`settle_schema` is the one place both are fixed:
+the client calls it on every prompt it decodes, and ``Form`` on the schema it is given
+(numbers only there: a form keeps its caller's order), so a form drawn from what an SDK
+agent sent and one built directly from the same schema are the same form.
 
 **Numbers become doubles.** ``maxLength: 1024`` arrives as ``1024.0``, ``minItems: 2``
 as ``2.0``, an integer field's ``minimum: 1`` as ``1.0``. :func:`integral_numbers`
@@ -27,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["COUNT_KEYWORDS", "integral_numbers", "stable_property_order"]
+__all__ = ["COUNT_KEYWORDS", "integral_numbers", "settle_schema", "stable_property_order"]
 
 #: Keywords whose value is a non-negative integer in every JSON Schema.
 COUNT_KEYWORDS = frozenset(
@@ -112,4 +114,15 @@ def stable_property_order(schema: Any) -> Any:
     """``schema`` with every ``properties`` object in the stable order: required names
     as the ``required`` array lists them, then the others alphabetically (in place)."""
     _walk(schema, _order)
+    return schema
+
+
+def settle_schema(schema: Any, *, stable_order: bool = False) -> Any:
+    """``schema`` settled for everything that reads it (in place; returned): integral
+    floats made ints where JSON Schema means an integer, and with ``stable_order`` every
+    ``properties`` object in the stable order. Anything but a dict is left as it is."""
+    if isinstance(schema, dict):
+        integral_numbers(schema)
+        if stable_order:
+            stable_property_order(schema)
     return schema

@@ -21,7 +21,8 @@
     ├── AnswerNotAccepted        (notebook) raise_for_status(): the answer was not accepted
     ├── AgentNotAllowed          (server) the gateway may not talk to that agent host
     ├── GatewayRefused           (client) the server gateway refused a request (403
-    │                            not yours, 404, 410 past its deadline, 502)
+    │                            not yours, 404, 410 past its deadline, 502): every
+    │                            status of the gateway's but 409 and 422
     ├── GatewayUnavailable       (notebook) ``gateway=True`` and no responder gateway
     │                            found for this kernel; (client) ``find_gateway(strict=True)``:
     │                            the kernel's server did not answer
@@ -58,13 +59,15 @@ hitl-prompt/v1's own (§Acceptance and rejection): each class is the one home of
 code, status and message. Every class lives in this module (a test checks that); a
 part named in brackets is the one that raises it, and re-exports it from its own
 package. :func:`error_for_code` and :func:`error_for_status` are the only places that
-turn a wire answer into a class.
+turn a wire answer into a class: an agent's, and the Jupyter server's responder gateway's
+(``error_for_status(status, gateway=True)``), whose 409 and 422 are the extension's own
+rejections as from an agent and whose other refusals are :class:`GatewayRefused`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, overload
 
 #: ErrorInfo domain of A2A's own error reasons.
 A2A_ERROR_DOMAIN = "a2a-protocol.org"
@@ -475,14 +478,32 @@ def error_for_reason(reason: str) -> type[A2AError] | None:
 _DECIDED_BY_STATUS = (409, 422)
 
 
-def error_for_status(status: int, reason: str | None = None) -> type[A2AError]:
-    """The class for an HTTP+JSON error.
+@overload
+def error_for_status(
+    status: int, reason: str | None = None, *, gateway: Literal[False] = False
+) -> type[A2AError]: ...
 
-    409 and 422 are the extension's rejections whatever the ErrorInfo says; for other
-    statuses the ErrorInfo ``reason`` picks the exact class (400 is shared by many).
+
+@overload
+def error_for_status(
+    status: int, reason: str | None = None, *, gateway: Literal[True]
+) -> type[A2AError] | type[GatewayRefused]: ...
+
+
+def error_for_status(
+    status: int, reason: str | None = None, *, gateway: bool = False
+) -> type[A2AError] | type[GatewayRefused]:
+    """The class for an HTTP+JSON error (``gateway``: of the responder gateway).
+
+    409 and 422 are the extension's rejections whatever the ErrorInfo says, from an
+    agent or from the gateway; every other status of the gateway is its own refusal
+    (:class:`GatewayRefused`); for an agent's other statuses the ErrorInfo ``reason``
+    picks the exact class (400 is shared by many).
     """
     if status in _DECIDED_BY_STATUS:
         return _BY_STATUS[status]
+    if gateway:
+        return GatewayRefused
     if reason:
         by_reason = error_for_reason(reason)
         if by_reason is not None:

@@ -49,7 +49,10 @@ def lab_command(folder: Path, extra: list[str]) -> list[str]:
         command.append("--allow-root")
     chose_url = any("default_url" in arg for arg in extra)
     if (folder / FIRST_TUTORIAL).is_file() and not chose_url:
-        command.append(f"--ServerApp.default_url=/lab/tree/{FIRST_TUTORIAL}")
+        # LabApp's own default_url ("/lab") is pushed onto the server when JupyterLab is
+        # the application started, so ServerApp.default_url would be overwritten: the
+        # landing page, the redirect from "/" and the printed URL all come from this one.
+        command.append(f"--LabApp.default_url=/lab/tree/{FIRST_TUTORIAL}")
     return command + extra
 
 

@@ -68,6 +68,20 @@ def test_unknown_code_and_status_fall_back():
     assert error_for_status(400, "not-a-reason") is errors.InvalidRequest
 
 
+@pytest.mark.parametrize("status", [400, 403, 404, 405, 410, 413, 415, 500, 502, 503])
+def test_the_gateways_own_refusals_are_gateway_refused(status):
+    # The responder gateway's answers go through the same table (its reason is never read).
+    assert error_for_status(status, gateway=True) is errors.GatewayRefused
+    assert error_for_status(status, "TASK_NOT_FOUND", gateway=True) is errors.GatewayRefused
+
+
+def test_the_gateways_409_and_422_are_the_extensions_rejections():
+    # §Acceptance and rejection: the same classes as an agent's, whoever sends them.
+    assert error_for_status(409, gateway=True) is PromptConflict
+    assert error_for_status(422, gateway=True) is ResponseInvalid
+    assert error_for_status(409) is PromptConflict and error_for_status(422) is ResponseInvalid
+
+
 def test_response_invalid_keeps_and_shows_validation_errors():
     exc = ResponseInvalid(
         validation_errors=[

@@ -62,6 +62,15 @@ def test_every_runtime_dependency_is_imported():
         assert imported, f"{name} is declared but never imported"
 
 
+def test_ci_runs_exactly_the_readmes_test_command():
+    """The README's second command is what CI runs, so a missing install step fails CI."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
+    command = ci[-1].strip()
+    assert command.startswith('pip install -e ".[test]"'), command
+    assert command in readme
+
+
 # -- markers: every test that starts Chromium, a kernel or a server, or generates input,
 # says so, so that `-m "not browser and not kernel"` is the quick run it claims to be.
 # Read from the source: a test needs a marker when it, a fixture it takes (its module's

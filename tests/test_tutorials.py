@@ -6,6 +6,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -114,6 +116,63 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@contextmanager
+def _tutorials_running(tmp_path: Path, folder: Path) -> Iterator[tuple[subprocess.Popen, str]]:
+    """``hitl-nb tutorials`` on ``folder``, as a script starts it: (process, base URL).
+
+    Yields once JupyterLab answers; stops it and anything it left behind afterwards.
+    """
+    port = _free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
+    }
+    command = [
+        sys.executable,
+        "-c",
+        "import sys; from hitl_nb.cli import main; sys.exit(main())",
+        "tutorials",
+        "--dir",
+        str(folder),
+        "--",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={TOKEN}",
+        f"--LabApp.user_settings_dir={tmp_path / 'settings'}",
+        f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
+    ]
+    base = f"http://127.0.0.1:{port}"
+    with (tmp_path / "lab.log").open("w") as log:
+        proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            end = time.monotonic() + 90
+            while True:
+                try:
+                    if httpx.get(f"{base}/api/status", headers=AUTH).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                assert proc.poll() is None, (tmp_path / "lab.log").read_text()
+                assert time.monotonic() < end, "JupyterLab did not start"
+                time.sleep(0.3)
+            yield proc, base
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            for pid in _orphans(folder):  # a failed run must not leave them behind either
+                os.kill(pid, signal.SIGKILL)
+
+
+TOKEN = "tutorials-test"
+AUTH = {"Authorization": f"token {TOKEN}"}
+
+
 @pytest.mark.kernel
 @pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="exec is POSIX")
@@ -123,37 +182,8 @@ def test_stopping_the_command_from_a_script_stops_jupyterlab(tmp_path):
     # process it started. No JupyterLab may be left behind serving the notebooks.
     folder = tmp_path / "notebooks"
     folder.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nbformat.write(nb, folder / "00-x.ipynb")
-    port, token = _free_port(), "stop-test"
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
-        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-    }
-    command = [
-        sys.executable, "-c", "import sys; from hitl_nb.cli import main; sys.exit(main())",
-        "tutorials", "--dir", str(folder), "--",
-        "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-        f"--LabApp.user_settings_dir={tmp_path / 'settings'}",
-        f"--LabApp.workspaces_dir={tmp_path / 'workspaces'}",
-    ]  # fmt: skip
-    log = (tmp_path / "lab.log").open("w")
-    proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/api/status"
-    try:
-        end = time.monotonic() + 90
-        while True:
-            try:
-                if httpx.get(url, headers={"Authorization": f"token {token}"}).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert proc.poll() is None, (tmp_path / "lab.log").read_text()
-            assert time.monotonic() < end, "JupyterLab did not start"
-            time.sleep(0.3)
+    nbformat.write(nbformat.v4.new_notebook(), folder / "00-x.ipynb")
+    with _tutorials_running(tmp_path, folder) as (proc, base):
         # The process the script started is JupyterLab itself (exec), not a parent of it.
         cmdline = Path(f"/proc/{proc.pid}/cmdline")
         if cmdline.exists():
@@ -161,15 +191,40 @@ def test_stopping_the_command_from_a_script_stops_jupyterlab(tmp_path):
         proc.terminate()
         proc.wait(30)
         with pytest.raises(httpx.TransportError):
-            httpx.get(url, headers={"Authorization": f"token {token}"}, timeout=2)
+            httpx.get(f"{base}/api/status", headers=AUTH, timeout=2)
         assert _orphans(folder) == [], "JupyterLab processes left behind"
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for pid in _orphans(folder):  # a failed run must not leave them behind either
-            os.kill(pid, signal.SIGKILL)
-        log.close()
+
+
+@pytest.mark.kernel
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("jupyterlab") is None, reason="needs JupyterLab")
+def test_the_command_opens_the_quickstart_and_prints_its_url(tmp_path):
+    # What the newcomer meets: the URL printed in the terminal and the page "/" leads to
+    # are the quickstart notebook, not the Launcher.
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    for name in (tutorials.FIRST_TUTORIAL, "01-next.ipynb"):
+        nbformat.write(nbformat.v4.new_notebook(), folder / name)
+    quickstart = f"/lab/tree/{tutorials.FIRST_TUTORIAL}"
+    with _tutorials_running(tmp_path, folder) as (_proc, base):
+        home = httpx.get(f"{base}/", headers=AUTH)
+        assert home.status_code == 302
+        assert home.headers["location"].rstrip("?") == quickstart  # tornado keeps the "?"
+        page = httpx.get(f"{base}{quickstart}", headers=AUTH)
+        assert page.status_code == 200 and "JupyterLab" in page.text
+        # The server logs its URLs once it listens, just after /api/status answers.
+        printed = _printed_urls(tmp_path / "lab.log", base)
+    assert printed and all(url.startswith(f"{base}{quickstart}?token=") for url in printed)
+
+
+def _printed_urls(log: Path, base: str) -> list[str]:
+    """The URLs on ``base`` the server printed for people to open."""
+    end = time.monotonic() + 30
+    while True:
+        urls = [w for w in log.read_text().split() if w.startswith(f"{base}/")]
+        if urls or time.monotonic() > end:
+            return urls
+        time.sleep(0.2)
 
 
 def _orphans(folder: Path) -> list[int]:
@@ -192,9 +247,10 @@ def _readable(path: Path) -> bytes:
 def test_jupyterlab_opens_at_the_quickstart(tmp_path):
     (tmp_path / tutorials.FIRST_TUTORIAL).write_text("{}")
     command = tutorials.lab_command(tmp_path, [])
-    assert f"--ServerApp.default_url=/lab/tree/{tutorials.FIRST_TUTORIAL}" in command
+    # LabApp's, not ServerApp's: JupyterLab overwrites the server's with its own "/lab".
+    assert f"--LabApp.default_url=/lab/tree/{tutorials.FIRST_TUTORIAL}" in command
     # A URL of the user's own wins; a folder without the quickstart opens as a folder.
-    own = tutorials.lab_command(tmp_path, ["--ServerApp.default_url=/lab/tree/x.ipynb"])
+    own = tutorials.lab_command(tmp_path, ["--LabApp.default_url=/lab/tree/x.ipynb"])
     assert sum("default_url" in arg for arg in own) == 1
     assert not any("default_url" in a for a in tutorials.lab_command(tmp_path / "none", []))
 

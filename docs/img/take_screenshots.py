@@ -3,8 +3,9 @@
     python docs/img/take_screenshots.py [--out docs/img] [--measure]
 
 The approval card and the form tour (pristine, after a Submit with errors, with the
-mock agent's 422 on fields), each in the light and the dark theme. ``--measure`` also
-prints what the browser tests check (left edges, overflow, clipping, error contrast).
+mock agent's 422 on fields, answered), each in the light and the dark theme.
+``--measure`` also prints what the browser tests check (left edges, overflow, clipping,
+error contrast, the contrast of values and placeholders).
 Needs the system Chromium and JupyterLab (the test extra).
 """
 
@@ -128,6 +129,13 @@ def main() -> int:
                 shoot(page, ".hitl-card", tour_nth, args.out / f"tour-agent-422-{theme}.png")
                 if args.measure:
                     print(theme, "422", json.dumps(lab.measure_form(page, ".hitl-form", tour_nth)))
+                # the answer put right and accepted: the form keeps it, read-only
+                print(lab.kernel(page, f"print(tour.current.answer({GOOD!r}))").strip())
+                page.wait_for_timeout(800)
+                shoot(page, ".hitl-card", tour_nth, args.out / f"tour-answered-{theme}.png")
+                if args.measure:
+                    answered = lab.measure_form(page, ".hitl-form", tour_nth)
+                    print(theme, "answered", json.dumps(answered))
     return 0
 
 

@@ -44,9 +44,10 @@ from hitl_nb.errors import (
     AgentUnreachable,
     GatewayRefused,
     GatewayUnavailable,
-    PromptConflict,
+    HitlError,
     ProtocolViolation,
     ResponseInvalid,
+    error_for_status,
 )
 
 __all__ = ["GatewayAnswer", "GatewayClient", "GatewayInfo", "find_gateway"]
@@ -89,6 +90,18 @@ class GatewayAnswer:
         """Concurring answers so far (consensus prompts)."""
         value = self.body.get("agreeing")
         return value if isinstance(value, int) else None
+
+    @property
+    def answers(self) -> int:
+        """Answers given so far, agreeing or not (consensus prompts; else 0)."""
+        value = self.body.get("answers")
+        return value if isinstance(value, int) else 0
+
+    @property
+    def responders(self) -> list[str]:
+        """Who the forwarded answer is from (several for a consensus; may be empty)."""
+        value = self.body.get("responders")
+        return [str(r) for r in value] if isinstance(value, list) else []
 
     @property
     def needed(self) -> int | None:
@@ -287,12 +300,7 @@ class GatewayClient:
         if not isinstance(data, dict):
             raise ProtocolViolation("the gateway's answer is not a JSON object")
         if r.status_code >= 400:
-            message = str(data.get("message") or f"HTTP {r.status_code}")
-            if r.status_code == 422:
-                raise ResponseInvalid(message, validation_errors=data.get("validation_errors", []))
-            if r.status_code == 409:
-                raise PromptConflict(message)
-            raise GatewayRefused(r.status_code, message, data)
+            raise _refusal(r.status_code, data)
         return r.status_code, data
 
     def me(self) -> dict[str, Any]:
@@ -342,3 +350,18 @@ class GatewayClient:
                 f"{quote(prompt_id, safe='')}/answer")  # fmt: skip
         _, body = self._call("POST", path, {"payload": dict(payload)})
         return GatewayAnswer(str(body.get("status")), str(body.get("message", "")), body)
+
+
+def _refusal(status: int, body: dict[str, Any]) -> HitlError:
+    """The error for a gateway's refusal: its class from :func:`~hitl_nb.errors.error_for_status`
+    (409 and 422 as from an agent, the rest :class:`~hitl_nb.errors.GatewayRefused`),
+    with the gateway's own words."""
+    message = str(body.get("message") or f"HTTP {status}")
+    cls = error_for_status(status, gateway=True)
+    if issubclass(cls, GatewayRefused):
+        return cls(status, message, body)
+    if issubclass(cls, ResponseInvalid):
+        issues = body.get("validation_errors")
+        listed = [e for e in issues if isinstance(e, dict)] if isinstance(issues, list) else []
+        return cls(message, validation_errors=listed)
+    return cls(message)

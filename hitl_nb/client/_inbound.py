@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from hitl_nb._schema_in import integral_numbers, stable_property_order
+from hitl_nb._schema_in import settle_schema
 from hitl_nb.a2a import AgentCard, Message, Task, TaskStatusUpdateEvent
 from hitl_nb.spec import EXTENSION_URI
 
@@ -39,11 +39,8 @@ def settle_envelopes(item: Any, *, stable_order: bool) -> Any:
     for message in _messages(item):
         meta = message.metadata
         envelope = meta.get(EXTENSION_URI) if isinstance(meta, dict) else None
-        schema = envelope.get("response_schema") if isinstance(envelope, dict) else None
-        if isinstance(schema, dict):
-            integral_numbers(schema)
-            if stable_order:
-                stable_property_order(schema)
+        if isinstance(envelope, dict):
+            settle_schema(envelope.get("response_schema"), stable_order=stable_order)
     return item
 
 

@@ -2,6 +2,9 @@
 
 Exit status: 0 every selected check passed, 1 something failed, 2 bad arguments or no
 usable interface. ``--json FILE`` and ``--junit FILE`` write the report as well.
+
+While the checks run, a terminal shows one live line on stderr (rewritten in place,
+erased before the table); off a terminal nothing but the table is written, once.
 """
 
 from __future__ import annotations
@@ -9,13 +12,15 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import shutil
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TextIO
 
 from hitl_nb.errors import HitlError
 
-from ._checks import CHECK_IDS
+from ._checks import CHECK_IDS, select
 from ._driver import Driver, MessageDriver, ScenarioDriver
 from ._options import TRANSPORT_OPTIONS
 from ._records import Settings
@@ -146,13 +151,75 @@ def parse_ids(values: Sequence[str], option: str) -> list[str]:
     return ids
 
 
+class _LiveLine:
+    """Progress on a terminal: one line, rewritten with ``\r`` as each check ends.
+
+    Off a terminal (a pipe, a file, a CI log) it writes nothing: the table that follows
+    says it all, and a log of half-finished lines would only repeat it.
+    """
+
+    def __init__(self, stream: TextIO, ids: Sequence[str], *, quiet: bool = False) -> None:
+        self._stream = stream
+        self._ids = list(ids)
+        self._counts: dict[str, int] = {}
+        self._shown = 0  # characters now on the line
+        self._live = not quiet and _is_terminal(stream)
+
+    def show(self) -> None:
+        """Draw the line for what is done so far."""
+        if not self._live:
+            return
+        done = sum(self._counts.values())
+        counts = ", ".join(f"{n} {outcome}" for outcome, n in self._counts.items())
+        text = f"{done} of {len(self._ids)} checks done"
+        text += f" ({counts})" if counts else ""
+        text += f", running {self._ids[done]}" if done < len(self._ids) else ""
+        # A line wider than the terminal wraps, and "\r" then rewrites only its tail.
+        text = text[: max(_columns(self._stream) - 1, 1)]
+        self._write("\r" + text + " " * (self._shown - len(text)))
+        self._shown = len(text)
+
+    def ended(self, result: CheckResult) -> None:
+        """One check has ended: count it and redraw."""
+        self._counts[result.outcome] = self._counts.get(result.outcome, 0) + 1
+        self.show()
+
+    def erase(self) -> None:
+        """Leave the line blank, the cursor at its start, for what is printed next."""
+        if self._shown:
+            self._write("\r" + " " * self._shown + "\r")
+            self._shown = 0
+
+    def _write(self, text: str) -> None:
+        self._stream.write(text)
+        self._stream.flush()
+
+
+def _columns(stream: TextIO) -> int:
+    """The width of the terminal ``stream`` writes to (stdout may be a pipe meanwhile)."""
+    try:
+        columns = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        columns = 0
+    return columns if columns > 0 else shutil.get_terminal_size().columns
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
 def run_cli(args: argparse.Namespace) -> int:
     """Run from parsed arguments; returns the exit status."""
     out = sys.stdout
-
-    def progress(result: CheckResult) -> None:
-        if not args.quiet:
-            print(f"{result.id:<18} {result.outcome}", file=sys.stderr, flush=True)
+    try:
+        ids = [spec.id for spec in select(args.only)]
+    except ValueError as exc:
+        print(f"hitl-nb conformance: error: {exc}", file=sys.stderr)
+        return 2
+    line = _LiveLine(sys.stderr, ids, quiet=args.quiet)
 
     # The report says what the client would warn about (a missing echo, ...): keep the
     # terminal to the table while the run lasts.
@@ -161,21 +228,26 @@ def run_cli(args: argparse.Namespace) -> int:
     client_log.setLevel(logging.ERROR)
     try:
         settings = Settings(trials=args.trials, resume_timeout=args.resume_timeout)
+        driver = make_driver(args.scenario, args.text, args.data)
+        headers = parse_headers(args.header)
+        line.show()
         report = run(
             args.url,
             binding=args.binding,
             version=args.a2a_version,
             only=args.only,
-            driver=make_driver(args.scenario, args.text, args.data),
-            headers=parse_headers(args.header),
+            driver=driver,
+            headers=headers,
             settings=settings,
-            on_result=progress,
+            on_result=line.ended,
             trace=bool(args.har),
         )
     except (ValueError, HitlError) as exc:
+        line.erase()
         print(f"hitl-nb conformance: error: {exc}", file=sys.stderr)
         return 2
     finally:
+        line.erase()  # also when stopped with Ctrl-C: no half line left behind
         client_log.setLevel(level)
     print(report.summary() if args.quiet else report.to_text(), file=out)
     try:

@@ -15,6 +15,7 @@ from typing import Any
 import ipywidgets as W
 
 from .._json import parse_json
+from .._messages import number_text
 from ..errors import BadJSON
 from ._base import FieldKind, LeafField
 from ._theme import LayoutName, make
@@ -165,7 +166,7 @@ class NumberField(LeafField):
             ("multipleOf", "multiple of"),
         ):
             if key in s:
-                parts.append(f"{sym} {s[key]}")
+                parts.append(f"{sym} {number_text(s[key])}")
         return word + (" " + ", ".join(parts) if parts else "")
 
     def get(self) -> Any:

@@ -33,6 +33,7 @@ from typing import Any
 import ipywidgets as W
 import traitlets
 
+from .._schema_in import settle_schema
 from .._waiting import wait_async, wait_blocking
 from ..errors import FormClosed, FormInvalid
 from ..validation import ValidationIssue, compile_schema
@@ -114,9 +115,12 @@ class Form(W.VBox):  # type: ignore[misc]
         registry: Registry | None,
         submit_label: str,
     ) -> None:
-        self._compiled = compile_schema(schema)
-        # an independent copy in the caller's key order (the tab order follows it)
-        self.schema: dict[str, Any] = json.loads(json.dumps(schema))
+        compile_schema(schema)  # the S-2 bounds, before anything walks the schema
+        # An independent copy in the caller's key order (the tab order follows it), its
+        # numbers settled as the client settles a prompt's (``maxLength: 1024.0`` from a
+        # protobuf agent is 1024): the same schema draws the same form, however it came.
+        self.schema: dict[str, Any] = settle_schema(json.loads(json.dumps(schema)))
+        self._compiled = compile_schema(self.schema)  # the same one, unless it was settled
         self.ui = copy.deepcopy(dict(ui)) if isinstance(ui, Mapping) else None
         self.registry = registry or default_registry()
         self.ctx = FormContext(Resolver(self.schema, compiled=self._compiled), self.registry.build)
@@ -463,6 +467,14 @@ class Form(W.VBox):  # type: ignore[misc]
             return "submitted " + json.dumps(self.submitted.result(), ensure_ascii=False)
         if self.is_valid and not self._server_errors:
             return "ready to submit"
+        shown = self._attempted or self._server_errors
+        if not shown and not any(f.messages for f in self.root.walk()):
+            # What the browser shows of it: nothing is wrong before the person has done
+            # anything (messages wait for a touch or a Submit); say what is left to do.
+            missing = sum(1 for issue in self.errors if issue.keyword == "required")
+            if missing == len(self.errors):
+                return f"waiting for an answer ({plural(missing, 'required field')} to fill in)"
+            return "waiting for an answer"
         return f"{plural(len(self.errors), 'problem')} to fix"
 
     def to_text(self) -> str:

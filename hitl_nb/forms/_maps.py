@@ -127,9 +127,10 @@ class MapEditor:
             placeholder="name",
             tooltip="member name",
         )
-        remove = make(
+        remove = make(  # the same control as a list entry's (_arrays.py)
             W.Button,
             self.owner.classes("hitl-remove"),
+            "narrow",
             description="✕",
             tooltip="remove this entry",
         )

@@ -1,9 +1,10 @@
 """Turn a response_schema into the shapes the form builds from.
 
 - ``$ref`` is resolved inside the schema only (``#`` and ``#/...`` pointers, which
-  covers ``$defs`` and ``definitions``); anything else is unsupported, never fetched
-  (STYLE: a schema comes from an untrusted agent). Resolution is one level at a time,
-  so a recursive schema is expanded only as far as the form is opened.
+  covers ``$defs`` and ``definitions``); anything else is unsupported, never fetched:
+  the schema comes from an agent, which need not be trusted, and a fetch would let it
+  send the kernel to any address. Resolution is one level at a time, so a recursive
+  schema is expanded only as far as the form is opened.
 - ``allOf`` is merged into one schema (properties united, ``required`` joined, bounds
   tightened); members that cannot be merged stay under ``allOf`` for the sub-field.
 - ``type: [x, "null"]`` and ``anyOf``/``oneOf`` with a null branch become "nullable x".

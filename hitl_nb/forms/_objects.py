@@ -426,6 +426,8 @@ class ObjectField(Field):
     def set_disabled(self, disabled: bool) -> None:
         self.disabled = disabled
         inner = disabled or self.readonly  # readOnly on a section covers its members
+        if self.toggle is not None:  # a submitted form gains or loses no section
+            self.toggle.disabled = inner
         for field in self.fields.values():
             field.set_disabled(inner)
         if self.map is not None:

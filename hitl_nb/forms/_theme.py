@@ -32,6 +32,9 @@ LABEL_WIDTH = "11em"
 #: share :data:`FIELD_WIDTH`.
 TEXT_WIDTH = "36em"
 FIELD_WIDTH = "18em"
+#: Space between the label column and the input (a note under an input keeps it too).
+LABEL_GAP = "8px"
+_WIDGET_MARGIN = "var(--jp-widgets-margin, 2px)"
 
 #: The named layouts fields ask for.
 LayoutName = Literal[
@@ -47,7 +50,12 @@ _LAYOUT_ARGS: dict[str, dict[str, str]] = {
     "row": {"align_items": "flex-start", "max_width": "100%"},
     "indent": {"margin": "0 0 0 1.25em"},
     "narrow": {"width": "2.4em", "flex": "0 0 auto"},
-    "note": {"margin": f"0 0 0.35em calc({LABEL_WIDTH} + 4px)", "max_width": TEXT_WIDTH},
+    # under its input's left edge: past the label column, the gap after it and the margin
+    # every widget has (--jp-widgets-margin) but this note, whose margin this is
+    "note": {
+        "margin": f"0 0 0.35em calc({LABEL_WIDTH} + {LABEL_GAP} + {_WIDGET_MARGIN})",
+        "max_width": TEXT_WIDTH,
+    },
     "zone": {"width": "8.5em", "flex": "0 0 auto"},
     # a map's member name, in the label column (its value's label is hidden)
     "key": {"width": LABEL_WIDTH, "flex": "0 0 auto"},
@@ -186,6 +194,13 @@ _ERROR = "var(--jp-error-color1, #d32f2f)"
 _ERROR_DARK = "var(--jp-error-color2, #e57373)"
 _MUTED = "var(--jp-ui-font-color2, #616161)"
 _TEXT = "var(--jp-ui-font-color1, rgba(0, 0, 0, 0.87))"
+# A submitted (or readOnly) value is the answer, not a hint: in the colour a live input's
+# text has, never the browser's disabled grey (opacity 0.6 there: 4.3:1 on white, under
+# WCAG AA's 4.5:1, and as pale as the placeholders beside it). Placeholders stay muted
+# and italic, so an empty field and an answer are told apart at a glance.
+# (ipywidgets leaves date-and-time and time inputs to the browser, a 2px inset border and
+# a grey fill in the dark theme: the stylesheet draws them like the other inputs.)
+_VALUE = "var(--jp-widgets-input-color, var(--jp-content-font-color1, rgba(0, 0, 0, 0.87)))"
 _BORDER = "var(--jp-border-color2, #e0e0e0)"
 _CARD_BG = "var(--jp-layout-color1, transparent)"
 _OK = "var(--jp-success-color1, #388e3c)"
@@ -202,10 +217,10 @@ CSS = f"""
 .hitl-form .widget-label, .hitl-form .widget-label-basic {{ color: {_TEXT}; }}
 .hitl-form .hitl-input > .widget-label, .hitl-form .hitl-variant > .widget-label {{
   flex: 0 0 {LABEL_WIDTH}; min-width: {LABEL_WIDTH}; max-width: {LABEL_WIDTH};
-  text-align: right; padding-right: 4px; box-sizing: border-box; margin: 0 8px 0 0;
+  text-align: right; padding-right: 4px; box-sizing: border-box; margin: 0 {LABEL_GAP} 0 0;
   overflow: hidden; text-overflow: ellipsis;
 }}
-.hitl-form .hitl-map-key {{ margin-right: 8px; }}
+.hitl-form .hitl-map-key {{ margin-right: {LABEL_GAP}; }}
 .hitl-form .widget-radio-box {{ margin-left: 0; }}
 .hitl-form .widget-radio.hitl-input {{ display: flex; flex-direction: row;
   align-items: flex-start; height: auto; }}
@@ -217,7 +232,20 @@ CSS = f"""
 .hitl-form .hitl-input.widget-timepicker > input,
 .hitl-form .hitl-input > .widget-inline-hbox {{ flex: 1 1 auto; }}
 .hitl-form .hitl-row > .hitl-entry {{ flex: 0 1 auto; min-width: 0; }}
-.hitl-form .hitl-row > .widget-button {{ flex: 0 0 auto; }}
+.hitl-form .hitl-row > .widget-button, .hitl-form .hitl-map-row > .widget-button {{
+  flex: 0 0 auto; }}
+.hitl-form input::placeholder, .hitl-form textarea::placeholder {{ color: {_MUTED};
+  -webkit-text-fill-color: currentColor; font-style: italic; opacity: 1; }}
+.hitl-form .hitl-input input[type="datetime-local"], .hitl-form .hitl-input input[type="time"] {{
+  border: var(--jp-widgets-input-border-width, 1px) solid
+    var(--jp-widgets-input-border-color, #bdbdbd);
+  background-color: var(--jp-widgets-input-background-color, transparent);
+  color: {_VALUE}; }}
+.hitl-form input:disabled:not([type="checkbox"]):not([type="radio"]),
+.hitl-form textarea:disabled, .hitl-form select:disabled {{
+  opacity: 1; color: {_VALUE}; -webkit-text-fill-color: {_VALUE};
+  background-color: transparent; border-color: {_BORDER}; cursor: default; }}
+.hitl-form .widget-radio-box label:has(> input:checked:disabled) {{ font-weight: 600; }}
 .hitl-form .hitl-help {{ color: {_MUTED}; font-size: var(--jp-content-font-size0, 90%);
   line-height: 1.4; }}
 .hitl-form .hitl-error {{ color: {_ERROR}; line-height: 1.4; }}

@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .._messages import number_text
+
 #: JSON types in words a person uses.
 TYPE_WORDS = {
     "string": "text",
@@ -42,19 +44,16 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count} {word if count == 1 else (many or word + 's')}"
 
 
-def _num(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    return str(value)
-
-
 def _choices(values: list[Any], limit: int = 6) -> str:
-    shown = [v if isinstance(v, str) else _num(v) if _is_num(v) else repr(v) for v in values]
+    shown = [
+        v if isinstance(v, str) else number_text(v) if _isnumber_text(v) else repr(v)
+        for v in values
+    ]
     text = ", ".join(str(s) for s in shown[:limit])
     return text + (", …" if len(shown) > limit else "")
 
 
-def _is_num(v: Any) -> bool:
+def _isnumber_text(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
@@ -95,16 +94,16 @@ def for_person(keyword: str, message: str, schema: Mapping[str, Any] | None, kin
         return f"Use at least {plural(want, 'character')}"
     if keyword == "maxLength" and isinstance(want, int):
         return f"Use at most {plural(want, 'character')}"
-    if keyword == "minimum" and _is_num(want):
-        return f"Must be {_num(want)} or more"
-    if keyword == "maximum" and _is_num(want):
-        return f"Must be {_num(want)} or less"
-    if keyword == "exclusiveMinimum" and _is_num(want):
-        return f"Must be more than {_num(want)}"
-    if keyword == "exclusiveMaximum" and _is_num(want):
-        return f"Must be less than {_num(want)}"
-    if keyword == "multipleOf" and _is_num(want):
-        return f"Must be a multiple of {_num(want)}"
+    if keyword == "minimum" and _isnumber_text(want):
+        return f"Must be {number_text(want)} or more"
+    if keyword == "maximum" and _isnumber_text(want):
+        return f"Must be {number_text(want)} or less"
+    if keyword == "exclusiveMinimum" and _isnumber_text(want):
+        return f"Must be more than {number_text(want)}"
+    if keyword == "exclusiveMaximum" and _isnumber_text(want):
+        return f"Must be less than {number_text(want)}"
+    if keyword == "multipleOf" and _isnumber_text(want):
+        return f"Must be a multiple of {number_text(want)}"
     if keyword == "minItems" and isinstance(want, int):
         return f"Add at least {plural(want, 'entry', 'entries')}"
     if keyword == "maxItems" and isinstance(want, int):

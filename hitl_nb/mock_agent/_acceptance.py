@@ -1,54 +1,73 @@
 """Answers to an open prompt: exactly-once acceptance, then the task moves on.
 
-A mixin of :class:`~hitl_nb.mock_agent._core.AgentCore` (the request side) built on
-:class:`~hitl_nb.mock_agent._script.ScriptSteps` (the script side): every check of an
-answer comes before any change (§Acceptance and rejection), so the first valid answer is
-accepted and every later one gets 409; an invalid payload gets 422 with its
-``validation_errors``. On acceptance the task leaves INPUT_REQUIRED at once (AC-4) and
-the rest of the script runs on the next loop turn. Runs on the agent's loop only.
+:class:`Acceptance` is the part of the agent that takes an answer. Every check comes
+before any change (§Acceptance and rejection), so of many racing answers the first
+valid one is accepted and every later one gets 409; an invalid payload gets 422 with
+its ``validation_errors`` and the prompt stays open. On acceptance the prompt closes
+and the script resumes the task (AC-4: out of INPUT_REQUIRED at once), unless a fault
+mode holds it back. It sees the task book as :class:`Book` and the script as
+:class:`Prompts`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import copy
-import logging
-from abc import abstractmethod
-from typing import Any
+from typing import Any, Protocol
 
-from hitl_nb.a2a import Message, TaskState
-from hitl_nb.errors import PromptConflict, ResponseInvalid
+from hitl_nb.a2a import Message
+from hitl_nb.errors import InvalidParams, MalformedResponse, PromptConflict, ResponseInvalid
+from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._records import TaskRecord
-from hitl_nb.mock_agent._script import ScriptSteps
-from hitl_nb.spec import EXTENSION_URI
+from hitl_nb.mock_agent._task_book import Commits, Defers, Keeps
+from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY, ResponseEnvelope
 from hitl_nb.validation import validate_payload
 
-__all__ = ["OMIT_ERRORS", "AcceptanceSteps"]
-
-log = logging.getLogger("hitl_nb.mock_agent")
+__all__ = ["OMIT_ERRORS", "Acceptance", "Book", "Prompts", "read_response"]
 
 #: Set in a ResponseInvalid's ``data`` when the 422-without-errors fault drops the list.
 OMIT_ERRORS = "omit_validation_errors"
 
 
-class AcceptanceSteps(ScriptSteps):
-    """The answer side of the agent core (a mixin; see the module docstring).
+class Book(Keeps, Commits, Defers, Protocol):
+    """What acceptance does with the task book: keep the answer, store the change, hold
+    the resume back (a fault mode)."""
 
-    The class using it provides :attr:`loop`, :meth:`_wake` and :meth:`_commit`.
-    """
 
-    @property
-    @abstractmethod
-    def loop(self) -> asyncio.AbstractEventLoop:
-        """The serving loop."""
+class Prompts(Protocol):
+    """What acceptance asks of the script."""
 
-    @abstractmethod
-    def _wake(self, rec: TaskRecord) -> None:
-        """Release blocking sends when nothing is pending."""
+    def close_prompt(self, rec: TaskRecord, status: str) -> None:
+        """The prompt is over (``"answered"``)."""
 
-    def _answer(
+    def resume(self, rec: TaskRecord) -> None:
+        """Move the task on after an accepted answer."""
+
+
+def read_response(raw: object) -> tuple[str, dict[str, Any]]:
+    """``(prompt_id, payload)`` of a message's ``hitl_response_for`` (InvalidParams
+    naming the member when it is not a ResponseEnvelope)."""
+    if not isinstance(raw, dict):  # from_json would read a string as JSON text
+        raise InvalidParams(f"/message/metadata/{RESPONSE_KEY}: expected an object")
+    try:
+        response = ResponseEnvelope.from_json(raw)
+    except MalformedResponse as exc:
+        raise InvalidParams(f"/message/metadata/{RESPONSE_KEY}: {exc}") from None
+    return response.prompt_id, response.payload
+
+
+class Acceptance:
+    """Takes answers to open prompts, exactly once each."""
+
+    def __init__(self, book: Book, prompts: Prompts, faults: Faults) -> None:
+        self.book = book
+        self.prompts = prompts
+        self.faults = faults
+
+    def answer(
         self, rec: TaskRecord, message: Message, prompt_id: str, payload: dict[str, Any]
     ) -> tuple[TaskRecord, int]:
+        """Accept ``payload`` for ``prompt_id``, or raise PromptConflict (409) /
+        ResponseInvalid (422) with nothing changed; returns the task and the outbox id
+        before the change."""
         # Every check comes before any change (§Acceptance and rejection).
         open_ = rec.prompt
         if open_ is None or open_.prompt_id != prompt_id:
@@ -80,56 +99,16 @@ class AcceptanceSteps(ScriptSteps):
                 errors = []
             raise ResponseInvalid(data=data, validation_errors=errors)
         start = rec.outbox.last_id
-        self._close_prompt(rec, "answered")
+        self.prompts.close_prompt(rec, "answered")
         rec.last_answered = prompt_id
         rec.answers.append(payload)
         rec.step_index += 1
-        stored = copy.copy(message)
-        stored.context_id = rec.task.context_id
-        rec.task.history.append(stored)
+        self.book.keep(rec, message)
         if self.faults.never_resume:
             pass
         elif self.faults.slow_resume_ms:
-            rec.pending += 1
-            self.loop.call_later(self.faults.slow_resume_ms / 1000, self._resume, rec, True)
+            self.book.later(rec, self.prompts.resume, self.faults.slow_resume_ms / 1000)
         else:
-            self._resume(rec, False)
-        self._commit(rec)
+            self.prompts.resume(rec)
+        self.book.commit(rec)
         return rec, start
-
-    def _resume(self, rec: TaskRecord, delayed: bool) -> None:
-        if delayed:
-            rec.pending -= 1
-        if not rec.task.status.state.is_terminal:
-            # §Acceptance and rejection / AC-4: out of INPUT_REQUIRED at once. The rest of
-            # the script runs on the next loop turn, so subscribers get WORKING first.
-            self._emit_status(rec, TaskState.WORKING, None)
-            if self._loop is not None:
-                rec.pending += 1
-                self._loop.call_soon(self._continue, rec)
-            else:
-                self._advance(rec)
-        if delayed:
-            self._commit(rec)
-        self._wake(rec)
-
-    def _continue(self, rec: TaskRecord) -> None:
-        self._run_step(rec, "the next step")
-
-    def _run_step(self, rec: TaskRecord, which: str, *, first: bool = False) -> None:
-        """Run the task's next step (a call the loop scheduled); ``first``: only if no
-        step has run yet."""
-        rec.pending -= 1
-        try:
-            working = rec.task.status.state is TaskState.WORKING
-            if working and (not first or rec.step_index == 0):
-                try:
-                    self._advance(rec)
-                except Exception as exc:
-                    # A step that breaks fails the task; before, it stayed WORKING and a
-                    # blocking send waiting for it never returned.
-                    log.exception("scenario %s: %s failed", rec.scenario, which)
-                    self._emit_status(rec, TaskState.FAILED, f"The scenario failed: {exc}")
-                self._commit(rec)
-        finally:
-            self._wake(rec)

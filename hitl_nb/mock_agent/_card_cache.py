@@ -38,8 +38,9 @@ def _etags(header: str) -> list[str]:
     return [tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()]
 
 
-def not_modified(if_none_match: str | None, if_modified_since: str | None,
-                 etag: str, modified: datetime) -> bool:  # fmt: skip
+def not_modified(
+    if_none_match: str | None, if_modified_since: str | None, etag: str, modified: datetime
+) -> bool:
     """RFC 9110 §13.1: If-None-Match decides when present, else If-Modified-Since."""
     if if_none_match is not None:
         tags = _etags(if_none_match)

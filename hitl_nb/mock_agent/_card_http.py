@@ -31,8 +31,9 @@ class AgentCardHandler(BaseHandler):
         self.set_header("ETag", etag)
         self.set_header("Last-Modified", modified)
         headers = self.request.headers
-        if not_modified(headers.get("If-None-Match"), headers.get("If-Modified-Since"),
-                        etag, modified):  # fmt: skip
+        if not_modified(
+            headers.get("If-None-Match"), headers.get("If-Modified-Since"), etag, modified
+        ):
             self.set_status(304)
             self.finish()
             return

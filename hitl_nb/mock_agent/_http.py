@@ -44,9 +44,10 @@ from hitl_nb.errors import (
     WrongContentType,
 )
 from hitl_nb.mock_agent._card_cache import CardStamps
-from hitl_nb.mock_agent._core import AgentCore, IncomingPush
+from hitl_nb.mock_agent._core import AgentCore
 from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._outbox import CLOSED, Listener, ends_stream, follow
+from hitl_nb.mock_agent._push_configs import IncomingPush
 from hitl_nb.mock_agent._records import TaskRecord
 from hitl_nb.mock_agent._requests import parse_count
 from hitl_nb.mock_agent._views import event_view, task_view

@@ -271,42 +271,42 @@ class JsonRpcHandler(BaseHandler):
 
     async def push_create(self, params: dict[str, Any]) -> Any:
         """CreateTaskPushNotificationConfig / tasks/pushNotificationConfig/set."""
-        self.core.require_push()
+        self.core.push.require()
         codec = codec_for(self.version)
         config = read_push_config(params, codec, "/params")
         if config.task_id is None:
             raise InvalidParams("/params/taskId: expected a non-empty string")
-        made = self.core.create_push(config.task_id, config, self.version, self.activated())
+        made = self.core.push.create(config.task_id, config, self.version, self.activated())
         return encode_push_config(made, self.version)
 
     async def push_get(self, params: dict[str, Any]) -> Any:
         """GetTaskPushNotificationConfig / tasks/pushNotificationConfig/get."""
-        self.core.require_push()
+        self.core.push.require()
         config_id: str | None
         if self.version == "1.0":
             task_id, config_id = _str_param(params, "taskId"), _str_param(params, "id")
         else:
             task_id = _str_param(params, "id")
             config_id = _opt_str_param(params, "pushNotificationConfigId")
-        return encode_push_config(self.core.get_push(task_id, config_id), self.version)
+        return encode_push_config(self.core.push.get(task_id, config_id), self.version)
 
     async def push_list(self, params: dict[str, Any]) -> Any:
         """ListTaskPushNotificationConfigs / tasks/pushNotificationConfig/list."""
-        self.core.require_push()
+        self.core.push.require()
         if self.version == "0.3":
-            configs = self.core.list_push(_str_param(params, "id"))
+            configs = self.core.push.list(_str_param(params, "id"))
             return [encode_push_config(c, "0.3") for c in configs]
-        configs = self.core.list_push(_str_param(params, "taskId"))
+        configs = self.core.push.list(_str_param(params, "taskId"))
         token = _opt_str_param(params, "pageToken")
         return page_of_push_configs(configs, _int_param(params, "pageSize", 1, 100), token)
 
     async def push_delete(self, params: dict[str, Any]) -> Any:
         """DeleteTaskPushNotificationConfig / tasks/pushNotificationConfig/delete."""
-        self.core.require_push()
+        self.core.push.require()
         if self.version == "1.0":
-            self.core.delete_push(_str_param(params, "taskId"), _str_param(params, "id"))
+            self.core.push.delete(_str_param(params, "taskId"), _str_param(params, "id"))
             return {}
-        self.core.delete_push(
+        self.core.push.delete(
             _str_param(params, "id"), _str_param(params, "pushNotificationConfigId")
         )
         return None

@@ -1,8 +1,9 @@
 """The push-notification configurations of the agent's tasks (A2A 1.0 §3.1.7-3.1.10).
 
-A mixin of :class:`~hitl_nb.mock_agent._core.AgentCore`: create, get, list and delete a
-task's webhooks, and hand each committed task update to the
-:class:`~hitl_nb.mock_agent._push_delivery.PushSender`. Off unless a client asks: no
+:class:`PushConfigs` is the part of the agent that creates, gets, lists and deletes a
+task's webhooks, and hands each committed task update to the
+:class:`~hitl_nb.mock_agent._push_delivery.PushSender` (it watches the task book's
+commits, and sees the book as :class:`Book`). Off unless a client asks: no
 configuration, no notification. With push turned off (``push_notifications=False``) the
 card says ``pushNotifications: false`` and every method answers
 PushNotificationNotSupported (-32003), as §3.3.4 requires.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from abc import ABC, abstractmethod
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from hitl_nb.a2a import A2AVersion, PushConfig, StreamEvent
@@ -23,8 +24,14 @@ from hitl_nb.errors import InvalidParams, PushNotificationNotSupported, TaskNotF
 from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._push_delivery import PushSender, PushSettings, notification
 from hitl_nb.mock_agent._records import PushEntry, TaskRecord
+from hitl_nb.mock_agent._task_book import Commits, Finds
 
-__all__ = ["MAX_SECRET", "PushSteps", "check_push_config"]
+__all__ = ["MAX_SECRET", "Book", "IncomingPush", "PushConfigs", "check_push_config"]
+
+#: A push configuration that arrived with a send request: (config, version, activated).
+IncomingPush = tuple[PushConfig, A2AVersion, bool]
+#: What a commit stored: ``(outbox id, event)``, oldest first.
+Committed = list[tuple[int, StreamEvent]]
 
 log = logging.getLogger("hitl_nb.mock_agent.push")
 
@@ -72,62 +79,64 @@ def check_push_config(config: PushConfig, settings: PushSettings, pointer: str) 
             raise InvalidParams(f"{pointer}/{name}: must not contain control characters")
 
 
-class PushSteps(ABC):
-    """Push-notification configurations and delivery (a mixin; see the module docstring).
+class Book(Finds, Commits, Protocol):
+    """What push configurations need of the task book: find a task, store its change."""
 
-    The class using it provides the attributes below, :meth:`get` and :meth:`_commit`.
-    """
 
-    faults: Faults
-    push: PushSettings
-    pusher: PushSender
+class PushConfigs:
+    """Push-notification configurations of the agent's tasks, and their delivery."""
 
-    @abstractmethod
-    def get(self, task_id: str) -> TaskRecord:
-        """The task record, or raise TaskNotFound."""
+    def __init__(self, book: Book, settings: PushSettings, faults: Faults) -> None:
+        self.book = book
+        self.settings = settings
+        self.faults = faults
+        self.sender = PushSender(settings)
 
-    @abstractmethod
-    def _commit(self, rec: TaskRecord) -> None:
-        """Persist ``rec``'s change."""
+    @property
+    def enabled(self) -> bool:
+        """Does this agent do push notifications (its card says so)?"""
+        return self.settings.enabled
 
-    def require_push(self) -> None:
+    def require(self) -> None:
         """Raise PushNotificationNotSupported (-32003) when push is turned off."""
-        if not self.push.enabled:
+        if not self.settings.enabled:
             # A2A §3.3.2's words for the error: clients (and the 0.3 TCK) look for them.
             raise PushNotificationNotSupported("push notifications are not supported by this agent")
 
-    def _add_push(
+    def add(
         self, rec: TaskRecord, config: PushConfig, version: A2AVersion, activated: bool
     ) -> PushEntry:
-        self.require_push()
-        check_push_config(config, self.push, "/params")
+        """Give the task a webhook (checked first; the caller commits): a new one, or
+        the one of the same id replaced."""
+        self.require()
+        check_push_config(config, self.settings, "/params")
         if config.task_id is not None and config.task_id != rec.id:
             raise InvalidParams(f"/params/taskId: {config.task_id!r} is not task {rec.id!r}")
         config.id = config.id or str(uuid.uuid4())
         config.task_id = rec.id
-        if config.id not in rec.push and len(rec.push) >= self.push.max_configs:
+        if config.id not in rec.push and len(rec.push) >= self.settings.max_configs:
             raise InvalidParams(
-                f"task {rec.id} already has {self.push.max_configs} push configurations "
+                f"task {rec.id} already has {self.settings.max_configs} push configurations "
                 "(the limit); delete one first"
             )
         entry = PushEntry(config, version, activated)
         rec.push[config.id] = entry  # the same id again replaces it
         return entry
 
-    def create_push(
+    def create(
         self, task_id: str, config: PushConfig, version: A2AVersion, activated: bool
     ) -> PushConfig:
         """CreateTaskPushNotificationConfig: store (or replace, same id) a webhook."""
-        self.require_push()
-        rec = self.get(task_id)
-        entry = self._add_push(rec, config, version, activated)
-        self._commit(rec)
+        self.require()
+        rec = self.book.get(task_id)
+        entry = self.add(rec, config, version, activated)
+        self.book.commit(rec)
         return entry.config
 
-    def get_push(self, task_id: str, config_id: str | None) -> PushConfig:
+    def get(self, task_id: str, config_id: str | None) -> PushConfig:
         """GetTaskPushNotificationConfig; without an id (0.3), the task's first one."""
-        self.require_push()
-        rec = self.get(task_id)
+        self.require()
+        rec = self.book.get(task_id)
         if config_id is None:
             if not rec.push:
                 raise TaskNotFound(f"task {task_id} has no push notification configuration")
@@ -139,21 +148,22 @@ class PushSteps(ABC):
             )
         return entry.config
 
-    def list_push(self, task_id: str) -> list[PushConfig]:
+    def list(self, task_id: str) -> list[PushConfig]:
         """ListTaskPushNotificationConfigs: every webhook of the task, oldest first."""
-        self.require_push()
-        return [entry.config for entry in self.get(task_id).push.values()]
+        self.require()
+        return [entry.config for entry in self.book.get(task_id).push.values()]
 
-    def delete_push(self, task_id: str, config_id: str) -> None:
+    def delete(self, task_id: str, config_id: str) -> None:
         """DeleteTaskPushNotificationConfig; deleting one that is gone is no error."""
-        self.require_push()
-        rec = self.get(task_id)
+        self.require()
+        rec = self.book.get(task_id)
         if rec.push.pop(config_id, None) is not None:
-            self.pusher.forget(task_id, config_id)
-            self._commit(rec)
+            self.sender.forget(task_id, config_id)
+            self.book.commit(rec)
 
-    def _publish(self, rec: TaskRecord, events: list[tuple[int, StreamEvent]]) -> None:
-        """Hand the committed updates of ``rec`` to every webhook it has."""
+    def publish(self, rec: TaskRecord, events: Committed) -> None:
+        """Hand the committed updates of ``rec`` to every webhook it has (the task
+        book's commit watcher)."""
         if not rec.push or not events:
             return
         for entry in list(rec.push.values()):
@@ -161,8 +171,12 @@ class PushSteps(ABC):
             if entry.version == "0.3":
                 # 0.3 sends the whole task once per change, not once per event.
                 body = notification(entry, events[-1][1], rec.task, self.faults)
-                self.pusher.publish(rec.id, entry, body, media)
+                self.sender.publish(rec.id, entry, body, media)
                 continue
             for _seq, event in events:
                 body = notification(entry, event, rec.task, self.faults)
-                self.pusher.publish(rec.id, entry, body, media)
+                self.sender.publish(rec.id, entry, body, media)
+
+    def close(self) -> None:
+        """Stop every delivery (queued notifications are dropped)."""
+        self.sender.close()

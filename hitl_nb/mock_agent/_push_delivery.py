@@ -105,8 +105,12 @@ class PushSender:
         if self._closed:
             return
         if len(body) > self.settings.max_body:
-            log.warning("push for task %s: %d bytes is over the %d-byte limit; not sent",
-                        task_id, len(body), self.settings.max_body)  # fmt: skip
+            log.warning(
+                "push for task %s: %d bytes is over the %d-byte limit; not sent",
+                task_id,
+                len(body),
+                self.settings.max_body,
+            )
             self.log.append(Delivery(entry.config.url, error="body over the size limit"))
             return
         key = (task_id, entry.config.id or "")
@@ -129,8 +133,9 @@ class PushSender:
     @property
     def idle(self) -> bool:
         """True when nothing is queued or on its way."""
-        return all(not q.items and (q.worker is None or q.worker.done())
-                   for q in self._queues.values())  # fmt: skip
+        return all(
+            not q.items and (q.worker is None or q.worker.done()) for q in self._queues.values()
+        )
 
     def close(self) -> None:
         """Stop every worker and the HTTP client (queued updates are dropped)."""
@@ -200,8 +205,9 @@ class PushSender:
             self.failures += 1
             if not (answer.code >= 500 or answer.code in _RETRYABLE or answer.code == 599):
                 break  # 3xx (never followed) or a 4xx: trying again would not help
-        log.warning("push to %s failed after %d attempt(s): %s",
-                    config.url, outcome.attempts, outcome.error)  # fmt: skip
+        log.warning(
+            "push to %s failed after %d attempt(s): %s", config.url, outcome.attempts, outcome.error
+        )
         return outcome
 
 

@@ -4,7 +4,8 @@ The record is the task (as A2A shows it) plus what the script needs: the scenari
 its steps, the answers so far, the open prompt (envelope and deadline bookkeeping), the
 outbox and the task's push-notification configurations (:class:`PushEntry`). The JSON
 form keeps everything but the outbox (stored event by event) and the steps (rebuilt from
-the scenario and its options).
+the scenario and its options). A :class:`Plan` is what a new task will be, decided before
+the task book opens it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from hitl_nb.a2a import (
     CODEC_V1,
@@ -26,7 +27,23 @@ from hitl_nb.a2a import (
 from hitl_nb.mock_agent._outbox import Outbox
 from hitl_nb.mock_agent._scenarios import DeadlinePolicy, Step
 
-__all__ = ["OpenPrompt", "PushEntry", "TaskRecord", "record_from_json", "record_to_json"]
+__all__ = [
+    "OpenPrompt",
+    "Plan",
+    "PushEntry",
+    "TaskRecord",
+    "record_from_json",
+    "record_to_json",
+]
+
+
+class Plan(NamedTuple):
+    """What a new task will be, decided before it exists: the scenario's name, the
+    options of the first message, the steps they give."""
+
+    scenario: str
+    options: dict[str, Any]
+    steps: list[Step]
 
 
 @dataclass

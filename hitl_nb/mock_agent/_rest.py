@@ -209,22 +209,22 @@ class PushConfigHandler(RestHandler):
     def prepare(self) -> None:
         """Version check, then PushNotificationNotSupported when push is off."""
         super().prepare()
-        self.core.require_push()
+        self.core.push.require()
 
     def post(self, task_id: str, config_id: str | None) -> None:
         """CreateTaskPushNotificationConfig (the body is a TaskPushNotificationConfig)."""
         if config_id is not None:
             raise MethodNotAllowed("POST goes to /tasks/{id}/pushNotificationConfigs")
         config = read_push_config(self.read_body(), CODEC_V1, "")
-        made = self.core.create_push(task_id, config, "1.0", self.activated())
+        made = self.core.push.create(task_id, config, "1.0", self.activated())
         self.write_json(encode_push_config(made, "1.0"))
 
     def get(self, task_id: str, config_id: str | None) -> None:
         """GetTaskPushNotificationConfig, or ListTaskPushNotificationConfigs without an id."""
         if config_id is not None:
-            self.write_json(encode_push_config(self.core.get_push(task_id, config_id), "1.0"))
+            self.write_json(encode_push_config(self.core.push.get(task_id, config_id), "1.0"))
             return
-        configs = self.core.list_push(task_id)
+        configs = self.core.push.list(task_id)
         token = self.get_query_argument("pageToken", None)
         self.write_json(page_of_push_configs(configs, self.int_arg("pageSize", 1, 100), token))
 
@@ -232,7 +232,7 @@ class PushConfigHandler(RestHandler):
         """DeleteTaskPushNotificationConfig (idempotent)."""
         if config_id is None:
             raise MethodNotAllowed("DELETE needs /tasks/{id}/pushNotificationConfigs/{configId}")
-        self.core.delete_push(task_id, config_id)
+        self.core.push.delete(task_id, config_id)
         self.write_json({})
 
 

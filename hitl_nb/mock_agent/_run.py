@@ -60,8 +60,9 @@ _access = logging.getLogger("hitl_nb.mock_agent.access")
 def _access_log(handler: tornado.web.RequestHandler) -> None:
     # Debug level: a notebook should not show a line per request (nor per 4xx).
     req = handler.request
-    _access.debug("%s %s %s %.1fms", handler.get_status(), req.method, req.uri,
-                  1000 * req.request_time())  # fmt: skip
+    _access.debug(
+        "%s %s %s %.1fms", handler.get_status(), req.method, req.uri, 1000 * req.request_time()
+    )
 
 
 def _faults(faults: Iterable[str] | Faults | None) -> Faults:

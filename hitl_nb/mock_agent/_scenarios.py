@@ -118,7 +118,8 @@ class TaskEnd:
 
 
 def _default_finish(answers: Sequence[Mapping[str, Any]]) -> TaskEnd:
-    return TaskEnd(text=f"Done: {len(answers)} answer(s) received.")
+    count = len(answers)
+    return TaskEnd(text=f"Done: {count} answer{'' if count == 1 else 's'} received.")
 
 
 @dataclass(frozen=True)

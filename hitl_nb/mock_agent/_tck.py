@@ -1,4 +1,4 @@
-"""The A2A TCK's system-under-test contract, as a scenario of the mock agent.
+"""The A2A TCK's system-under-test contract, as a part of the mock agent.
 
 The official A2A TCK (a2aproject/a2a-tck, branch 1.0-dev) drives its system under test
 in band: the ``messageId`` of a message says what the agent does with it (its
@@ -28,39 +28,29 @@ any other ``tck-`` prefix               completes (the contract's "normal proces
 A later message on a waiting ``tck`` task acts by its own prefix in the same way (the
 TCK completes a multi-turn task with ``tck-complete-task``); one without a TCK prefix is
 kept in the history and changes nothing.
+
+:class:`TckContract` plans and starts such tasks, answers their follow-ups and
+produces their events; it sees the task book as :class:`Book`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import copy
 import os
 import uuid
-from abc import ABC, abstractmethod
-from typing import Any
+from typing import Protocol
 
-from hitl_nb.a2a import (
-    A2AVersion,
-    Artifact,
-    Message,
-    Part,
-    PushConfig,
-    Role,
-    Task,
-    TaskArtifactUpdateEvent,
-    TaskState,
-    TaskStatus,
-)
-from hitl_nb.mock_agent._records import TaskRecord
-from hitl_nb.mock_agent._script import now_iso
+from hitl_nb.a2a import Artifact, Message, Part, Role, TaskState
+from hitl_nb.mock_agent._records import Plan, TaskRecord
+from hitl_nb.mock_agent._task_book import Commits, Defers, Emits, Keeps
 
-__all__ = ["TCK_PREFIXES", "TCK_SCENARIO", "TckSteps", "is_tck", "streaming_timeout"]
+__all__ = ["TCK_PREFIXES", "TCK_SCENARIO", "Book", "TckContract", "is_tck", "streaming_timeout"]
 
 #: The scenario name of tasks started by a TCK message.
 TCK_SCENARIO = "tck"
 #: messageId prefixes of the TCK's contract.
 TCK_PREFIXES = ("tck-", "test-resubscribe-message-id")
 _RESUBSCRIBE = "test-resubscribe-message-id"
+_DIRECT_REPLY = "tck-message-response"
 _TEXT_ARTIFACT = {
     "tck-stream-001": "Stream hello from TCK",
     "tck-stream-003": "Stream task lifecycle",
@@ -87,135 +77,98 @@ def _file_part() -> Part:
     return Part(raw=b"TCK file content\n", filename="output.txt", media_type="text/plain")
 
 
-class TckSteps(ABC):
-    """The TCK scenario side of the agent core (a mixin, like ``ScriptSteps``)."""
-
-    tasks: dict[str, TaskRecord]
-    _loop: asyncio.AbstractEventLoop | None
-
-    @abstractmethod
-    def _commit(self, rec: TaskRecord) -> None:
-        """Persist ``rec``'s change."""
-
-    @abstractmethod
-    def _emit_status(
-        self,
-        rec: TaskRecord,
-        state: TaskState,
-        message: Message | str | None,
-        metadata: dict[str, Any] | None = None,
-    ) -> None:
-        """Move the task to ``state`` (an outbox event)."""
-
-    @abstractmethod
-    def _wake(self, rec: TaskRecord) -> None:
-        """Release blocking sends when nothing is pending."""
-
-    @abstractmethod
-    def _add_push(
-        self, rec: TaskRecord, config: PushConfig, version: A2AVersion, activated: bool
-    ) -> object:
-        """Give the task a push-notification webhook (checked; raises when refused)."""
-
-    def _tck_start(
-        self, message: Message, push: tuple[PushConfig, A2AVersion, bool] | None = None
-    ) -> tuple[TaskRecord | Message, int]:
-        """A new task (or, for ``tck-message-response``, a direct reply) for ``message``;
-        ``push``: a webhook from the request's configuration (the TCK sends one)."""
-        context_id = message.context_id or str(uuid.uuid4())
-        if message.message_id.startswith("tck-message-response"):
-            reply = Message(
-                str(uuid.uuid4()), Role.AGENT, [Part(text="Direct message response")],
-                context_id=context_id,
-            )  # fmt: skip
-            return reply, 0
-        task_id = str(uuid.uuid4())
-        first = copy.copy(message)
-        first.task_id, first.context_id = task_id, context_id
-        task = Task(
-            task_id,
-            context_id,
-            TaskStatus(TaskState.SUBMITTED, timestamp=now_iso()),
-            history=[first],
-            metadata={"scenario": TCK_SCENARIO},
+def _artifact_part(message_id: str) -> Part | None:
+    if message_id.startswith("tck-artifact-text"):
+        return Part(text="Generated text content")
+    if message_id.startswith("tck-artifact-file-url"):
+        return Part(
+            url="https://example.com/output.txt", filename="output.txt", media_type="text/plain"
         )
-        rec = TaskRecord(task, TCK_SCENARIO, {}, [])
-        if push is not None:
-            self._add_push(rec, *push)  # checked before the task exists: nothing to undo
-        self.tasks[task_id] = rec
-        rec.outbox.append(copy.deepcopy(task))
-        self._tck_act(rec, message.message_id)
-        self._commit(rec)
-        return rec, 0
+    if message_id.startswith("tck-artifact-file"):
+        return _file_part()
+    if message_id.startswith("tck-artifact-data"):
+        return Part(data={"key": "value", "count": 42})
+    return None
 
-    def _tck_follow_up(self, rec: TaskRecord, message: Message) -> tuple[TaskRecord, int]:
-        """A later message on a waiting ``tck`` task: kept, then acted on by its prefix."""
+
+class Book(Keeps, Emits, Commits, Defers, Protocol):
+    """What the TCK contract does with the task book: keep follow-ups, move tasks, store
+    their changes, finish one later."""
+
+
+class TckContract:
+    """The tasks the TCK's ``messageId`` prefixes ask for (the table above)."""
+
+    def __init__(self, book: Book) -> None:
+        self.book = book
+
+    def direct_reply(self, message: Message) -> Message | None:
+        """For ``tck-message-response``: the Message that answers it (no task); else None."""
+        if not message.message_id.startswith(_DIRECT_REPLY):
+            return None
+        context_id = message.context_id or str(uuid.uuid4())
+        reply = [Part(text="Direct message response")]
+        return Message(str(uuid.uuid4()), Role.AGENT, reply, context_id=context_id)
+
+    def plan(self, message: Message) -> Plan:
+        """A ``tck`` task: no options, no prompts."""
+        return Plan(TCK_SCENARIO, {}, [])
+
+    def begin(self, rec: TaskRecord, message: Message) -> None:
+        """Start the task as the first message's prefix says."""
+        self._act(rec, message.message_id)
+
+    def follow_up(self, rec: TaskRecord, message: Message) -> tuple[TaskRecord, int]:
+        """A later message on a waiting ``tck`` task: kept, then acted on by its prefix;
+        returns the task and the outbox id before the change."""
         start = rec.outbox.last_id
-        stored = copy.copy(message)
-        stored.context_id = rec.task.context_id
-        rec.task.history.append(stored)
-        if is_tck(message) and not message.message_id.startswith("tck-message-response"):
-            self._tck_act(rec, message.message_id)
-        self._commit(rec)
+        self.book.keep(rec, message)
+        if is_tck(message) and not message.message_id.startswith(_DIRECT_REPLY):
+            self._act(rec, message.message_id)
+        self.book.commit(rec)
         return rec, start
 
-    def _tck_act(self, rec: TaskRecord, message_id: str) -> None:
+    def _act(self, rec: TaskRecord, message_id: str) -> None:
         """Emit the events the contract gives ``message_id``'s prefix."""
+        emit = self.book.emit_status
         if message_id.startswith(_RESUBSCRIBE):
-            self._emit_status(rec, TaskState.WORKING, None)
-            if self._loop is not None:
-                rec.pending += 1
-                self._loop.call_later(2 * streaming_timeout(), self._tck_finish_late, rec)
+            emit(rec, TaskState.WORKING, None)
+            self.book.later(rec, self._finish_late, 2 * streaming_timeout())
             return
         if message_id.startswith("tck-input-required"):
-            self._emit_status(rec, TaskState.INPUT_REQUIRED, "Input required by the TCK.")
+            emit(rec, TaskState.INPUT_REQUIRED, "Input required by the TCK.")
             return
         if message_id.startswith("tck-reject-task"):
-            self._emit_status(rec, TaskState.REJECTED, "rejected")
+            emit(rec, TaskState.REJECTED, "rejected")
             return
         if message_id.startswith("tck-stream-002"):
-            self._emit_status(rec, TaskState.COMPLETED, None)
+            emit(rec, TaskState.COMPLETED, None)
             return
         for prefix, text in _TEXT_ARTIFACT.items():
             if message_id.startswith(prefix):
-                self._emit_status(rec, TaskState.WORKING, None)
+                emit(rec, TaskState.WORKING, None)
                 self._artifact(rec, [Part(text=text)])
-                self._emit_status(rec, TaskState.COMPLETED, None)
+                emit(rec, TaskState.COMPLETED, None)
                 return
         if message_id.startswith("tck-stream-artifact-chunked"):
-            self._emit_status(rec, TaskState.WORKING, None)
+            emit(rec, TaskState.WORKING, None)
             artifact_id = str(uuid.uuid4())
             self._artifact(rec, [Part(text="chunk-1 ")], artifact_id=artifact_id)
             self._artifact(rec, [Part(text="chunk-2")], artifact_id=artifact_id, append=True)
-            self._emit_status(rec, TaskState.COMPLETED, None)
+            emit(rec, TaskState.COMPLETED, None)
             return
         if message_id.startswith("tck-stream-artifact-file"):
-            self._emit_status(rec, TaskState.WORKING, None)
+            emit(rec, TaskState.WORKING, None)
             self._artifact(rec, [_file_part()])
-            self._emit_status(rec, TaskState.COMPLETED, None)
+            emit(rec, TaskState.COMPLETED, None)
             return
-        part = self._artifact_part(message_id)
+        part = _artifact_part(message_id)
         if part is not None:
             self._artifact(rec, [part])
-            self._emit_status(rec, TaskState.COMPLETED, None)
+            emit(rec, TaskState.COMPLETED, None)
             return
         text = "Hello from TCK" if message_id.startswith("tck-complete-task") else "Done."
-        self._emit_status(rec, TaskState.COMPLETED, text)
-
-    @staticmethod
-    def _artifact_part(message_id: str) -> Part | None:
-        if message_id.startswith("tck-artifact-text"):
-            return Part(text="Generated text content")
-        if message_id.startswith("tck-artifact-file-url"):
-            return Part(
-                url="https://example.com/output.txt", filename="output.txt",
-                media_type="text/plain",
-            )  # fmt: skip
-        if message_id.startswith("tck-artifact-file"):
-            return _file_part()
-        if message_id.startswith("tck-artifact-data"):
-            return Part(data={"key": "value", "count": 42})
-        return None
+        emit(rec, TaskState.COMPLETED, text)
 
     def _artifact(
         self,
@@ -225,28 +178,12 @@ class TckSteps(ABC):
         artifact_id: str | None = None,
         append: bool = False,
     ) -> None:
-        """Add an artifact (or, with ``append``, a last chunk of one) and its event."""
+        """An ``output`` artifact; with ``artifact_id``, a chunk of one (``append``: the
+        last chunk)."""
         artifact = Artifact(artifact_id or str(uuid.uuid4()), parts, name="output")
-        stored = next(
-            (a for a in rec.task.artifacts if a.artifact_id == artifact.artifact_id), None
-        )
-        if stored is None:
-            rec.task.artifacts.append(copy.deepcopy(artifact))
-        else:
-            stored.parts.extend(copy.deepcopy(parts))
         chunked = artifact_id is not None
-        rec.outbox.append(
-            TaskArtifactUpdateEvent(
-                rec.id, rec.task.context_id, artifact, append=append,
-                last_chunk=append or not chunked,
-            )
-        )  # fmt: skip
+        self.book.add_artifact(rec, artifact, append=append, last_chunk=append or not chunked)
 
-    def _tck_finish_late(self, rec: TaskRecord) -> None:
-        rec.pending -= 1
-        try:
-            if not rec.task.status.state.is_terminal:
-                self._emit_status(rec, TaskState.COMPLETED, None)
-                self._commit(rec)
-        finally:
-            self._wake(rec)
+    def _finish_late(self, rec: TaskRecord) -> None:
+        if not rec.task.status.state.is_terminal:
+            self.book.emit_status(rec, TaskState.COMPLETED, None)

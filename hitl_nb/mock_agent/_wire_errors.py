@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from hitl_nb.errors import A2AError, ResponseInvalid
-from hitl_nb.mock_agent._core import OMIT_ERRORS
+from hitl_nb.mock_agent._acceptance import OMIT_ERRORS
 from hitl_nb.spec import EXTENSION_URI
 
 __all__ = [
@@ -24,10 +24,22 @@ ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo"
 #: ``@type`` of the error detail that carries ``validation_errors`` (422 / -32011).
 VALIDATION_DETAIL_TYPE = "type.googleapis.com/hitl_prompt.v1.ValidationErrors"
 
-_GRPC_STATUS = {400: "INVALID_ARGUMENT", 404: "NOT_FOUND", 409: "ABORTED", 413: "INVALID_ARGUMENT",
-                415: "INVALID_ARGUMENT", 422: "INVALID_ARGUMENT", 500: "INTERNAL"}  # fmt: skip
-_PRECONDITION = ("TASK_NOT_CANCELABLE", "PUSH_NOTIFICATION_NOT_SUPPORTED", "UNSUPPORTED_OPERATION",
-                 "EXTENDED_AGENT_CARD_NOT_CONFIGURED", "VERSION_NOT_SUPPORTED")  # fmt: skip
+_GRPC_STATUS = {
+    400: "INVALID_ARGUMENT",
+    404: "NOT_FOUND",
+    409: "ABORTED",
+    413: "INVALID_ARGUMENT",
+    415: "INVALID_ARGUMENT",
+    422: "INVALID_ARGUMENT",
+    500: "INTERNAL",
+}
+_PRECONDITION = (
+    "TASK_NOT_CANCELABLE",
+    "PUSH_NOTIFICATION_NOT_SUPPORTED",
+    "UNSUPPORTED_OPERATION",
+    "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+    "VERSION_NOT_SUPPORTED",
+)
 
 
 def error_details(exc: A2AError) -> list[dict[str, Any]]:

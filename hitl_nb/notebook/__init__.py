@@ -7,30 +7,37 @@
     chat                                   # the prompt as a card with its form
     chat.answer({"approved": True})        # ... or answer from code (tests, nbval)
 
-One concern per module: ``_conversation`` (a task followed in the notebook;
-``_conversation_events``, ``_conversation_gateway`` and ``_conversation_view`` are its
-bases), ``_card`` (one prompt's card; its bases ``_card_send`` and ``_card_view``),
-``_outcome`` (what became of an answer), ``_deadline`` (S-4),
-``_responder`` (who is answering, S-3), ``_style`` (escaping and theme colours),
-``_trace_view`` (a client's wire trace as a collapsible timeline), ``_inbox`` (open
-prompts across tasks and agents, live: ``_inbox_sources`` reads them from the server's
-gateway or the agents, ``_inbox_rows`` draws them, ``_inbox_follow`` looks again on
-the shared thread, ``_inbox_card`` answers one through the gateway),
-``_gateway_link`` and ``_via_gateway`` (cards answering through the Jupyter server's
-responder gateway, S-3; ``_gateway_answer``: its reply in words, for both gateway cards).
+One concern per module, each class whole in its module:
+
+- ``_card``: every card, from one skeleton (header, question, notes, status line, the
+  record of outcomes, text): ``PromptCard``, ``GatewayCard`` (the inbox's, through the
+  gateway) and ``QuestionCard`` (a plain-text question);
+- ``_senders``: how an answer travels, straight to the agent, through the Jupyter
+  server's responder gateway (S-3), or as text; each returns a verdict;
+- ``_outcomes``: ``Outcome`` and every word a person reads about an answer (the 409
+  told apart as expired, closed or conflict; the gateway's verdicts; a consensus' count);
+- ``_conversation``: a task followed and answered from a cell, one method per event;
+- ``_follower`` (a task, or an inbox's list, followed on the shared thread),
+  ``_worker`` (that thread, and what stops the work on it), ``_link`` (a client and
+  its loop; the client options a call takes);
+- ``_gateway_link``: which responder gateway the cards answer through;
+- ``_inbox`` (open prompts across tasks and agents, live), ``_inbox_sources`` (read from
+  the gateway or the agents), ``_inbox_rows`` (its rows);
+- ``_responder`` (who is answering, S-3), ``_deadline`` and ``_clock`` (S-4 countdowns
+  in CSS), ``_parts`` (what the agent says), ``_style`` (escaping, S-1, and theme
+  colours), ``_trace_view`` (a client's wire trace as a timeline).
 """
 
 from __future__ import annotations
 
 from hitl_nb.errors import ClickNeeded, GatewayUnavailable, WaitTimedOut
 
-from ._card import PromptCard
+from ._card import GatewayCard, PromptCard
 from ._conversation import Conversation
 from ._gateway_link import GatewayLink, gateway_link
 from ._inbox import Inbox
-from ._inbox_card import GatewayCard
 from ._inbox_sources import InboxItem
-from ._outcome import Outcome, Status
+from ._outcomes import Outcome, Status
 from ._trace_view import TraceView
 
 __all__ = [

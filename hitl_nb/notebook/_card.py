@@ -1,59 +1,241 @@
-"""PromptCard: one prompt, its form, and what the agent did with the answer.
+"""The cards: one prompt or question each, how it is answered, and what became of it.
 
-The question is escaped plain text (S-1); the header says when the deadline is (a live
-countdown, S-4) and who may answer (S-3, with an "Answering as" field when the prompt
-names its responders); the orchestrator check's warnings are listed; the form comes from
-the prompt's ``response_schema``; the status line says what became of each answer in
-plain words (:class:`~hitl_nb.notebook.Outcome`).
+:class:`Card` is what every card is made of, once: the question as escaped plain text
+(S-1) over a line about it (the header), notes, the card's own body (a form, or a text
+box), a status line saying what became of the last answer in the words of
+:mod:`._outcomes`, the record of every outcome (``outcomes``, ``on_outcome`` and a
+future for whoever waits), and the card as text (``to_text``, ``text/plain``). Three
+cards are built on it:
 
-Answers are sent on the conversation's background loop, whether clicked or given from
-code, so the kernel stays free while the agent works. An answer is ``accepted`` once
-the agent took it; the card records that outcome when the agent has moved on (the task
-is interrupted again or has ended). A task that fails or is canceled while the card is
-open closes the card without anyone clicking.
+- :class:`PromptCard`: a hitl-prompt/v1 prompt of a task: the deadline as a live
+  countdown (S-4), who may answer with an "Answering as" field (S-3), the orchestrator
+  check's warnings, the form from the prompt's ``response_schema``. Its answer goes
+  straight to the agent (:class:`~._senders.DirectSender`) or, with ``gateway=``,
+  through the Jupyter server's responder gateway (:class:`~._senders.GatewaySender`),
+  which then says who is answering and enforces ``allowed_responders``.
+- :class:`GatewayCard`: a prompt from the gateway's inbox, answered only through the
+  gateway (the kernel needs no connection to the agent).
+- :class:`QuestionCard`: an agent's plain-text question (no envelope), answered with
+  text (:class:`~._senders.TextSender`).
 
-With a responder gateway (``gateway=``, :mod:`._gateway_link`) the card answers through
-the Jupyter server instead (:mod:`._via_gateway`): the server says who is answering
-and enforces ``allowed_responders`` (S-3).
-
-This module is the part a cell calls: the card, answering from code and waiting.
-:class:`PromptCard` reads the rest from its bases: :mod:`._card_send` (the answer to
-the agent and its outcome) and :mod:`._card_view` (header, notes, status line, the
-record of outcomes); :mod:`._via_gateway` answers through the gateway.
+Answers are sent on the notebook's background loop, whether clicked or given from code,
+so the kernel stays free while the agent works. An answer is ``accepted`` once the
+agent took it; the card records that outcome when the agent has moved on (the task is
+interrupted again or has ended: the conversation that follows the task says so). A task
+that fails, is canceled or is answered elsewhere closes the card without a click.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import threading
 import weakref
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from typing import Any, ClassVar, Protocol
 
 import ipywidgets as W
 
 from hitl_nb._waiting import wait_async, wait_blocking
 from hitl_nb.a2a import Task
 from hitl_nb.client import SyncHitlClient
+from hitl_nb.errors import HitlError, PromptConflict
 from hitl_nb.forms import Form, FormClosed, FormInvalid, FormValueError
 from hitl_nb.policy import ResponderGate
 from hitl_nb.spec import PromptEnvelope
 
-from ._card_send import CardSending
-from ._card_send import Watcher as _Watcher
+from ._deadline import deadline_html, deadline_text
 from ._gateway_link import GatewayLink
+from ._inbox_sources import InboxItem
 from ._link import Link
-from ._outcome import Outcome, status_html
-from ._responder import ResponderField
-from ._via_gateway import ViaGateway
+from ._outcomes import (
+    ACCEPTED,
+    GONE,
+    Outcome,
+    Tally,
+    Verdict,
+    broken,
+    cannot_hold,
+    closed_already,
+    closing,
+    does_not_match,
+    empty_text,
+    gateway_refusal,
+    gateway_silent,
+    held,
+    not_continued,
+    not_yours,
+    outcome_html,
+    question_closed,
+    refused,
+    sending_html,
+    settled,
+    takes_no_answer,
+    tally_words,
+    waiting_html,
+)
+from ._parts import message_text
+from ._responder import ResponderField, responders_html, responders_text
+from ._senders import DirectSender, GatewaySender, TextSender
+from ._style import COLORS, MUTED, esc
 
-__all__ = ["PromptCard"]
+__all__ = ["Card", "GatewayCard", "PromptCard", "QuestionCard", "Watcher"]
 
 #: What to do instead of blocking a cell for a click (ClickNeeded's advice).
 _CLICK = "in a cell, `await card.wait_async(timeout)`; or answer from code: `card.answer({...})`"
 
 
-class PromptCard(CardSending):
+class Watcher(Protocol):
+    """What a card needs of the conversation that follows its task."""
+
+    @property
+    def following(self) -> bool: ...
+
+    def answer_accepted(self, card: Any, result: Task | None) -> None: ...
+
+
+class Card:
+    """What every card is made of (the base of the three cards of this module).
+
+    ``widget`` stacks ``header`` (the question and a line about it), ``notes``, the
+    card's own ``body`` widgets and ``status`` (what became of the last answer). A card
+    with a ``form`` hides the form's own status line (the card's speaks) and names
+    validation errors by the form's labels. Attributes: ``question``, ``outcomes``,
+    ``state`` (``open``, ``sending``, ``accepted``, ``done``).
+
+    A card fills in :meth:`_meta` (the line under the question), :meth:`_notes`,
+    :meth:`_text_lines` (its plain text before the form) and what closing
+    (:meth:`_disable`) and opening again (:meth:`_reopen`) do to its inputs.
+    """
+
+    #: Whether the card has a notes line (a plain-text question has none).
+    has_notes: ClassVar[bool] = True
+
+    def __init__(self, question: str, body: Sequence[W.Widget], form: Form | None = None) -> None:
+        self.question = question
+        self.outcomes: list[Outcome] = []
+        self.state = "open"
+        self._form = form
+        self._lock = threading.RLock()
+        self._next: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
+        self._callbacks: list[Callable[[Outcome], Any]] = []
+        if form is not None:
+            # The card's status line speaks. A Layout of its own: the form shares its
+            # Layout objects between widgets.
+            form.status.layout = W.Layout(display="none")
+        self.header = W.HTML(value=self._header_html())
+        self.header.add_class("hitl-card-prompt")
+        notes: list[W.Widget] = []
+        if self.has_notes:  # a widget model only where something may be noted
+            self.notes = W.HTML(value=self._notes_html())
+            self.notes.add_class("hitl-card-findings")
+            notes.append(self.notes)
+        self.status = W.HTML(value="")
+        self.status.add_class("hitl-card-status")
+        self.widget = W.VBox([self.header, *notes, *body, self.status])
+        self.widget.add_class("hitl-card")
+
+    # --- what a card fills in -------------------------------------------------------------
+
+    def _meta(self) -> list[str]:
+        """The fragments (HTML) of the line under the question."""
+        return []
+
+    def _notes(self) -> list[str]:
+        """The notes (HTML blocks)."""
+        return []
+
+    def _text_lines(self) -> list[str]:
+        """The card's lines of plain text between the question and the form."""
+        return []
+
+    def _disable(self) -> None:
+        """No more answers: grey the card's inputs out."""
+
+    def _reopen(self) -> None:
+        """The card takes another answer."""
+
+    # --- reading --------------------------------------------------------------------------
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """The last outcome (None before any)."""
+        return self.outcomes[-1] if self.outcomes else None
+
+    @property
+    def is_open(self) -> bool:
+        """True while an answer may still be given (nothing accepted, not closed)."""
+        return self.state in ("open", "sending")
+
+    def on_outcome(self, callback: Callable[[Outcome], Any]) -> None:
+        """Call ``callback(outcome)`` after every outcome."""
+        self._callbacks.append(callback)
+
+    # --- recording ------------------------------------------------------------------------
+
+    def _record(self, outcome: Outcome) -> Outcome:
+        """Keep ``outcome``, show it on the status line, wake whoever waits for it."""
+        if outcome.validation_errors and outcome.where is None and self._form is not None:
+            # the status line and str(outcome) name fields as the form labels them
+            outcome = dataclasses.replace(outcome, where=self._form.where)
+        with self._lock:
+            self.outcomes.append(outcome)
+            self.status.value = outcome_html(outcome)
+            waiting, self._next = self._next, concurrent.futures.Future()
+        waiting.set_result(outcome)
+        for callback in list(self._callbacks):
+            callback(outcome)
+        return outcome
+
+    def _finish(self, outcome: Outcome, state: str = "done") -> Outcome:
+        """Record ``outcome`` and move to ``state``; a card that is done takes no answer."""
+        with self._lock:
+            self.state = state
+        if state == "done":
+            self._disable()
+            self.redraw()  # no countdown on a closed prompt, no notes about answering
+        return self._record(outcome)
+
+    # --- display --------------------------------------------------------------------------
+
+    def redraw(self) -> None:
+        """Draw the header and the notes again (only what changed reaches the browser)."""
+        self.header.value = self._header_html()
+        if self.has_notes:
+            self.notes.value = self._notes_html()
+
+    def _header_html(self) -> str:
+        meta = " · ".join(m for m in self._meta() if m)
+        return (
+            f'<div style="white-space:pre-wrap;font-weight:600">{esc(self.question)}</div>'
+            f'<div style="font-size:smaller;color:{MUTED}">{meta}</div>'
+        )
+
+    def _notes_html(self) -> str:
+        return "".join(self._notes())
+
+    def to_text(self) -> str:
+        """The card as plain text (terminals, nbconvert, no widget front end)."""
+        lines = [f"? {self.question}", *("  " + line for line in self._text_lines())]
+        if self._form is not None:
+            lines += ["  " + line for line in self._form.to_text().splitlines()]
+        if self.outcome is not None:
+            lines += ["  " + line for line in str(self.outcome).splitlines()]
+        elif self.state in ("sending", "accepted"):
+            lines.append("  " + ("sending" if self.state == "sending" else "accepted, waiting"))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        state = self.outcome.status if self.outcome else self.state
+        return f"<{type(self).__name__} {self.question[:40]!r}: {state}>"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
+        bundle["text/plain"] = self.to_text()
+        return bundle
+
+
+class PromptCard(Card):
     """One prompt: its question, its form, and what the agent did with the answer.
 
     ``client`` is a :class:`~hitl_nb.client.SyncHitlClient` (or the conversation's
@@ -67,7 +249,7 @@ class PromptCard(CardSending):
 
     Attributes: ``widget`` (the card), ``form``, ``outcomes``, ``gate`` (the S-3 gate,
     its ``ballots`` for a consensus), ``state`` (``open``, ``sending``, ``accepted``,
-    ``done``).
+    ``done``), ``sender`` (how its answers travel).
     """
 
     def __init__(
@@ -78,7 +260,7 @@ class PromptCard(CardSending):
         *,
         responder: str | None = None,
         ui: Mapping[str, Any] | None = None,
-        watcher: _Watcher | None = None,
+        watcher: Watcher | None = None,
         gateway: GatewayLink | None = None,
         registration: str | None = None,
     ) -> None:
@@ -86,43 +268,44 @@ class PromptCard(CardSending):
         self.client = self.link.sync
         self.task = task
         self.envelope = envelope
-        #: How this card answers through a gateway (None: directly to the agent).
-        self.via = ViaGateway(self, gateway, registration) if gateway is not None else None
+        #: The gateway this card answers through (None: straight to the agent).
+        self.gateway = gateway
         server_user = None if gateway is None else gateway.name or gateway.display
         self.who = ResponderField(envelope, responder, server_user=server_user)
+        self.sender: DirectSender | GatewaySender
+        if gateway is None:
+            self.sender = DirectSender(self.link, envelope)
+        else:
+            self.sender = GatewaySender(
+                gateway,
+                envelope.prompt_id,
+                self.who.gate.needed,
+                registration=registration,
+                task=(self.link.client.agent, task.id),
+            )
         self.form = Form(envelope.response_schema, ui=ui)
-        # The card's own status line speaks. A Layout of its own: the form shares its
-        # Layout objects between widgets.
-        self.form.status.layout = W.Layout(display="none")
-        self.outcomes: list[Outcome] = []
-        self.state = "open"
         # Weakly: the widgets keep the card alive, and must not keep the conversation.
         self._watcher = weakref.ref(watcher) if watcher is not None else None
-        self._callbacks: list[Callable[[Outcome], Any]] = []
-        self._lock = threading.RLock()
-        self._pending = False  # an answer is on its way or accepted and not settled
-        self._next: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
         # How answer() wants the next form submit sent: Form calls its callbacks with the
         # payload only, so answer() leaves its options here for _on_form_submit.
         self._options: dict[str, Any] = {}
         self._deadline_shown_passed = False
         self._late_note = False
+        #: A note under the warnings (the deadline passed, not followed any more).
         self._note = ""
+        #: The words of the accepted answer, kept for its outcome once the agent moved on.
+        self._words = ACCEPTED
         #: The agent signalled that this prompt's deadline passed (e.g. ``hitlTimeout``).
         self.timeout_signaled = False
-        self.header = W.HTML(value=self._header_html())
-        self.header.add_class("hitl-card-prompt")
-        self.notes = W.HTML(value=self._findings_html())
-        self.notes.add_class("hitl-card-findings")
-        self.status = W.HTML(value="")
-        self.status.add_class("hitl-card-status")
-        self.widget = W.VBox(
-            [self.header, self.notes, self.who.widget, self.form.widget, self.status]
-        )
-        self.widget.add_class("hitl-card")
+        super().__init__(envelope.prompt, [self.who.widget, self.form.widget], self.form)
         self.form.on_submit(self._on_form_submit)
 
     # --- reading --------------------------------------------------------------------------
+
+    @property
+    def prompt_id(self) -> str:
+        """The prompt's correlation id."""
+        return self.envelope.prompt_id
 
     @property
     def responder(self) -> str | None:
@@ -134,9 +317,10 @@ class PromptCard(CardSending):
         """The S-3 gate of this prompt (``ballots`` holds a consensus' answers)."""
         return self.who.gate
 
-    def on_outcome(self, callback: Callable[[Outcome], Any]) -> None:
-        """Call ``callback(outcome)`` after every outcome."""
-        self._callbacks.append(callback)
+    @property
+    def _pending(self) -> bool:
+        """An answer is on its way, or accepted and not settled."""
+        return self.state in ("sending", "accepted")
 
     # --- answering ------------------------------------------------------------------------
 
@@ -166,21 +350,14 @@ class PromptCard(CardSending):
         try:
             self.form.value = dict(payload)
         except FormValueError as exc:
-            return self._record(Outcome("invalid", f"the form cannot hold this value: {exc}"))
+            return self._record(cannot_hold(exc))
         if not self.form.is_valid:
-            issues = [e.to_json() for e in self.form.errors]
-            return self._record(
-                Outcome(
-                    "invalid",
-                    "the answer does not match the schema; nothing was sent",
-                    validation_errors=issues,
-                )  # fmt: skip
-            )
+            return self._record(does_not_match([e.to_json() for e in self.form.errors]))
         self._options = {"responder": responder, "override": override}
         try:
             self.form.submit()
         except (FormClosed, FormInvalid) as exc:
-            return self._record(Outcome("failed", f"the card takes no answer now: {exc}"))
+            return self._record(takes_no_answer(exc))
         finally:
             self._options = {}
         return self._await_outcome(timeout)
@@ -196,17 +373,8 @@ class PromptCard(CardSending):
             with self._lock:
                 if not self._pending:
                     return self.outcomes[-1]
-                state = self.task.status.state.name
-                self._pending = False
                 self.state = "done"
-            return self._record(
-                Outcome(
-                    "accepted",
-                    f"the agent accepted the answer but has not continued after {timeout} s "
-                    f"(the task is {state})",
-                    self.task,
-                )
-            )
+            return self._record(not_continued(timeout, self.task))
 
     def wait(self, timeout: float | None = None) -> Outcome:
         """Block until the outcome of the answer sent (or of the next one) is in.
@@ -256,28 +424,137 @@ class PromptCard(CardSending):
         validate: bool = True,
     ) -> None:
         self.form.status.value = ""  # the card's status line says what happens next
-        if self.via is not None:
-            self.via.submit(payload, responder, override)
+        if isinstance(self.sender, GatewaySender):
+            self._submit_to_gateway(self.sender, payload, responder, override)
             return
         decision = self.who.decide(payload, responder, override)
         if decision.action == "refuse":
             self._reopen()
-            self._record(Outcome("refused", decision.reason))
+            self._record(refused(decision.reason))
             return
         if decision.action == "hold":
             self._reopen()
-            self._record(Outcome("held", f"{decision.reason}; waiting for more responders"))
+            self._record(held(decision.reason))
             return
         assert decision.payload is not None
         if not self._start_sending():
             return
         # Only an override is worth a note: it is what the outcome must not hide (S-3).
         note = decision.reason if self.who.overridden else ""
-        self.status.value = status_html("info", "sending", "the answer is on its way" + (
-            f" ({note})" if note else ""))  # fmt: skip
-        self.link.submit(self._send(decision.payload, note, validate))
+        self.status.value = sending_html(note)
+        # Not followed, a card waits for the agent in the send itself.
+        waited = self._followed() is None
+        sending = self.sender.send(
+            self.task, decision.payload, note=note, wait=waited, validate=validate
+        )
+        self.link.submit(self._deliver(sending, waited=waited))
+
+    def _submit_to_gateway(
+        self, sender: GatewaySender, payload: dict[str, Any], responder: str | None, override: bool
+    ) -> None:
+        assert self.gateway is not None
+        reason = gateway_refusal(self.gateway.name, self.gateway.display, responder, override)
+        if reason is not None:
+            self._reopen()
+            self._record(refused(reason))
+            return
+        if not self._start_sending():
+            return
+        self.status.value = sending_html(to_server=True)
+        self.link.submit(self._deliver(sender.send(payload), waited=False))
+
+    def _start_sending(self) -> bool:
+        """Mark the card ``sending`` (False, and said on the card, when it is closed)."""
+        with self._lock:
+            if not self.is_open:
+                self._record(closed_already())
+                return False
+            self.state = "sending"
+        return True
+
+    def _followed(self) -> Watcher | None:
+        """The conversation following this card's task, if it still does."""
+        watcher = self._watcher() if self._watcher is not None else None
+        return watcher if watcher is not None and watcher.following else None
+
+    async def _deliver(self, sending: Awaitable[Verdict], *, waited: bool) -> None:
+        """Show what the sender says became of the answer (never left saying "sending").
+        ``waited``: the send itself waited for the agent to move on."""
+        try:
+            verdict = await sending
+        except Exception as exc:
+            self._reopen()
+            self.who.reset()
+            self._finish(broken(exc), state="open")
+            raise
+        outcome = verdict.outcome
+        if verdict.tally is not None:  # a consensus' count, on the responder line
+            self.who.show_tally(verdict.tally)
+        if outcome.accepted:
+            await self._accepted(verdict, waited)
+        elif isinstance(outcome.error, PromptConflict):  # the task tells why it was closed
+            task = await self._look()
+            self._finish(self._closing(task, outcome.error))
+        elif outcome.status == "invalid":
+            self.form.set_errors(outcome.validation_errors)  # opens the form again
+            self.who.reset()  # a corrected answer may follow
+            self._finish(outcome, state="open")
+        elif verdict.open_again:
+            if outcome.status == "refused" and outcome.error is not None:
+                self.who.show_refusal(str(outcome.error))
+            self._reopen()
+            self.who.reset()
+            self._finish(outcome, state="open")
+        else:
+            self._finish(outcome)
+
+    async def _accepted(self, verdict: Verdict, waited: bool) -> None:
+        """The agent took our answer: the conversation follows it on, or it is recorded."""
+        with self._lock:
+            self.state = "accepted"
+            if verdict.task is not None:
+                self.task = verdict.task
+        self._words = verdict.words
+        self.status.value = waiting_html(self._words)
+        result = verdict.task
+        if result is None and self._followed() is None:
+            result = await self._look()  # through a gateway (no task in its answer): look once
+        watcher = self._watcher() if self._watcher is not None else None
+        if not waited and watcher is not None:
+            watcher.answer_accepted(self, result)
+        else:
+            self.settled(result or self.task)
+
+    async def _look(self) -> Task | None:
+        """The task as the agent has it now, kept on the card (None: it cannot be read)."""
+        try:
+            task = await self.link.client.get_task(self.task.id)
+        except HitlError:
+            return None
+        self.task = task
+        return task
+
+    def _closing(self, task: Task | None, conflict: PromptConflict | None = None) -> Outcome:
+        return closing(task, self.envelope, signaled=self.timeout_signaled, conflict=conflict)
+
+    def _reopen(self) -> None:
+        self.form.set_errors([])
+
+    def _disable(self) -> None:
+        self.form.disabled = True
+        self.who.disable()
+        self._note = ""  # notes about answering are moot now
 
     # --- told by the conversation ---------------------------------------------------------
+
+    def settled(self, task: Task) -> None:
+        """The agent moved on after our accepted answer: record the outcome."""
+        with self._lock:
+            if self.state != "accepted":
+                return
+            self.state = "done"
+            self.task = task
+        self._finish(settled(self._words, task))
 
     def closed_by(self, task: Task) -> None:
         """The task left this prompt without our answer: say why, close the form.
@@ -288,14 +565,38 @@ class PromptCard(CardSending):
             if self.state != "open":
                 return  # an answer in flight reports for itself
             self.task = task
-            if self.via is not None and self.via.ballot is not None:
+            sender = self.sender
+            if isinstance(sender, GatewaySender) and sender.ballot is not None:
                 self.state = "sending"  # our held answer may be the one that went
-                self._pending = True
                 self.form.disabled = True
-                self.link.submit(self.via.after_close(task))
+                self.link.submit(self._after_close(sender, task))
                 return
             self.state = "done"
-        self._finish(self._closing_outcome(task), state="done")
+        self._finish(self._closing(task))
+
+    async def _after_close(self, sender: GatewaySender, task: Task) -> None:
+        outcome, tally = await sender.closed(task)
+        if tally is not None:
+            self.who.show_tally(tally)
+        self._finish(outcome or self._closing(task))
+
+    def registered(self, registration: str) -> None:
+        """The conversation registered the task with the gateway: answers use it, and a
+        consensus card shows the gateway's count."""
+        if isinstance(self.sender, GatewaySender) and self.sender.registration is None:
+            self.sender.registration = registration
+            self.show_count()
+
+    def show_count(self) -> None:
+        """Ask the gateway for a consensus card's count, in the background."""
+        sender = self.sender
+        if isinstance(sender, GatewaySender) and sender.needed > 1:
+            self.link.submit(self._show_count(sender))
+
+    async def _show_count(self, sender: GatewaySender) -> None:
+        tally = await sender.count()
+        if tally is not None:
+            self.who.show_tally(tally)
 
     def deadline_passed(self, still_open: bool = False) -> None:
         """Redraw the header once the deadline has passed (S-4: a soft signal).
@@ -308,11 +609,299 @@ class PromptCard(CardSending):
             self.header.value = self._header_html()
         if still_open and self.is_open and not self._late_note:
             self._late_note = True
-            self.notes.value = self._findings_html(
-                "The deadline passed; the agent still takes answers to this prompt."
-            )
+            self._note = "The deadline passed; the agent still takes answers to this prompt."
+            self.notes.value = self._notes_html()
 
     def stop(self, reason: str) -> None:
         """The conversation stopped following: an open card says so (answers still go)."""
         if self.is_open:
-            self.notes.value = self._findings_html(f"Not following the task any more: {reason}.")
+            self._note = f"Not following the task any more: {reason}."
+            self.notes.value = self._notes_html()
+
+    # --- display --------------------------------------------------------------------------
+
+    def _meta(self) -> list[str]:
+        env = self.envelope
+        return [
+            deadline_html(env, live=self.state != "done"),
+            responders_html(env),
+            f"prompt <code>{esc(env.prompt_id)}</code>",
+        ]
+
+    def _notes(self) -> list[str]:
+        warnings = [f.message for f in self.envelope.findings if f.severity == "warning"]
+        lines = "".join(f"<li>{esc(n)}</li>" for n in warnings)
+        warn = COLORS["warn"]
+        out = []
+        if lines:
+            out.append(
+                f'<div style="font-size:smaller;color:{warn}">The orchestrator check noted:'
+                f"<ul>{lines}</ul></div>"
+            )
+        if self._note:
+            out.append(f'<div style="color:{warn}">{esc(self._note)}</div>')
+        return out
+
+    def _text_lines(self) -> list[str]:
+        lines = [deadline_text(self.envelope)] if self.envelope.deadline else []
+        lines.append(responders_text(self.envelope))
+        if self.who.text():
+            lines.append(self.who.text())
+        return lines
+
+
+#: Schedules a coroutine on the shared loop.
+Submit = Callable[[Coroutine[Any, Any, Outcome]], "concurrent.futures.Future[Outcome]"]
+
+
+class GatewayCard(Card):
+    """One prompt from the gateway's inbox, its form, and what the server did with it.
+
+    Like a :class:`PromptCard` it shows the question, the deadline counting down (S-4)
+    and who may answer (S-3); but its answer goes only to the Jupyter server's gateway
+    (``sender``, a gateway sender), which decides whether the user it vouches for may
+    answer, collects a consensus and forwards the answer to the agent at most once, in
+    the same words as a ``PromptCard`` in gateway mode. A consensus' count after our
+    answer replaces the listing's. ``submit`` schedules on the shared loop;
+    ``on_answered`` is called when the server acted on an answer (the list changes).
+
+    Attributes: ``item``, ``form``, ``outcomes``, ``state`` (``open``, ``sending``,
+    ``done``), ``widget``.
+    """
+
+    def __init__(
+        self,
+        item: InboxItem,
+        sender: GatewaySender,
+        submit: Submit,
+        on_answered: Callable[[], Any],
+    ) -> None:
+        self.item = item
+        self.sender = sender
+        self._submit_coro = submit
+        self._on_answered = on_answered
+        #: The gateway's count of a consensus after our answer (None: the listing's).
+        self._tally: Tally | None = None
+        self._gone = False
+        self.form = Form(item.envelope.response_schema)
+        super().__init__(item.envelope.prompt, [self.form], self.form)
+        if item.may_answer is False:
+            self.form.disabled = True
+        self.form.on_submit(self._on_form_submit)
+
+    @property
+    def prompt_id(self) -> str:
+        """The prompt's correlation id."""
+        return self.item.prompt_id
+
+    # --- answering ------------------------------------------------------------------------
+
+    def answer(self, payload: Mapping[str, Any], *, timeout: float | None = 60.0) -> Outcome:
+        """Fill the form with ``payload`` and submit it, as a person would; block for what
+        the server did with it."""
+        if self.item.may_answer is False:
+            return self._record(not_yours(self.item.why_not))
+        try:
+            self.form.value = dict(payload)
+        except FormValueError as exc:
+            return self._record(cannot_hold(exc))
+        with self._lock:
+            waiting = self._next
+        try:
+            self.form.submit()
+        except FormInvalid:
+            return self._record(does_not_match([e.to_json() for e in self.form.errors]))
+        except FormClosed as exc:
+            return self._record(takes_no_answer(exc))
+        try:
+            return wait_blocking(lambda: waiting, timeout)
+        except TimeoutError:
+            return gateway_silent(timeout)
+
+    def _on_form_submit(self, payload: dict[str, Any]) -> None:
+        with self._lock:
+            if self.state != "open":
+                return
+            self.state = "sending"
+        self.status.value = sending_html(to_server=True)
+        self._submit_coro(self._deliver(payload))
+
+    async def _deliver(self, payload: dict[str, Any]) -> Outcome:
+        try:
+            verdict = await self.sender.send(payload)
+        except Exception as exc:  # never leave the card saying "sending"
+            verdict = Verdict(broken(exc), True)
+        outcome = verdict.outcome
+        if verdict.tally is not None:  # the consensus' count goes in the notes
+            self._tally = verdict.tally
+            self.notes.value = self._notes_html()
+        if outcome.status == "invalid":
+            self.form.set_errors(outcome.validation_errors)  # opens the form again
+        elif verdict.open_again:
+            self._reopen()
+        if outcome.status not in ("invalid", "failed"):
+            self._on_answered()  # the server acted on it: the list changes
+        return self._finish(outcome, "open" if verdict.open_again else "done")
+
+    def _reopen(self) -> None:
+        self.form.set_errors([])
+
+    def _disable(self) -> None:
+        self.form.disabled = True
+
+    def gone(self) -> None:
+        """The prompt left the inbox (answered elsewhere, closed, expired)."""
+        with self._lock:
+            if self.state != "open":
+                return
+            self.state = "done"
+        self._gone = True
+        self._disable()
+        self.redraw()
+
+    # --- display --------------------------------------------------------------------------
+
+    def _meta(self) -> list[str]:
+        env, item = self.item.envelope, self.item
+        return [
+            deadline_html(env, live=self.state != "done"),
+            responders_html(env),
+            f'task <code style="font-size:inherit">{esc(item.task_id)}</code> at '
+            f"{esc(item.agent_url)}",
+        ]
+
+    def _notes(self) -> list[str]:
+        if self._gone:
+            return [f'<div style="color:{COLORS["warn"]}">{esc(GONE)}</div>']
+        item = self.item
+        lines = []
+        if item.why_not:
+            lines.append(
+                f'<div style="color:{COLORS["warn"]}">You cannot answer this prompt: '
+                f"{esc(item.why_not)}</div>"
+            )
+        tally = self._tally or Tally(item.agreeing, item.needed, item.answers, item.disagreement)
+        if tally.needed > 1:
+            lines.append(f'<div style="color:{MUTED}">{esc(tally_words(tally))}.</div>')
+        return lines
+
+    def _text_lines(self) -> list[str]:
+        env = self.item.envelope
+        lines = [deadline_text(env)] if env.deadline else []
+        lines.append(responders_text(env))
+        if self.item.why_not:
+            lines.append(f"you cannot answer: {self.item.why_not}")
+        return lines
+
+
+class QuestionCard(Card):
+    """A question without an envelope: its text, a text box, Send, and the outcome.
+
+    An agent that did not activate hitl-prompt/v1 (or a client that did not ask for it)
+    still reaches INPUT_REQUIRED with a status message; A2A's answer is a message with
+    text in the same task. The card shows the question as text (S-1) and sends what is
+    typed.
+    """
+
+    has_notes = False
+
+    def __init__(self, link: Link, task: Task, watcher: Watcher | None = None) -> None:
+        self.link = link
+        self.task = task
+        self.sender = TextSender(link)
+        self._watcher = weakref.ref(watcher) if watcher is not None else None
+        self.text = W.Textarea(placeholder="your answer", layout=W.Layout(width="100%"))
+        self.text.add_class("hitl-question-answer")
+        self.send_button = W.Button(description="Send", button_style="primary")
+        self.send_button.add_class("hitl-submit")
+        self.send_button.on_click(lambda _b: self._click())
+        super().__init__(message_text(task.status.message).strip(), [self.text, self.send_button])
+        self.widget.add_class("hitl-question")
+
+    @property
+    def is_open(self) -> bool:
+        """True while an answer may still be sent (not while one is on its way)."""
+        return self.state == "open"
+
+    def _click(self) -> None:
+        if self.text.value.strip():
+            self._submit(self.text.value)
+
+    def answer(self, text: str, *, timeout: float | None = 300.0) -> Outcome:
+        """Send ``text`` as the answer; block until the agent moved on (or ``timeout``)."""
+        if not isinstance(text, str) or not text.strip():
+            return self._record(empty_text())
+        self.text.value = text
+        pending = self._submit(text)
+        if pending is None:
+            assert self.outcome is not None
+            return self.outcome
+        try:
+            return wait_blocking(lambda: pending, timeout)
+        except TimeoutError:
+            with self._lock:
+                self.state = "done"
+            return self._record(not_continued(timeout, self.task))
+
+    def _submit(self, text: str) -> concurrent.futures.Future[Outcome] | None:
+        with self._lock:
+            if self.state != "open":
+                self._record(closed_already("question"))
+                return None
+            self.state = "sending"
+            pending = self._next
+        self._disable()
+        self.status.value = sending_html()
+        self.link.submit(self._deliver(text))
+        return pending
+
+    async def _deliver(self, text: str) -> None:
+        watcher = self._watcher() if self._watcher is not None else None
+        following = watcher is not None and watcher.following
+        verdict = await self.sender.send(self.task, text, following=following)
+        if not verdict.outcome.accepted:
+            self._reopen()
+            self._finish(verdict.outcome, state="open")
+            return
+        with self._lock:
+            self.state = "accepted"
+        self.status.value = waiting_html(ACCEPTED)
+        if following and watcher is not None:
+            watcher.answer_accepted(self, verdict.task)
+        else:
+            self.settled(verdict.task or self.task)
+
+    def _reopen(self) -> None:
+        self.text.disabled = self.send_button.disabled = False
+
+    def _disable(self) -> None:
+        self.text.disabled = self.send_button.disabled = True
+
+    # --- told by the conversation ---------------------------------------------------------
+
+    def settled(self, task: Task) -> None:
+        """The agent moved on after the answer."""
+        with self._lock:
+            if self.state != "accepted":
+                return
+            self.state = "done"
+        self.task = task
+        self._finish(settled(ACCEPTED, task))
+
+    def closed_by(self, task: Task) -> None:
+        """The task moved on without this answer."""
+        with self._lock:
+            if self.state != "open":
+                return
+            self.state = "done"
+        self._finish(question_closed(task))
+
+    # --- display --------------------------------------------------------------------------
+
+    def _meta(self) -> list[str]:
+        return [
+            "a question in plain text (the agent sent no hitl-prompt/v1 envelope): answer with text"
+        ]
+
+    def _text_lines(self) -> list[str]:
+        return ["(plain-text question: answer with text)"]

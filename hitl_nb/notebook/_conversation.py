@@ -17,58 +17,80 @@ happens: working (and for how long), the next prompt, completed, failed, cancele
 task. Closing the conversation, running its cell again, or interrupting a cell stops
 the following; so does forgetting the conversation (it is garbage-collected).
 
+What the follower brings goes through :meth:`Conversation.receive`, each event applied
+once and in order, by one method per kind of event (``_on_task``, ``_on_status``,
+``_on_artifact``, ``_on_message``, ``_on_prompt``). A status comes with the prompt the
+client found in it, so its envelope is checked once; the prompt of a snapshot the
+notebook read itself (GetTask) is read here, once per new status. Every status then
+goes through ``_apply_status``, where the cards follow the task: a new prompt gets a
+:class:`~hitl_nb.notebook.PromptCard` (the previous card is settled or closed), a
+plain-text question a text card, and whoever waits for "the next prompt" is told.
+
 In a Jupyter server with the hitl-nb extension whose users have names (JupyterHub), the
 cards answer through the server's responder gateway (``gateway=``, see
 :mod:`._gateway_link`): the conversation registers its task there as soon as the agent
-names it, and the server says who is answering (S-3).
-
-This module is the part a cell calls: starting or attaching, answering from code,
-waiting for the next prompt, stopping. :class:`Conversation` reads the rest from its
-bases: :mod:`._conversation_events` (what the follower brings, applied once; the cards
-follow the task), :mod:`._conversation_gateway` (the task registered with the gateway)
-and :mod:`._conversation_view` (what it shows, as a widget and as text).
+names it, in the background (the cell goes on), and the server says who is answering
+(S-3). A registration that fails is said on the card at its first answer, which tries
+again.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import copy
 import threading
 import time
 import weakref
 from collections import deque
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import Any
 
 import ipywidgets as W
 
+from hitl_nb._display import stable_output
 from hitl_nb._waiting import wait_async, wait_blocking
-from hitl_nb.a2a import Message, Task
+from hitl_nb.a2a import Message, Task, TaskState, TaskStatus
 from hitl_nb.client import (
+    ArtifactEvent,
     ClientEvent,
     MalformedPromptEvent,
     MessageEvent,
+    PromptEvent,
+    StatusEvent,
     SyncHitlClient,
     TaskEvent,
     Trace,
+    prompt_of,
 )
 from hitl_nb.errors import AgentTimeout, HitlError
+from hitl_nb.spec import parse_rfc3339
 
-from ._card import PromptCard
-from ._conversation_events import TaskEvents
-from ._follower import Follower
+from ._card import PromptCard, QuestionCard
+from ._clock import css_elapsed
+from ._deadline import seconds_left
+from ._follower import Follower, Prompt
 from ._gateway_link import GatewayChoice, GatewayLink, gateway_link
 from ._link import Link
-from ._outcome import Outcome
-from ._question import QuestionCard
+from ._outcomes import Outcome
+from ._parts import artifacts_html, artifacts_text, message_text, parts_html
+from ._style import COLORS, MUTED, esc
 from ._worker import track
 
-__all__ = ["Conversation"]
+__all__ = ["Conversation", "event_id_of", "malformed_words"]
 
 #: How many events a conversation keeps in :attr:`Conversation.events`.
 MAX_EVENTS = 2000
 
+_ENDED_WORDS = {
+    TaskState.COMPLETED: ("ok", "Completed"),
+    TaskState.FAILED: ("error", "Failed"),
+    TaskState.CANCELED: ("error", "Canceled"),
+    TaskState.REJECTED: ("error", "Rejected"),
+}
 
-class Conversation(TaskEvents):
+
+class Conversation:
     """One task and its prompts, followed and answered in the notebook.
 
     Start one with :meth:`start` (sends the first message), follow an existing task
@@ -121,6 +143,9 @@ class Conversation(TaskEvents):
         self.task: Task | None = None
         self.message: Message | None = None
         self.malformed: MalformedPromptEvent | None = None
+        #: The prompt the task's status carries now, as checked once (None: none).
+        self._prompt: Prompt | None = None
+        self._status_key: tuple[object, ...] | None = None
         self.events: deque[ClientEvent] = deque(maxlen=MAX_EVENTS)
         self._seen_ids: set[str] = set()
         self._seen_keys: set[tuple[object, ...]] = set()
@@ -131,11 +156,14 @@ class Conversation(TaskEvents):
         self._prompt_future: concurrent.futures.Future[PromptCard | None] = (
             concurrent.futures.Future()
         )
+        #: How the task is followed now: ``(state, detail)``.
         self._link_state = ("", "")
         #: How the task was followed, in order: ``(state, detail)`` (the last 100).
         self.link_log: deque[tuple[str, str]] = deque(maxlen=100)
+        #: When the task entered its present state (``time.monotonic()``).
         self._since = time.monotonic()
         self._closed = False
+        #: The follower, boxed so that a finalizer can stop it without the conversation.
         self._box: list[Follower | None] = [None]
         self.notice = W.HTML(value="")
         self.notice.add_class("hitl-conversation-state")
@@ -179,13 +207,20 @@ class Conversation(TaskEvents):
         the task could not be started, :class:`~hitl_nb.errors.AgentTimeout` when the
         agent names no task within ``start_timeout`` seconds. ``poll_interval`` is how
         often an open prompt's task is looked at (seconds). ``client_options`` go to
-        :class:`~hitl_nb.client.HitlClient` when ``agent`` is a URL. ``gateway``: see
-        :class:`Conversation`.
+        :class:`~hitl_nb.client.HitlClient` when ``agent`` is a URL (``timeout=``:
+        seconds for each request, as in httpx; an option the client does not take is
+        refused with the list of those it does). ``gateway``: see :class:`Conversation`.
         """
-        link = Link(agent, client_options)
+        link = Link(agent, client_options, call="Conversation.start")
         try:
-            chat = cls(link, responder=responder, ui=ui, poll_interval=poll_interval,
-                       follow=False, gateway=gateway)  # fmt: skip
+            chat = cls(
+                link,
+                responder=responder,
+                ui=ui,
+                poll_interval=poll_interval,
+                follow=False,
+                gateway=gateway,
+            )
         except BaseException:
             link.close()
             raise
@@ -209,16 +244,18 @@ class Conversation(TaskEvents):
 
         Reads the task (GetTask) and follows it from there; raises
         :class:`~hitl_nb.errors.TaskNotFound` for a task the agent does not know.
+        ``client_options``: as for :meth:`start`.
         """
-        link = Link(agent, client_options)
+        link = Link(agent, client_options, call="Conversation.attach")
         try:
             task = link.run(link.client.get_task(task_id), start_timeout)
         except BaseException:
             link.close()
             raise
         try:
-            return cls(link, task, responder=responder, ui=ui, poll_interval=poll_interval,
-                       gateway=gateway)  # fmt: skip
+            return cls(
+                link, task, responder=responder, ui=ui, poll_interval=poll_interval, gateway=gateway
+            )
         except BaseException:
             link.close()
             raise
@@ -237,12 +274,34 @@ class Conversation(TaskEvents):
 
     def _follow(self, content: Any = None, context_id: str | None = None) -> None:
         follower = Follower(
-            self.link, self, content=content, context_id=context_id,
+            self.link,
+            self,
+            content=content,
+            context_id=context_id,
             poll_interval=self.poll_interval,
-        )  # fmt: skip
+        )
         self._box[0] = follower
 
-    # --- reading and answering (what the follower tells: ._conversation_events) ----------
+    # --- reading and answering ------------------------------------------------------------
+
+    @property
+    def current(self) -> PromptCard | None:
+        """The card of the prompt that is open now, if any."""
+        with self._lock:
+            if self.cards and self.cards[-1].is_open:
+                return self.cards[-1]
+        return None
+
+    @property
+    def following(self) -> bool:
+        """True while the task is followed in the background."""
+        follower = self._box[0]
+        return follower is not None and follower.running
+
+    @property
+    def trace(self) -> Trace | None:
+        """The client's wire trace (start with ``trace=True``), else None."""
+        return self.client.trace
 
     def answer(
         self,
@@ -335,6 +394,289 @@ class Conversation(TaskEvents):
         self.receive(TaskEvent(task))
         return task
 
+    # --- what the follower tells -------------------------------------------------------
+
+    def started(self, error: BaseException | None) -> None:
+        """The first exchange is over (``error``: the task could not be started)."""
+        if error is not None and not self._known.is_set():
+            self._start_error = error
+        self._known.set()
+        if error is not None:
+            self._settled.set()
+
+    def followed_task(self) -> Task | None:
+        """The task as last seen."""
+        return self.task
+
+    def open_deadline(self) -> float | None:
+        """Seconds to the open prompt's deadline (negative once passed), or None."""
+        card = self.current
+        return seconds_left(card.envelope) if card is not None else None
+
+    def deadline_passed(self) -> None:
+        """The open prompt's deadline passed: its card says so (whether the agent still
+        takes answers shows with the next look at the task)."""
+        card = self.current
+        if card is not None:
+            card.deadline_passed()
+
+    def link_state(self, state: str, detail: str = "") -> None:
+        """How the task is followed: live, polling, reconnecting, stopped, lost."""
+        with self._lock:
+            self._link_state = (state, detail)
+            self.link_log.append((state, detail))
+            if state in ("stopped", "lost"):
+                self._settled.set()
+                self._resolve_prompt(None)
+            self._render()
+
+    def receive(self, event: ClientEvent, prompt: Prompt | None = None) -> None:
+        """Apply one event; :attr:`events` logs each event once.
+
+        ``prompt`` is the prompt a status carries, as the client read it (the follower
+        hands each status with its own). The same status seen twice (a replayed event,
+        a GetTask snapshot of a status a stream already brought) is logged once; a
+        snapshot older than the status shown is not applied.
+        """
+        with self._lock:
+            fresh = self._first_time(event)
+            if fresh:
+                self.events.append(event)
+                if prompt is not None:
+                    self.events.append(prompt)
+            elif event_id_of(event) is not None:
+                return  # a replay: applied already
+            if isinstance(event, TaskEvent):
+                self._on_task(event, prompt)
+            elif isinstance(event, StatusEvent):
+                if fresh or not self._older(event.status.timestamp):
+                    self._on_status(event, prompt)
+            elif isinstance(event, ArtifactEvent):
+                self._on_artifact(event)
+            elif isinstance(event, MessageEvent):
+                self._on_message(event)
+            else:
+                self._on_prompt(event)
+            self._render()
+
+    def answer_accepted(self, card: Any, result: Any) -> None:
+        """A card's answer was accepted: show the task as the agent returned it, look again."""
+        if isinstance(result, Task):
+            self.receive(TaskEvent(result))
+        follower = self._box[0]
+        if follower is not None and follower.running:
+            follower.wake()
+        elif self.task is not None:
+            card.settled(self.task)
+
+    # --- one method per event -----------------------------------------------------------
+
+    def _on_task(self, event: TaskEvent, prompt: Prompt | None) -> None:
+        """A whole-task snapshot (a stream's first event, GetTask, a send's result)."""
+        if self._older(event.task.status.timestamp):
+            return
+        task = copy.deepcopy(event.task)
+        self._apply_status(task, self._prompt_for(task, prompt))
+
+    def _on_status(self, event: StatusEvent, prompt: Prompt | None) -> None:
+        """The task changed state (a stream's status update)."""
+        signal = (event.metadata or {}).get("hitlTimeout")
+        if isinstance(signal, dict):
+            for card in self.cards:
+                if card.prompt_id == signal.get("promptId"):
+                    card.timeout_signaled = True
+                    card.deadline_passed(still_open=event.state is TaskState.INPUT_REQUIRED)
+        if self.task is None:
+            task = Task(event.task_id, event.context_id, copy.deepcopy(event.status))
+        else:
+            task = copy.copy(self.task)
+            task.status = copy.deepcopy(event.status)
+        self._apply_status(task, self._prompt_for(task, prompt))
+
+    def _on_artifact(self, event: ArtifactEvent) -> None:
+        """An artifact, or a chunk of one (appended to the artifact of the same id)."""
+        if self.task is None:
+            return
+        task = copy.copy(self.task)
+        artifacts = list(task.artifacts)
+        for i, old in enumerate(artifacts):
+            if old.artifact_id == event.artifact.artifact_id:
+                if event.append:
+                    merged = copy.copy(old)
+                    merged.parts = [*old.parts, *event.artifact.parts]
+                    artifacts[i] = merged
+                else:
+                    artifacts[i] = event.artifact
+                break
+        else:
+            artifacts.append(event.artifact)
+        task.artifacts = artifacts
+        self.task = task
+
+    def _on_message(self, event: MessageEvent) -> None:
+        """The agent answered with a message, not a task: nothing more to follow."""
+        self.message = event.message
+        self._known.set()
+        self._settled.set()
+        self._resolve_prompt(None)
+
+    def _on_prompt(self, event: PromptEvent | MalformedPromptEvent) -> None:
+        """A prompt on its own (the follower hands each with its status): nothing to do,
+        the status that carries it was applied just before, its envelope checked."""
+
+    def _prompt_for(self, task: Task, given: Prompt | None) -> Prompt | None:
+        """The prompt ``task``'s status carries, each envelope checked once: the one the
+        client read (``given``), the one shown when it is the status shown, else read
+        here (a snapshot the notebook read itself, GetTask)."""
+        if given is not None:
+            return given
+        if _status_key(task.status) == self._status_key:
+            return self._prompt
+        found = prompt_of(task)
+        return found if isinstance(found, PromptEvent | MalformedPromptEvent) else None
+
+    def _apply_status(self, task: Task, prompt: Prompt | None) -> None:
+        """Show ``task`` (its status carrying ``prompt``); the cards follow it."""
+        if self.task is None and self.gateway is not None and not task.status.state.is_terminal:
+            self._register(task.id)
+        previous = self.task
+        if previous is not None and previous.status.state is not task.status.state:
+            self._since = time.monotonic()
+        if previous is not None and not task.artifacts and previous.artifacts:
+            task.artifacts = previous.artifacts  # a status update does not drop artifacts
+        self.task = task
+        self._prompt = prompt
+        self._status_key = _status_key(task.status)
+        self._known.set()
+        state = task.status.state
+        last = self.cards[-1] if self.cards else None
+        if isinstance(prompt, PromptEvent):
+            if last is None or last.prompt_id != prompt.prompt_id:
+                if last is not None:
+                    self._leave(last, task)
+                self._add_card(task, prompt)
+            else:
+                left = seconds_left(last.envelope)
+                if left is not None and left <= 0:
+                    last.deadline_passed(still_open=True)  # S-4: the agent keeps it open
+                if last.is_open:
+                    last.show_count()  # the gateway's consensus count
+            self.malformed = None
+        else:
+            if isinstance(prompt, MalformedPromptEvent):
+                self.malformed = prompt
+            if last is not None and (state.is_terminal or state.is_interrupted):
+                self._leave(last, task)
+            elif last is not None and last.state == "open":
+                last.closed_by(task)  # the agent moved on without our answer
+            self._question_for(task)
+        if state.is_terminal or state.is_interrupted:
+            self._settled.set()
+        if state.is_terminal:
+            self._resolve_prompt(None)
+
+    def _leave(self, card: PromptCard, task: Task) -> None:
+        if card.state == "accepted":
+            card.settled(task)
+        else:
+            card.closed_by(task)
+
+    def _add_card(self, task: Task, event: PromptEvent) -> None:
+        card = PromptCard(
+            self.link,
+            task,
+            event.envelope,
+            responder=self.responder,
+            ui=self.ui,
+            watcher=self,
+            gateway=self.gateway,
+            registration=self.registration,
+        )
+        card.show_count()
+        self.cards.append(card)
+        self._settled.set()
+        self._resolve_prompt(card)
+
+    def _question_for(self, task: Task) -> None:
+        question = self.question
+        if question is not None and question.state == "accepted":
+            if task.status.state.is_terminal or task.status.state.is_interrupted:
+                question.settled(task)
+        elif question is not None and question.is_open and not task.status.state.is_interrupted:
+            question.closed_by(task)
+        if (
+            task.status.state is TaskState.INPUT_REQUIRED
+            and self._prompt is None
+            and message_text(task.status.message).strip()
+            and (question is None or not question.is_open)
+            and (question is None or question.task.status.message is not task.status.message)
+        ):
+            if question is None or question.state == "done":
+                self.question = QuestionCard(self.link, task, watcher=self)
+                self._settled.set()
+
+    def _resolve_prompt(self, card: PromptCard | None) -> None:
+        waiting = self._prompt_future
+        if (
+            card is not None
+            or self.task is None
+            or self.task.status.state.is_terminal
+            or (self._link_state[0] in ("stopped", "lost"))
+        ):
+            self._prompt_future = concurrent.futures.Future()
+            if not waiting.done():
+                waiting.set_result(card)
+
+    def _older(self, timestamp: str | None) -> bool:
+        now = self.task.status.timestamp if self.task is not None else None
+        return bool(timestamp and now and _instant(timestamp) < _instant(now))
+
+    def _first_time(self, event: ClientEvent) -> bool:
+        event_id = event_id_of(event)
+        if event_id is not None:
+            key: Any = (type(event).__name__, event_id)
+            if key in self._seen_ids:
+                return False
+            self._seen_ids.add(key)
+        if isinstance(event, TaskEvent | StatusEvent):
+            status = event.task.status if isinstance(event, TaskEvent) else event.status
+            content_key = _status_key(status)
+            seen = content_key in self._seen_keys
+            self._seen_keys.add(content_key)
+            if event_id is None or isinstance(event, TaskEvent):
+                return not seen
+        return True
+
+    # --- the gateway (S-3) -------------------------------------------------------------
+
+    def _register(self, task_id: str) -> None:
+        """Register the task with the gateway, in the background (the cell goes on)."""
+        agent = self.link.client.agent
+        if self._registering or self.gateway is None:
+            return
+        if not isinstance(agent, str):
+            self.registration_error = (
+                "the responder gateway needs the agent's URL; this conversation was made "
+                "from an agent card, so its task is not registered there"
+            )
+            return
+        self._registering = True
+        self.link.submit(self._register_async(self.gateway, agent, task_id))
+
+    async def _register_async(self, gateway: GatewayLink, agent: str, task_id: str) -> None:
+        try:
+            registration = await gateway.register(agent, task_id)
+        except HitlError as exc:
+            # Said on the card at the first answer (which tries again), not raised here.
+            self.registration_error = f"{exc}"
+            return
+        finally:
+            self._registering = False
+        self.registration_error = None
+        self.registration = registration
+        for card in self.cards:
+            card.registered(registration)
+
     # --- stopping -------------------------------------------------------------------------
 
     def stop_following(self, reason: str) -> None:
@@ -360,12 +702,126 @@ class Conversation(TaskEvents):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # --- display: see ConversationView (._conversation_view) ---------------------------
+    # --- display ------------------------------------------------------------------------
 
-    @property
-    def trace(self) -> Trace | None:
-        """The client's wire trace (start with ``trace=True``), else None."""
-        return self.client.trace
+    def _render(self) -> None:
+        cards: list[Any] = [c.widget for c in self.cards]
+        if self.question is not None:
+            cards.append(self.question.widget)
+        children = (*cards, self.notice, self.said, self.artifacts)
+        if tuple(self.widget.children) != children:
+            self.widget.children = children
+        self.notice.value = self._state_html()
+        self.said.value = self._said_html()
+        self.artifacts.value = artifacts_html(self.task.artifacts) if self.task else ""
+
+    def _state_html(self) -> str:
+        link, detail = self._link_state
+        parts = []
+        if self.malformed is not None:
+            words = esc(malformed_words(self.malformed))
+            parts.append(f'<div style="color:{COLORS["error"]}">{words}</div>')
+        task = self.task
+        if task is None:
+            if self.message is None:
+                parts.append(f'<div style="color:{MUTED}">starting…</div>')
+        else:
+            state = task.status.state
+            if state in _ENDED_WORDS:
+                kind, word = _ENDED_WORDS[state]
+                parts.append(f'<div style="color:{COLORS[kind]}"><b>{word}</b></div>')
+            elif not state.is_interrupted:
+                clock = (
+                    ""
+                    if stable_output()
+                    else " for " + css_elapsed(time.monotonic() - self._since, "")
+                )
+                parts.append(f"<div><b>Working</b>{clock}</div>")
+            if link == "reconnecting":
+                parts.append(
+                    f'<div style="color:{COLORS["warn"]}">reconnecting: {esc(detail)}</div>'
+                )
+            elif link in ("stopped", "lost") and detail and not state.is_terminal:
+                kind = "error" if link == "lost" else "warn"
+                parts.append(
+                    f'<div style="color:{COLORS[kind]}">Not following the task any more: '
+                    f"{esc(detail)}</div>"
+                )
+        return "".join(parts)
+
+    def _said_html(self) -> str:
+        if self.message is not None:
+            return f"<div><b>The agent answered:</b>{parts_html(self.message.parts)}</div>"
+        task = self.task
+        if task is None or task.status.message is None or self._prompt is not None:
+            return ""
+        if self.question is not None and self.question.is_open:
+            return ""
+        words = parts_html(task.status.message.parts)
+        return (
+            f'<div class="hitl-agent-message"><b>The agent says:</b>{words}</div>' if words else ""
+        )
+
+    def to_text(self) -> str:
+        """The conversation as plain text (what nbconvert and nbval read)."""
+        blocks = [card.to_text() for card in self.cards]
+        if self.question is not None:
+            blocks.append(self.question.to_text())
+        if self.malformed is not None:
+            blocks.append(malformed_words(self.malformed))
+        if self.message is not None:
+            blocks.append(f"the agent answered: {message_text(self.message)}")
+        task = self.task
+        open_question = self.question is not None and self.question.is_open
+        if task is None and self.message is None:
+            blocks.append("starting")
+        elif task is not None and self.current is None and not open_question:
+            blocks.append(f"task is {task.status.state.name}")
+            said = message_text(task.status.message).strip()
+            if said and self._prompt is None:
+                blocks.append(f"agent: {said}")
+            blocks += artifacts_text(task.artifacts)
+        link, detail = self._link_state
+        if link == "reconnecting":
+            blocks.append(f"reconnecting: {detail}")
+        return "\n".join(blocks)
+
+    def __repr__(self) -> str:
+        state = self.task.status.state.name if self.task else "no task"
+        return f"<Conversation {len(self.cards)} prompt(s), task {state}>"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
+        bundle["text/plain"] = self.to_text()
+        return bundle
+
+
+def event_id_of(event: ClientEvent) -> str | None:
+    """The event's id on the wire (None when the agent does not number its events)."""
+    value = getattr(event, "event_id", None)
+    return value if isinstance(value, str) else None
+
+
+def malformed_words(event: MalformedPromptEvent) -> str:
+    """Why a prompt cannot be answered, for a person: each error the check found with
+    the spec section it breaks (not the envelope's JSON Pointers)."""
+    errors = [f for f in event.findings if f.severity == "error"]
+    if errors:
+        why = "; ".join(f"{f.message} ({f.section})" for f in errors)
+    else:
+        why = event.reason.removeprefix("malformed prompt envelope: ")
+    return f"The agent sent a prompt that cannot be answered safely: {why}"
+
+
+def _status_key(status: TaskStatus) -> tuple[object, ...]:
+    """What tells two statuses apart: state, time and message."""
+    message = status.message.message_id if status.message is not None else None
+    return (status.state, status.timestamp, message)
+
+
+def _instant(timestamp: str) -> datetime:
+    parsed = parse_rfc3339(timestamp)
+    return parsed if parsed is not None else datetime.min.replace(tzinfo=timezone.utc)
 
 
 def _as_message(result: Any) -> ClientEvent:

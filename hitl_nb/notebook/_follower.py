@@ -1,4 +1,6 @@
-"""Following one task in the background, on the client's loop.
+"""Following in the background, on the notebook's shared loop: a task, or an inbox's list.
+
+:class:`Follower` follows one task for a conversation.
 
 Streams when the agent streams (the client resumes dropped streams with
 ``Last-Event-ID`` or the task snapshot, and says so through ``on_reconnect``), polls
@@ -7,37 +9,107 @@ INPUT_REQUIRED): the follower looks at the task every ``poll_interval`` seconds,
 the deadline passes, and soon after an answer is accepted, to notice a task that failed,
 was canceled, or was answered elsewhere.
 
-The follower holds its conversation only weakly: a conversation nobody refers to any
-more is collected, and its follower ends at its next step.
+Each status goes to the conversation with the prompt the client found in it: the
+client hands that prompt out as the next event, made from the same wire event, and the
+follower gives the two together (the envelope is checked once, by the client).
+
+:class:`Looking` looks at an inbox's list every ``interval`` seconds and at once after
+an answer, backing off while the list cannot be read. Both wait on a :class:`Pace`
+(sleep until the next look or a wake from any thread) and hold what they report to
+only weakly: a conversation or inbox nobody refers to any more is collected, and its
+following ends at its next step.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import weakref
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any, Protocol
 
-from hitl_nb.a2a import Message, Task
-from hitl_nb.client import ClientEvent, MessageEvent, TaskEvent
+from hitl_nb._sync import LoopThread
+from hitl_nb.a2a import Message, Task, TaskState
+from hitl_nb.client import (
+    ClientEvent,
+    MalformedPromptEvent,
+    MessageEvent,
+    PromptEvent,
+    StatusEvent,
+    TaskEvent,
+)
 from hitl_nb.errors import AgentTimeout, AgentUnreachable, HitlError
 
 from ._link import Link
 
-__all__ = ["Follower", "Sink"]
+__all__ = ["Follower", "Looking", "Pace", "Prompt", "Sink"]
 
 log = logging.getLogger("hitl_nb.notebook")
 
-#: The longest pause between tries to reach an agent that cannot be reached.
+#: The longest pause between tries to reach an agent (or a list) that cannot be reached.
 MAX_RETRY_DELAY = 60.0
+#: After a wake, the inbox looks this much later: the agent moves on first.
+SETTLE_DELAY = 0.2
+
+#: The prompt a status carries, as the client read it.
+Prompt = PromptEvent | MalformedPromptEvent
+
+
+class Pace:
+    """When to look next: sleep until a time, or until :meth:`wake` (from any thread).
+
+    :meth:`start` binds it to the running loop; a wake before that makes the first
+    sleep end at once.
+    """
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._event: asyncio.Event | None = None
+        self._early = False
+
+    def start(self) -> None:
+        """Bind to the running loop (call it on the loop, before the first sleep)."""
+        self._loop = asyncio.get_running_loop()
+        self._event = asyncio.Event()
+
+    def wake(self) -> None:
+        """End the current (or next) sleep soon; safe from any thread."""
+        loop, event = self._loop, self._event
+        if loop is None or event is None:
+            self._early = True
+            return
+        try:
+            loop.call_soon_threadsafe(event.set)
+        except RuntimeError:  # the loop is closed
+            pass
+
+    async def sleep(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``; True when woken early by :meth:`wake`."""
+        assert self._event is not None, "Pace.start() first"
+        if self._early:
+            self._early = False
+            return True
+        try:
+            await asyncio.wait_for(self._event.wait(), max(seconds, 0.0))
+        except asyncio.TimeoutError:
+            return False
+        self._event.clear()
+        return True
+
+
+def backoff(delay: float) -> float:
+    """The pause after another failed try (doubling, at most :data:`MAX_RETRY_DELAY`)."""
+    return min(delay * 2, MAX_RETRY_DELAY)
 
 
 class Sink(Protocol):
     """What a follower reports to (a conversation)."""
 
-    def receive(self, event: ClientEvent) -> None:
-        """Apply one event."""
+    def receive(self, event: ClientEvent, prompt: Prompt | None = None) -> None:
+        """Apply one event; ``prompt`` is the prompt a status carries, as the client read
+        it (None for a status without one, and for a snapshot the follower read itself)."""
 
     def link_state(self, state: str, detail: str = "") -> None:
         """``live``, ``reconnecting``, ``polling``, ``stopped`` or ``lost``, with words."""
@@ -81,9 +153,7 @@ class Follower:
         self._sink = weakref.ref(sink)
         self._content = content
         self._context_id = context_id
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._wake: asyncio.Event | None = None
-        self._woken_early = False
+        self.pace = Pace()
         self._reconnecting = False
         self._stopped = False
         self.future = link.submit(self._run())
@@ -92,14 +162,7 @@ class Follower:
 
     def wake(self) -> None:
         """Look at the task soon (an answer was accepted)."""
-        loop, event = self._loop, self._wake
-        if loop is None or event is None:
-            self._woken_early = True
-            return
-        try:
-            loop.call_soon_threadsafe(event.set)
-        except RuntimeError:  # the loop is closed
-            pass
+        self.pace.wake()
 
     def stop(self) -> None:
         """Stop following (idempotent; safe from any thread)."""
@@ -122,7 +185,7 @@ class Follower:
     def _tell(self, state: str, detail: str = "") -> None:
         self._get().link_state(state, detail)
 
-    def _deliver(self, event: ClientEvent) -> None:
+    def _deliver(self, event: ClientEvent, prompt: Prompt | None = None) -> None:
         event_id = getattr(event, "event_id", None)
         if event_id is not None:
             self.last_event_id = event_id
@@ -131,7 +194,7 @@ class Follower:
             self._reconnecting = False
             sink.link_state("live")
         try:
-            sink.receive(event)
+            sink.receive(event, prompt)
         except Exception:  # a drawing problem must not end the following
             log.exception("the conversation could not show an event")
 
@@ -139,22 +202,8 @@ class Follower:
         self._reconnecting = True
         self._tell("reconnecting", f"the stream dropped ({reason}); reconnecting, try {attempt}")
 
-    async def _sleep(self, seconds: float) -> bool:
-        """Sleep up to ``seconds``; True when woken early by :meth:`wake`."""
-        assert self._wake is not None
-        if self._woken_early:
-            self._woken_early = False
-            return True
-        try:
-            await asyncio.wait_for(self._wake.wait(), max(seconds, 0.0))
-        except asyncio.TimeoutError:
-            return False
-        self._wake.clear()
-        return True
-
     async def _run(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._wake = asyncio.Event()
+        self.pace.start()
         try:
             await self._follow()
         except _Gone:
@@ -220,7 +269,7 @@ class Follower:
                 )
                 self._reconnecting = True
                 await asyncio.sleep(retry)
-                retry = min(retry * 2, MAX_RETRY_DELAY)
+                retry = backoff(retry)
             except HitlError as exc:
                 self._tell("lost", f"stopped following the task: {exc}")
                 return
@@ -236,16 +285,16 @@ class Follower:
             events = client.stream(
                 self._content, context_id=self._context_id, on_reconnect=self._on_reconnect
             )
-            async with aclosing(events) as stream:
-                async for event in stream:
-                    self._deliver(event)
+            async with aclosing(_paired(events)) as stream:
+                async for event, prompt in stream:
+                    self._deliver(event, prompt)
                     if self._get().followed_task() is not None:
                         break  # the task is known: the cell may go on
                 else:
                     return
                 self._get().started(None)
-                async for event in stream:
-                    self._deliver(event)
+                async for event, prompt in stream:
+                    self._deliver(event, prompt)
             return
         self._tell("polling")
         result = await client.send(
@@ -253,10 +302,10 @@ class Follower:
         )
         self._deliver(TaskEvent(result) if isinstance(result, Task) else _message(result))
 
-    async def _consume(self, events: Any) -> None:
-        async with aclosing(events) as stream:
-            async for event in stream:
-                self._deliver(event)
+    async def _consume(self, events: AsyncGenerator[ClientEvent, None]) -> None:
+        async with aclosing(_paired(events)) as stream:
+            async for event, prompt in stream:
+                self._deliver(event, prompt)
 
     async def _watch_open(self, task: Task) -> None:
         """A prompt is open: look again until the task is somewhere else."""
@@ -267,7 +316,7 @@ class Follower:
             wait = delay
             if left is not None and left > -1.0:
                 wait = min(wait, max(left, 0.0) + 0.25)
-            woken = await self._sleep(wait)
+            woken = await self.pace.sleep(wait)
             delay = 0.2 if woken else min(max(delay * 2, 0.2), self.poll_interval)
             after = self._get().open_deadline()
             if after is not None and after <= 0:
@@ -283,7 +332,7 @@ class Follower:
         key = _key(task)
         delay = 0.25
         while True:
-            await self._sleep(delay)
+            await self.pace.sleep(delay)
             delay = min(delay * 2, self.poll_interval)
             fresh = await self.link.client.get_task(task.id)
             self._deliver(TaskEvent(fresh))
@@ -303,3 +352,116 @@ def _key(task: Task) -> tuple[object, ...]:
 def _message(result: Any) -> ClientEvent:
     assert isinstance(result, Message)
     return MessageEvent(result)
+
+
+async def _paired(
+    events: AsyncGenerator[ClientEvent, None],
+) -> AsyncGenerator[tuple[ClientEvent, Prompt | None], None]:
+    """Each event of a client stream, a status together with the prompt it carries.
+
+    The client hands a status's prompt out as the very next event, made from the same
+    wire event (same task, same event id); only an INPUT_REQUIRED status carries one,
+    and the stream ends after it (A2A §11.7), so waiting for the next event never holds
+    a status back.
+    """
+    held: TaskEvent | StatusEvent | None = None
+    async with aclosing(events) as stream:
+        async for event in stream:
+            if held is not None:
+                if (
+                    isinstance(event, PromptEvent | MalformedPromptEvent)
+                    and event.task_id == held.task_id
+                    and event.event_id == held.event_id
+                ):
+                    yield held, event
+                    held = None
+                    continue
+                yield held, None
+                held = None
+            if (
+                isinstance(event, TaskEvent | StatusEvent)
+                and event.state is TaskState.INPUT_REQUIRED
+            ):
+                held = event
+                continue
+            yield event, None
+    if held is not None:
+        yield held, None
+
+
+class Lister(Protocol):
+    """What a :class:`Looking` reports to (an inbox)."""
+
+    def _apply(self, listing: Any) -> None:
+        """Show one look's listing."""
+
+    def _unreadable(self, problem: str) -> None:
+        """The list could not be read this time: say why (the last listing stays)."""
+
+
+class ListSource(Protocol):
+    """Where a :class:`Looking` reads the list (an inbox's source)."""
+
+    async def list(self) -> Any:
+        """One look at the list."""
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+
+
+class Looking:
+    """An inbox's list, looked at again on the notebook's shared loop.
+
+    Every ``interval`` seconds, and :data:`SETTLE_DELAY` after a :meth:`wake` (an
+    answer was given), ``source`` is read and the listing handed to ``lister`` (held
+    weakly). While the list cannot be read the problem is said and the pause doubles,
+    up to :data:`MAX_RETRY_DELAY`. A lister that is collected ends the looking and
+    closes the source's connections.
+    """
+
+    def __init__(
+        self, runner: LoopThread, lister: Lister, source: ListSource, interval: float
+    ) -> None:
+        self.interval = interval
+        self.pace = Pace()
+        self._lister = weakref.ref(lister)
+        self._source = source
+        self.future: concurrent.futures.Future[None] = runner.submit(self._run())
+
+    def wake(self) -> None:
+        """Look again soon (an answer was given); safe from any thread."""
+        self.pace.wake()
+
+    def stop(self) -> None:
+        """Stop looking (idempotent; safe from any thread)."""
+        self.future.cancel()
+
+    async def _run(self) -> None:
+        self.pace.start()
+        delay = self.interval
+        while True:
+            if await self.pace.sleep(delay):
+                await asyncio.sleep(SETTLE_DELAY)  # let the agent move on before looking
+            if self._lister() is None:
+                await self._source.aclose()  # forgotten: its connections go with it
+                return
+            problem = ""
+            try:
+                listing = await self._source.list()
+            except HitlError as exc:
+                listing, problem = None, str(exc)
+                delay = backoff(delay)
+            else:
+                delay = self.interval
+            lister = self._lister()
+            if lister is None:
+                await self._source.aclose()
+                return
+            try:
+                if listing is not None:
+                    lister._apply(listing)
+                else:
+                    lister._unreadable(problem)
+            except Exception:  # a drawing problem must not end the looking
+                log.exception("the inbox could not show the prompts")
+            del lister

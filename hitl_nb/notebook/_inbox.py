@@ -17,34 +17,35 @@ Without it, ``agents=[...]`` are asked by this kernel (ListTasks, INPUT_REQUIRED
 answered directly; that inbox lives only as long as the kernel.
 
 The list follows by itself: one look every ``poll_interval`` seconds on the notebook's
-one shared thread (:mod:`._worker`), and at once after an answer. A look that finds
-nothing new sends nothing to the browser, and the deadline countdowns tick in CSS
-(:mod:`._clock`). Closing the inbox (or a ``with`` block), running its cell again, or
-interrupting a cell stops the looking; so does forgetting the inbox.
+one shared thread, and at once after an answer (:class:`~._follower.Looking`). A look
+that finds nothing new sends nothing to the browser, and the deadline countdowns tick in
+CSS (:mod:`._clock`). Closing the inbox (or a ``with`` block), running its cell again,
+or interrupting a cell stops the looking; so does forgetting the inbox. A prompt opened
+here is a :class:`~hitl_nb.notebook.GatewayCard` (gateway inboxes) or a
+:class:`~hitl_nb.notebook.PromptCard` (kernel inboxes; one whose prompt leaves the list
+asks its task why).
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import threading
-import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import ipywidgets as W
 
-from hitl_nb.client import GatewayInfo, find_gateway
+from hitl_nb.a2a import TaskState
+from hitl_nb.client import GatewayInfo, PromptEvent, find_gateway, prompt_of
 from hitl_nb.errors import GatewayUnavailable, HitlError
 
-from ._card import PromptCard
+from ._card import GatewayCard, PromptCard
 from ._deadline import deadline_text
-from ._inbox_card import GatewayCard
-from ._inbox_follow import closed_elsewhere, follow
+from ._follower import Looking
 from ._inbox_rows import discard, row_widget, weakly
 from ._inbox_sources import AgentsSource, GatewaySource, InboxItem, Listing
 from ._link import Link
-from ._outcome import Outcome
+from ._outcomes import Outcome
+from ._senders import GatewaySender
 from ._style import COLORS, MUTED, esc
 from ._worker import shared_loop, track
 
@@ -103,11 +104,14 @@ class Inbox:
             info = gateway
         self.source: GatewaySource | AgentsSource
         if info is not None:
-            self.source = GatewaySource(info, agents=agents, responder=responder,
-                                        due_within=due_within, limit=limit)  # fmt: skip
+            self.source = GatewaySource(
+                info, agents=agents, responder=responder, due_within=due_within, limit=limit
+            )
             self._responder = None
         elif agents:
-            self.source = AgentsSource(agents, limit=limit, client_options=client_options)
+            self.source = AgentsSource(
+                agents, limit=limit, client_options=client_options, call="Inbox"
+            )
             self._responder = responder
         else:
             raise HitlError(
@@ -126,21 +130,24 @@ class Inbox:
         self.page_size = int(page_size)
         self.page = 0
         self._loop = shared_loop()
-        self._wake: asyncio.Event | None = None
         self._stop_note = ""
         self.title = W.HTML()
         self.title.add_class("hitl-inbox-title")
         self.list = W.VBox()
         self.list.add_class("hitl-inbox-list")
-        self.previous = W.Button(description="Previous", tooltip="the page before",
-                                 layout=W.Layout(width="auto"))  # fmt: skip
-        self.next = W.Button(description="Next", tooltip="the page after",
-                             layout=W.Layout(width="auto"))  # fmt: skip
+        self.previous = W.Button(
+            description="Previous", tooltip="the page before", layout=W.Layout(width="auto")
+        )
+        self.next = W.Button(
+            description="Next", tooltip="the page after", layout=W.Layout(width="auto")
+        )
         self.previous.on_click(weakly(self, "turn", -1))
         self.next.on_click(weakly(self, "turn", 1))
         self.where = W.HTML()
-        self.pages = W.HBox([self.previous, self.where, self.next],
-                            layout=W.Layout(display="none", align_items="center"))  # fmt: skip
+        self.pages = W.HBox(
+            [self.previous, self.where, self.next],
+            layout=W.Layout(display="none", align_items="center"),
+        )
         self.pages.add_class("hitl-inbox-pages")
         self.detail = W.VBox()
         self.detail.add_class("hitl-inbox-detail")
@@ -148,9 +155,7 @@ class Inbox:
         self.widget.add_class("hitl-inbox")
         self._apply(self._first_look())
         track(self)
-        self._future: concurrent.futures.Future[None] = self._loop.submit(
-            follow(weakref.ref(self), self.poll_interval)
-        )
+        self._looking = Looking(self._loop, self, self.source, self.poll_interval)
 
     @property
     def lives_with_kernel(self) -> bool:
@@ -172,12 +177,7 @@ class Inbox:
 
     def wake(self) -> None:
         """Look again soon (an answer was given)."""
-        loop, event = self._loop.loop, self._wake
-        if event is not None:
-            try:
-                loop.call_soon_threadsafe(event.set)
-            except RuntimeError:  # the loop is closed
-                pass
+        self._looking.wake()
 
     def _apply(self, listing: Listing) -> None:
         """Show ``listing``: new rows appear, rows of prompts no longer open leave. Only
@@ -193,11 +193,15 @@ class Inbox:
                     card.gone()
                 elif card.is_open and isinstance(self.source, AgentsSource):
                     # Answered elsewhere, closed or expired: the card asks the task why.
-                    self._loop.submit(closed_elsewhere(card))
+                    self._loop.submit(_closed_elsewhere(card))
             self._draw_page()
             title = self._title_html()
             if self.title.value != title:
                 self.title.value = title
+
+    def _unreadable(self, problem: str) -> None:
+        """A look could not read the list: say why, keep the prompts last seen."""
+        self._apply(Listing(self.items, self.total, [problem]))
 
     def _draw_page(self) -> None:
         pages = max(1, -(-len(self.items) // self.page_size))
@@ -220,8 +224,10 @@ class Inbox:
         display = "flex" if pages > 1 else "none"
         if self.pages.layout.display != display:
             self.pages.layout.display = display
-        where = (f'<span style="color:{MUTED}">prompts {start + 1}–{start + len(shown)} '
-                 f"of {len(self.items)}</span>")  # fmt: skip
+        where = (
+            f'<span style="color:{MUTED}">prompts {start + 1}–{start + len(shown)} '
+            f"of {len(self.items)}</span>"
+        )
         if self.where.value != where:
             self.where.value = where
         self.previous.disabled = self.page == 0
@@ -242,19 +248,25 @@ class Inbox:
             count = f"{self.total} open prompts (the {shown} with the soonest deadlines shown)."
         else:
             count = f"{self.total} open prompt{'s' if self.total != 1 else ''}."
-        lines = [f'<div style="font-weight:600">Inbox: {esc(count)}</div>',
-                 f'<div style="font-size:smaller;color:{MUTED}">From '
-                 f"{esc(self.source.where())}.</div>"]  # fmt: skip
+        lines = [
+            f'<div style="font-weight:600">Inbox: {esc(count)}</div>',
+            f'<div style="font-size:smaller;color:{MUTED}">From {esc(self.source.where())}.</div>',
+        ]
         if self.lives_with_kernel:
-            lines.append(f'<div style="font-size:smaller;color:{COLORS["warn"]}">This inbox '
-                         "lives only as long as this kernel: no Jupyter server keeps these "
-                         "prompts for it.</div>")  # fmt: skip
+            lines.append(
+                f'<div style="font-size:smaller;color:{COLORS["warn"]}">This inbox '
+                "lives only as long as this kernel: no Jupyter server keeps these "
+                "prompts for it.</div>"
+            )
         for problem in self.problems:
-            lines.append(f'<div style="font-size:smaller;color:{COLORS["error"]}">'
-                         f"{esc(problem)}</div>")  # fmt: skip
+            lines.append(
+                f'<div style="font-size:smaller;color:{COLORS["error"]}">{esc(problem)}</div>'
+            )
         if self._stop_note:
-            lines.append(f'<div style="font-size:smaller;color:{COLORS["warn"]}">No longer '
-                         f"updated: {esc(self._stop_note)}.</div>")  # fmt: skip
+            lines.append(
+                f'<div style="font-size:smaller;color:{COLORS["warn"]}">No longer '
+                f"updated: {esc(self._stop_note)}.</div>"
+            )
         return "".join(lines)
 
     # --- opening and answering ------------------------------------------------------------
@@ -279,8 +291,11 @@ class Inbox:
                 card = self._card(item)
                 self.cards[item.key] = card
             self._selected = item.key
-        close = W.Button(description="Close", tooltip="hide this card",
-                         layout=W.Layout(width="auto", align_self="flex-start"))  # fmt: skip
+        close = W.Button(
+            description="Close",
+            tooltip="hide this card",
+            layout=W.Layout(width="auto", align_self="flex-start"),
+        )
         close.on_click(weakly(self, "_hide"))
         self.detail.children = [card.widget, close]
         return card
@@ -291,7 +306,10 @@ class Inbox:
 
     def _card(self, item: InboxItem) -> Card:
         if isinstance(self.source, GatewaySource):
-            return GatewayCard(item, self.source.answer, self._loop.submit, weakly(self, "wake"))
+            sender = GatewaySender(
+                self.source.gateway, item.prompt_id, item.needed, registration=item.registration
+            )
+            return GatewayCard(item, sender, self._loop.submit, weakly(self, "wake"))
         assert item.task is not None
         link: Link = self.source.links[item.agent_url]
         card = PromptCard(link, item.task, item.envelope, responder=self._responder)
@@ -299,9 +317,12 @@ class Inbox:
         return card
 
     def answer(
-        self, which: str | int | InboxItem, payload: Mapping[str, Any], *,
+        self,
+        which: str | int | InboxItem,
+        payload: Mapping[str, Any],
+        *,
         timeout: float | None = 60.0,
-    ) -> Outcome:  # fmt: skip
+    ) -> Outcome:
         """Open a prompt's card and answer it from code, as a person would; the outcome."""
         card = self.open(which)
         if isinstance(card, GatewayCard):
@@ -316,7 +337,7 @@ class Inbox:
             if self._stop_note or self.closed:
                 return
             self._stop_note = reason
-        self._future.cancel()
+        self._looking.stop()
         self.title.value = self._title_html()
 
     def close(self) -> None:
@@ -340,9 +361,9 @@ class Inbox:
         self.close()
 
     def __del__(self) -> None:
-        future = getattr(self, "_future", None)
-        if future is not None:
-            future.cancel()
+        looking = getattr(self, "_looking", None)
+        if looking is not None:
+            looking.stop()
 
     # --- display --------------------------------------------------------------------------
 
@@ -364,3 +385,15 @@ class Inbox:
         bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
         bundle["text/plain"] = self.to_text()
         return bundle
+
+
+async def _closed_elsewhere(card: PromptCard) -> None:
+    """Tell an open card whose prompt left a kernel inbox what became of its task."""
+    try:
+        task = await card.link.client.get_task(card.task.id)
+    except HitlError:
+        return  # the card says what happens when someone answers it
+    found = prompt_of(task)
+    still = isinstance(found, PromptEvent) and found.prompt_id == card.prompt_id
+    if task.status.state is not TaskState.INPUT_REQUIRED or not still:
+        card.closed_by(task)

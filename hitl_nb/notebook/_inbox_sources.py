@@ -5,7 +5,7 @@
   list outlives kernels); answers go through the gateway, which checks
   ``allowed_responders`` against the user the server vouches for (spec S-3), by the
   same calls and in the same words as a card in gateway mode (a
-  :class:`~hitl_nb.notebook.GatewayLink`; :mod:`._gateway_answer`).
+  :class:`~hitl_nb.notebook.GatewayLink`, connected on the first answer).
 - :class:`AgentsSource`: no server extension; the kernel itself asks each agent for its
   tasks waiting for input (A2A ListTasks with state INPUT_REQUIRED) and reads the prompt
   in each. It lives only as long as the kernel.
@@ -23,11 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from hitl_nb.a2a import Task, TaskState
-from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo, PromptEvent, prompt_of
+from hitl_nb.client import GatewayClient, GatewayInfo, PromptEvent, prompt_of
 from hitl_nb.errors import GatewayRefused, HitlError, MalformedPrompt, UnsupportedOperation
 from hitl_nb.spec import PromptEnvelope
 
-from ._gateway_answer import GatewayVerdict, gateway_verdict
 from ._gateway_link import GatewayLink, connect
 from ._link import Link
 
@@ -72,8 +71,15 @@ class InboxItem:
 
     def signature(self) -> tuple[object, ...]:
         """What, when it changes, redraws the item's row."""
-        return (self.key, self.state, self.may_answer, self.answers, self.agreeing,
-                self.disagreement, self.envelope.deadline)  # fmt: skip
+        return (
+            self.key,
+            self.state,
+            self.may_answer,
+            self.answers,
+            self.agreeing,
+            self.disagreement,
+            self.envelope.deadline,
+        )
 
 
 @dataclass(frozen=True)
@@ -109,8 +115,10 @@ class GatewaySource:
         self.info = info
         self.agents = [a.rstrip("/") for a in agents] if agents else None
         self.filters: dict[str, Any] = {
-            "limit": int(limit), "responder": responder or None, "due_within": due_within,
-        }  # fmt: skip
+            "limit": int(limit),
+            "responder": responder or None,
+            "due_within": due_within,
+        }
         self.timeout = timeout
         self._client: GatewayClient | None = None
         self._link: GatewayLink | None = None
@@ -156,20 +164,7 @@ class GatewaySource:
             total = len(items)
         return Listing(items, total, problems)
 
-    async def answer(self, item: InboxItem, payload: Mapping[str, Any]) -> GatewayVerdict:
-        """Answer ``item`` as the server's user; what the gateway did with it."""
-        assert item.registration is not None
-        try:
-            gateway = await self._gateway()
-            reply: GatewayAnswer | HitlError = await gateway.answer(
-                item.registration, item.prompt_id, payload
-            )
-            name = gateway.name or gateway.display
-        except HitlError as exc:
-            reply, name = exc, ""
-        return gateway_verdict(reply, name, item.needed)
-
-    async def _gateway(self) -> GatewayLink:
+    async def gateway(self) -> GatewayLink:
         """The gateway as the cards answer through it (asks the server who we are, once)."""
         if self._link is None:
             self._link = await asyncio.to_thread(connect, self.info, self.timeout)
@@ -218,7 +213,8 @@ class AgentsSource:
     """Open prompts read from the agents by this kernel (no server extension).
 
     Every look asks each agent for its tasks in INPUT_REQUIRED (A2A 1.0 ListTasks) and
-    reads the prompt in each task's status. ``client_options`` go to each agent's client.
+    reads the prompt in each task's status. ``client_options`` go to each agent's client
+    (checked for ``call``, the public call that made the source).
     """
 
     lives_with_kernel = True
@@ -229,10 +225,17 @@ class AgentsSource:
         *,
         limit: int = 100,
         client_options: Mapping[str, Any] | None = None,
+        call: str = "AgentsSource",
     ) -> None:
         if isinstance(agents, str) or not agents:
             raise ValueError("agents must be a list of agent URLs, e.g. agents=[url]")
-        self.links = {url: Link(url, dict(client_options or {})) for url in agents}
+        self.links: dict[str, Link] = {}
+        try:
+            for url in agents:
+                self.links[url] = Link(url, client_options, call=call)
+        except BaseException:
+            self.close_links()
+            raise
         self.limit = int(limit)
 
     def where(self) -> str:

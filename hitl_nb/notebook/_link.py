@@ -1,16 +1,24 @@
-"""A client and the loop its coroutines run on, as the notebook uses them."""
+"""A client and the loop its coroutines run on, as the notebook uses them.
+
+The client options a notebook call takes (``Conversation.start(url, ..., **options)``,
+``Inbox(client_options=...)``) are checked here, before anything connects: an option
+the client does not take is refused, naming the call and the options it takes, and
+``timeout=`` (seconds, as httpx users write it) is each request's time limit.
+"""
 
 from __future__ import annotations
 
 import concurrent.futures
-from collections.abc import Coroutine
+import dataclasses
+import inspect
+from collections.abc import Coroutine, Mapping
 from typing import Any, TypeVar
 
-from hitl_nb.client import HitlClient, SyncHitlClient
+from hitl_nb.client import HitlClient, HttpLimits, SyncHitlClient
 
 from ._worker import shared_loop
 
-__all__ = ["Link"]
+__all__ = ["Link", "checked_options"]
 
 T = TypeVar("T")
 
@@ -25,20 +33,21 @@ class Link:
     :class:`~hitl_nb.client.SyncHitlClient`.
     """
 
-    def __init__(self, agent: Any, client_options: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, agent: Any, client_options: Mapping[str, Any] | None = None, *, call: str = "Link"
+    ) -> None:
         if isinstance(agent, SyncHitlClient):
             if client_options:
                 raise TypeError(
-                    f"client options {sorted(client_options)} only apply when the agent is a "
-                    "URL; this SyncHitlClient is already configured"
+                    f"{call}(): client options {sorted(client_options)} only apply when the "
+                    "agent is a URL; this SyncHitlClient is already configured"
                 )
             self.sync: SyncHitlClient = agent
             self.own = False
         else:
+            options = checked_options(call, client_options or {})
             # A client of its own whose calls run on the notebook's one shared thread.
-            self.sync = SyncHitlClient.on_shared_loop(
-                shared_loop(), agent, **dict(client_options or {})
-            )
+            self.sync = SyncHitlClient.on_shared_loop(shared_loop(), agent, **options)
             self.own = True
         self.client: HitlClient = self.sync.client
         self.call_timeout: float | None = self.sync.call_timeout
@@ -74,3 +83,47 @@ class Link:
                 self.sync.close()
             except (RuntimeError, TimeoutError):  # the loop is already gone
                 pass
+
+
+def _option_names() -> list[str]:
+    """The options a notebook's own client takes: :class:`~hitl_nb.client.HitlClient`'s,
+    its ``call_timeout`` and ``timeout``."""
+    own = [
+        name
+        for name, p in inspect.signature(HitlClient).parameters.items()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
+    return sorted({*own, "call_timeout", "timeout"})
+
+
+def checked_options(call: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` as the client takes them, or a ``TypeError`` naming ``call`` and the
+    options it takes. ``timeout`` (seconds, as in httpx) becomes each request's limit
+    (``HttpLimits.timeout``, the connect limit at most that)."""
+    known = _option_names()
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        names = ", ".join(repr(n) for n in unknown)
+        raise TypeError(
+            f"{call}() got {'an unexpected option' if len(unknown) == 1 else 'unexpected options'} "
+            f"{names}; the client options it takes are: {', '.join(known)}"
+        )
+    out = dict(options)
+    if "timeout" not in out:
+        return out
+    timeout = out.pop("timeout")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        raise TypeError(
+            f"{call}(): timeout is the seconds each request may take (a positive number), "
+            f"not {timeout!r}"
+        )
+    if "limits" in out:
+        raise TypeError(
+            f"{call}(): give either timeout= or limits=HttpLimits(timeout=...), not both"
+        )
+    seconds = float(timeout)
+    limits = HttpLimits()
+    out["limits"] = dataclasses.replace(
+        limits, timeout=seconds, connect_timeout=min(limits.connect_timeout, seconds)
+    )
+    return out

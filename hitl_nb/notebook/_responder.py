@@ -7,7 +7,8 @@ the card is that orchestrator. A prompt that names its responders (``specific:<i
 with the Jupyter identity (``JUPYTERHUB_USER``) or the configured responder. An answer
 from someone the prompt does not name is not sent; the card says why and offers a
 deliberate override, and an overridden answer says so in its outcome. A consensus is
-counted here: the card shows how many agreeing answers are still needed.
+counted here: the card shows how many agreeing answers are still needed, in the words
+every card uses for a consensus' count (:func:`~._outcomes.tally_words`).
 
 Through the Jupyter server's responder gateway (``server_user`` given), the server says
 who is answering: the field shows its user and cannot be edited, there is no override,
@@ -27,6 +28,7 @@ from hitl_nb.policy import Decision, ResponderGate, current_responder
 from hitl_nb.responders import AnyResponder, ConsensusResponder, SpecificResponder
 from hitl_nb.spec import PromptEnvelope
 
+from ._outcomes import Tally, tally_words
 from ._style import COLORS, MUTED, esc
 
 __all__ = ["ResponderField", "responders_html", "responders_text"]
@@ -74,8 +76,8 @@ class ResponderField:
         self.signed_in = os.environ.get("JUPYTERHUB_USER") or None
         #: Whether the last decision forwarded an answer by override.
         self.overridden = False
-        #: The gateway's count of a consensus: (agreeing, needed, answers, disagreement).
-        self.tally: tuple[int, int, int, bool] | None = None
+        #: The gateway's count of a consensus (None: not heard yet).
+        self.tally: Tally | None = None
         self.input = W.Text(
             value=server_user if server_user is not None else current_responder(responder) or "",
             description="Answering as",
@@ -119,12 +121,8 @@ class ResponderField:
                 f"you are signed in as <code>{esc(self.signed_in)}</code> and answering as "
                 f"<code>{esc(self.value)}</code>"
             )
-        needed = self.gate.needed
-        if needed > 1:
-            votes = self._best_votes()
-            parts.append(
-                f"{votes} of {needed} agreeing answers so far; {needed - votes} more needed"
-            )
+        if self.gate.needed > 1:
+            parts.append(esc(tally_words(self._local_tally())))
         if extra:
             parts.append(extra)
         if not parts:
@@ -136,16 +134,7 @@ class ResponderField:
         needed = self.gate.needed
         if needed <= 1:
             return ""
-        agreeing, needed, answers, differ = self.tally or (0, needed, 0, False)
-        more = max(0, needed - agreeing)
-        count = (f"{answers} answer{'s' if answers != 1 else ''} collected, "
-                 f"{agreeing} of {needed} agreeing; {more} more needed")  # fmt: skip
-        if not more:
-            return f"{answers} answers collected, {agreeing} of {needed} agreeing: enough"
-        if differ:
-            count += (". The answers given so far differ: nothing goes to the agent "
-                      f"until {needed} people send the same answer")  # fmt: skip
-        return count
+        return tally_words(self.tally or Tally(0, needed, 0, False))
 
     def _server_html(self, extra: str = "") -> str:
         parts = ["the Jupyter server says who you are and checks who may answer"]
@@ -157,9 +146,9 @@ class ResponderField:
             body += "; " + extra
         return f'<div style="font-size:smaller;color:{MUTED}">{body}</div>'
 
-    def show_tally(self, agreeing: int, needed: int, answers: int, disagreement: bool) -> None:
+    def show_tally(self, tally: Tally) -> None:
         """Show the gateway's count of a consensus prompt's answers."""
-        self.tally = (agreeing, needed, answers, disagreement)
+        self.tally = tally
         self.note.value = self._tally_html()
 
     def show_refusal(self, reason: str) -> None:
@@ -168,12 +157,14 @@ class ResponderField:
             f'<span style="color:{COLORS["error"]}">{esc(reason)}</span>'
         )
 
-    def _best_votes(self) -> int:
+    def _local_tally(self) -> Tally:
+        """This card's own count of a consensus (the answers it holds)."""
         counts: dict[str, int] = {}
         for payload in self.gate.ballots.values():
             key = dumps_compact(payload)
             counts[key] = counts.get(key, 0) + 1
-        return max(counts.values(), default=0)
+        agreeing = max(counts.values(), default=0)
+        return Tally(agreeing, self.gate.needed, len(self.gate.ballots), len(counts) > 1)
 
     def decide(
         self, payload: dict[str, Any], responder: str | None = None, override: bool = False

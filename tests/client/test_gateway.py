@@ -11,8 +11,15 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from hitl_nb.client import GatewayClient, GatewayInfo
-from hitl_nb.errors import AgentUnreachable, GatewayRefused, ProtocolViolation
+from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo
+from hitl_nb.errors import (
+    AgentUnreachable,
+    GatewayRefused,
+    PromptConflict,
+    ProtocolViolation,
+    ResponseInvalid,
+    error_for_status,
+)
 from tests.helpers.tiny_server import serve
 
 
@@ -54,3 +61,46 @@ def test_a_listing_gone_wrong_is_a_clear_error(handler: Any, error: type, words:
     with serve(handler) as server, GatewayClient(_info(server.url), timeout=5) as gateway:
         with pytest.raises(error, match=words):
             gateway.prompts(limit=10)
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "error"),
+    [
+        (409, {"status": "closed", "message": "answered already"}, PromptConflict),
+        (
+            422,
+            {"message": "no", "validation_errors": [{"path": "/ok", "message": "x"}, 3]},
+            ResponseInvalid,
+        ),
+        (410, {"message": "past its deadline"}, GatewayRefused),
+        (404, {"error": 404}, GatewayRefused),
+        (502, {"status": "failed", "message": "the agent refused"}, GatewayRefused),
+    ],
+)
+def test_every_refusal_of_an_answer_becomes_the_errors_table_class(
+    status: int, body: dict[str, Any], error: type
+) -> None:
+    def refuse(req: Any, conn: Any) -> None:
+        conn.answer(body, status=status)
+
+    with serve(refuse) as server, GatewayClient(_info(server.url), timeout=5) as gateway:
+        with pytest.raises(error) as caught:
+            gateway.answer("r1", "p1", {"ok": True})
+    assert type(caught.value) is error_for_status(status, gateway=True)
+    assert str(caught.value).startswith(str(body.get("message") or f"HTTP {status}"))
+    if isinstance(caught.value, GatewayRefused):
+        assert caught.value.status == status and caught.value.body == body
+    if isinstance(caught.value, ResponseInvalid):  # an entry that is not an object is left out
+        assert caught.value.validation_errors == [{"path": "/ok", "message": "x"}]
+
+
+def test_an_answer_says_who_agreed_and_how_many_answered() -> None:
+    def forwarded(req: Any, conn: Any) -> None:
+        conn.answer({"status": "forwarded", "responders": ["alice", 7], "answers": 2})
+
+    with serve(forwarded) as server, GatewayClient(_info(server.url), timeout=5) as gateway:
+        answer = gateway.answer("r1", "p1", {"ok": True})
+    assert answer.status == "forwarded" and answer.answers == 2
+    assert answer.responders == ["alice", "7"]
+    odd = GatewayAnswer("collecting", "", {"answers": "two", "responders": "alice"})
+    assert odd.answers == 0 and odd.responders == []

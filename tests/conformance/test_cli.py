@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import select
+import struct
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -29,7 +33,7 @@ def test_green_run_exits_0_and_writes_both_reports(
     captured = capsys.readouterr()
     assert code == 0, captured.out
     assert "GREEN: 3 passed" in captured.out and "CF-3" in captured.out
-    assert "CF-1               passed" in captured.err  # progress, one line per check
+    assert captured.err == ""  # no terminal: no progress, the table alone
     data = json.loads(out_json.read_text("utf-8"))
     assert [r["id"] for r in data["results"]] == ["CF-1", "CF-3", "EXT-ECHO"]
     assert data["binding"] == "HTTP+JSON" and data["passed"] is True
@@ -91,3 +95,125 @@ def test_console_entry_runs_as_a_process(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     assert "EXT-ECHO" in proc.stdout and "FAIL" in proc.stdout
     assert "answers without it" in proc.stdout
+
+
+# --- progress: a live line on a terminal, nothing off one ----------------------------
+
+
+def _screen(raw: str) -> list[str]:
+    """The lines a terminal shows for ``raw``: "\r" goes back to the line's start and
+    what follows overwrites it (a pty also turns each "\n" into "\r\n")."""
+    lines: list[str] = []
+    line: list[str] = []
+    col = 0
+    for ch in raw:
+        if ch == "\r":
+            col = 0
+        elif ch == "\n":
+            lines.append("".join(line).rstrip())
+            line, col = [], 0
+        else:
+            line[col : col + 1] = [ch]
+            col += 1
+    lines.append("".join(line).rstrip())
+    return [text for text in lines if text]
+
+
+def _conformance(url: str, *, stdout_on_terminal: bool, columns: int) -> tuple[str, str]:
+    """Run the command with stderr (and stdout, if asked) on a pty ``columns`` wide.
+
+    Returns (what reached the terminal, what reached the stdout pipe).
+    """
+    import fcntl
+    import pty
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hitl_nb.cli", "conformance", url, "--only", "CF-1", "CF-3"],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=slave if stdout_on_terminal else subprocess.PIPE,
+        stderr=slave,
+        env={k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")},
+    )
+    os.close(slave)
+    chunks: list[bytes] = []
+    end = time.monotonic() + 120
+    try:
+        while time.monotonic() < end:
+            ready, _, _ = select.select([master], [], [], 1)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the command has exited and closed the terminal
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        piped = proc.stdout.read().decode() if proc.stdout else ""
+        assert proc.wait(30) == 0
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stdout:
+            proc.stdout.close()
+    return b"".join(chunks).decode(), piped
+
+
+def _table_rows(lines: list[str], check_id: str) -> list[str]:
+    return [line for line in lines if line.split()[:1] == [check_id]]
+
+
+pytestmark_posix = pytest.mark.skipif(os.name != "posix", reason="a pty is POSIX")
+
+
+@pytestmark_posix
+def test_a_terminal_sees_one_live_line_then_the_table_once() -> None:
+    with MockAgent() as agent:
+        raw, _ = _conformance(agent.url, stdout_on_terminal=True, columns=80)
+    # The line was drawn and rewritten in place as each check ended ...
+    drawn = [part for part in raw.split("\r") if "checks done" in part]
+    assert len(drawn) >= 3, raw
+    assert any("0 of 2 checks done, running CF-1" in part for part in drawn)
+    assert any("1 of 2 checks done (1 passed), running CF-3" in part for part in drawn)
+    assert any("2 of 2 checks done (2 passed)" in part for part in drawn)
+    # ... and erased: what stays on the screen is the table, each check in it once.
+    screen = _screen(raw)
+    assert not any("checks done" in line for line in screen), screen
+    assert len(_table_rows(screen, "CF-1")) == 1 and len(_table_rows(screen, "CF-3")) == 1
+    assert sum(line.startswith("GREEN: 2 passed") for line in screen) == 1
+
+
+@pytestmark_posix
+def test_with_stdout_piped_the_pipe_gets_the_table_alone() -> None:
+    with MockAgent() as agent:
+        raw, piped = _conformance(agent.url, stdout_on_terminal=False, columns=30)
+    # The person at the terminal still sees progress, cut to the terminal's width (a
+    # wrapped line would only be rewritten from its last row); none is left behind ...
+    drawn = [part for part in raw.split("\r") if "checks done" in part]
+    assert drawn and all(len(part.rstrip()) < 30 for part in drawn), drawn
+    assert _screen(raw) == []
+    # ... and nothing of it reaches the pipe.
+    assert "\r" not in piped and "checks done" not in piped
+    lines = piped.splitlines()
+    assert len(_table_rows(lines, "CF-1")) == 1 and len(_table_rows(lines, "CF-3")) == 1
+
+
+def test_piped_output_is_the_table_alone() -> None:
+    with MockAgent() as agent:
+        proc = subprocess.run(
+            [sys.executable, "-m", "hitl_nb.cli", "conformance", agent.url, "--only", "CF-1"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""  # no terminal: no progress at all
+    assert "\r" not in proc.stdout
+    assert len(_table_rows(proc.stdout.splitlines(), "CF-1")) == 1

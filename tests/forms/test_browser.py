@@ -1,12 +1,15 @@
 """Forms as a person sees them: JupyterLab (and Notebook 7) in Chromium, measured.
 
 One front end per module run: the notebook below shows the form tour's schema and the
-approval schema as forms; the tests measure the rendered page (tests/helpers/
-measure_form.js): inputs of one nesting level start on one line (within 2 px), nothing
-is wider than the form, no input is clipped or squeezed, a pristine form shows no error,
-after Submit the summary lists every error, each entry moves the focus to its field,
-and error text keeps a contrast of at least 4.5:1 (WCAG AA) in the light and the dark
-theme.
+approval schema as forms, and the tour once more, submitted; the tests measure the
+rendered page (tests/helpers/measure_form.js): inputs of one nesting level start on one
+line (within 2 px), nothing is wider than the form, no input is clipped or squeezed, a
+pristine form shows no error, after Submit the summary lists every error, each entry
+moves the focus to its field, error text keeps a contrast of at least 4.5:1 (WCAG AA)
+in the light and the dark theme, a submitted answer keeps the contrast it had while it
+was typed (placeholders stay muted and italic beside it), a help note starts at its
+input's left edge, and a map entry's remove button is the same small button as a list
+entry's.
 
 Chromium comes from the system (Debian's ``chromium``); without it these tests are
 skipped, except under ``CI=true``. The Notebook 7 tests need the ``notebook`` package.
@@ -25,21 +28,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
 pytest.importorskip("jupyterlab")
 
-CELLS = [
-    """
-from hitl_nb.forms import Form
-from hitl_nb.mock_agent import BUILTIN_SCENARIOS
-
-schemas = {s.name: s.steps[0].response_schema for s in BUILTIN_SCENARIOS if s.steps}
-tour = Form(schemas["form-tour"])
-tour
-""",
-    """
-approval = Form(schemas["approval"])
-approval
-""",
-]
-
 #: Fills every kind of nesting the tour has: array entries, an added section, a map, a
 #: variant's option (the measure then sees levels 0, 1 and 2).
 FILLED = {
@@ -54,6 +42,24 @@ FILLED = {
 }
 
 
+CELLS = [
+    """
+from hitl_nb.forms import Form
+from hitl_nb.mock_agent import BUILTIN_SCENARIOS
+
+schemas = {s.name: s.steps[0].response_schema for s in BUILTIN_SCENARIOS if s.steps}
+tour = Form(schemas["form-tour"])
+tour
+""",
+    """
+approval = Form(schemas["approval"])
+approval
+""",
+    # the tour as it looks once answered: submitted, every input disabled
+    f"submitted = Form(schemas['form-tour'], value={FILLED!r})\nsubmitted.submit()\nsubmitted",
+]
+
+
 def _start(
     tmp_path_factory: pytest.TempPathFactory, chromium: lab.Chromium, app: str
 ) -> Iterator[object]:
@@ -66,7 +72,7 @@ def _start(
         page = lab.open_notebook(ctx, base, "forms.ipynb", app)
         try:
             lab.run_all(page)
-            page.locator(".hitl-form").nth(1).wait_for(timeout=90_000)
+            page.locator(".hitl-form").nth(2).wait_for(timeout=90_000)
             page.wait_for_timeout(1000)
             yield page
         finally:
@@ -147,6 +153,52 @@ def test_error_text_keeps_aa_contrast(page, dark: bool) -> None:  # type: ignore
             assert error["ratio"] >= 4.5, error
     finally:
         lab.set_theme(page, False)
+
+
+def test_a_help_note_starts_at_its_inputs_left_edge(page) -> None:  # type: ignore[no-untyped-def]
+    _reset(page)
+    notes = lab.measure_form(page, ".hitl-form", 0)["notes"]
+    assert any(n["text"] == "Free text" for n in notes), notes  # the tour's Notes field
+    for note in notes:
+        assert abs(note["left"] - note["inputLeft"]) <= 1, note
+
+
+def test_list_and_map_entries_have_the_same_remove_button(page) -> None:  # type: ignore[no-untyped-def]
+    _reset(page)
+    lab.kernel(page, f"tour.value = {FILLED!r}")
+    page.wait_for_timeout(800)
+    removes = lab.measure_form(page, ".hitl-form", 0)["removes"]
+    assert {r["row"] for r in removes} == {"list", "map"}, removes  # tags and labels
+    widths, heights = [r["width"] for r in removes], [r["height"] for r in removes]
+    assert max(widths) - min(widths) <= 1 and max(heights) - min(heights) <= 1, removes
+    assert max(widths) < 3 * max(heights), removes  # a small button, not a bar
+    assert {r["text"] for r in removes} == {"✕"}
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_a_submitted_answer_reads_as_the_answer(page, dark: bool) -> None:  # type: ignore[no-untyped-def]
+    # The submitted tour beside the live one holding the same answer: every value keeps
+    # the contrast it had while it was typed (not the browser's disabled grey), and an
+    # empty field's placeholder stays muted and italic, told apart from an answer.
+    _reset(page)
+    lab.kernel(page, f"tour.value = {FILLED!r}")
+    lab.set_theme(page, dark)
+    try:
+        page.wait_for_timeout(500)
+        live = {v["field"]: v for v in lab.measure_form(page, ".hitl-form", 0)["values"]}
+        values = lab.measure_form(page, ".hitl-form", 2)["values"]
+    finally:
+        lab.set_theme(page, False)
+    assert values and all(v["disabled"] for v in values)
+    answers = [v for v in values if not v["empty"]]
+    hints = [v for v in values if v["empty"] and v["placeholder"].replace("\u200b", "").strip()]
+    assert len(answers) >= 8 and len(hints) >= 5, values
+    for v in answers:
+        assert v["ratio"] >= 4.5 and v["style"] == "normal", v
+        assert v["ratio"] >= live[v["field"]]["ratio"] - 0.05, (v, live[v["field"]])
+    for v in hints:
+        assert v["placeholderStyle"] == "italic", v
+        assert 4.5 <= v["placeholderRatio"] <= min(a["ratio"] for a in answers) / 2, v
 
 
 @pytest.fixture(scope="module")

@@ -184,6 +184,38 @@ def test_plain_text_lists_problems():
     assert "1 problem to fix" in str(form)
 
 
+def test_plain_text_of_a_pristine_form_reports_no_problem():
+    # As in the browser: before the person has done anything, nothing is wrong; the
+    # text says what is left to do. A Submit attempt shows the problem, in both.
+    form = Form(SCHEMA)
+    assert form.field("/approved").messages == []
+    assert form.to_text().splitlines()[-1] == (
+        "state: waiting for an answer (1 required field to fill in)"
+    )
+    assert "problem" not in form.to_text() and "!" not in form.to_text()
+    with pytest.raises(FormInvalid):
+        form.submit()
+    text = form.to_text()
+    assert "  Approved *: (empty)  ! Choose Yes or No\n" in text
+    assert text.endswith("\nstate: 1 problem to fix")
+
+
+def test_plain_text_counts_what_is_left_once_some_fields_are_filled():
+    schema = {
+        "type": "object",
+        "required": ["a", "b", "c"],
+        "properties": {k: {"type": "string", "minLength": 2} for k in "abc"},
+    }
+    form = Form(schema)
+    assert form.to_text().endswith("(3 required fields to fill in)")
+    form.field("/a").value = "ok"
+    assert form.to_text().endswith("state: waiting for an answer (2 required fields to fill in)")
+    form.field("/b").value = "x"  # a message now shows on B: the text says so too
+    assert form.to_text().endswith(
+        'B *: "x"  ! Use at least 2 characters\n  C *: (empty)\nstate: 2 problems to fix'
+    )
+
+
 def test_widgets_carry_stable_css_classes():
     schema = {
         "type": "object",
@@ -336,7 +368,7 @@ def test_every_test_named_in_the_coverage_table_exists():
     doc = (here.parents[1] / "docs" / "forms.md").read_text(encoding="utf-8")
     named = set(re.findall(r"`(test_\w+)`", doc))
     defined = set()
-    for path in here.glob("test_*.py"):
+    for path in here.glob("test_*.py"):  # tests/forms/, where the forms tests live
         defined |= set(re.findall(r"^def (test_\w+)", path.read_text(encoding="utf-8"), re.M))
     assert len(named) >= 35
     assert named <= defined, sorted(named - defined)
@@ -559,3 +591,91 @@ def test_the_garbage_collector_runs_again_after_a_build():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _as_protobuf_sends_it(value):
+    """``value`` after a protobuf ``Struct``: every number a double (SDK-built agents)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: _as_protobuf_sends_it(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_protobuf_sends_it(v) for v in value]
+    return value
+
+
+def _drawn(widget):
+    """What a person sees of ``widget`` and everything in it, in order."""
+    keys = ("value", "placeholder", "description", "options", "min", "max", "step", "tooltip")
+    here = [(type(widget).__name__, tuple(widget._dom_classes))]
+    here += [(k, repr(getattr(widget, k))) for k in keys if hasattr(widget, k)]
+    return [here] + [row for child in getattr(widget, "children", ()) for row in _drawn(child)]
+
+
+DOUBLES_SCHEMA = {
+    "type": "object",
+    "required": ["copies"],
+    "minProperties": 1,
+    "properties": {
+        "comment": {"type": "string", "maxLength": 1024, "minLength": 2},  # a Textarea
+        "copies": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
+        "ratio": {"type": "number", "minimum": 0, "maximum": 10, "multipleOf": 2},
+        "level": {"type": "integer", "enum": [1, 2, 3]},
+        "tags": {"type": "array", "minItems": 1, "maxItems": 3, "items": {"type": "integer"}},
+        "limits": {"type": "object", "additionalProperties": {"type": "integer"}},
+    },
+}
+
+
+def test_a_schema_sent_as_doubles_draws_the_same_form_as_with_integers():
+    # maxLength 1024.0 from a protobuf agent is 1024: a Textarea, "1024 characters".
+    ints, doubles = Form(DOUBLES_SCHEMA), Form(_as_protobuf_sends_it(DOUBLES_SCHEMA))
+    assert type(doubles.schema["properties"]["comment"]["maxLength"]) is int
+    assert "1024.0" in json.dumps(_as_protobuf_sends_it(DOUBLES_SCHEMA))
+    assert type(doubles.field("/comment").input).__name__ == "Textarea"
+    assert _drawn(doubles) == _drawn(ints)
+    assert doubles.to_text() == ints.to_text()
+    bad = {"comment": "x" * 1025, "copies": 11, "ratio": 11, "tags": []}
+    for form in (ints, doubles):
+        form.value = bad
+    with pytest.raises(FormInvalid) as from_ints:
+        ints.submit()
+    with pytest.raises(FormInvalid) as from_doubles:
+        doubles.submit()
+    assert str(from_doubles.value) == str(from_ints.value)
+    assert ".0" not in str(from_doubles.value) and "1024 characters" in str(from_ints.value)
+    assert doubles.summary_text() == ints.summary_text()
+    assert [e.message for e in doubles.errors] == [e.message for e in ints.errors]
+    good = {"comment": "fine", "copies": 2, "level": 3, "tags": [1]}
+    for form in (ints, doubles):
+        form.value = good
+    assert json.dumps(doubles.submit()) == json.dumps(ints.submit()) == json.dumps(good)
+
+
+def test_a_submitted_form_adds_and_removes_nothing():
+    # Every control that would change the answer is off once it was sent: the section
+    # toggles ("Add owner", "Remove labels") as well as the entries' buttons.
+    schema = {
+        "type": "object",
+        "properties": {
+            "owner": {"type": "object", "properties": {"name": {"type": "string"}}},
+            "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+    }
+    form = Form(schema, value={"labels": {"team": "web"}, "tags": ["a"]})
+    form.submit()
+    owner, labels, tags = (form.field(p) for p in ("/owner", "/labels", "/tags"))
+    assert owner.collapsed  # opening it to look is not answering: it stayed closed
+    assert owner.toggle.disabled and labels.toggle.disabled
+    buttons = [w for w in _widgets(form) if type(w).__name__ == "Button"]
+    assert buttons and all(b.disabled for b in buttons), [b.description for b in buttons]
+    assert tags.add.disabled
+
+
+def _widgets(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _widgets(child)

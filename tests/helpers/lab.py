@@ -252,7 +252,9 @@ def set_theme(page: Any, dark: bool) -> None:
 #: JavaScript: measure one form (an element with the class ``hitl-form``) as a person
 #: sees it. Returns left edges of visible inputs by nesting level, elements that stick
 #: out of the form, controls that are clipped or squeezed, the contrast of every
-#: visible error message against what is behind it, and the summary's entries.
+#: visible error message against what is behind it, the summary's entries, the drawn
+#: contrast and font style of every input's value and placeholder (``values``), the
+#: left edges of help notes and their inputs (``notes``) and the remove buttons' sizes.
 MEASURE_FORM = (Path(__file__).parent / "measure_form.js").read_text()
 
 

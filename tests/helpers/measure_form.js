@@ -28,6 +28,27 @@
     for (const c of layers.reverse()) out = out.map((v, i) => c[i] * c[3] + v * (1 - c[3]));
     return out;
   };
+  // The colour drawn where ``start`` (a colour painted by ``el``) lies: composited over
+  // the background of el and each ancestor, each element's opacity applied to all it
+  // paints (a disabled input's opacity 0.6 pales its text and its background alike).
+  const over = (t, b) => {
+    const a = t[3] + b[3] * (1 - t[3]);
+    if (a === 0) return [0, 0, 0, 0];
+    return [0, 1, 2].map((i) => (t[i] * t[3] + b[i] * b[3] * (1 - t[3])) / a).concat([a]);
+  };
+  const drawn = (el, start) => {
+    let c = start;
+    for (let e = el; e; e = e.parentElement) {
+      const cs = getComputedStyle(e);
+      c = over(c, rgba(cs.backgroundColor));
+      c = [c[0], c[1], c[2], c[3] * Number(cs.opacity)];
+    }
+    return over(c, [255, 255, 255, 1]).slice(0, 3);
+  };
+  const ratio = (x, y) => {
+    const [a, b] = [lum(x), lum(y)];
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  };
   const fr = form.getBoundingClientRect();
   const level = (el) => {
     let n = 0;
@@ -81,5 +102,40 @@
   }
   const summary = [...form.querySelectorAll('.hitl-summary .hitl-summary-link')].filter(shown)
     .map((b) => b.textContent.trim());
-  return {width: fr.width, edges, overflow, clipped, errors, summary};
+  // Every text input, dropdown and text area: the contrast of its value and of its
+  // placeholder as drawn (text-fill-color is what Chromium paints text with), and their
+  // font styles.
+  const values = [];
+  for (const el of form.querySelectorAll('input, select, textarea')) {
+    if (!shown(el) || el.type === 'checkbox' || el.type === 'radio') continue;
+    const cs = getComputedStyle(el), ps = getComputedStyle(el, '::placeholder');
+    const bg = drawn(el, [0, 0, 0, 0]);
+    values.push({
+      field: ([...el.closest('.hitl-input, .hitl-variant, .hitl-map-key')?.classList || []]
+        .find((c) => c.startsWith('hitl-field-')) || ''),
+      tag: el.tagName.toLowerCase(), disabled: el.disabled,
+      empty: el.tagName !== 'SELECT' && el.value === '', placeholder: el.placeholder || '',
+      ratio: ratio(drawn(el, rgba(cs.webkitTextFillColor || cs.color)), bg),
+      placeholderRatio: ratio(drawn(el, rgba(ps.webkitTextFillColor || ps.color)), bg),
+      style: cs.fontStyle, placeholderStyle: ps.fontStyle,
+    });
+  }
+  // Each note under an input (help text, messages): its left edge and its input's.
+  const notes = [];
+  for (const note of form.querySelectorAll('.hitl-note')) {
+    const text = note.querySelector('.hitl-help, .hitl-error, .hitl-sub-label');
+    const row = note.previousElementSibling;
+    const control = row && [...row.children].find((c) => !c.classList.contains('widget-label') && shown(c));
+    if (!text || !shown(text) || !control) continue;
+    notes.push({text: text.textContent.trim().slice(0, 40),
+                left: text.getBoundingClientRect().left - fr.left,
+                inputLeft: control.getBoundingClientRect().left - fr.left});
+  }
+  // Each entry's remove button, in a list row or a map row: its size.
+  const removes = [...form.querySelectorAll('.hitl-remove')].filter(shown).map((b) => {
+    const r = b.getBoundingClientRect();
+    return {row: b.parentElement.classList.contains('hitl-map-row') ? 'map' : 'list',
+            width: r.width, height: r.height, text: b.textContent.trim()};
+  });
+  return {width: fr.width, edges, overflow, clipped, errors, summary, values, notes, removes};
 }

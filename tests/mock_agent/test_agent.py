@@ -1,19 +1,18 @@
-"""The mock agent on the wire: card, both bindings, both versions, the extension's MUSTs."""
+"""The mock agent on the wire: card, both bindings, both versions, activation, streams
+and replay, the other methods (answers are in test_acceptance.py, scenarios in
+test_script.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 import uuid
 from collections.abc import Iterator
-from typing import Any
 
-import httpx
 import pytest
 
 from hitl_nb.mock_agent import BUILTIN_SCENARIOS, MockAgent
-from hitl_nb.spec import PromptEnvelope, check_prompt
+from hitl_nb.spec import check_prompt
 from tests.helpers.mock_agent_client import URI, Collector, Wire, envelope_of, headers, user_message
 
 
@@ -84,196 +83,15 @@ def test_without_activation_no_envelope_anywhere(wire: Wire) -> None:
 
 
 def test_activation_header_is_comma_separated_and_case_insensitive(wire: Wire) -> None:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
-            "params": {"message": user_message([{"text": "approval"}])}}  # fmt: skip
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "SendMessage",
+        "params": {"message": user_message([{"text": "approval"}])},
+    }
     r = wire.rpc_raw(body, hdrs={"a2a-version": "1.0", "a2a-extensions": f"urn:other, {URI}"})
     assert r.headers["A2A-Extensions"] == URI
     assert envelope_of(r.json()["result"]["task"])
-
-
-def test_unactivated_client_can_answer_with_a_data_part(wire: Wire) -> None:
-    task = wire.start(activated=False)
-    msg = user_message([{"data": {"approve": True}}], task_id=task["id"])
-    res = wire.result("SendMessage", {"message": msg}, activated=False)
-    assert res["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
-
-
-# -- acceptance and rejection ---------------------------------------------------------------
-
-
-def test_422_keeps_the_prompt_open_then_a_fix_is_accepted(wire: Wire) -> None:
-    task = wire.start()
-    pid = envelope_of(task)["prompt_id"]
-    r, body = wire.answer(task["id"], pid, {"approve": "yes", "extra": 1})
-    err = body["error"]
-    assert err["code"] == -32011 and err["message"] == "hitl_response_invalid"
-    info, detail = err["data"]
-    assert (
-        info["@type"].endswith("google.rpc.ErrorInfo") and info["reason"] == "HITL_RESPONSE_INVALID"
-    )
-    assert {(e["path"], e["keyword"]) for e in detail["validation_errors"]} == {
-        ("/approve", "type"),
-        ("/extra", "additionalProperties"),
-    }
-    assert wire.get_task(task["id"])["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
-    r, body = wire.answer(task["id"], pid, {"approve": True, "comment": "ok"})
-    assert body["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
-
-
-def test_409_for_duplicate_unknown_and_foreign_prompt_ids(wire: Wire) -> None:
-    a, b = wire.start(), wire.start()
-    pa, pb = envelope_of(a)["prompt_id"], envelope_of(b)["prompt_id"]
-    _, body = wire.answer(a["id"], pb, {"approve": True})  # another task's prompt
-    assert body["error"]["code"] == -32010
-    _, body = wire.answer(a["id"], str(uuid.uuid4()), {"approve": True})
-    assert body["error"]["code"] == -32010
-    assert wire.answer(a["id"], pa, {"approve": True})[1]["result"]
-    _, body = wire.answer(a["id"], pa, {"approve": False})
-    assert body["error"]["code"] == -32010
-    assert body["error"]["message"] == "hitl_already_answered_or_unknown"
-    info = body["error"]["data"][0]
-    assert info["reason"] == "HITL_ALREADY_ANSWERED_OR_UNKNOWN"
-    assert info["metadata"]["promptId"] == pa and "already answered" in info["metadata"]["detail"]
-    assert wire.get_task(b["id"])["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
-
-
-def test_rest_statuses_409_and_422(wire: Wire, agent: MockAgent) -> None:
-    task = wire.start()
-    pid = envelope_of(task)["prompt_id"]
-
-    def send(payload: Any) -> httpx.Response:
-        msg = user_message(task_id=task["id"], response={"prompt_id": pid, "payload": payload})
-        return wire.http.post(agent.url + "/message:send", json={"message": msg}, headers=headers())
-
-    r = send({"approve": 3})
-    assert r.status_code == 422 and r.headers["A2A-Extensions"] == URI
-    assert r.headers["Content-Type"] == "application/a2a+json"
-    error = r.json()["error"]
-    assert (
-        error["code"] == 422 and error["details"][1]["validation_errors"][0]["path"] == "/approve"
-    )
-    assert send({"approve": True}).status_code == 200
-    r = send({"approve": True})
-    assert r.status_code == 409
-    assert r.json()["error"]["details"][0]["reason"] == "HITL_ALREADY_ANSWERED_OR_UNKNOWN"
-
-
-def test_exactly_one_of_50_racing_answers_is_accepted(agent: MockAgent) -> None:
-    wire = Wire(agent.url)
-    task = wire.start()
-    wire.close()
-    pid = envelope_of(task)["prompt_id"]
-
-    async def race() -> list[int]:
-        limits = httpx.Limits(max_connections=50)
-        async with httpx.AsyncClient(timeout=20, limits=limits) as http:
-
-            async def one(i: int) -> int:
-                msg = user_message(
-                    task_id=task["id"],
-                    response={"prompt_id": pid, "payload": {"approve": i % 2 == 0}},
-                )
-                body = {
-                    "jsonrpc": "2.0",
-                    "id": i,
-                    "method": "SendMessage",
-                    "params": {"message": msg},
-                }
-                r = await http.post(agent.url + "/", json=body, headers=headers())
-                out = r.json()
-                return 0 if "result" in out else int(out["error"]["code"])
-
-            return list(await asyncio.gather(*(one(i) for i in range(50))))
-
-    codes = asyncio.run(race())
-    assert codes.count(0) == 1
-    assert codes.count(-32010) == 49
-
-
-# -- scenarios ----------------------------------------------------------------------------
-
-
-def test_multi_step_issues_three_fresh_prompt_ids(wire: Wire) -> None:
-    task = wire.start("multi-step")
-    seen = []
-    for payload in ({"name": "r1"}, {"replicas": 3}, {"ship": True}):
-        env = envelope_of(task)
-        seen.append(env["prompt_id"])
-        task = wire.answer(task["id"], env["prompt_id"], payload)[1]["result"]["task"]
-    assert len(set(seen)) == 3
-    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
-    assert task["artifacts"][0]["parts"][0]["data"]["answers"][1] == {"replicas": 3}
-
-
-def test_echo_returns_the_payload_as_an_artifact(wire: Wire) -> None:
-    task = wire.start("echo")
-    payload = {"message": "hi", "n": [1, 2]}
-    done = wire.answer(task["id"], envelope_of(task)["prompt_id"], payload)[1]["result"]["task"]
-    assert done["status"]["state"] == "TASK_STATE_COMPLETED"
-    assert done["artifacts"][0]["parts"][0]["data"] == payload
-
-
-@pytest.mark.parametrize(
-    ("scenario", "options", "responders"),
-    [
-        ("consensus", {}, ["consensus:2"]),
-        ("consensus", {"n": 3}, ["consensus:3"]),
-        ("specific", {"responder": "ana@example.org"}, ["specific:ana@example.org"]),
-    ],
-)
-def test_responder_scenarios(
-    wire: Wire, scenario: str, options: dict[str, Any], responders: list[str]
-) -> None:
-    task = wire.start(scenario, **options) if options else wire.start(scenario)
-    assert envelope_of(task)["allowed_responders"] == responders
-
-
-def test_form_tour_schema_is_usable(wire: Wire) -> None:
-    env = envelope_of(wire.start("form-tour"))
-    parsed = PromptEnvelope.from_json(env)
-    assert parsed.validate({"title": "abc", "priority": "low", "approve": True}) == []
-    assert {"oneOf", "allOf", "$defs", "enum", "const", "pattern", "format"} <= set(
-        json.dumps(env["response_schema"]).replace('"', " ").split()
-    )
-
-
-def test_unknown_scenario_and_bad_options_are_invalid_params(wire: Wire) -> None:
-    _, body = wire.rpc("SendMessage", {"message": user_message([{"data": {"scenario": "nope"}}])})
-    assert body["error"]["code"] == -32602 and "unknown scenario 'nope'" in body["error"]["message"]
-    bad = user_message([{"data": {"scenario": "consensus", "n": 0}}])
-    _, body = wire.rpc("SendMessage", {"message": bad})
-    assert body["error"]["code"] == -32602 and "'n'" in body["error"]["message"]
-
-
-def test_deadline_keep_open_signals_and_still_accepts(wire: Wire, agent: MockAgent) -> None:
-    # The subscription must open before the deadline passes, or the signal is not in it:
-    # long enough that a loaded machine still subscribes in time.
-    task = wire.start("deadline", deadline_seconds=2.0)
-    env = envelope_of(task)
-    sub = Collector(agent.url, "/", {"jsonrpc": "2.0", "id": 1, "method": "SubscribeToTask",
-                                     "params": {"id": task["id"]}}, headers())  # fmt: skip
-    events = sub.join()
-    assert "task" in events[0][1]["result"]
-    signal = events[-1][1]["result"]["statusUpdate"]
-    assert signal["metadata"]["hitlTimeout"] == {
-        "promptId": env["prompt_id"],
-        "deadline": env["deadline"],
-        "policy": "keep-open",
-    }
-    assert signal["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
-    assert wire.answer(task["id"], env["prompt_id"], {"approve": True})[1]["result"]
-
-
-def test_deadline_fail_policy_fails_the_task(wire: Wire) -> None:
-    task = wire.start("deadline", deadline_seconds=0.1, on_deadline="fail")
-    pid = envelope_of(task)["prompt_id"]
-    for _ in range(100):
-        now = wire.get_task(task["id"])
-        if now["status"]["state"] != "TASK_STATE_INPUT_REQUIRED":
-            break
-        time.sleep(0.02)
-    assert now["status"]["state"] == "TASK_STATE_FAILED"
-    assert wire.answer(task["id"], pid, {"approve": True})[1]["error"]["code"] == -32010
 
 
 # -- streaming and replay -----------------------------------------------------------------
@@ -326,10 +144,11 @@ def test_rest_subscribe_and_v03_resubscribe(wire: Wire, agent: MockAgent) -> Non
     env = envelope_of(task)
     rest = Collector(agent.url, f"/tasks/{task['id']}:subscribe", None, headers())
     old = Collector(
-        agent.url, "/",
+        agent.url,
+        "/",
         {"jsonrpc": "2.0", "id": "o", "method": "tasks/resubscribe", "params": {"id": task["id"]}},
         headers("0.3"),
-    )  # fmt: skip
+    )
     assert rest.wait_for(1)[0][1]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
     snap03 = old.wait_for(1)[0][1]["result"]
     assert snap03["kind"] == "task" and snap03["status"]["state"] == "input-required"
@@ -462,35 +281,6 @@ def test_v03_invalid_response_vector(wire: Wire) -> None:
     }
     after = wire.result("tasks/get", {"id": res["id"]}, version=None)
     assert after["status"]["state"] == "input-required"
-
-
-def test_custom_scenario_registered_from_python() -> None:
-    from hitl_nb.mock_agent import Scenario, Step, TaskEnd
-
-    triage = Scenario(
-        "triage",
-        "Severity, then done.",
-        steps=[
-            Step(
-                "Severity?",
-                {
-                    "type": "object",
-                    "required": ["sev"],
-                    "properties": {"sev": {"enum": ["lo", "hi"]}},
-                },
-                allowed_responders=["any"],
-            )
-        ],
-        finish=lambda answers: TaskEnd(text="filed", artifacts=[{"sev": answers[0]["sev"]}]),
-    )
-    with MockAgent(scenarios=[triage]) as agent:
-        wire = Wire(agent.url)
-        task = wire.start("triage")
-        env = envelope_of(task)
-        assert env["prompt"] == "Severity?" and env["allowed_responders"] == ["any"]
-        done = wire.answer(task["id"], env["prompt_id"], {"sev": "hi"})[1]["result"]["task"]
-        assert done["artifacts"][0]["parts"][0]["data"] == {"sev": "hi"}
-        wire.close()
 
 
 def test_v03_message_stream_has_kinds_and_final(wire: Wire) -> None:

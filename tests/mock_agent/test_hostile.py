@@ -214,7 +214,9 @@ REST_CASES: dict[str, RestCase] = {
 
 def _states(agent: MockAgent) -> dict[str, tuple[str, int]]:
     assert agent.core is not None
-    return {t: (r.task.status.state.value, r.outbox.last_id) for t, r in agent.core.tasks.items()}
+    return {
+        t: (r.task.status.state.value, r.outbox.last_id) for t, r in agent.core.book.tasks.items()
+    }
 
 
 def _post(url: str, body: Any, hdrs: dict[str, str], method: str = "POST") -> httpx.Response:
@@ -296,7 +298,7 @@ def test_subscribers_that_hang_up_are_forgotten_at_once() -> None:
         wire = Wire(agent.url)
         task_id = wire.start()["id"]
         assert agent.core is not None
-        outbox = agent.core.tasks[task_id].outbox
+        outbox = agent.core.book.tasks[task_id].outbox
         for _ in range(50):
             _raw_subscribe(agent.port, task_id).close()
         with _raw_subscribe(agent.port, task_id):

@@ -94,10 +94,12 @@ def test_the_sdk_client_configures_push_and_the_agent_delivers(
         out = asyncio.run(run())
         made = out["made"]
         assert made == {
-            "taskId": out["task"], "id": "sdk-config", "url": receiver.url + "/sdk",
+            "taskId": out["task"],
+            "id": "sdk-config",
+            "url": receiver.url + "/sdk",
             "token": "sdk-token",
             "authentication": {"scheme": "Bearer", "credentials": "sdk-cred"},
-        }  # fmt: skip
+        }
         assert out["got"] == made and out["listed"] == [made] and out["after"] == []
         (note,) = receiver.requests
         assert note.header("X-A2A-Notification-Token") == "sdk-token"

@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_sqlite_store_round_trip(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "s.db")
-    store.commit({"id": "t1", "x": 1}, [(1, {"task": {}}), (2, {"statusUpdate": {}})],
-                 [("p1", "t1", "open")])  # fmt: skip
+    store.commit(
+        {"id": "t1", "x": 1}, [(1, {"task": {}}), (2, {"statusUpdate": {}})], [("p1", "t1", "open")]
+    )
     store.commit({"id": "t1", "x": 2}, [(3, {"statusUpdate": {}})], [("p1", "t1", "answered")])
     store.close()
     reopened = SQLiteStore(tmp_path / "s.db")
@@ -125,8 +126,10 @@ def test_kill_9_and_restart_on_the_same_file(tmp_path: Path, spawn: object) -> N
     open_task, done = wire.start(), wire.start()
     done_pid = envelope_of(done)["prompt_id"]
     assert "result" in wire.answer(done["id"], done_pid, {"approve": True})[1]
-    _, events = wire.rpc_stream("SendStreamingMessage", {"message": {
-        "messageId": "m", "role": "ROLE_USER", "parts": [{"text": "approval"}]}})  # fmt: skip
+    _, events = wire.rpc_stream(
+        "SendStreamingMessage",
+        {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "approval"}]}},
+    )
     streamed = events[-1][1]["result"]["statusUpdate"]
     wire.close()
     os.kill(proc.pid, signal.SIGKILL)
@@ -170,4 +173,4 @@ def test_a_second_agent_on_the_same_store_is_refused(tmp_path: Path) -> None:
         assert response.status_code == 200 and "result" in body, body
         wire.close()
     with MockAgent(store=db) as again:  # free again once the first one stopped
-        assert again.core is not None and task["id"] in again.core.tasks
+        assert again.core is not None and task["id"] in again.core.book.tasks

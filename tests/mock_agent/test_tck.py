@@ -110,15 +110,29 @@ def test_tck_multi_turn_keeps_history_and_completes(wire: Wire) -> None:
 @pytest.mark.parametrize(
     ("prefix", "expected"),
     [
-        ("tck-stream-001", ["task", "statusUpdate:TASK_STATE_WORKING", "artifactUpdate",
-                            "statusUpdate:TASK_STATE_COMPLETED"]),
+        (
+            "tck-stream-001",
+            [
+                "task",
+                "statusUpdate:TASK_STATE_WORKING",
+                "artifactUpdate",
+                "statusUpdate:TASK_STATE_COMPLETED",
+            ],
+        ),
         ("tck-stream-002", ["task", "statusUpdate:TASK_STATE_COMPLETED"]),
-        ("tck-stream-artifact-chunked", ["task", "statusUpdate:TASK_STATE_WORKING",
-                                         "artifactUpdate", "artifactUpdate",
-                                         "statusUpdate:TASK_STATE_COMPLETED"]),
+        (
+            "tck-stream-artifact-chunked",
+            [
+                "task",
+                "statusUpdate:TASK_STATE_WORKING",
+                "artifactUpdate",
+                "artifactUpdate",
+                "statusUpdate:TASK_STATE_COMPLETED",
+            ],
+        ),
         ("tck-message-response", ["message"]),
     ],
-)  # fmt: skip
+)
 def test_tck_streaming_scenarios(
     wire: Wire, binding: str, prefix: str, expected: list[str]
 ) -> None:
@@ -136,8 +150,9 @@ def test_resubscribe_scenario_runs_long_enough(
 ) -> None:
     monkeypatch.setenv("TCK_STREAMING_TIMEOUT", "0.2")  # 2 x 0.2 s of WORKING
     message = tck("test-resubscribe-message-id")
-    task = wire.result("SendMessage", {"message": message, "configuration": {
-        "returnImmediately": True}})["task"]  # fmt: skip
+    task = wire.result(
+        "SendMessage", {"message": message, "configuration": {"returnImmediately": True}}
+    )["task"]
     assert task["status"]["state"] == "TASK_STATE_WORKING"
     _, events = wire.rpc_stream("SubscribeToTask", {"id": task["id"]})
     states = [d["result"] for _, d in events]
@@ -155,9 +170,10 @@ def test_an_answer_stream_begins_with_the_task(wire: Wire, binding: str) -> None
     task = wire.start("multi-step")
     env = envelope_of(task)
     answer = user_message(
-        [{"text": "ok"}], task_id=task["id"], response={"prompt_id": env["prompt_id"],
-        "payload": {"name": "x"}},
-    )  # fmt: skip
+        [{"text": "ok"}],
+        task_id=task["id"],
+        response={"prompt_id": env["prompt_id"], "payload": {"name": "x"}},
+    )
     events = stream(wire, binding, answer)
     assert kinds(events)[0] == "task:TASK_STATE_WORKING"
     assert events[0]["task"]["id"] == task["id"]

@@ -128,7 +128,9 @@ def test_a_consensus_card_shows_the_gateways_count_and_a_disagreement(page: Any)
     _click_yes_and_submit(page, card)
     note = card.locator(".hitl-responder-note")
     note.filter(has_text="1 of 2 agreeing; 1 more needed").wait_for(timeout=30_000)
-    assert "held" in card.locator(".hitl-card-status").inner_text()
+    # The count and the status line are two widgets, updated one after the other: wait
+    # for the status line itself (under load it still said "sending" a moment longer).
+    card.locator(".hitl-card-status").filter(has_text="held").wait_for(timeout=30_000)
     # Carol answers differently from her own login; alice's card learns it from the gateway.
     registration = lab.kernel(page, "print(vote.registration)").strip()
     prompt_id = lab.kernel(page, "print(vote.current.prompt_id)").strip()

@@ -148,12 +148,12 @@ def test_rerunning_the_cell_stops_the_looking_and_close_leaves_no_thread() -> No
     inbox = _offline_inbox()
     _worker._by_cell.setdefault("cell-9", weakref.WeakSet()).add(inbox)
     _worker._pre_run_cell(type("Info", (), {"cell_id": "cell-9"})())
-    until(lambda: inbox._future.done(), what="the looking to stop")
+    until(lambda: inbox._looking.future.done(), what="the looking to stop")
     assert "ran again" in inbox.title.value
     inbox.close()
     inbox.close()  # idempotent
     forgotten = _offline_inbox()
-    future = forgotten._future
+    future = forgotten._looking.future
     del forgotten
     gc.collect()
     until(lambda: future.done(), what="a forgotten inbox to stop looking")

@@ -190,11 +190,17 @@ def test_consensus_says_how_many_answers_are_still_needed(agent: MockAgent) -> N
     with Conversation.start(agent.url, {"scenario": "consensus", "n": 3}) as chat:
         card = chat.current
         assert card is not None
-        assert "0 of 3 agreeing answers so far; 3 more needed" in card.who.note.value
+        assert "0 answers collected, 0 of 3 agreeing; 3 more needed" in card.who.note.value
         assert card.answer({"approve": True}, responder="alice").status == "held"
-        assert "1 of 3 agreeing answers so far; 2 more needed" in card.who.note.value
+        assert "1 answer collected, 1 of 3 agreeing; 2 more needed" in card.who.note.value
+        assert card.answer({"approve": False}, responder="bob").status == "held"
+        assert "2 answers collected, 1 of 3 agreeing; 2 more needed" in card.who.note.value
+        assert "differ" in card.who.note.value
         assert card.answer({"approve": True}, responder="bob").status == "held"
         assert card.answer({"approve": True}, responder="carol").status == "accepted"
+        # Enough, in words: never "0 more needed".
+        assert "3 answers collected, 3 of 3 agreeing: enough" in card.who.note.value
+        assert "more needed" not in card.who.note.value
 
 
 def test_someone_else_answering_closes_the_card_without_a_click(agent: MockAgent) -> None:

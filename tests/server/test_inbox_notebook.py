@@ -111,7 +111,7 @@ def test_a_consensus_answer_in_the_inbox_is_held_with_the_gateways_count(
         held = card.answer(YES)
         assert held.status == "held", held
         assert "from alice" in held.message and "once 2 people" in held.message
-        assert "1 of 2 needed agree" in card.notes.value  # the gateway's count
+        assert "1 of 2 agreeing; 1 more needed" in card.notes.value  # the gateway's count
         assert card.is_open and not card.form.disabled  # alice may still change it
         # bob agrees, from his own token: the gateway forwards once; the prompt leaves.
         path = f"hitl/api/tasks/{item.registration}/prompts/{item.prompt_id}/answer"

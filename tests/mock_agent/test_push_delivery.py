@@ -1,20 +1,20 @@
-"""The mock agent's push notifications: the configuration methods on both bindings and
-both versions, and delivery (token, authentication, retries, no redirects, a slow
-receiver that does not hold the agent up). Receivers are TinyServers on 127.0.0.1."""
+"""Push-notification delivery (hitl_nb.mock_agent._push_delivery): token,
+authentication, body per version, retries, no redirects, a slow receiver that does not
+hold the agent up, and the A2A TCK's delivery flow. Receivers are TinyServers on
+127.0.0.1."""
 
 from __future__ import annotations
 
 import socket
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from hitl_nb.mock_agent import MockAgent
-from tests.helpers.mock_agent_client import Wire, headers, user_message
+from tests.helpers.mock_agent_client import Wire, user_message
 from tests.helpers.tiny_server import Conn, Request, TinyServer
 from tests.helpers.until import until
 
@@ -46,176 +46,6 @@ def receiver() -> Iterator[TinyServer]:
 def _prompt_id(task: dict[str, Any]) -> str:
     meta = task["status"]["message"]["metadata"]
     return str(next(iter(meta.values()))["prompt_id"])
-
-
-# -- configuration methods ------------------------------------------------------------
-
-
-def test_card_advertises_push(wire: Wire, agent: MockAgent) -> None:
-    assert wire.http.get(agent.card_url).json()["capabilities"]["pushNotifications"] is True
-
-
-def test_jsonrpc_v1_config_methods(wire: Wire) -> None:
-    task = wire.start("approval")
-    tid = task["id"]
-    made = wire.result(
-        "CreateTaskPushNotificationConfig",
-        {
-            "taskId": tid,
-            "url": "http://127.0.0.1:9/hook",
-            "token": "s3cret",
-            "authentication": {"scheme": "Bearer", "credentials": "abc"},
-        },
-    )
-    assert made["taskId"] == tid and made["url"] == "http://127.0.0.1:9/hook"
-    assert made["token"] == "s3cret" and made["authentication"] == {
-        "scheme": "Bearer",
-        "credentials": "abc",
-    }
-    cid = made["id"]
-    assert cid  # the agent gave it an id
-    got = wire.result("GetTaskPushNotificationConfig", {"taskId": tid, "id": cid})
-    assert got == made
-    second = wire.result(
-        "CreateTaskPushNotificationConfig",
-        {"taskId": tid, "id": "mine", "url": "https://127.0.0.1:9/other"},
-    )
-    assert second["id"] == "mine"
-    listed = wire.result("ListTaskPushNotificationConfigs", {"taskId": tid})
-    assert [c["id"] for c in listed["configs"]] == [cid, "mine"]
-    assert listed["nextPageToken"] == ""
-    page = wire.result("ListTaskPushNotificationConfigs", {"taskId": tid, "pageSize": 1})
-    assert [c["id"] for c in page["configs"]] == [cid] and page["nextPageToken"] == "1"
-    rest = wire.result(
-        "ListTaskPushNotificationConfigs",
-        {"taskId": tid, "pageSize": 1, "pageToken": page["nextPageToken"]},
-    )
-    assert [c["id"] for c in rest["configs"]] == ["mine"]
-    assert wire.result("DeleteTaskPushNotificationConfig", {"taskId": tid, "id": cid}) == {}
-    # §3.1.10: idempotent.
-    assert wire.result("DeleteTaskPushNotificationConfig", {"taskId": tid, "id": cid}) == {}
-    _, body = wire.rpc("GetTaskPushNotificationConfig", {"taskId": tid, "id": cid})
-    assert body["error"]["code"] == -32001
-    listed = wire.result("ListTaskPushNotificationConfigs", {"taskId": tid})
-    assert [c["id"] for c in listed["configs"]] == ["mine"]
-
-
-def test_jsonrpc_v03_config_methods(wire: Wire) -> None:
-    tid = wire.start("approval")["id"]
-    made = wire.result(
-        "tasks/pushNotificationConfig/set",
-        {
-            "taskId": tid,
-            "pushNotificationConfig": {
-                "url": "http://127.0.0.1:9/hook",
-                "token": "t",
-                "authentication": {"schemes": ["Bearer"], "credentials": "c"},
-            },
-        },
-        version=None,
-    )
-    inner = made["pushNotificationConfig"]
-    assert made["taskId"] == tid and inner["url"] == "http://127.0.0.1:9/hook"
-    assert inner["authentication"] == {"schemes": ["Bearer"], "credentials": "c"}
-    cid = inner["id"]
-    got = wire.result(
-        "tasks/pushNotificationConfig/get",
-        {"id": tid, "pushNotificationConfigId": cid},
-        version=None,
-    )
-    assert got == made
-    # 0.3 get without a config id: the task's (first) configuration.
-    assert wire.result("tasks/pushNotificationConfig/get", {"id": tid}, version=None) == made
-    listed = wire.result("tasks/pushNotificationConfig/list", {"id": tid}, version=None)
-    assert listed == [made]
-    gone = wire.result(
-        "tasks/pushNotificationConfig/delete",
-        {"id": tid, "pushNotificationConfigId": cid},
-        version=None,
-    )
-    assert gone is None
-    assert wire.result("tasks/pushNotificationConfig/list", {"id": tid}, version=None) == []
-    # The same configuration seen through 1.0: one store, two spellings.
-    wire.result(
-        "tasks/pushNotificationConfig/set",
-        {"taskId": tid, "pushNotificationConfig": {"id": "x", "url": "http://127.0.0.1:9/h"}},
-        version=None,
-    )
-    v1 = wire.result("GetTaskPushNotificationConfig", {"taskId": tid, "id": "x"})
-    assert v1 == {"id": "x", "taskId": tid, "url": "http://127.0.0.1:9/h"}
-
-
-def test_rest_config_methods(wire: Wire, agent: MockAgent) -> None:
-    tid = wire.start("approval")["id"]
-    h = headers()
-    base = f"{agent.url}/tasks/{tid}/pushNotificationConfigs"
-    r = wire.http.post(base, json={"url": "http://127.0.0.1:9/hook", "token": "t"}, headers=h)
-    assert r.status_code == 200, r.text
-    made = r.json()
-    assert made["taskId"] == tid and made["token"] == "t"
-    got = wire.http.get(f"{base}/{made['id']}", headers=h)
-    assert got.status_code == 200 and got.json() == made
-    listed = wire.http.get(base, headers=h).json()
-    assert listed == {"configs": [made], "nextPageToken": ""}
-    r = wire.http.delete(f"{base}/{made['id']}", headers=h)
-    assert r.status_code == 200 and r.json() == {}
-    assert wire.http.delete(f"{base}/{made['id']}", headers=h).status_code == 200
-    missing = wire.http.get(f"{base}/{made['id']}", headers=h)
-    assert missing.status_code == 404
-    assert missing.json()["error"]["details"][0]["reason"] == "TASK_NOT_FOUND"
-
-
-NOT_SUPPORTED = "push notifications are not supported by this agent"
-
-
-def test_push_off_answers_not_supported() -> None:
-    with MockAgent(push_notifications=False) as agent:
-        w = Wire(agent.url)
-        try:
-            card = w.http.get(agent.card_url).json()
-            assert card["capabilities"]["pushNotifications"] is False
-            tid = w.start("approval")["id"]
-            for method, params, version in (
-                ("CreateTaskPushNotificationConfig", {"taskId": tid, "url": "http://x/"}, "1.0"),
-                ("ListTaskPushNotificationConfigs", {"taskId": tid}, "1.0"),
-                ("tasks/pushNotificationConfig/set", {}, None),
-                ("tasks/pushNotificationConfig/delete", {}, None),
-            ):
-                _, body = w.rpc(method, params, version=version)
-                assert body["error"]["code"] == -32003, (method, body)
-                # in the A2A spec's words for the error (§3.3.2), which clients match on
-                assert body["error"]["message"] == NOT_SUPPORTED, (method, body)
-            r = w.http.get(f"{agent.url}/tasks/{tid}/pushNotificationConfigs", headers=headers())
-            assert r.status_code == 400
-            assert r.json()["error"]["details"][0]["reason"] == "PUSH_NOTIFICATION_NOT_SUPPORTED"
-            assert r.json()["error"]["message"] == NOT_SUPPORTED
-            msg = user_message([{"text": "approval"}])
-            config = {"taskPushNotificationConfig": {"url": "http://127.0.0.1:9/"}}
-            _, body = w.rpc("SendMessage", {"message": msg, "configuration": config})
-            assert body["error"]["code"] == -32003
-            assert agent.core is not None and len(agent.core.tasks) == 1  # no second task
-        finally:
-            w.close()
-
-
-def test_configs_survive_a_restart(tmp_path: Path) -> None:
-    store = tmp_path / "agent.sqlite"
-    with MockAgent(store=store) as agent:
-        w = Wire(agent.url)
-        tid = w.start("approval")["id"]
-        w.result(
-            "CreateTaskPushNotificationConfig",
-            {"taskId": tid, "id": "keep", "url": "http://127.0.0.1:9/h", "token": "t"},
-        )
-        w.close()
-    with MockAgent(store=store) as agent:
-        w = Wire(agent.url)
-        got = w.result("GetTaskPushNotificationConfig", {"taskId": tid, "id": "keep"})
-        w.close()
-    assert got == {"id": "keep", "taskId": tid, "url": "http://127.0.0.1:9/h", "token": "t"}
-
-
-# -- delivery ---------------------------------------------------------------------------
 
 
 def test_delivery_v1_headers_body_and_order(wire: Wire, receiver: TinyServer) -> None:
@@ -319,13 +149,13 @@ def test_retries_until_the_receiver_is_up(wire: Wire, agent: MockAgent) -> None:
         {"taskId": tid, "url": f"http://127.0.0.1:{port}/late", "token": "t"},
     )
     wire.rpc("CancelTask", {"id": tid})
-    until(lambda: agent.core.pusher.failures >= 1, what="a failed attempt")  # type: ignore[union-attr]
+    until(lambda: agent.core.push.sender.failures >= 1, what="a failed attempt")  # type: ignore[union-attr]
     late = TinyServer(ok, port=port).start()
     try:
         got = until(lambda: late.requests, what="the retried notification")
         assert got[0].json()["statusUpdate"]["status"]["state"] == "TASK_STATE_CANCELED"
         outcome = until(
-            lambda: [d for d in agent.core.pusher.log if d.delivered],  # type: ignore[union-attr]
+            lambda: [d for d in agent.core.push.sender.log if d.delivered],  # type: ignore[union-attr]
             what="the delivery record",
         )
         assert outcome[0].attempts >= 2
@@ -340,7 +170,7 @@ def test_retries_are_bounded_and_5xx_is_retried(wire: Wire, agent: MockAgent) ->
         tid = wire.start("approval")["id"]
         wire.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": down.url + "/x"})
         wire.rpc("CancelTask", {"id": tid})
-        done = until(lambda: list(agent.core.pusher.log), what="the give-up")  # type: ignore[union-attr]
+        done = until(lambda: list(agent.core.push.sender.log), what="the give-up")  # type: ignore[union-attr]
         assert done[0].delivered is False and done[0].status == 503
         assert done[0].attempts == 5  # the first try and push_retries=4 more
         assert len(down.requests) == 5
@@ -359,7 +189,7 @@ def test_redirects_are_not_followed_nor_4xx_retried(wire: Wire, agent: MockAgent
             wire.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": url})
         wire.rpc("CancelTask", {"id": tid})
         done = until(
-            lambda: len(agent.core.pusher.log) >= 2 and list(agent.core.pusher.log),  # type: ignore[union-attr]
+            lambda: len(agent.core.push.sender.log) >= 2 and list(agent.core.push.sender.log),  # type: ignore[union-attr]
             what="both outcomes",
         )
         by_status = {d.status: d for d in done}
@@ -418,13 +248,13 @@ def test_deleted_config_gets_nothing_more(wire: Wire, receiver: TinyServer) -> N
 def test_oversize_update_is_not_sent(receiver: TinyServer) -> None:
     with MockAgent(push_backoff=0.01) as agent:
         assert agent.core is not None
-        agent.core.pusher.settings = type(agent.core.push)(max_body=200)
+        agent.core.push.sender.settings = type(agent.core.push.settings)(max_body=200)
         w = Wire(agent.url)
         try:
             tid = w.start("approval")["id"]
             w.result("CreateTaskPushNotificationConfig", {"taskId": tid, "url": receiver.url})
             w.rpc("CancelTask", {"id": tid})
-            done = until(lambda: list(agent.core.pusher.log), what="the refusal")  # type: ignore[union-attr]
+            done = until(lambda: list(agent.core.push.sender.log), what="the refusal")  # type: ignore[union-attr]
             assert done[0].error == "body over the size limit" and done[0].attempts == 0
             assert receiver.requests == []
         finally:
@@ -455,36 +285,28 @@ def test_stop_with_a_delivery_in_flight_returns() -> None:
 # -- what the A2A TCK sends (its push tests, run here without the TCK) -------------------
 
 
-def test_snake_case_params_as_protobuf_clients_send_them(wire: Wire) -> None:
-    """The TCK's JSON-RPC client sends proto field names (task_id, page_size)."""
-    tid = wire.start("approval")["id"]
-    made = wire.result(
-        "CreateTaskPushNotificationConfig",
-        {"task_id": tid, "id": "snake", "url": "http://127.0.0.1:9/s"},
-    )
-    assert made["taskId"] == tid
-    got = wire.result("GetTaskPushNotificationConfig", {"task_id": tid, "id": "snake"})
-    assert got == made
-    page = wire.result("ListTaskPushNotificationConfigs", {"task_id": tid, "page_size": 1})
-    assert page == {"configs": [made], "nextPageToken": ""}
-    assert wire.result("DeleteTaskPushNotificationConfig", {"task_id": tid, "id": "snake"}) == {}
-    _, body = wire.rpc("GetTaskPushNotificationConfig", {"taskId": tid, "task_id": tid, "id": "x"})
-    assert body["error"]["code"] == -32602 and "not both" in body["error"]["message"]
-
-
 def test_the_tck_flow_inline_config_on_a_tck_task(wire: Wire, receiver: TinyServer) -> None:
     """As the TCK's PUSH-DELIVER tests do: a tck-input-required task created with a
     webhook in SendMessage's configuration, then a follow-up message; and a config on a
     task that is already completed (PUSH-CREATE-001) is accepted."""
-    message = {**user_message([{"text": "TCK prerequisite task creation"}]),
-               "messageId": "tck-input-required-push-1"}  # fmt: skip
-    config = {"taskPushNotificationConfig": {
-        "id": "tck-push", "url": receiver.url + "/tck",
-        "authentication": {"scheme": "Bearer", "credentials": "tck-test-token"}}}  # fmt: skip
+    message = {
+        **user_message([{"text": "TCK prerequisite task creation"}]),
+        "messageId": "tck-input-required-push-1",
+    }
+    config = {
+        "taskPushNotificationConfig": {
+            "id": "tck-push",
+            "url": receiver.url + "/tck",
+            "authentication": {"scheme": "Bearer", "credentials": "tck-test-token"},
+        }
+    }
     task = wire.result("SendMessage", {"message": message, "configuration": config})["task"]
     assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
-    follow = {**user_message([{"text": "TCK trigger push notification delivery"}]),
-              "taskId": task["id"], "messageId": "tck-complete-task-push-1"}  # fmt: skip
+    follow = {
+        **user_message([{"text": "TCK trigger push notification delivery"}]),
+        "taskId": task["id"],
+        "messageId": "tck-complete-task-push-1",
+    }
     wire.result("SendMessage", {"message": follow})
     got = until(lambda: receiver.requests, what="the TCK-style delivery")
     assert got[0].header("Authorization") == "Bearer tck-test-token"
