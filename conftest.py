@@ -13,7 +13,8 @@ import pytest
 from hitl_nb.testing import sanitize_file
 
 # The order files are taken in: the browser files, then those starting kernels or
-# servers, then the slow ones, then the rest (whose many short tests even out the end).
+# servers, then the slow ones, then the hypothesis ones, then the rest (whose many short
+# tests even out the end). A file ranks by its costliest test.
 _RANK = ("browser", "kernel", "slow", "property")
 
 
