@@ -9,8 +9,8 @@ import pytest
 
 from hitl_nb.client import HitlClient, PromptEvent, prompt_of
 from hitl_nb.mock_agent import MockAgent
+from tests.helpers.tasks import start_task
 from tests.helpers.until import until_async
-from tests.server.conftest import start_task
 
 pytestmark = pytest.mark.kernel
 
