@@ -89,6 +89,7 @@ _CALLS = {
         "tests.helpers.server_kernel.server_kernel",
         "tests.helpers.lab.jupyter_server",
         "tests.helpers.jupyter_process.jupyter_server",
+        "tests.helpers.hub.running_hub",
         "jupyter_client.manager.start_new_kernel",
         "jupyter_client.manager.KernelManager",
         "jupyter_client.KernelManager",
@@ -182,27 +183,40 @@ def _starts(scopes: list[_Module], function: Function, seen: set[int], test: boo
     return kinds
 
 
-def _needs(scopes: list[_Module], test: Function) -> set[str]:
-    """The markers the test ``test`` of ``scopes[0]`` needs."""
+def _needs(scopes: list[_Module], test: Function, home: _Module | None = None) -> set[str]:
+    """The markers ``test`` needs, collected in ``scopes[0]`` (its fixtures are found
+    from there) and defined in ``home`` (its helpers and imports are there's)."""
+    home = home or scopes[0]
     needs = _starts(scopes, test, {id(test)}, test=True)
+    if home is not scopes[0]:
+        needs |= _starts([home], test, {id(test)}, test=False)
     given = [d.func for d in test.decorator_list if isinstance(d, ast.Call)]
-    if "hypothesis.given" in map(scopes[0].origin, given):
+    if "hypothesis.given" in map(home.origin, given):
         needs.add("property")
     return needs
 
 
 def _unmarked(root: Path) -> tuple[list[str], list[str]]:
-    """Tests under ``root`` without a marker they need; modules that launch a browser."""
+    """Tests under ``root`` without a marker they need; modules that launch a browser.
+    A test imported from another test module is checked where it is collected again:
+    its own decorators travel with it, the other module's ``pytestmark`` does not."""
     conftests = {p.parent: _Module(p) for p in root.rglob("conftest.py")}
     missing, own_browser = [], []
     for path in sorted(root.rglob("test_*.py")):
         module = _Module(path)
         folders = [path.parent, *path.parent.parents]
         scopes = [module, *(conftests[d] for d in folders if d in conftests)]
-        if any(o.startswith(_OWN_BROWSER) for o in module.imports.values()):
+        origins = {module.origin(node) or "" for node in ast.walk(module.tree)}
+        if any(o.startswith(_OWN_BROWSER) for o in origins | set(module.imports.values())):
             own_browser.append(path.name)
-        for name, function in module.functions.items():
-            lacking = _needs(scopes, function) - module.marks(function)
+        tests = [(name, f, module) for name, f in module.functions.items()]
+        for name, origin in module.imports.items():
+            source = root.parent / (origin.rpartition(".")[0].replace(".", "/") + ".py")
+            if name.startswith("test_") and source.is_file():
+                home = _Module(source)
+                tests.append((name, home.functions[origin.rpartition(".")[2]], home))
+        for name, function, home in tests:
+            lacking = _needs(scopes, function, home) - module.marks(function)
             if name.startswith("test_") and lacking:
                 missing.append(f"{path.relative_to(root)}::{name}: {sorted(lacking)}")
     return missing, own_browser
@@ -252,4 +266,7 @@ def test_the_marker_check_follows_fixtures_helpers_and_conftests(tmp_path: Path)
         "test_sample.py::test_numbers: ['property']",
     ]
     (tmp_path / "test_own.py").write_text("from playwright.sync_api import sync_playwright\n")
-    assert _unmarked(tmp_path)[1] == ["test_own.py"]
+    (tmp_path / "test_lab.py").write_text(
+        "from tests.helpers import lab\ndef test_page():\n    with lab.playwright(): ...\n"
+    )
+    assert _unmarked(tmp_path)[1] == ["test_lab.py", "test_own.py"]
