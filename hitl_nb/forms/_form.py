@@ -477,6 +477,22 @@ class Form(W.VBox):  # type: ignore[misc]
             return "waiting for an answer"
         return f"{plural(len(self.errors), 'problem')} to fix"
 
+    def state_text(self) -> str:
+        """The form's state in one line, as the browser shows it: "waiting for an answer
+        (1 required field to fill in)" (nothing is wrong before the person has done
+        anything), "ready to submit", "2 problems to fix", "submitted {...}"."""
+        return self._state()
+
+    def problems(self) -> list[str]:
+        """The messages the fields show now, each as "Label › Label: message" (the
+        form's own without a label); empty while the browser shows none."""
+        titles = self._titles()[0]
+        out = []
+        for f in self.root.walk():
+            for message in f.messages:
+                out.append(f"{self._where(f.pointer, titles)}: {message}" if f.pointer else message)
+        return out
+
     def to_text(self) -> str:
         """The form as plain text: fields, values and messages (no widget front end)."""
         title = self.schema.get("title")

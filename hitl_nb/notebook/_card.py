@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import json
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
@@ -215,15 +216,31 @@ class Card:
         return "".join(self._notes())
 
     def to_text(self) -> str:
-        """The card as plain text (terminals, nbconvert, no widget front end)."""
-        lines = [f"? {self.question}", *("  " + line for line in self._text_lines())]
-        if self._form is not None:
-            lines += ["  " + line for line in self._form.to_text().splitlines()]
+        """The card in a few lines of plain text (terminals, nbconvert, nbval: what a
+        notebook shows before it runs): the question, who may answer and the deadline,
+        the form's state in one line (the answer, once sent), the last outcome. The
+        fields themselves are the form's :meth:`~hitl_nb.forms.Form.to_text`."""
+        lines = [f"? {self.question}", *self._text_lines(), *self._form_lines()]
         if self.outcome is not None:
-            lines += ["  " + line for line in str(self.outcome).splitlines()]
+            lines += str(self.outcome).splitlines()
         elif self.state in ("sending", "accepted"):
-            lines.append("  " + ("sending" if self.state == "sending" else "accepted, waiting"))
-        return "\n".join(lines)
+            lines.append("sending" if self.state == "sending" else "accepted, waiting")
+        return "\n  ".join(lines)
+
+    def _form_lines(self) -> list[str]:
+        """The form in a line (and the problems its fields show, each on a line)."""
+        form = self._form
+        if form is None:
+            return []
+        if form.submitted.done() and not form.submitted.cancelled():
+            return ["answer: " + json.dumps(form.submitted.result(), ensure_ascii=False)]
+        if self.state == "done":
+            return []  # closed without our answer: the outcome says why
+        lines = [f"form: {form.state_text()}"]
+        outcome = self.outcome
+        if outcome is None or not outcome.validation_errors:  # else the outcome lists them
+            lines += [f"  {problem}" for problem in form.problems()]
+        return lines
 
     def __repr__(self) -> str:
         state = self.outcome.status if self.outcome else self.state
@@ -643,8 +660,9 @@ class PromptCard(Card):
         return out
 
     def _text_lines(self) -> list[str]:
-        lines = [deadline_text(self.envelope)] if self.envelope.deadline else []
-        lines.append(responders_text(self.envelope))
+        lines = [responders_text(self.envelope)]
+        if self.envelope.deadline:
+            lines.append(deadline_text(self.envelope))
         if self.who.text():
             lines.append(self.who.text())
         return lines
@@ -786,11 +804,15 @@ class GatewayCard(Card):
         return lines
 
     def _text_lines(self) -> list[str]:
-        env = self.item.envelope
-        lines = [deadline_text(env)] if env.deadline else []
-        lines.append(responders_text(env))
-        if self.item.why_not:
-            lines.append(f"you cannot answer: {self.item.why_not}")
+        env, item = self.item.envelope, self.item
+        lines = [responders_text(env)]
+        if env.deadline:
+            lines.append(deadline_text(env))
+        if item.why_not:
+            lines.append(f"you cannot answer: {item.why_not}")
+        tally = self._tally or Tally(item.agreeing, item.needed, item.answers, item.disagreement)
+        if tally.needed > 1:
+            lines.append(tally_words(tally))
         return lines
 
 

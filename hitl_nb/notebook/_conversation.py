@@ -776,10 +776,10 @@ class Conversation:
         if task is None and self.message is None:
             blocks.append("starting")
         elif task is not None and self.current is None and not open_question:
-            blocks.append(f"task is {task.status.state.name}")
+            blocks.append(f"the task is {task.status.state.name}")
             said = message_text(task.status.message).strip()
             if said and self._prompt is None:
-                blocks.append(f"agent: {said}")
+                blocks.append(f"the agent says: {said}")
             blocks += artifacts_text(task.artifacts)
         link, detail = self._link_state
         if link == "reconnecting":

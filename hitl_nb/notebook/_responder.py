@@ -18,7 +18,7 @@ and the consensus count is the gateway's (:meth:`ResponderField.show_tally`).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import ipywidgets as W
@@ -34,24 +34,29 @@ from ._style import COLORS, MUTED, esc
 __all__ = ["ResponderField", "responders_html", "responders_text"]
 
 
-def responders_html(envelope: PromptEnvelope) -> str:
-    """Who may answer, in words, as a fragment of the card's header."""
+def _responder_words(envelope: PromptEnvelope, code: Callable[[str], str]) -> str:
+    """Who may answer, in words (``code`` marks an id: HTML or plain)."""
     words = []
     for r in envelope.responders:
         if isinstance(r, AnyResponder):
             words.append("anyone")
         elif isinstance(r, SpecificResponder):
-            words.append(f"<code>{esc(r.id)}</code>")
+            words.append(code(r.id))
         elif isinstance(r, ConsensusResponder):
             words.append(f"{r.n} people who agree")
         else:
-            words.append(f"<code>{esc(r)}</code> (not understood, ignored)")
+            words.append(f"{code(str(r))} (not understood, ignored)")
     return "who may answer: " + ", ".join(words)
 
 
+def responders_html(envelope: PromptEnvelope) -> str:
+    """Who may answer, in words, as a fragment of the card's header."""
+    return _responder_words(envelope, lambda text: f"<code>{esc(text)}</code>")
+
+
 def responders_text(envelope: PromptEnvelope) -> str:
-    """The prompt's ``allowed_responders`` as a line of the card's plain text."""
-    return "responders: " + ", ".join(str(r) for r in envelope.responders)
+    """Who may answer, in the same words, as a line of the card's plain text."""
+    return _responder_words(envelope, lambda text: text)
 
 
 class ResponderField:
@@ -217,7 +222,8 @@ class ResponderField:
         if not self.names_responders or self.value is None:
             return ""
         if self.server_user is None:
-            return f"answering as: {self.value}"
+            count = tally_words(self._local_tally()) if self.gate.needed > 1 else ""
+            return f"answering as: {self.value}" + (f"; {count}" if count else "")
         count = self._count_words()
         return f"answering as: {self.value} (the Jupyter server says so)" + (
             f"; {count}" if count else ""
