@@ -74,10 +74,13 @@ from ._gateway_link import GatewayChoice, GatewayLink, gateway_link
 from ._link import Link
 from ._outcomes import Outcome
 from ._parts import artifacts_html, artifacts_text, message_text, parts_html
-from ._style import COLORS, MUTED, esc
+from ._style import COLORS, CSS, MUTED, esc
 from ._worker import track
 
 __all__ = ["Conversation", "event_id_of", "malformed_words"]
+
+#: The conversation's frame, carried by its state line (see :mod:`._style`).
+_STYLE = f"<style>{CSS}</style>"
 
 #: How many events a conversation keeps in :attr:`Conversation.events`.
 MAX_EVENTS = 2000
@@ -165,7 +168,7 @@ class Conversation:
         self._closed = False
         #: The follower, boxed so that a finalizer can stop it without the conversation.
         self._box: list[Follower | None] = [None]
-        self.notice = W.HTML(value="")
+        self.notice = W.HTML(value=_STYLE)
         self.notice.add_class("hitl-conversation-state")
         self.said = W.HTML(value="")
         self.said.add_class("hitl-agent-says")
@@ -711,7 +714,7 @@ class Conversation:
         children = (*cards, self.notice, self.said, self.artifacts)
         if tuple(self.widget.children) != children:
             self.widget.children = children
-        self.notice.value = self._state_html()
+        self.notice.value = _STYLE + self._state_html()
         self.said.value = self._said_html()
         self.artifacts.value = artifacts_html(self.task.artifacts) if self.task else ""
 

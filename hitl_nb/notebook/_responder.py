@@ -87,10 +87,11 @@ class ResponderField:
             value=server_user if server_user is not None else current_responder(responder) or "",
             description="Answering as",
             placeholder="your name or id",
-            style={"description_width": "initial"},
             disabled=server_user is not None,
         )
+        # On the form's label and input columns (the form's stylesheet, forms._theme).
         self.input.add_class("hitl-responder")
+        self.input.add_class("hitl-columns")
         self.override = W.Checkbox(
             value=False,
             description="Send anyway (override the prompt's list of responders)",
@@ -98,8 +99,10 @@ class ResponderField:
             layout=W.Layout(display="none", width="auto"),
         )
         self.override.add_class("hitl-responder-override")
+        self.override.add_class("hitl-input-column")
         self.note = W.HTML(value=self._tally_html())
         self.note.add_class("hitl-responder-note")
+        self.note.add_class("hitl-input-column")
         self.input.observe(self._on_identity, names="value")
         children = [self.input, self.note] if self.names_responders else []
         if self.names_responders and server_user is None:
