@@ -175,6 +175,17 @@ def make(cls: type, classes: tuple[str, ...] = (), lay: LayoutName = "default", 
     return _quick(cls)(_dom_classes=classes, **kw)
 
 
+def bare(cls: type, classes: tuple[str, ...] = (), **kw: Any) -> Any:
+    """A core widget of class ``cls`` with no Layout and no Style model of its own
+    (``kw`` may give one): drawn as with the defaults, its look from CSS ``classes``.
+
+    For widgets whose layout and style never change (a card's header and status lines):
+    each Layout and Style model is one more comm message for the kernel and one more
+    view for the front end to build before the widget shows.
+    """
+    return _quick(cls, bare=True)(_dom_classes=classes, **kw)
+
+
 def _class_layout_css() -> str:
     """The rules standing for :data:`_CLASS_LAYOUTS` (the class doubled: it must win
     over the widgets' own width rules)."""

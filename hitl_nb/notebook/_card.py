@@ -41,7 +41,7 @@ from hitl_nb._waiting import wait_async, wait_blocking
 from hitl_nb.a2a import Task
 from hitl_nb.client import SyncHitlClient
 from hitl_nb.errors import HitlError, PromptConflict
-from hitl_nb.forms import Form, FormClosed, FormInvalid, FormValueError
+from hitl_nb.forms import Form, FormClosed, FormInvalid, FormValueError, bare
 from hitl_nb.policy import ResponderGate
 from hitl_nb.spec import PromptEnvelope
 
@@ -121,18 +121,17 @@ class Card:
         self._next: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
         self._callbacks: list[Callable[[Outcome], Any]] = []
         if form is not None:
-            # The card's status line speaks. A Layout of its own: the form shares its
-            # Layout objects between widgets.
-            form.status.layout = W.Layout(display="none")
-        self.header = W.HTML(value=self._header_html())
-        self.header.add_class("hitl-card-prompt")
+            # The card's status line speaks. The form's status line has a Layout of its
+            # own (the fields share theirs), for callers to change.
+            form.status.layout.display = "none"
+        # Lines without Layout or Style models of their own (their look never changes):
+        # each model is one more message the kernel sends and the front end builds.
+        self.header = bare(W.HTML, ("hitl-card-prompt",), value=self._header_html())
         notes: list[W.Widget] = []
         if self.has_notes:  # a widget model only where something may be noted
-            self.notes = W.HTML(value=self._notes_html())
-            self.notes.add_class("hitl-card-findings")
+            self.notes = bare(W.HTML, ("hitl-card-findings",), value=self._notes_html())
             notes.append(self.notes)
-        self.status = W.HTML(value="")
-        self.status.add_class("hitl-card-status")
+        self.status = bare(W.HTML, ("hitl-card-status",), value="")
         self.widget = W.VBox([self.header, *notes, *body, self.status])
         self.widget.add_class("hitl-card")
 
@@ -314,7 +313,8 @@ class PromptCard(Card):
         self._words = ACCEPTED
         #: The agent signalled that this prompt's deadline passed (e.g. ``hitlTimeout``).
         self.timeout_signaled = False
-        super().__init__(envelope.prompt, [self.who.widget, self.form.widget], self.form)
+        body = [self.form] if self.who.widget is None else [self.who.widget, self.form]
+        super().__init__(envelope.prompt, body, self.form)
         self.form.on_submit(self._on_form_submit)
 
     # --- reading --------------------------------------------------------------------------

@@ -64,7 +64,9 @@ from hitl_nb.client import (
     prompt_of,
 )
 from hitl_nb.errors import AgentTimeout, HitlError
+from hitl_nb.forms import bare
 from hitl_nb.spec import parse_rfc3339
+from hitl_nb.validation import compile_schema
 
 from ._card import PromptCard, QuestionCard
 from ._clock import css_elapsed
@@ -168,12 +170,10 @@ class Conversation:
         self._closed = False
         #: The follower, boxed so that a finalizer can stop it without the conversation.
         self._box: list[Follower | None] = [None]
-        self.notice = W.HTML(value=_STYLE)
-        self.notice.add_class("hitl-conversation-state")
-        self.said = W.HTML(value="")
-        self.said.add_class("hitl-agent-says")
-        self.artifacts = W.HTML(value="")
-        self.artifacts.add_class("hitl-artifacts")
+        # Lines without Layout or Style models of their own (see the card's).
+        self.notice = bare(W.HTML, ("hitl-conversation-state",), value=_STYLE)
+        self.said = bare(W.HTML, ("hitl-agent-says",), value="")
+        self.artifacts = bare(W.HTML, ("hitl-artifacts",), value="")
         self.widget = W.VBox([self.notice, self.said, self.artifacts])
         self.widget.add_class("hitl-conversation")
         weakref.finalize(self, _forget, self._box, self.link)
@@ -228,6 +228,9 @@ class Conversation:
             link.close()
             raise
         chat._follow(content=content, context_id=context_id)
+        # While the agent answers: load what checking its prompt takes (jsonschema, the
+        # metaschema's check; 60-90 ms for a kernel's first prompt), not after it came.
+        compile_schema({"type": "object"})
         return chat._await_start(start_timeout, settle)
 
     @classmethod

@@ -109,3 +109,18 @@ def test_a_card_closed_by_its_deadline_says_so_without_a_form_line(agent: MockAg
         lines = _lines(chat)
         assert lines[-1] == "  expired: the deadline passed and the task failed"
         assert not any(line.startswith("  form:") for line in lines)
+
+
+def test_a_card_costs_few_widget_models(agent: MockAgent) -> None:
+    # Each model is a message the kernel sends and a view the front end builds before
+    # the card shows: the lines of a card and of a conversation have no Layout or Style
+    # models, and a prompt anyone may answer draws no "Answering as" field.
+    from ipywidgets.widgets.widget import _instances
+
+    Conversation.start(agent.url, {"scenario": "approval"}).close()  # the shared ones
+    before = set(_instances)
+    with Conversation.start(agent.url, {"scenario": "approval"}) as chat:
+        chat._repr_mimebundle_()
+        made = [_instances[k] for k in set(_instances) - before]
+        assert len(made) <= 26, sorted(type(w).__name__ for w in made)
+        assert chat.cards[0].who.widget is None
