@@ -43,7 +43,7 @@ from ._registry import Registry, default_registry
 from ._text import render_text
 from ._theme import error_html, make, stylesheet
 from ._util import MISSING, FormValueError, child_pointer, esc, json_equal, split_pointer
-from ._wording import plural
+from ._wording import plural, readable
 
 
 @contextmanager
@@ -278,7 +278,7 @@ class Form(W.VBox):  # type: ignore[misc]
         current = ""
         for seg in parts:
             current = child_pointer(current, seg)
-            names.append(titles.get(current) or seg)
+            names.append(titles.get(current) or readable(seg))
         return " › ".join(names) if names else "The answer"
 
     def _draw_summary(self, shown: list[ValidationIssue]) -> None:

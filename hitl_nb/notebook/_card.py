@@ -180,7 +180,8 @@ class Card:
             outcome = dataclasses.replace(outcome, where=self._form.where)
         with self._lock:
             self.outcomes.append(outcome)
-            self.status.value = outcome_html(outcome)
+            # a form lists the fields at fault itself (its summary, under each field)
+            self.status.value = outcome_html(outcome, places=self._form is None)
             waiting, self._next = self._next, concurrent.futures.Future()
         waiting.set_result(outcome)
         for callback in list(self._callbacks):
@@ -207,8 +208,9 @@ class Card:
     def _header_html(self) -> str:
         meta = " · ".join(m for m in self._meta() if m)
         return (
-            f'<div style="white-space:pre-wrap;font-weight:600">{esc(self.question)}</div>'
-            f'<div style="font-size:smaller;color:{MUTED}">{meta}</div>'
+            f'<div style="white-space:pre-wrap;font-weight:600;line-height:1.4;'
+            f'margin:4px 0 2px">{esc(self.question)}</div>'
+            f'<div style="font-size:smaller;color:{MUTED};line-height:1.4">{meta}</div>'
         )
 
     def _notes_html(self) -> str:

@@ -47,5 +47,6 @@ CSS = f"""
   padding-top: 10px; margin-top: 10px; }}
 .hitl-conversation > .widget-html:not(:has(.widget-html-content > :not(style))) {{
   display: none; }}
-.hitl-conversation > .hitl-card ~ .widget-html {{ margin-top: 6px; }}
+.hitl-conversation > .hitl-card ~ .widget-html {{ margin-top: 8px; }}
+.hitl-conversation > .widget-html > .widget-html-content {{ line-height: 1.4; }}
 """

@@ -229,6 +229,7 @@ def test_state_text_and_problems_say_what_the_browser_shows():
                       "message": "additional property 'extra' is not permitted"}])  # fmt: skip
     assert form.problems()[-1] == "Reason: Use at least 3 characters"
     assert "Extra: additional property 'extra' is not permitted" in form.problems()
+    assert form.where("/build_id") == "Build id"  # a member without a field: readable too
     form.value = {"approved": True}
     form.submit()
     assert form.state_text() == 'submitted {"approved": true}' and form.problems() == []

@@ -91,7 +91,7 @@ def test_problems_are_listed_once_by_label(agent: MockAgent) -> None:
         assert outcome.status == "invalid"
         lines = _lines(chat)
         assert lines[-2:] == [
-            "  invalid: the agent refused the answer (1 problem, listed below)",
+            "  invalid: the agent refused the answer (1 problem)",
             "    Approve: expected boolean, got string",
         ]
         assert sum(line.startswith("    Approve:") for line in lines) == 1  # the outcome's
