@@ -184,8 +184,8 @@ def main() -> int:
                     page.locator(".hitl-card").nth(2).wait_for(timeout=60_000)
                     page.wait_for_timeout(1500)
                 tour_nth = 2 if dark else 1
-                shoot(page, ".hitl-card", 0, args.out / f"approval-{theme}.png")
-                shoot(page, ".hitl-card", tour_nth, args.out / f"tour-pristine-{theme}.png")
+                shoot(page, ".hitl-conversation", 0, args.out / f"approval-{theme}.png")
+                shoot(page, ".hitl-conversation", tour_nth, args.out / f"tour-pristine-{theme}.png")
                 if args.measure:
                     print(
                         theme,
@@ -196,7 +196,7 @@ def main() -> int:
                 submit.click()
                 card = page.locator(".hitl-card").nth(tour_nth)
                 card.locator(".hitl-summary").wait_for(timeout=20_000)
-                shoot(page, ".hitl-card", tour_nth, args.out / f"tour-submit-errors-{theme}.png")
+                shoot(page, ".hitl-conversation", tour_nth, args.out / f"tour-submit-errors-{theme}.png")
                 if args.measure:
                     print(
                         theme,
@@ -209,13 +209,13 @@ def main() -> int:
                 )
                 print(lab.kernel(page, code).strip())
                 page.wait_for_timeout(800)
-                shoot(page, ".hitl-card", tour_nth, args.out / f"tour-agent-422-{theme}.png")
+                shoot(page, ".hitl-conversation", tour_nth, args.out / f"tour-agent-422-{theme}.png")
                 if args.measure:
                     print(theme, "422", json.dumps(lab.measure_form(page, ".hitl-form", tour_nth)))
                 # the answer put right and accepted: the form keeps it, read-only
                 print(lab.kernel(page, f"print(tour.current.answer({GOOD!r}))").strip())
                 page.wait_for_timeout(800)
-                shoot(page, ".hitl-card", tour_nth, args.out / f"tour-answered-{theme}.png")
+                shoot(page, ".hitl-conversation", tour_nth, args.out / f"tour-answered-{theme}.png")
                 if args.measure:
                     answered = lab.measure_form(page, ".hitl-form", tour_nth)
                     print(theme, "answered", json.dumps(answered))

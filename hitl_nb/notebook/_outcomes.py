@@ -213,7 +213,8 @@ def status_html(kind: str, label: str, message: str, details: list[str] | None =
     """A status line: ``label`` in bold, then ``message``, then a list of ``details``."""
     items = "".join(f"<li>{esc(d)}</li>" for d in details or [])
     return (
-        f'<div style="color:{COLORS[kind]}"><b>{esc(label)}</b>: {esc(message)}'
+        f'<div style="color:{COLORS[kind]};line-height:1.4;margin-top:6px">'
+        f"<b>{esc(label)}</b>: {esc(message)}"
         f"{f'<ul>{items}</ul>' if items else ''}</div>"
     )
 

@@ -98,7 +98,8 @@ def _shot(card: Any, name: str) -> None:
     folder = os.environ.get("HITL_NB_SCREENSHOTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        card.screenshot(path=str(Path(folder) / f"{name}.png"))
+        frame = card.locator("xpath=..")  # the conversation's frame around the card
+        frame.screenshot(path=str(Path(folder) / f"{name}.png"))
 
 
 def test_the_named_person_answers_by_click_as_the_server_says(page: Any) -> None:
