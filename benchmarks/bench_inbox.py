@@ -21,6 +21,7 @@ open prompt (timers, caches, the listing's garbage), next to the SQLite bytes pe
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import socket
@@ -38,7 +39,14 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hitl_nb.server._store import GatewayStore, Registration  # noqa: E402
+from hitl_nb.gateway import (  # noqa: E402
+    AgentPool,
+    Caller,
+    Gateway,
+    GatewaySettings,
+    Registration,
+    SQLiteStore,
+)
 
 SCHEMA = {
     "type": "object",
@@ -50,13 +58,17 @@ TOKEN = "bench-token"
 
 
 def seed(state: Path, prompts: int, tasks: int) -> None:
-    store = GatewayStore(state / "gateway.sqlite")
+    asyncio.run(_seed(state, prompts, tasks))
+
+
+async def _seed(state: Path, prompts: int, tasks: int) -> None:
+    store = SQLiteStore(state / "gateway.sqlite")
     now = time.time()
     regs = []
     for t in range(tasks):
         reg = Registration(uuid.uuid4().hex, f"http://agent-{t % 4}.invalid:8000",
                            f"task-{t}", "bench", now)  # fmt: skip
-        regs.append(store.add_registration(reg))
+        regs.append(await store.add_registration(reg))
     for i in range(prompts):
         reg = regs[i % tasks]
         pid = str(uuid.uuid4())
@@ -66,10 +78,10 @@ def seed(state: Path, prompts: int, tasks: int) -> None:
                     "response_schema": SCHEMA, "allowed_responders": responders}  # fmt: skip
         if deadline is not None:
             envelope["deadline"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(deadline))
-        store.see_prompt(reg.id, pid, None, envelope, deadline)
+        await store.see_prompt(reg.id, pid, None, envelope, deadline)
         if i % 5 == 0:
-            store.put_ballot(reg.id, pid, "carol", '{"approve":true}')
-    store.close()
+            await store.cast_ballot(reg.id, pid, "carol", '{"approve":true}')
+    await store.close()
 
 
 def free_port() -> int:
@@ -208,25 +220,21 @@ def run_server(tmp: Path, state: Path, rounds: int, widget: int = 0) -> tuple[Ru
 
 def in_process(state: Path, prompts: int) -> tuple[float, float]:
     """(median seconds of Gateway.inbox(), bytes the gateway keeps per open prompt)."""
-    import asyncio
     import gc
     import tracemalloc
-
-    from hitl_nb.server import HitlServer
-    from hitl_nb.server._agents import AgentPool
-    from hitl_nb.server._gateway import Caller, Gateway
 
     async def go() -> tuple[float, float]:
         gc.collect()
         tracemalloc.start()
         before = tracemalloc.take_snapshot()
-        gw = Gateway(GatewayStore(state / "gateway.sqlite"), AgentPool([], 5.0),
-                     HitlServer(watch=False))  # fmt: skip
-        gw.start()  # arms a deadline timer per prompt that has a deadline
+        gw = Gateway(
+            SQLiteStore(state / "gateway.sqlite"), AgentPool([], 5.0), GatewaySettings(watch=False)
+        )
+        await gw.start()  # arms a deadline timer per prompt that has a deadline
         times = []
         for _ in range(5):
             t0 = time.perf_counter()
-            listing = gw.inbox(Caller("alice", "Alice"), limit=5000)
+            listing = await gw.inbox(Caller("alice", "Alice"), limit=5000)
             times.append(time.perf_counter() - t0)
             assert listing["total"] == prompts
             del listing
@@ -255,7 +263,7 @@ def main() -> None:
         full.mkdir()
         empty.mkdir()
         seed(full, args.prompts, args.tasks)
-        GatewayStore(empty / "gateway.sqlite").close()
+        asyncio.run(SQLiteStore(empty / "gateway.sqlite").close())
         listing_s, kept = in_process(full, args.prompts)
         full_run, widget = run_server(tmp, full, args.rounds, widget=args.prompts)
         empty_run, _ = run_server(tmp, empty, args.rounds)

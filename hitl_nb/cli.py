@@ -39,6 +39,12 @@ def _inbox(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     register_cli(sub)
 
 
+def _hub_service(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from hitl_nb.hub import register_cli
+
+    register_cli(sub)
+
+
 #: Subcommand name -> what adds it to the parser (its ``func`` default runs it). Each
 #: imports its own modules only when called: ``hitl-nb NAME`` loads NAME's alone.
 COMMANDS: dict[str, Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = {
@@ -47,6 +53,7 @@ COMMANDS: dict[str, Callable[[argparse._SubParsersAction[argparse.ArgumentParser
     "conformance": _conformance,
     "nbval-sanitize": _nbval_sanitize,
     "inbox": _inbox,
+    "hub-service": _hub_service,
 }
 
 

@@ -110,5 +110,12 @@ def test_help_still_lists_every_command(capsys: pytest.CaptureFixture[str]) -> N
     with pytest.raises(SystemExit):
         main(["--help"])
     listed = capsys.readouterr().out
-    for name in ("mock-agent", "tutorials", "conformance", "nbval-sanitize", "inbox"):
+    for name in (
+        "mock-agent",
+        "tutorials",
+        "conformance",
+        "nbval-sanitize",
+        "inbox",
+        "hub-service",
+    ):
         assert name in listed

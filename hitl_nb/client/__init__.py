@@ -35,7 +35,7 @@ from ._events import (
 )
 from ._exchange import Exchange, TracedEvent
 from ._follow import Reconnect
-from ._gateway import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway
+from ._gateway import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway, gateway_at
 from ._http import ACCEPT_ENCODING, HttpLimits, decoded_chunks
 from ._sync_client import SyncHitlClient
 from ._trace import Trace
@@ -68,6 +68,7 @@ __all__ = [
     "agent_card_url",
     "decoded_chunks",
     "find_gateway",
+    "gateway_at",
     "parse_agent_card",
     "prompt_of",
 ]

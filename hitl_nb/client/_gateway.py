@@ -1,23 +1,30 @@
-"""The kernel's side of the Jupyter server's responder gateway (``hitl_nb.server``).
+"""The kernel's side of a responder gateway (:mod:`hitl_nb.gateway`): a JupyterHub's
+service, or the Jupyter server's own extension.
 
-A kernel knows only what it is told about its user; the Jupyter server that started it
-knows who is authenticated. When the kernel runs inside a server with the hitl-nb
-extension, answers go through that server's gateway (``{base_url}hitl/api/``), which
-checks ``allowed_responders`` against the identity it vouches for (spec S-3) and
-forwards the answer to the agent at most once.
+A kernel knows only what it is told about its user; the hub (or the Jupyter server that
+started it) knows who is authenticated. Answers go through a gateway, which checks
+``allowed_responders`` against the identity it vouches for (spec S-3) and forwards the
+answer to the agent at most once.
 
 :func:`find_gateway` discovers the gateway from facts, never by guessing a port:
 
-1. ``HITL_NB_GATEWAY`` (a server URL, with ``HITL_NB_GATEWAY_TOKEN``) when set: for
-   kernels the server did not start itself (a remote kernel gateway), set in the
-   kernel spec's ``env``;
-2. otherwise the server that launched this kernel: jupyter-client puts the launching
+1. ``HITL_NB_GATEWAY`` (a Jupyter server's URL, or a hub service's, with
+   ``HITL_NB_GATEWAY_TOKEN``) when set: for kernels the server did not start itself (a
+   remote kernel gateway, the reviewer page), set in the kernel spec's ``env``;
+2. the hub's service, on a JupyterHub (``JUPYTERHUB_API_URL`` and the server's
+   ``JUPYTERHUB_API_TOKEN`` in the kernel's environment): the hub's service list
+   (``GET {hub api}/services/<name>``, ``<name>`` from ``HITL_NB_HUB_SERVICE``, default
+   ``hitl``) gives its URL and prefix; it must answer ``GET api/me``. One gateway for
+   every user of the hub, so a consensus among people with their own servers, and a
+   ``specific:`` prompt for someone else, can be finished. A hub without the service
+   (404), or a token that may not see it (403), goes on to 3;
+3. otherwise the server that launched this kernel: jupyter-client puts the launching
    process id in ``JPY_PARENT_PID``; the kernel's connection file lives in that server's
    runtime directory, where the server keeps its ``jpserver-<pid>.json`` info file
    (url, base_url, token). The file whose ``pid`` is ``JPY_PARENT_PID`` is the one.
    The server must then list this kernel's id (from ``kernel-<id>.json``) in
-   ``GET api/kernels``: proof that it really is this kernel's server;
-3. the server must answer ``GET hitl/api/me``: the extension is there.
+   ``GET api/kernels``: proof that it really is this kernel's server; and it must answer
+   ``GET hitl/api/me``: the extension is there.
 
 Credentials: ``HITL_NB_GATEWAY_TOKEN`` when set (a person's own API token, e.g. on a
 server shared by several people, each answering as themselves), else
@@ -31,6 +38,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,9 +60,12 @@ from hitl_nb.errors import (
 
 from ._tls import tls_context
 
-__all__ = ["GatewayAnswer", "GatewayClient", "GatewayInfo", "find_gateway"]
+__all__ = ["GatewayAnswer", "GatewayClient", "GatewayInfo", "find_gateway", "gateway_at"]
 
 _API = "hitl/api"
+#: The hub service's API, relative to its URL (``{hub}/services/hitl/``).
+_HUB_API = "api"
+_HUB_SERVICE = "hitl"
 _TIMEOUT = 10.0
 _MAX_ANSWER = 8 * 1024 * 1024
 #: A listing of open prompts is read up to this size (1,000 prompts: about 2.5 MB).
@@ -63,12 +74,25 @@ _MAX_LISTING = 32 * 1024 * 1024
 
 @dataclass(frozen=True)
 class GatewayInfo:
-    """Where a gateway is: the server's base URL (ending in ``/``), the token to send,
-    and how it was found (for messages and logs)."""
+    """Where a gateway is: its host's URL (a Jupyter server's base URL, or the hub
+    service's URL, ending in ``/``), the token to send, how it was found (for messages
+    and logs) and, for a hub service, the URL of its API (``api``; empty: a Jupyter
+    server's ``{url}hitl/api/``)."""
 
     url: str
     token: str | None
     how: str
+    api: str = ""
+
+    @property
+    def api_url(self) -> str:
+        """The gateway's API root, ending in ``/``."""
+        return self.api or self.url + _API + "/"
+
+    @property
+    def on_hub(self) -> bool:
+        """True for a JupyterHub's service (one gateway for every user of the hub)."""
+        return bool(self.api)
 
     def __repr__(self) -> str:  # never show the token
         return f"GatewayInfo(url={self.url!r}, how={self.how!r})"
@@ -172,8 +196,78 @@ def _owns_kernel(url: str, token: str | None, kernel_id: str) -> bool:
     )
 
 
+def _says_me(r: httpx.Response) -> bool:
+    """Is this a gateway's ``me`` (not, say, jupyter-server's own ``api/me``)?"""
+    if r.status_code != 200:
+        return False
+    try:
+        body = r.json()
+    except ValueError:
+        return False
+    return isinstance(body, dict) and isinstance(body.get("identified"), bool)
+
+
 def _has_gateway(url: str, token: str | None) -> bool:
-    return _get(url + _API + "/me", token).status_code == 200
+    return _says_me(_get(url + _API + "/me", token))
+
+
+def gateway_at(url: str, token: str | None, how: str = "given") -> GatewayInfo | None:
+    """The gateway at ``url``, a Jupyter server's base URL (``{url}hitl/api/``) or a hub
+    service's URL (``{url}api/``), if one answers ``me`` there with ``token``; None
+    when neither does. Raises :class:`~hitl_nb.errors.GatewayUnavailable` when the
+    host could not be reached or failed (5xx)."""
+    base = _with_slash(url)
+    info = GatewayInfo(base, token, how)
+    try:
+        if _has_gateway(base, token):
+            return info
+        hub = GatewayInfo(base, token, how, base + _HUB_API + "/")
+        return hub if _says_me(_get(hub.api_url + "me", token)) else None
+    except _NoAnswer as exc:
+        raise GatewayUnavailable(
+            f"the gateway at {base} ({how}) did not answer: {exc}", info=info
+        ) from None
+
+
+def _hub_gateway(env: Mapping[str, str], token: str | None) -> GatewayInfo | None:
+    """The hub's service, from the hub's service list (see the module docstring)."""
+    hub_api = env.get("JUPYTERHUB_API_URL")
+    if not hub_api or not token:
+        return None
+    name = env.get("HITL_NB_HUB_SERVICE") or _HUB_SERVICE
+    listing = f"{_with_slash(hub_api)}services/{quote(name, safe='')}"
+    for pause in (0.5, 1.0, 0.0):  # a hub restarting is back within seconds
+        try:
+            r = _get(listing, token)
+            break
+        except _NoAnswer as exc:
+            if not pause:
+                # Where the service is cannot be known: no address to try answers at.
+                raise GatewayUnavailable(
+                    f"the JupyterHub at {hub_api} did not answer whether it runs the "
+                    f"{name!r} service: {exc}"
+                ) from None
+            time.sleep(pause)
+    if r.status_code != 200:
+        return None  # no such service (404), or not one this token may see (403)
+    try:
+        model = r.json()
+    except ValueError:
+        return None
+    url = model.get("url") if isinstance(model, dict) else None
+    prefix = model.get("prefix") if isinstance(model, dict) else None
+    if not (isinstance(url, str) and url and isinstance(prefix, str) and prefix):
+        return None  # a service without a web address
+    base = _with_slash(url.rstrip("/") + "/" + prefix.lstrip("/"))
+    info = GatewayInfo(base, token, f"the JupyterHub's {name!r} service", base + _HUB_API + "/")
+    try:
+        if _says_me(_get(info.api_url + "me", token)):
+            return info
+    except _NoAnswer as exc:
+        raise GatewayUnavailable(
+            f"the JupyterHub's {name!r} service at {base} did not answer: {exc}", info=info
+        ) from None
+    return None
 
 
 def _unavailable(info: GatewayInfo, why: str, strict: bool) -> None:
@@ -195,26 +289,35 @@ def find_gateway(
     environ: Mapping[str, str] | None = None,
     strict: bool = False,
 ) -> GatewayInfo | None:
-    """The gateway of the Jupyter server running this kernel, or None (see the module
-    docstring for how it is found). ``connection_file``/``environ`` default to this
-    kernel's own.
+    """The gateway this kernel answers through: the hub's service, else the Jupyter
+    server running this kernel, or None (see the module docstring for how it is found).
+    ``connection_file``/``environ`` default to this kernel's own.
 
-    None means no gateway: no launching server, or a server that says it has no
-    extension (or does not know this kernel). ``strict=True`` tells the other case
-    apart: the server was found but could not be reached or failed (5xx), so whether it
-    has a gateway is unknown; that raises :class:`~hitl_nb.errors.GatewayUnavailable`
-    (its ``info`` is where the gateway would be) instead of returning None."""
+    None means no gateway: no hub service and no launching server, or a server that
+    says it has no extension (or does not know this kernel). ``strict=True`` tells the
+    other case apart: a gateway's host was found but could not be reached or failed
+    (5xx), so whether it has a gateway is unknown; that raises
+    :class:`~hitl_nb.errors.GatewayUnavailable` (its ``info`` is where the gateway would
+    be) instead of returning None."""
     env = os.environ if environ is None else environ
     own_token = env.get("HITL_NB_GATEWAY_TOKEN") or None
     hub_token = env.get("JUPYTERHUB_API_TOKEN") or None
     explicit = env.get("HITL_NB_GATEWAY")
     if explicit:
-        named = GatewayInfo(_with_slash(explicit), own_token or hub_token, "HITL_NB_GATEWAY")
         try:
-            return named if _has_gateway(named.url, named.token) else None
-        except _NoAnswer as exc:
-            _unavailable(named, str(exc), strict)
+            return gateway_at(explicit, own_token or hub_token, "HITL_NB_GATEWAY")
+        except GatewayUnavailable:
+            if strict:
+                raise
             return None
+    try:
+        on_hub = _hub_gateway(env, own_token or hub_token)
+    except GatewayUnavailable:
+        if strict:
+            raise
+        on_hub = None
+    if on_hub is not None:
+        return on_hub
     parent = env.get("JPY_PARENT_PID", "")
     conn = str(connection_file) if connection_file is not None else _connection_file()
     if not parent.isdigit() or not conn:
@@ -258,7 +361,7 @@ class GatewayClient:
     def __init__(self, info: GatewayInfo, *, timeout: float = 30.0) -> None:
         self.info = info
         self._http = httpx.Client(
-            base_url=info.url + _API + "/",
+            base_url=info.api_url,
             headers=_headers(info.token),
             timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
             follow_redirects=False,

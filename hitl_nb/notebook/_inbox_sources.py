@@ -128,7 +128,10 @@ class GatewaySource:
 
     def where(self) -> str:
         """Where the prompts come from, in words."""
-        return f"the Jupyter server's gateway ({self.info.url})"
+        host = (
+            "the JupyterHub's hitl service" if self.info.on_hub else "the Jupyter server's gateway"
+        )
+        return f"{host} ({self.info.url})"
 
     def _listing(self) -> dict[str, Any]:
         # Blocking: run in a worker thread, off the shared loop.

@@ -8,11 +8,14 @@ environment (``jupyter server extension list`` shows ``hitl_nb.server``). It ser
   ``Authorization: token <token>`` (``HitlClient(url, headers=...)``,
   ``hitl-nb conformance URL --header "Authorization: token <token>"``).
 
-- ``{base_url}hitl/api/``: the responder gateway (see :mod:`hitl_nb.server._handlers`):
-  register a task, list its prompts with policy and deadline, answer as the
-  authenticated user; ``allowed_responders`` is enforced here (spec S-3), consensus
-  answers are collected, one answer is forwarded at most once, deadlines are timed by
-  the gateway (S-4), and the state lives in SQLite in the server's data directory.
+- ``{base_url}hitl/api/``: the responder gateway (:mod:`hitl_nb.gateway`, its routes
+  in :mod:`hitl_nb.gateway._api`): register a task, list its prompts with policy and
+  deadline, answer as the authenticated user; ``allowed_responders`` is enforced here
+  (spec S-3), consensus answers are collected, one answer is forwarded at most once,
+  deadlines are timed by the gateway (S-4), every answer is in the audit trail
+  (``GET hitl/api/audit``), and the state lives in SQLite in the server's data
+  directory. On a JupyterHub, :mod:`hitl_nb.hub` runs the same gateway for every user
+  of the hub; kernels prefer it.
 
 - ``hitl-nb inbox``: a reviewer page served by Voila (:mod:`hitl_nb.server._reviewer`),
   where a person answers the open prompts of such a server without opening a notebook.
@@ -20,7 +23,7 @@ environment (``jupyter server extension list`` shows ``hitl_nb.server``). It ser
 - ``{base_url}hitl/push/<registration id>``: where agents that advertise push
   notifications POST the updates of registered tasks (the watcher configures them; not
   behind Jupyter's login, each push must carry the task's secret; see
-  :mod:`hitl_nb.server._push`). Agents must be able to reach it:
+  :mod:`hitl_nb.gateway._push`). Agents must be able to reach it:
   ``c.HitlServer.push_base_url``.
 
 Settings: :class:`HitlServer` (``c.HitlServer.allowed_agent_hosts = [...]``, ...).
@@ -30,11 +33,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from hitl_nb.gateway import MAX_REQUEST_BYTES, Gateway
 from hitl_nb.server import _extension
 from hitl_nb.server._config import HitlServer
 from hitl_nb.server._extension import API_PATH, GATEWAY_SETTING, MOCK_AGENT_PATH
-from hitl_nb.server._gateway import Gateway
-from hitl_nb.server._handlers import MAX_REQUEST_BYTES
 from hitl_nb.server._reviewer import register_cli
 
 __all__ = [

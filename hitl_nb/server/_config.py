@@ -9,6 +9,8 @@ from __future__ import annotations
 from traitlets import Bool, Float, Int, List, Unicode
 from traitlets.config import Configurable
 
+from hitl_nb.gateway import GatewaySettings
+
 __all__ = ["HitlServer"]
 
 
@@ -93,3 +95,20 @@ class HitlServer(Configurable):
         30.0,
         help="Seconds the gateway waits for an agent's answer to one request.",
     ).tag(config=True)
+
+    def gateway_settings(self) -> GatewaySettings:
+        """The gateway's settings from these (every user of the server sees every prompt:
+        they share the server, its files and kernels anyway)."""
+        return GatewaySettings(
+            allowed_agent_hosts=list(self.allowed_agent_hosts),
+            max_registrations=self.max_registrations,
+            accept_after_deadline=self.accept_after_deadline,
+            watch=self.watch,
+            poll_interval=self.poll_interval,
+            max_streams=self.max_streams,
+            push=self.push,
+            max_push_bytes=self.max_push_bytes,
+            agent_timeout=self.agent_timeout,
+            show_all=True,
+            where="this server",
+        )

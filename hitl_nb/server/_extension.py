@@ -14,15 +14,19 @@ from typing import Any
 from jupyter_server.utils import url_path_join
 from tornado.ioloop import IOLoop
 
+from hitl_nb.gateway import (
+    PUSH_PATH,
+    AgentPool,
+    Gateway,
+    GatewayAPI,
+    InternalCaller,
+    open_store,
+    push_handlers,
+)
 from hitl_nb.mock_agent import mock_agent_handlers
-from hitl_nb.server._agents import AgentPool, InternalCaller
 from hitl_nb.server._config import HitlServer
-from hitl_nb.server._gateway import Gateway
 from hitl_nb.server._handlers import gateway_handlers
 from hitl_nb.server._hosted import INTERNAL_SETTING, host_handlers
-from hitl_nb.server._push import PUSH_PATH
-from hitl_nb.server._push_http import push_handlers
-from hitl_nb.server._store import GatewayStore
 
 __all__ = ["API_PATH", "GATEWAY_SETTING", "MOCK_AGENT_PATH", "load", "state_dir"]
 
@@ -30,7 +34,9 @@ __all__ = ["API_PATH", "GATEWAY_SETTING", "MOCK_AGENT_PATH", "load", "state_dir"
 MOCK_AGENT_PATH = "hitl/mock-agent"
 #: Where the gateway's REST API lives, relative to the server's base URL.
 API_PATH = "hitl/api"
-#: The web_app setting holding the :class:`~hitl_nb.server._gateway.Gateway`.
+#: Where the extension's routes live, relative to the server's base URL.
+MOUNT = "hitl/"
+#: The web_app setting holding the :class:`~hitl_nb.gateway.Gateway`.
 GATEWAY_SETTING = "hitl_nb_gateway"
 
 
@@ -55,21 +61,22 @@ def load(serverapp: Any) -> Gateway:
         web_app.settings[INTERNAL_SETTING] = internal
         handlers += host_handlers(mock_agent_handlers(prefix, store=folder / "mock-agent.sqlite"))
         serverapp.log.info("hitl-nb: mock agent hosted at %s", prefix)
+    settings = config.gateway_settings()
     pool = AgentPool(
-        config.allowed_agent_hosts, config.agent_timeout, internal, streams=config.max_streams
+        settings.allowed_agent_hosts, settings.agent_timeout, internal, streams=settings.max_streams
     )
-    gateway = Gateway(GatewayStore(folder / "gateway.sqlite"), pool, config)
+    gateway = Gateway(open_store(None, folder), pool, settings)
     web_app.settings[GATEWAY_SETTING] = gateway
-    handlers += gateway_handlers(url_path_join(base_url, API_PATH), gateway)
-    if config.push:
+    handlers += gateway_handlers(url_path_join(base_url, API_PATH), GatewayAPI(gateway))
+    if settings.push:
 
         def push_url(reg_id: str) -> str:
             # Read when a task is registered: the server's port is known by then.
             base = config.push_base_url or serverapp.connection_url
-            return url_path_join(base, PUSH_PATH, reg_id)
+            return url_path_join(base, MOUNT, PUSH_PATH, reg_id)
 
         gateway.push_url = push_url
-        handlers += push_handlers(base_url, gateway.push)
+        handlers += push_handlers(url_path_join(base_url, MOUNT), gateway.push)
     web_app.add_handlers(".*$", handlers)
     # Deadline timers and forwards left in doubt resume once the loop runs.
     IOLoop.current().add_callback(gateway.start)

@@ -14,7 +14,7 @@ nothing about Jupyter. Each is wrapped here in a subclass that puts jupyter-serv
   logged-in browser talk to the agent;
 - errors raised before the agent runs (403 above) are answered as short JSON bodies;
 - the server's own gateway reaches its hosted agent with a per-process secret header
-  (:class:`~hitl_nb.server._agents.InternalCaller`), whatever the identity provider.
+  (:class:`~hitl_nb.gateway.InternalCaller`), whatever the identity provider.
 
 Everything else (bindings, SSE, the card) is the agent's. The card builds its URLs from
 the request's host and the mount prefix, so they are right behind ``base_url``.
@@ -31,7 +31,7 @@ from jupyter_server.auth import User
 from jupyter_server.auth.utils import HTTP_METHOD_TO_AUTH_ACTION
 from jupyter_server.base.handlers import JupyterHandler
 
-from hitl_nb.server._agents import GATEWAY_HEADER
+from hitl_nb.gateway import GATEWAY_HEADER
 
 __all__ = ["AUTH_RESOURCE", "INTERNAL_SETTING", "HostedAuth", "host_handlers"]
 

@@ -7,9 +7,12 @@ renders in Voila unchanged.
 
 The page's kernel is Voila's, not the Jupyter server's, so the command tells it where the
 gateway is (``HITL_NB_GATEWAY`` and ``HITL_NB_GATEWAY_TOKEN``, which
-:func:`hitl_nb.client.find_gateway` reads): answers go through that server's gateway,
-as the user whose token the command was given (S-3: the gateway checks
-``allowed_responders`` against that user). The page itself asks for its own token.
+:func:`hitl_nb.client.find_gateway` reads): answers go through that gateway, as the user
+whose token the command was given (S-3: the gateway checks ``allowed_responders``
+against that user). The gateway is a Jupyter server's (``--server`` its base URL) or a
+JupyterHub's service (``--server https://hub.example.org/services/hitl/``, with a hub
+token); on a hub, without ``--server``, the hub's service is found from the hub's
+service list, as kernels find it. The page itself asks for its own token.
 """
 
 from __future__ import annotations
@@ -23,9 +26,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from hitl_nb._process import replace_or_forward
+from hitl_nb.client import find_gateway, gateway_at
+from hitl_nb.errors import GatewayUnavailable
 
 __all__ = ["PAGE", "find_server", "register_cli", "voila_command"]
 
@@ -40,12 +43,10 @@ def _running() -> Iterator[dict[str, Any]]:
 
 
 def _has_gateway(url: str, token: str | None) -> bool:
-    headers = {"Authorization": f"token {token}"} if token else {}
     try:
-        r = httpx.get(url + "hitl/api/me", headers=headers, timeout=10)
-    except httpx.HTTPError:
+        return gateway_at(url, token) is not None
+    except GatewayUnavailable:
         return False
-    return r.status_code == 200
 
 
 def find_server(
@@ -53,11 +54,13 @@ def find_server(
     token: str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> tuple[str, str | None]:
-    """The URL (ending in ``/``) and token of a Jupyter server with the gateway.
+    """The URL (ending in ``/``) and token of a gateway: a Jupyter server with the
+    extension, or a JupyterHub's service.
 
     ``server``/``token`` when given; else ``HITL_NB_GATEWAY``/``HITL_NB_GATEWAY_TOKEN``;
-    else the first running Jupyter server of this user whose gateway answers. Raises
-    ``LookupError`` saying what to do when there is none.
+    else, on a JupyterHub, the hub's service; else the first running Jupyter server of
+    this user whose gateway answers. Raises ``LookupError`` saying what to do when there
+    is none.
     """
     env = os.environ if environ is None else environ
     server = server or env.get("HITL_NB_GATEWAY") or None
@@ -68,6 +71,12 @@ def find_server(
             raise LookupError(f"{url} has no hitl-nb gateway that accepts this token "
                               "(is the server running, and is the token right?)")  # fmt: skip
         return url, token
+    try:
+        on_hub = find_gateway(environ={**env, "HITL_NB_GATEWAY": ""}, connection_file="")
+    except GatewayUnavailable:
+        on_hub = None
+    if on_hub is not None:
+        return on_hub.url, on_hub.token
     for info in _running():
         url = str(info.get("url", ""))
         if not url:
@@ -119,8 +128,13 @@ def register_cli(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "Jupyter server with hitl-nb's extension, without opening a notebook. Needs "
         "Voila (pip install 'hitl-nb[voila]').",
     )
-    p.add_argument("--server", help="the Jupyter server's URL (default: the running one)")
-    p.add_argument("--token", help="a token of that server: answers are given as its user")
+    p.add_argument(
+        "--server",
+        help="the Jupyter server's URL, or a JupyterHub service's "
+        "(https://hub.example.org/services/hitl/); default: the hub's service on a "
+        "hub, else the running server",
+    )
+    p.add_argument("--token", help="a token of that server or hub: answers are given as its user")
     p.add_argument("--port", type=int, default=8866, help="the page's port (default 8866)")
     p.add_argument("--ip", default="127.0.0.1", help="the page's address (default 127.0.0.1)")
     p.add_argument("--page-token", help="the page's own token (default: a random one)")

@@ -6,15 +6,18 @@ server that answers whatever a test needs, hostile answers included.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo
+from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway
 from hitl_nb.errors import (
     AgentUnreachable,
     GatewayRefused,
+    GatewayUnavailable,
     PromptConflict,
     ProtocolViolation,
     ResponseInvalid,
@@ -104,3 +107,84 @@ def test_an_answer_says_who_agreed_and_how_many_answered() -> None:
     assert answer.responders == ["alice", "7"]
     odd = GatewayAnswer("collecting", "", {"answers": "two", "responders": "alice"})
     assert odd.answers == 0 and odd.responders == []
+
+
+# -- finding a JupyterHub's service (the hub's service list, hostile answers included) --
+
+ME = {"name": "alice", "display_name": "alice", "identified": True, "admin": False}
+MODEL = {"name": "hitl", "url": "{url}", "prefix": "/services/hitl/"}
+
+
+@contextmanager
+def _hub(services: Any, me: Any = ME, me_status: int = 200) -> Iterator[tuple[dict, Any]]:
+    """A tiny "hub" and its service on one port: ``services/hitl`` answers ``services``
+    (a model whose ``{url}`` is this server's URL, a status, or raw bytes) and the
+    service's ``api/me`` answers ``me``. Yields (authorization seen per path, server)."""
+    seen: dict[str, str] = {}
+
+    def handler(req: Any, conn: Any) -> None:
+        path = urlsplit(req.path).path
+        seen[path] = req.header("authorization") or ""
+        if path == "/hub/api/services/hitl":
+            if isinstance(services, int):
+                conn.answer({"message": "no"}, status=services)
+            elif isinstance(services, bytes):
+                conn.answer(services)
+            elif isinstance(services, dict):
+                conn.answer(
+                    {
+                        k: (v.format(url=server.url) if isinstance(v, str) else v)
+                        for k, v in services.items()
+                    }
+                )
+            else:
+                conn.answer(services)
+        elif path == "/services/hitl/api/me":
+            conn.answer(me, status=me_status)
+        else:
+            conn.answer({"message": "no such page"}, status=404)
+
+    with serve(handler) as server:
+        yield seen, server
+
+
+def _env(url: str) -> dict[str, str]:
+    return {"JUPYTERHUB_API_URL": url + "/hub/api", "JUPYTERHUB_API_TOKEN": "kernel-token"}
+
+
+def test_the_hubs_service_list_names_the_gateway_and_its_api() -> None:
+    with _hub(MODEL) as (seen, hub):
+        info = find_gateway(environ=_env(hub.url), connection_file="")
+        assert info is not None and info.on_hub
+        assert info.url == hub.url + "/services/hitl/"
+        assert info.api_url == hub.url + "/services/hitl/api/"
+        assert set(seen.values()) == {"token kernel-token"}  # the kernel's own token
+        with GatewayClient(info) as client:
+            assert client.me() == ME
+
+
+@pytest.mark.parametrize(
+    ("services", "me"),
+    [
+        pytest.param(404, ME, id="no-such-service"),
+        pytest.param(403, ME, id="not-allowed-to-see-it"),
+        pytest.param(b"<html>", ME, id="not-json"),
+        pytest.param([1, 2], ME, id="not-a-model"),
+        pytest.param({"name": "hitl", "prefix": "/services/hitl/"}, ME, id="no-url"),
+        pytest.param({"name": "hitl", "url": "{url}", "prefix": 5}, ME, id="prefix-not-text"),
+        pytest.param(MODEL, {"identity": {"username": "x"}}, id="jupyter-servers-own-api-me"),
+        pytest.param(MODEL, {"identified": "yes"}, id="me-of-another-shape"),
+    ],
+)
+def test_a_hub_without_a_usable_service_is_no_gateway(services: Any, me: Any) -> None:
+    with _hub(services, me) as (_, hub):
+        assert find_gateway(environ=_env(hub.url), connection_file="", strict=True) is None
+
+
+def test_a_service_that_fails_is_unavailable_and_named_when_strict() -> None:
+    with _hub(MODEL, {"message": "down"}, me_status=502) as (_, hub):
+        assert find_gateway(environ=_env(hub.url), connection_file="") is None
+        with pytest.raises(GatewayUnavailable, match="'hitl' service") as failed:
+            find_gateway(environ=_env(hub.url), connection_file="", strict=True)
+    info = failed.value.info
+    assert isinstance(info, GatewayInfo) and info.on_hub  # where answers would go

@@ -1,8 +1,10 @@
-"""Running the official A2A JavaScript SDK from the tests (tests/interop/js/).
+"""Running the official A2A JavaScript SDK from the tests (tests/interop/js/), and other
+pinned npm packages (JupyterHub's proxy, tests/hub/proxy/).
 
-:func:`js_workdir` installs the pinned packages with ``npm ci`` into a cache folder
-keyed by the lockfile's digest (``$HITL_NB_JS_CACHE`` or ``~/.cache/hitl-nb-js``), once
-per lockfile, and copies the scripts next to them (ES modules resolve packages from
+:func:`npm_workdir` installs a folder's pinned packages with ``npm ci`` into a cache
+folder keyed by the lockfile's digest (``$HITL_NB_JS_CACHE`` or ``~/.cache/hitl-nb-js``),
+once per lockfile; :func:`js_workdir` does it for the SDK and copies the scripts next to
+them (ES modules resolve packages from
 their own folder). Without node or npm the caller skips, except under ``CI=true``,
 where that is a failure. :class:`NodeProcess` runs a long-lived script (an agent) that
 prints ``listening on URL`` and stops when its stdin closes.
@@ -25,30 +27,39 @@ SOURCE = Path(__file__).resolve().parents[1] / "interop" / "js"
 FILES = ("package.json", "package-lock.json", "client.mjs", "agent.mjs")
 
 
-def _missing(what: str) -> None:
+def _missing(what: str, tests: str) -> None:
     if os.environ.get("CI") == "true":
-        pytest.fail(f"CI must provide {what} for the JavaScript SDK tests", pytrace=False)
-    pytest.skip(f"no {what}: the JavaScript SDK tests need node (20+) and npm")
+        pytest.fail(f"CI must provide {what} for {tests}", pytrace=False)
+    pytest.skip(f"no {what}: {tests} need node (20+) and npm")
 
 
 def js_workdir() -> Path:
     """A folder with the pinned @a2a-js/sdk installed and the scripts copied in."""
+    work = npm_workdir(SOURCE, "the JavaScript SDK tests")
+    for name in FILES[2:]:  # the scripts always come from this checkout
+        shutil.copyfile(SOURCE / name, work / name)
+    return work
+
+
+def npm_workdir(source: Path, what: str) -> Path:
+    """A folder with the packages pinned by ``source``'s package.json and lockfile
+    installed (``npm ci``), once per lockfile; ``what`` names the tests that need it."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
-        _missing("node" if node is None else "npm")
+        _missing("node" if node is None else "npm", what)
     version = subprocess.run([str(node), "--version"], capture_output=True, text=True).stdout
     major = version.strip().lstrip("v").split(".")[0]
     if not major.isdigit() or int(major) < 20:
-        _missing(f"node 20 or newer (@a2a-js/sdk needs it; found {version.strip() or '?'})")
-    lock = (SOURCE / "package-lock.json").read_bytes()
-    key = hashlib.sha256(lock + (SOURCE / "package.json").read_bytes()).hexdigest()[:16]
+        _missing(f"node 20 or newer (found {version.strip() or '?'})", what)
+    lock = (source / "package-lock.json").read_bytes()
+    key = hashlib.sha256(lock + (source / "package.json").read_bytes()).hexdigest()[:16]
     root = Path(os.environ.get("HITL_NB_JS_CACHE") or Path.home() / ".cache" / "hitl-nb-js")
     work = root / key
     marker = work / ".installed"
     if not marker.exists():
         work.mkdir(parents=True, exist_ok=True)
         for name in ("package.json", "package-lock.json"):
-            shutil.copyfile(SOURCE / name, work / name)
+            shutil.copyfile(source / name, work / name)
         done = subprocess.run(
             [str(npm), "ci", "--no-audit", "--no-fund", "--loglevel=error"],
             cwd=work, capture_output=True, text=True, timeout=600,
@@ -56,8 +67,6 @@ def js_workdir() -> Path:
         if done.returncode != 0:
             raise RuntimeError(f"npm ci failed in {work}:\n{done.stdout}\n{done.stderr}")
         marker.write_text(key)
-    for name in FILES[2:]:  # the scripts always come from this checkout
-        shutil.copyfile(SOURCE / name, work / name)
     return work
 
 

@@ -101,30 +101,13 @@ else:
 if "collect_ignore_glob" not in globals():
     from collections.abc import Iterator
 
-    from hitl_nb.a2a import Task, TaskState
-    from hitl_nb.client import HitlClient
     from hitl_nb.mock_agent import MockAgent
+
+    # Some tests still import these from here; they live in tests/helpers/tasks.py.
+    from tests.helpers.tasks import answers_at_agent, start_task  # noqa: F401
 
     @pytest.fixture
     def agent(tmp_path: Any) -> Iterator[MockAgent]:
         """A mock agent on 127.0.0.1 in its own thread (it outlives server restarts)."""
         with MockAgent(store=tmp_path / "agent.sqlite") as running:
             yield running
-
-    async def start_task(url: str, scenario: str, **options: Any) -> Task:
-        """Start a task of ``scenario`` on the agent; it waits for its first prompt."""
-        async with HitlClient(url) as client:
-            task = await client.send({"scenario": scenario, **options})
-            assert isinstance(task, Task)
-            assert task.status.state is TaskState.INPUT_REQUIRED, task.status
-            return task
-
-    async def answers_at_agent(url: str, task_id: str) -> list[dict[str, Any]]:
-        """The hitl_response_for objects in the task's history at the agent."""
-        async with HitlClient(url) as client:
-            task = await client.get_task(task_id)
-        return [
-            m.metadata["hitl_response_for"]
-            for m in task.history
-            if m.metadata and "hitl_response_for" in m.metadata
-        ]

@@ -8,7 +8,7 @@ import pytest
 
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers.jupyter_users import NamedTokens, NoHitlForBob
-from tests.server.conftest import answers_at_agent, start_task
+from tests.helpers.tasks import answers_at_agent, start_task
 
 
 @pytest.fixture

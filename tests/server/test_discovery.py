@@ -12,7 +12,7 @@ from hitl_nb.client import find_gateway
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers.jupyter_process import jupyter_server
 from tests.helpers.server_kernel import result_of, server_kernel
-from tests.server.conftest import answers_at_agent, start_task
+from tests.helpers.tasks import answers_at_agent, start_task
 
 KERNEL_CODE = """
 import json
@@ -70,7 +70,8 @@ def test_a_hub_token_answers_as_the_user_the_hub_vouches_for(tmp_path: Path) -> 
             with server_kernel(url, "alice-token", tmp_path / "runtime") as run:
                 result = result_of(run(code))
         assert result["how"].endswith("(JupyterHub token)")
-        assert result["me"] == {"name": "alice", "display_name": "Alice", "identified": True}
+        me = {"name": "alice", "display_name": "Alice", "identified": True, "admin": False}
+        assert result["me"] == me
         assert result[mine.id] == "forwarded"
         assert result[theirs.id][0] == 403 and "bob" in result[theirs.id][1]
         assert asyncio.run(answers_at_agent(agent.url, theirs.id)) == []

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from hitl_nb.mock_agent import MockAgent
-from tests.server.conftest import answers_at_agent, start_task
+from tests.helpers.tasks import answers_at_agent, start_task
 
 YES = {"approve": True}
 NO = {"approve": False}
@@ -45,7 +45,7 @@ async def test_register_lists_the_open_prompt_with_policy_and_deadline(
     status, listed = await api("GET", "hitl/api/tasks", user="carol")
     assert status == 200 and [t["id"] for t in listed["tasks"]] == [reg["id"]]
     status, me = await api("GET", "hitl/api/me", user="carol")
-    assert me == {"name": "carol", "display_name": "Carol", "identified": True}
+    assert me == {"name": "carol", "display_name": "Carol", "identified": True, "admin": False}
 
 
 async def test_specific_prompt_refuses_others_and_nothing_reaches_the_agent(

@@ -9,8 +9,8 @@ import pytest
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.server import MAX_REQUEST_BYTES
 from hitl_nb.spec import EXTENSION_URI
+from tests.helpers.tasks import answers_at_agent, start_task
 from tests.helpers.tiny_server import Conn, Request, serve
-from tests.server.conftest import answers_at_agent, start_task
 
 
 async def test_unauthenticated_requests_get_403(api: Any) -> None:
@@ -86,7 +86,7 @@ async def test_an_unreachable_agent_is_a_502_not_a_hang(api: Any) -> None:
 
 
 def _restrict(gateway: Any, hosts: list[str]) -> None:
-    gateway.config.allowed_agent_hosts = hosts
+    gateway.settings.allowed_agent_hosts = hosts
     gateway.pool.allowed_hosts = hosts
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from hitl_nb.client import HitlClient, PromptEvent, prompt_of
 from hitl_nb.mock_agent import MockAgent
+from tests.helpers.tasks import start_task
 from tests.helpers.until import until_async
-from tests.server.conftest import start_task
 
 
 async def _register(api: Any, url: str, task_id: str) -> dict[str, Any]:

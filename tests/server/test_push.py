@@ -15,12 +15,8 @@ import pytest
 
 from hitl_nb.a2a import Task, TaskState, TaskStatus
 from hitl_nb.client import GatewayClient, GatewayInfo, HitlClient
+from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewaySettings, Refused, SQLiteStore
 from hitl_nb.mock_agent import MockAgent
-from hitl_nb.server import HitlServer
-from hitl_nb.server._agents import AgentPool
-from hitl_nb.server._gateway import Caller, Gateway
-from hitl_nb.server._push import Refused
-from hitl_nb.server._store import GatewayStore
 from hitl_nb.spec import EXTENSION_URI
 from tests.helpers.jupyter_process import jupyter_server
 from tests.helpers.jupyter_users import auth
@@ -94,15 +90,15 @@ async def test_a_read_that_crosses_a_push_does_not_close_the_new_prompt(
 ) -> None:
     reg, _secret = await _pushed_registration(api, gateway, agent)
     (prompt,) = [p for p in await _inbox(api) if p["task_id"] == reg["task_id"]]
-    registration = gateway.store.registration(reg["id"])
+    registration = await gateway.store.registration(reg["id"])
     # A GetTask answered before the agent asked (WORKING, an older timestamp), recorded
     # after the push that brought the prompt: it must not close the prompt.
     older = Task(reg["task_id"], "c", TaskStatus(TaskState.WORKING, None, "2000-01-01T00:00:00Z"))
-    gateway._see(registration, older)
+    await gateway._see(registration, older)
     assert [p["prompt_id"] for p in await _inbox(api)] == [prompt["prompt_id"]]
     # A newer sighting without the prompt does close it (the agent moved on).
     newer = Task(reg["task_id"], "c", TaskStatus(TaskState.WORKING, None, "2999-01-01T00:00:00Z"))
-    gateway._see(registration, newer)
+    await gateway._see(registration, newer)
     assert await _inbox(api) == []
 
 
@@ -207,7 +203,7 @@ async def test_unknown_registration_wrong_method_and_a_good_push(
             )  # fmt: skip
             assert r.status_code == 200, r.text
     listed = await _inbox(api)
-    assert any(p["prompt_id"] == _PID for p in listed), (listed, gateway.store.prompts(reg["id"]))
+    assert any(p["prompt_id"] == _PID for p in listed), listed
 
 
 async def _answer_at_agent(url: str, task_id: str, prompt_id: str, payload: Any) -> None:
@@ -274,7 +270,7 @@ async def test_a_restarted_gateway_keeps_the_secret_and_tells_the_agent_its_new_
     path = tmp_path / "gw.sqlite"
 
     def gateway_at(base: str) -> Gateway:
-        gw = Gateway(GatewayStore(path), AgentPool([], 5.0), HitlServer())
+        gw = Gateway(SQLiteStore(path), AgentPool([], 5.0), GatewaySettings())
         gw.push_url = lambda reg_id: f"{base}hitl/push/{reg_id}"
         return gw
 
@@ -288,7 +284,7 @@ async def test_a_restarted_gateway_keeps_the_secret_and_tells_the_agent_its_new_
     (old,) = await until_async(lambda: configs_at("http://127.0.0.1:9/old/"))
     await first.close()
     again = gateway_at("http://127.0.0.1:9/new/")
-    again.start()
+    await again.start()
     try:
         (new,) = await until_async(lambda: configs_at("http://127.0.0.1:9/new/"))
         assert new.id == old.id and new.token == old.token  # replaced, same secret
@@ -303,6 +299,7 @@ async def test_a_restarted_gateway_keeps_the_secret_and_tells_the_agent_its_new_
             reg["id"], {**headers, "X-A2A-Notification-Token": str(old.token)}, body
         )
         assert got.kind == "status"
-        assert [p["prompt_id"] for p in again.inbox(Caller("alice", "Alice"))["prompts"]] == [_PID]
+        listing = await again.inbox(Caller("alice", "Alice"))
+        assert [p["prompt_id"] for p in listing["prompts"]] == [_PID]
     finally:
         await again.close()

@@ -10,15 +10,11 @@ import httpx
 import pytest
 
 from hitl_nb.client import HitlClient
+from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewaySettings, SQLiteStore, message_for
 from hitl_nb.mock_agent import MockAgent
-from hitl_nb.server import HitlServer
-from hitl_nb.server._agents import AgentPool
-from hitl_nb.server._forward import message_for
-from hitl_nb.server._gateway import Caller, Gateway
-from hitl_nb.server._store import GatewayStore
 from tests.helpers.jupyter_process import jupyter_server
 from tests.helpers.jupyter_users import auth
-from tests.server.conftest import answers_at_agent, start_task
+from tests.helpers.tasks import answers_at_agent, start_task
 
 YES = {"approve": True}
 
@@ -48,12 +44,12 @@ def test_a_restart_while_collecting_keeps_the_collected_answers(tmp_path: Path) 
 
 
 async def _gateway(path: Path) -> Gateway:
-    return Gateway(GatewayStore(path), AgentPool([], 5.0), HitlServer())
+    return Gateway(SQLiteStore(path), AgentPool([], 5.0), GatewaySettings())
 
 
 async def _wait_settled(gw: Gateway, reg_id: str, prompt_id: str) -> Any:
     for _ in range(200):
-        fwd = gw.store.forward(reg_id, prompt_id)
+        fwd = await gw.store.forward(reg_id, prompt_id)
         if fwd is not None and fwd.state != "forwarding":
             return fwd
         await asyncio.sleep(0.05)
@@ -74,12 +70,12 @@ async def test_a_crash_before_sending_sends_once_after_restart(
     _, reg = await gw.register(Caller("alice", "Alice"), agent.url, task.id)
     (prompt,) = reg["prompts"]
     # The write-ahead record is on disk; the process "dies" before the send.
-    assert gw.store.begin_forward(reg["id"], prompt["prompt_id"], "msg-1", '{"approve":true}',
+    assert await gw.store.begin_forward(reg["id"], prompt["prompt_id"], "msg-1", '{"approve":true}',
                                   ["alice"])  # fmt: skip
     await gw.close()
     assert await answers_at_agent(agent.url, task.id) == []
     again = await _gateway(tmp_path / "gw.sqlite")
-    again.start()
+    await again.start()
     fwd = await _wait_settled(again, reg["id"], prompt["prompt_id"])
     assert fwd.state == "forwarded" and fwd.detail == "the agent accepted the answer"
     assert await _history_ids(agent.url, task.id) == ["msg-1"]
@@ -91,16 +87,16 @@ async def test_a_crash_after_sending_is_not_sent_again(agent: MockAgent, tmp_pat
     gw = await _gateway(tmp_path / "gw.sqlite")
     _, reg = await gw.register(Caller("alice", "Alice"), agent.url, task.id)
     (prompt,) = reg["prompts"]
-    assert gw.store.begin_forward(reg["id"], prompt["prompt_id"], "msg-2", '{"approve":true}',
+    assert await gw.store.begin_forward(reg["id"], prompt["prompt_id"], "msg-2", '{"approve":true}',
                                   ["alice"])  # fmt: skip
-    claimed = gw.store.forward(reg["id"], prompt["prompt_id"])
+    claimed = await gw.store.forward(reg["id"], prompt["prompt_id"])
     assert claimed is not None
     # The message reached the agent; the process died before recording it.
     async with HitlClient(agent.url) as client:
         await client.send(message_for(claimed, task.id, task.context_id), return_immediately=True)
     await gw.close()
     again = await _gateway(tmp_path / "gw.sqlite")
-    again.start()
+    await again.start()
     fwd = await _wait_settled(again, reg["id"], prompt["prompt_id"])
     # Settled by reading the task's history (GetTask), not by sending again.
     assert fwd.state == "forwarded" and fwd.detail == "the agent had accepted the answer"

@@ -2,13 +2,14 @@
 
 Agent URLs come from users, so every request the gateway makes goes through one
 ``httpx.AsyncClient`` whose request hook enforces the administrator's allow-list
-(:attr:`HitlServer.allowed_agent_hosts`) on *every* request, including the interfaces an
+(``allowed_agent_hosts``) on *every* request, including the interfaces an
 agent's card points to. Redirects are never followed (httpx's default, and the client
 refuses them), bodies and events are capped by :class:`~hitl_nb.client.HttpLimits`.
 
-The hosted mock agent is reached through the server's own URL; those requests (and only
-those: same port, loopback, under the mount path) carry a per-process secret that the
-hosted handlers accept in place of a user's token.
+The mock agent a host serves itself (the Jupyter server's, the hub service's) is reached
+through the host's own URL; those requests (and only those: same port, loopback, under
+the mount path) carry a per-process secret that the hosted handlers accept in place of a
+user's token.
 """
 
 from __future__ import annotations
@@ -41,11 +42,15 @@ def check_agent_url(url: str, allowed_hosts: Iterable[str]) -> str:
     if parts.username or parts.password:
         raise AgentNotAllowed("agent_url must not carry a user name or password")
     if not host_allowed(parts.hostname, parts.port, parts.scheme, allowed_hosts):
-        raise AgentNotAllowed(
-            f"agent host {parts.hostname!r} is not allowed on this server "
-            "(the administrator's HitlServer.allowed_agent_hosts)"
-        )
+        raise AgentNotAllowed(_not_allowed(parts.hostname))
     return url.strip()
+
+
+def _not_allowed(host: str) -> str:
+    return (
+        f"agent host {host!r} is not allowed here (the administrator's allowed_agent_hosts "
+        "lists the agents this gateway may reach)"
+    )
 
 
 def host_allowed(host: str, port: int | None, scheme: str, allowed: Iterable[str]) -> bool:
@@ -78,7 +83,7 @@ class InternalCaller:
         self.mount_path = mount_path.rstrip("/")
 
     def is_own(self, url: httpx.URL) -> bool:
-        """Is ``url`` the hosted mock agent of this very server?"""
+        """Is ``url`` the hosted mock agent of this very host?"""
         path = url.raw_path.decode("ascii", "replace").split("?", 1)[0]  # as sent, escaped
         if url.port != self.port or not path.startswith(self.mount_path + "/"):
             return False
@@ -120,10 +125,7 @@ class AgentPool:
         url = request.url
         own = self.internal is not None and self.internal.is_own(url)
         if not own and not host_allowed(url.host, url.port, url.scheme, self.allowed_hosts):
-            raise AgentNotAllowed(
-                f"agent host {url.host!r} is not allowed on this server "
-                "(the administrator's HitlServer.allowed_agent_hosts)"
-            )
+            raise AgentNotAllowed(_not_allowed(url.host))
         request.headers.pop(GATEWAY_HEADER, None)
         if own and self.internal is not None:
             request.headers[GATEWAY_HEADER] = self.internal.secret

@@ -2,9 +2,13 @@
 
 The store's ``forwards`` row is written before anything is sent (write-ahead, with the
 ``messageId`` the agent will see). When the agent's answer is lost (a dropped connection,
-a server restart mid-send) the row stays ``forwarding``; :func:`settle` then asks the
-agent (GetTask) whether a history message has our ``messageId`` before it sends the
-*same* message again, the model of :mod:`hitl_nb.client`'s exactly-once answers.
+a restart mid-send) the row stays ``forwarding``; :func:`settle` then asks the agent
+(GetTask) whether a history message has our ``messageId`` before it sends the *same*
+message again, the model of :mod:`hitl_nb.client`'s exactly-once answers.
+
+Every way a forward ends is a :class:`GatewayReply`: the HTTP status and body the REST
+API answers with (named apart from the notebook's ``Outcome``, which is what a person
+reads about an answer).
 """
 
 from __future__ import annotations
@@ -26,19 +30,21 @@ from hitl_nb.errors import (
     ProtocolViolation,
     ResponseInvalid,
 )
-from hitl_nb.server._store import Forward, GatewayStore
+from hitl_nb.gateway._store import Forward, GatewayStore
 from hitl_nb.spec import ResponseEnvelope
 
-__all__ = ["Outcome", "deliver", "settle"]
+__all__ = ["GatewayReply", "deliver", "message_for", "settle"]
 
-log = logging.getLogger("hitl_nb.server")
+log = logging.getLogger("hitl_nb.gateway")
 
 IN_FLIGHT = (AgentUnreachable, AgentTimeout, ProtocolViolation)
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """How a forward ended, as the REST API reports it (``status`` is the HTTP code)."""
+class GatewayReply:
+    """What the gateway answers about an answer: ``status`` (the HTTP code) and the JSON
+    ``body`` (its ``status`` member: collecting, forwarded, forwarding, rejected,
+    failed or closed)."""
 
     status: int
     body: dict[str, Any]
@@ -82,26 +88,32 @@ def _ours_landed(task: Task, fwd: Forward) -> bool | None:
     return not task.history
 
 
-def _done(store: GatewayStore, fwd: Forward, result: Any, note: str) -> Outcome:
-    store.finish_forward(fwd.reg_id, fwd.prompt_id, "forwarded", note)
-    store.close_prompt(fwd.reg_id, fwd.prompt_id, "answered")
+async def _done(store: GatewayStore, fwd: Forward, result: Any, note: str) -> GatewayReply:
+    await store.finish_forward(fwd.reg_id, fwd.prompt_id, "forwarded", note)
+    await store.close_prompt(fwd.reg_id, fwd.prompt_id, "answered")
     log.info("hitl-nb gateway: prompt %s answered (%s)", fwd.prompt_id, note)
-    return Outcome(200, {
-        "status": "forwarded", "prompt_id": fwd.prompt_id, "responders": fwd.responders,
-        "task_state": _state(result), "message": note,
-    })  # fmt: skip
+    return GatewayReply(
+        200,
+        {
+            "status": "forwarded",
+            "prompt_id": fwd.prompt_id,
+            "responders": fwd.responders,
+            "task_state": _state(result),
+            "message": note,
+        },
+    )
 
 
-def _closed_elsewhere(store: GatewayStore, fwd: Forward) -> Outcome:
+async def _closed_elsewhere(store: GatewayStore, fwd: Forward) -> GatewayReply:
     note = "the agent had already closed this prompt (answered elsewhere); nothing was forwarded"
-    store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", note)
-    store.close_prompt(fwd.reg_id, fwd.prompt_id, "closed by the agent")
-    return Outcome(409, {"status": "closed", "prompt_id": fwd.prompt_id, "message": note})
+    await store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", note)
+    await store.close_prompt(fwd.reg_id, fwd.prompt_id, "closed by the agent")
+    return GatewayReply(409, {"status": "closed", "prompt_id": fwd.prompt_id, "message": note})
 
 
 async def deliver(
     store: GatewayStore, client: HitlClient, fwd: Forward, task_id: str, context_id: str | None
-) -> Outcome:
+) -> GatewayReply:
     """Send the forward's message once; on a lost answer, leave it ``forwarding``."""
     message = message_for(fwd, task_id, context_id)
     try:
@@ -109,37 +121,53 @@ async def deliver(
     except PromptConflict:
         return await _check(store, client, fwd, task_id)
     except ResponseInvalid as exc:
-        store.drop_forward(fwd.reg_id, fwd.prompt_id)
-        return Outcome(422, {
-            "status": "rejected", "prompt_id": fwd.prompt_id,
-            "message": f"the agent refused the answer: {exc}",
-            "validation_errors": exc.validation_errors,
-        })  # fmt: skip
+        await store.drop_forward(fwd.reg_id, fwd.prompt_id)
+        return GatewayReply(
+            422,
+            {
+                "status": "rejected",
+                "prompt_id": fwd.prompt_id,
+                "message": f"the agent refused the answer: {exc}",
+                "validation_errors": exc.validation_errors,
+            },
+        )
     except IN_FLIGHT as exc:
         log.warning("hitl-nb gateway: answer to %s in doubt (%s); settling", fwd.prompt_id, exc)
-        return Outcome(202, {
-            "status": "forwarding", "prompt_id": fwd.prompt_id,
-            "message": "the agent did not confirm the answer; the gateway checks the task "
-            "and sends the same message again only if it did not arrive",
-        })  # fmt: skip
+        return GatewayReply(
+            202,
+            {
+                "status": "forwarding",
+                "prompt_id": fwd.prompt_id,
+                "message": "the agent did not confirm the answer; the gateway checks the task "
+                "and sends the same message again only if it did not arrive",
+            },
+        )
     except (A2AError, AgentNotAllowed) as exc:
-        store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", str(exc))
-        return Outcome(502, {"status": "failed", "prompt_id": fwd.prompt_id,
-                             "message": f"the agent refused the answer: {exc}"})  # fmt: skip
-    return _done(store, fwd, result, "the agent accepted the answer")
+        await store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", str(exc))
+        return GatewayReply(
+            502,
+            {
+                "status": "failed",
+                "prompt_id": fwd.prompt_id,
+                "message": f"the agent refused the answer: {exc}",
+            },
+        )
+    return await _done(store, fwd, result, "the agent accepted the answer")
 
 
-async def _check(store: GatewayStore, client: HitlClient, fwd: Forward, task_id: str) -> Outcome:
+async def _check(
+    store: GatewayStore, client: HitlClient, fwd: Forward, task_id: str
+) -> GatewayReply:
     """After a 409: did *our* message land (a resend), or did someone else answer?"""
     for _ in range(10):  # AC-4: an accepted answer leaves INPUT_REQUIRED within 1 s
         task = await client.get_task(task_id)
         ours = _ours_landed(task, fwd)
         if ours is True:
-            return _done(store, fwd, task, "the agent had already accepted this answer")
+            return await _done(store, fwd, task, "the agent had already accepted this answer")
         if ours is False:
-            return _closed_elsewhere(store, fwd)
+            return await _closed_elsewhere(store, fwd)
         await asyncio.sleep(0.15)
-    return _closed_elsewhere(store, fwd)
+    return await _closed_elsewhere(store, fwd)
 
 
 async def settle(
@@ -151,11 +179,11 @@ async def settle(
     *,
     attempts: int = 8,
     delay: float = 0.5,
-) -> Outcome | None:
+) -> GatewayReply | None:
     """Find out what became of a ``forwarding`` answer; resend it only if it is missing.
 
     None when the agent could not be asked ``attempts`` times (the row stays
-    ``forwarding``; the next server start tries again).
+    ``forwarding``; the next start tries again).
     """
     for attempt in range(attempts):
         if attempt:
@@ -165,13 +193,13 @@ async def settle(
         except IN_FLIGHT:
             continue
         except (A2AError, AgentNotAllowed) as exc:
-            store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", str(exc))
-            return Outcome(502, {"status": "failed", "message": str(exc)})
+            await store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", str(exc))
+            return GatewayReply(502, {"status": "failed", "message": str(exc)})
         ours = _ours_landed(task, fwd)
         if ours is True:
-            return _done(store, fwd, task, "the agent had accepted the answer")
+            return await _done(store, fwd, task, "the agent had accepted the answer")
         if ours is False:
-            return _closed_elsewhere(store, fwd)
+            return await _closed_elsewhere(store, fwd)
         outcome = await deliver(store, client, fwd, task_id, context_id)
         if outcome.status != 202:
             return outcome

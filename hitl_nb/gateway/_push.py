@@ -2,10 +2,11 @@
 
 An agent whose card says ``capabilities.pushNotifications`` is asked (A2A 1.0
 CreateTaskPushNotificationConfig) to POST each update of a registered task to
-``{push_base_url}hitl/push/<registration id>``, with a random per-registration secret
-as the configuration's ``token`` and as ``Authorization: Bearer`` credentials. An agent
-has no Jupyter token, so that URL is not behind Jupyter's login; a notification is
-believed only when (A2A §13.2, "never trust an unauthenticated push"):
+``{push base}push/<registration id>`` (``{base_url}hitl/push/`` in a Jupyter server,
+``{hub}/services/hitl/push/`` on a hub), with a random per-registration secret as the
+configuration's ``token`` and as ``Authorization: Bearer`` credentials. An agent has
+no Jupyter or hub token, so that URL is behind no login; a notification is believed
+only when (A2A §13.2, "never trust an unauthenticated push"):
 
 - the registration exists and push was configured for it (404 / 403 otherwise);
 - it carries the secret, in ``X-A2A-Notification-Token`` (the Python SDK's header),
@@ -16,10 +17,10 @@ believed only when (A2A §13.2, "never trust an unauthenticated push"):
   "Clients MUST validate the task ID matches an expected task").
 
 A refused notification changes nothing. An accepted one is recorded like a read of the
-task (a prompt lands in the SQLite store and in ``GET hitl/api/prompts``; a task that
-moved on closes its prompt); the secrets live in the same store, so a restarted server
-accepts the agent's next notification and configures the agent again with the same
-secret. The watcher keeps polling such a task every ``poll_interval`` as a fallback.
+task (a prompt lands in the store and in ``GET api/prompts``; a task that moved on
+closes its prompt); the secrets live in the same store, so a restarted host accepts the
+agent's next notification and configures the agent again with the same secret. The
+watcher keeps polling such a task every ``poll_interval`` as a fallback.
 """
 
 from __future__ import annotations
@@ -27,10 +28,9 @@ from __future__ import annotations
 import hmac
 import logging
 import secrets
-import sqlite3
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,32 +45,23 @@ from hitl_nb.a2a import (
     TaskStatusUpdateEvent,
 )
 from hitl_nb.errors import BadJSON, HitlError
-from hitl_nb.server._agents import AgentPool
-from hitl_nb.server._store import Registration
+from hitl_nb.gateway._agents import AgentPool
+from hitl_nb.gateway._store import GatewayStore, Registration
 from hitl_nb.spec import parse_rfc3339
 
 __all__ = ["PUSH_PATH", "PushDesk", "Refused", "notification_task_id"]
 
-log = logging.getLogger("hitl_nb.server")
+log = logging.getLogger("hitl_nb.gateway")
 
-#: Where notifications are received, relative to the server's base URL.
-PUSH_PATH = "hitl/push"
+#: Where notifications are received, relative to the host's push base.
+PUSH_PATH = "push"
 #: The configuration id the gateway uses at every agent (one webhook per task).
 CONFIG_ID = "hitl-nb-gateway"
 _TOKEN_HEADERS = ("X-A2A-Notification-Token", "A2A-Notification-Token")
 _MAX_DEPTH = 64
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS push (
-    reg_id TEXT PRIMARY KEY,
-    secret TEXT NOT NULL,
-    configured REAL,
-    received INTEGER NOT NULL DEFAULT 0
-);
-"""
-
-#: How the gateway records what a task shows (its ``_see``).
-See = Callable[[Registration, Task], None]
+#: How the gateway records what a task shows (its ``see``).
+See = Callable[[Registration, Task], Awaitable[None]]
 
 
 class Refused(Exception):
@@ -104,45 +95,25 @@ class PushDesk:
 
     def __init__(
         self,
-        db: sqlite3.Connection,
+        store: GatewayStore,
         pool: AgentPool,
-        registration: Callable[[str], Registration | None],
         see: See,
         url_for: Callable[[str], str | None],
         *,
         max_bytes: int,
     ) -> None:
-        self._db = db
-        self._db.executescript(_SCHEMA)
+        self.store = store
         self.pool = pool
-        self._registration = registration
         self._see = see
         self._url_for = url_for
         self.max_bytes = max_bytes
-        #: Accepted notifications per registration since the server started.
+        #: Accepted notifications per registration since this process started.
         self.received: Counter[str] = Counter()
         self._latest: dict[str, tuple[float, bool]] = {}
 
-    # -- secrets ---------------------------------------------------------------------
-
-    def _secret(self, reg_id: str) -> str | None:
-        row = self._db.execute("SELECT secret FROM push WHERE reg_id = ?", (reg_id,)).fetchone()
-        return str(row[0]) if row else None
-
-    def _ensure_secret(self, reg_id: str) -> str:
-        self._db.execute(
-            "INSERT OR IGNORE INTO push (reg_id, secret) VALUES (?, ?)",
-            (reg_id, secrets.token_urlsafe(32)),
-        )
-        secret = self._secret(reg_id)
-        assert secret is not None
-        return secret
-
-    def configured(self, reg_id: str) -> bool:
+    async def configured(self, reg_id: str) -> bool:
         """Has an agent accepted a push configuration for this registration?"""
-        row = self._db.execute("SELECT configured FROM push WHERE reg_id = ?", (reg_id,))
-        found = row.fetchone()
-        return bool(found and found[0] is not None)
+        return await self.store.push_configured(reg_id)
 
     # -- configuring the agent -------------------------------------------------------
 
@@ -160,28 +131,39 @@ class PushDesk:
             card = await client.connect()
             if not card.capabilities.push_notifications:
                 return False
-            secret = self._ensure_secret(reg.id)
+            secret = await self.store.ensure_push_secret(reg.id, secrets.token_urlsafe(32))
             await client.create_push_config(
-                reg.task_id, url, token=secret, config_id=CONFIG_ID,
-                auth_scheme="Bearer", auth_credentials=secret,
-            )  # fmt: skip
+                reg.task_id,
+                url,
+                token=secret,
+                config_id=CONFIG_ID,
+                auth_scheme="Bearer",
+                auth_credentials=secret,
+            )
         except HitlError as exc:
-            log.info("hitl-nb gateway: task %s: push not configured (%s); watching instead",
-                     reg.task_id, exc)  # fmt: skip
+            log.info(
+                "hitl-nb gateway: task %s: push not configured (%s); watching instead",
+                reg.task_id,
+                exc,
+            )
             return False
-        self._db.execute("UPDATE push SET configured = ? WHERE reg_id = ?", (time.time(), reg.id))
-        log.info("hitl-nb gateway: task %s at %s pushes its updates to %s",
-                 reg.task_id, reg.agent_url, url)  # fmt: skip
+        await self.store.mark_push_configured(reg.id, time.time())
+        log.info(
+            "hitl-nb gateway: task %s at %s pushes its updates to %s",
+            reg.task_id,
+            reg.agent_url,
+            url,
+        )
         return True
 
     # -- receiving -------------------------------------------------------------------
 
-    def check(self, reg_id: str, headers: Mapping[str, str]) -> Registration:
+    async def check(self, reg_id: str, headers: Mapping[str, str]) -> Registration:
         """The registration a notification is for, once its token is right (else Refused)."""
-        reg = self._registration(reg_id)
+        reg = await self.store.registration(reg_id)
         if reg is None:
             raise Refused(404, "no registered task has this push address")
-        secret = self._secret(reg.id)
+        secret = await self.store.push_secret(reg.id)
         if secret is None:
             raise Refused(403, "push notifications were never set up for this task")
         given = [headers.get(name) for name in _TOKEN_HEADERS]
@@ -199,10 +181,11 @@ class PushDesk:
 
     async def receive(self, reg_id: str, headers: Mapping[str, str], body: bytes) -> Received:
         """Check and record one notification; raises Refused (and changes nothing)."""
-        reg = self.check(reg_id, headers)
+        reg = await self.check(reg_id, headers)
         if len(body) > self.max_bytes:
-            raise Refused(413, f"the notification is {len(body)} bytes; the limit is "
-                          f"{self.max_bytes}")  # fmt: skip
+            raise Refused(
+                413, f"the notification is {len(body)} bytes; the limit is {self.max_bytes}"
+            )
         media = (headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if media and media != "application/json" and not media.endswith("+json"):
             raise Refused(415, f"a notification is JSON (application/a2a+json), not {media!r}")
@@ -218,11 +201,14 @@ class PushDesk:
             raise Refused(400, f"the notification is not an A2A task update: {exc}") from None
         about = notification_task_id(event)
         if about != reg.task_id:
-            raise Refused(400, f"the notification is about task {about!r}, but this address "
-                          f"belongs to task {reg.task_id!r}")  # fmt: skip
-        kind = self._apply(reg, event)
+            raise Refused(
+                400,
+                f"the notification is about task {about!r}, but this address "
+                f"belongs to task {reg.task_id!r}",
+            )
+        kind = await self._apply(reg, event)
         self.received[reg.id] += 1
-        self._db.execute("UPDATE push SET received = received + 1 WHERE reg_id = ?", (reg.id,))
+        await self.store.count_push(reg.id)
         return Received(reg.task_id, kind)
 
     def fresh(self, reg_id: str, status: TaskStatus) -> bool:
@@ -245,14 +231,14 @@ class PushDesk:
         self._latest[reg_id] = mark
         return True
 
-    def _apply(self, reg: Registration, event: StreamEvent) -> str:
+    async def _apply(self, reg: Registration, event: StreamEvent) -> str:
         if isinstance(event, Task):
-            self._see(reg, event)
+            await self._see(reg, event)
             return "task"
         if isinstance(event, TaskStatusUpdateEvent):
             # A status update says all the gateway needs: the state and its message
             # (the prompt envelope, when the task asks).
-            self._see(reg, Task(reg.task_id, event.context_id, event.status))
+            await self._see(reg, Task(reg.task_id, event.context_id, event.status))
             return "status"
         return "message" if isinstance(event, Message) else "artifact"
 

@@ -2,7 +2,7 @@
 polling where it does not, so its store (and the inbox) knows every open prompt without
 anybody asking.
 
-One watcher per registered task, on the server's loop:
+One watcher per registered task, on the host's event loop:
 
 - while the task works (no prompt open) and its agent's card says
   ``capabilities.streaming``, a SubscribeToTask through :meth:`HitlClient.subscribe`
@@ -10,14 +10,14 @@ One watcher per registered task, on the server's loop:
   prompt: A2A ends a stream at an interrupted state, so the stream ends when the agent
   asks; then the gateway reads the task (GetTask) and stores the agent's own snapshot;
 - while a prompt is open nothing streams: the task is read again every
-  :attr:`HitlServer.poll_interval` seconds (someone may answer at the agent directly),
-  and at once when the gateway itself forwards an answer (:meth:`Watchers.poke`);
-- at most :attr:`HitlServer.max_streams` subscriptions are open at once (each holds a
-  connection); other tasks and agents that do not stream are polled;
+  ``poll_interval`` seconds (someone may answer at the agent directly), and at once
+  when the gateway itself forwards an answer (:meth:`Watchers.poke`);
+- at most ``max_streams`` subscriptions are open at once (each holds a connection);
+  other tasks and agents that do not stream are polled;
 - a task in a terminal state is no longer watched;
 - when the agent's card advertises push notifications, the watcher first asks the agent
-  to push the task's updates to this server (``arrange_push``, see
-  :mod:`hitl_nb.server._push`); once it agreed nothing streams for that task (no
+  to push the task's updates to this gateway (``arrange_push``, see
+  :mod:`hitl_nb.gateway._push`); once it agreed nothing streams for that task (no
   connection held) and the task is read every ``poll_interval`` only as a fallback.
 """
 
@@ -30,11 +30,11 @@ from collections.abc import Awaitable, Callable
 from hitl_nb.a2a import Task
 from hitl_nb.client import HitlClient
 from hitl_nb.errors import HitlError
-from hitl_nb.server._store import Registration
+from hitl_nb.gateway._store import Registration
 
 __all__ = ["Watchers"]
 
-log = logging.getLogger("hitl_nb.server")
+log = logging.getLogger("hitl_nb.gateway")
 
 #: How the gateway reads a task again and records what it shows; returns the task
 #: (None when the agent could not be asked).
@@ -108,7 +108,7 @@ class Watchers:
                 if task is not None and task.status.state.is_terminal:
                     return
                 if arrange is not None and task is not None:
-                    # Once per watch (a restarted server asks again, with its new URL).
+                    # Once per watch (a restarted host asks again, with its new URL).
                     asking, arrange = arrange, None
                     if await asking(reg):
                         self.pushed.add(reg.id)
@@ -127,7 +127,7 @@ class Watchers:
                 await self._pause(reg.id, self.poll_interval)
         except asyncio.CancelledError:
             raise
-        except Exception:  # a watcher must never take the server down
+        except Exception:  # a watcher must never take the host down
             log.exception("hitl-nb gateway: watching task %s stopped", reg.task_id)
         finally:
             self._wake.pop(reg.id, None)
@@ -149,8 +149,7 @@ class Watchers:
             async for _event in client.subscribe(reg.task_id):
                 pass  # the stream ends when the task is interrupted (a prompt) or ends
         except HitlError as exc:
-            log.info("hitl-nb gateway: subscription to %s ended (%s); polling",
-                     reg.task_id, exc)  # fmt: skip
+            log.info("hitl-nb gateway: subscription to %s ended (%s); polling", reg.task_id, exc)
             await self._pause(reg.id, self.poll_interval)
         finally:
             self.streaming.discard(reg.id)

@@ -1,8 +1,9 @@
-"""``POST {base_url}hitl/push/<registration id>``: where agents deliver push notifications.
+"""``POST {push base}push/<registration id>``: where agents deliver push notifications.
 
-A plain tornado handler, deliberately not a Jupyter one: the caller is an agent, which
-has no Jupyter token or cookie. It is authenticated by the per-registration secret
-instead (:meth:`hitl_nb.server._push.PushDesk.check`); there is no XSRF check because
+A plain tornado handler, deliberately neither a Jupyter nor a hub one: the caller is an
+agent, which has no Jupyter or hub token or cookie. It is authenticated by the
+per-registration secret instead (:meth:`hitl_nb.gateway._push.PushDesk.check`); there is
+no XSRF check because
 no cookie is trusted here. The body is read in pieces and dropped past the size cap,
 so an oversize notification costs no more memory than the cap. Answers are short JSON
 objects; refusals say what was wrong (4xx) and change nothing.
@@ -16,11 +17,11 @@ from typing import Any
 
 import tornado.web
 
-from hitl_nb.server._push import PUSH_PATH, PushDesk, Refused, push_reply
+from hitl_nb.gateway._push import PUSH_PATH, PushDesk, Refused, push_reply
 
 __all__ = ["PushHandler", "push_handlers"]
 
-log = logging.getLogger("hitl_nb.server")
+log = logging.getLogger("hitl_nb.gateway")
 
 
 @tornado.web.stream_request_body
@@ -40,8 +41,9 @@ class PushHandler(tornado.web.RequestHandler):
         """Refuse a declared oversize body before reading it."""
         declared = self.request.headers.get("Content-Length")
         if declared and declared.isdigit() and int(declared) > self.desk.max_bytes:
-            self._answer(413, f"the notification is {declared} bytes; the limit is "
-                         f"{self.desk.max_bytes}")  # fmt: skip
+            self._answer(
+                413, f"the notification is {declared} bytes; the limit is {self.desk.max_bytes}"
+            )
 
     def data_received(self, chunk: bytes) -> None:
         """Keep the body up to one byte past the cap (the rest is dropped)."""
@@ -53,8 +55,7 @@ class PushHandler(tornado.web.RequestHandler):
     async def post(self, reg_id: str) -> None:
         """One notification: 200 when recorded, else a 4xx saying why."""
         if self._size > self.desk.max_bytes:
-            self._answer(413, f"the notification is over the limit of {self.desk.max_bytes} "
-                         "bytes")  # fmt: skip
+            self._answer(413, f"the notification is over the limit of {self.desk.max_bytes} bytes")
             return
         try:
             got = await self.desk.receive(reg_id, self.request.headers, b"".join(self._chunks))
@@ -78,7 +79,8 @@ class PushHandler(tornado.web.RequestHandler):
         self.finish(json.dumps(push_reply(status, message)))
 
 
-def push_handlers(base_url: str, desk: PushDesk) -> list[tuple[str, type, dict[str, Any]]]:
-    """The receiver's route under ``{base_url}hitl/push/``."""
-    root = base_url.rstrip("/") + "/" + PUSH_PATH
+def push_handlers(base: str, desk: PushDesk) -> list[tuple[str, type, dict[str, Any]]]:
+    """The receiver's route under ``{base}push/`` (``base``: the host's mount path,
+    ``{base_url}hitl/`` or the service prefix)."""
+    root = base.rstrip("/") + "/" + PUSH_PATH
     return [(rf"{root}/([^/]{{1,256}})/?", PushHandler, {"desk": desk})]

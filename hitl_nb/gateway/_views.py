@@ -14,11 +14,19 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from hitl_nb.gateway._store import Ballot, Forward, PromptRow, Registration
 from hitl_nb.policy import ResponderGate
-from hitl_nb.server._store import Ballot, Forward, GatewayStore, PromptRow, Registration
 from hitl_nb.spec import parse_responders
 
-__all__ = ["NO_NAMES", "Caller", "inbox_order", "prompt_view", "refusal", "responder_gate"]
+__all__ = [
+    "NO_NAMES",
+    "Caller",
+    "inbox_order",
+    "prompt_view",
+    "refusal",
+    "responder_gate",
+    "shown_to",
+]
 
 NO_NAMES = (
     "this Jupyter server cannot tell its users apart (everyone shares one token), so it "
@@ -29,11 +37,13 @@ NO_NAMES = (
 
 @dataclass(frozen=True)
 class Caller:
-    """Who is asking, as the Jupyter server vouches. ``name`` is None when the server
-    cannot tell its users apart (one shared token: every request is "anonymous")."""
+    """Who is asking, as the host vouches (the Jupyter server's IdentityProvider, or the
+    hub). ``name`` is None when the host cannot tell its users apart (one shared token:
+    every request is "anonymous"); ``admin``: a hub administrator."""
 
     name: str | None
     display: str
+    admin: bool = False
 
 
 def responder_gate(envelope: dict[str, Any]) -> ResponderGate:
@@ -46,6 +56,14 @@ def refusal(gate: ResponderGate, caller: Caller) -> str | None:
     if caller.name is None and (gate.specific or gate.needed > 1):
         return NO_NAMES
     return gate.may_answer(caller.name)
+
+
+def shown_to(caller: Caller, reg: Registration, row: PromptRow) -> bool:
+    """May ``caller`` see this prompt where not everyone sees everything (the hub)?
+    Those who may answer it, whoever registered its task, and administrators."""
+    if caller.admin or (caller.name is not None and reg.registrant == caller.name):
+        return True
+    return refusal(responder_gate(row.envelope), caller) is None
 
 
 def state_of(row: PromptRow, fwd: Forward | None) -> str:
@@ -63,20 +81,16 @@ def inbox_order(row: PromptRow) -> tuple[bool, float, float, str]:
 
 
 def prompt_view(
-    store: GatewayStore,
     reg: Registration,
     row: PromptRow,
     caller: Caller,
     now: float,
-    known: tuple[Forward | None, list[Ballot]] | None = None,
+    fwd: Forward | None,
+    ballots: list[Ballot],
 ) -> dict[str, Any]:
-    """The prompt as ``caller`` sees it (JSON). ``known``: its forward and ballots, when
-    the caller read them already (a listing reads them all at once)."""
+    """The prompt as ``caller`` sees it (JSON), from its forward and ballots."""
     env = row.envelope
     gate = responder_gate(env)
-    if known is None:
-        known = store.forward(reg.id, row.prompt_id), store.ballots(reg.id, row.prompt_id)
-    fwd, ballots = known
     tally = Counter(b.payload for b in ballots)
     mine = next((b for b in ballots if caller.name and b.responder == caller.name), None)
     reason = refusal(gate, caller)

@@ -1,0 +1,71 @@
+"""The responder gateway (spec S-3), once, for every host that runs it.
+
+The orchestrator's side of hitl-prompt/v1 for people who answer from Jupyter: it
+watches registered tasks, lists their prompts, checks who may answer against the
+identity its host vouches for, collects consensus answers, forwards one answer per
+prompt at most once, keeps its own deadline timers (S-4), receives A2A push
+notifications, and keeps an audit trail. Two hosts run it:
+
+- :mod:`hitl_nb.server`, the Jupyter server extension (``{base_url}hitl/api/``), where
+  the server's IdentityProvider names the caller;
+- :mod:`hitl_nb.hub`, a JupyterHub service (``{hub}/services/hitl/api/``) for every
+  user of a hub, where the hub names the caller.
+
+A host builds a :class:`Gateway` over a :class:`GatewayStore` (:func:`open_store`), an
+:class:`AgentPool` and :class:`GatewaySettings`, routes requests to
+:class:`GatewayAPI` with the :class:`Caller` it authenticated, and mounts
+:func:`push_handlers`.
+"""
+
+from __future__ import annotations
+
+from hitl_nb.gateway._agents import GATEWAY_HEADER, AgentPool, InternalCaller, check_agent_url
+from hitl_nb.gateway._api import MAX_REQUEST_BYTES, ApiReply, ApiRequest, GatewayAPI
+from hitl_nb.gateway._db_url import open_store, sqlite_path
+from hitl_nb.gateway._forward import GatewayReply, message_for
+from hitl_nb.gateway._gateway import Gateway, GatewayError
+from hitl_nb.gateway._push import PUSH_PATH, PushDesk, Refused
+from hitl_nb.gateway._push_http import push_handlers
+from hitl_nb.gateway._settings import GatewaySettings
+from hitl_nb.gateway._sqlite import SCHEMA_VERSION, SQLiteStore
+from hitl_nb.gateway._store import (
+    AuditEntry,
+    Ballot,
+    Forward,
+    GatewayStore,
+    PromptRow,
+    Registration,
+)
+from hitl_nb.gateway._views import NO_NAMES, Caller
+
+__all__ = [
+    "GATEWAY_HEADER",
+    "MAX_REQUEST_BYTES",
+    "NO_NAMES",
+    "PUSH_PATH",
+    "SCHEMA_VERSION",
+    "AgentPool",
+    "ApiReply",
+    "ApiRequest",
+    "AuditEntry",
+    "Ballot",
+    "Caller",
+    "Forward",
+    "Gateway",
+    "GatewayAPI",
+    "GatewayError",
+    "GatewayReply",
+    "GatewaySettings",
+    "GatewayStore",
+    "InternalCaller",
+    "PromptRow",
+    "PushDesk",
+    "Refused",
+    "Registration",
+    "SQLiteStore",
+    "check_agent_url",
+    "message_for",
+    "open_store",
+    "push_handlers",
+    "sqlite_path",
+]

@@ -1,0 +1,122 @@
+"""The audit trail's entries: who answered what, and what the gateway and the agent did.
+
+An entry never holds the answer itself, only the SHA-256 of its canonical JSON (the
+key-sorted compact form the gateway compares consensus answers in) and of the prompt's
+``response_schema``: a team can show which answer was given to which question without
+the trail becoming a copy of every answer. Exported as JSON lines (one entry a line,
+oldest first), the format log tools read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from hitl_nb._json import dumps_compact
+from hitl_nb.gateway._forward import GatewayReply
+from hitl_nb.gateway._store import AuditEntry, Forward, PromptRow, Registration
+from hitl_nb.gateway._views import Caller
+
+__all__ = ["action_of", "answer_entry", "forward_entry", "json_lines", "sha256_of"]
+
+#: The reply's ``status`` member -> the entry's ``action``.
+_ACTIONS = {
+    "collecting": "held",
+    "forwarded": "forwarded",
+    "forwarding": "forwarding",
+    "rejected": "rejected",
+    "failed": "failed",
+    "closed": "closed",
+}
+
+
+def sha256_of(value: Any) -> str | None:
+    """The SHA-256 (hex) of ``value`` as canonical JSON; None for a value JSON cannot
+    hold (NaN) or for None (nothing was given)."""
+    if value is None:
+        return None
+    try:
+        text = dumps_compact(value)
+    except (TypeError, ValueError):
+        return None
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def action_of(reply: GatewayReply) -> str:
+    """What the gateway did, in the trail's words."""
+    return _ACTIONS.get(str(reply.body.get("status")), "failed")
+
+
+def _agent_reply(reply: GatewayReply) -> dict[str, Any] | None:
+    body = reply.body
+    if body.get("status") == "collecting":
+        return None  # the agent was not asked
+    out = {"message": body.get("message")}
+    for key in ("task_state", "validation_errors"):
+        if key in body:
+            out[key] = body[key]
+    return out
+
+
+def answer_entry(
+    reg: Registration,
+    row: PromptRow,
+    caller: Caller,
+    payload: Any,
+    *,
+    status: int,
+    action: str,
+    reason: str | None = None,
+    reply: GatewayReply | None = None,
+) -> AuditEntry:
+    """The entry for one answer ``caller`` gave (refused: ``reason``; else the reply)."""
+    responders = []
+    if reply is not None and isinstance(reply.body.get("responders"), list):
+        responders = [str(r) for r in reply.body["responders"]]
+    return AuditEntry(
+        at=time.time(),
+        reg_id=reg.id,
+        task_id=reg.task_id,
+        agent_url=reg.agent_url,
+        prompt_id=row.prompt_id,
+        responder=caller.name,
+        display=caller.display,
+        action=action,
+        status=status,
+        reason=reason if reason is not None else (reply.body.get("message") if reply else None),
+        payload_sha256=sha256_of(payload),
+        schema_sha256=sha256_of(row.envelope.get("response_schema")),
+        responders=responders,
+        agent_reply=None if reply is None else _agent_reply(reply),
+    )
+
+
+def forward_entry(
+    reg: Registration, row: PromptRow, fwd: Forward, reply: GatewayReply
+) -> AuditEntry:
+    """The entry for a forward the gateway finished by itself (after a lost reply or a
+    restart): no one answered just now, so no responder; the forward's own responders."""
+    return AuditEntry(
+        at=time.time(),
+        reg_id=reg.id,
+        task_id=reg.task_id,
+        agent_url=reg.agent_url,
+        prompt_id=row.prompt_id,
+        responder=None,
+        display=None,
+        action=action_of(reply),
+        status=reply.status,
+        reason=str(reply.body.get("message") or "") or None,
+        payload_sha256=sha256_of(json.loads(fwd.payload)),
+        schema_sha256=sha256_of(row.envelope.get("response_schema")),
+        responders=list(fwd.responders),
+        agent_reply=_agent_reply(reply),
+    )
+
+
+def json_lines(entries: Iterable[AuditEntry]) -> str:
+    """The entries as JSON lines (each ends with a newline)."""
+    return "".join(json.dumps(e.to_json(), ensure_ascii=False) + "\n" for e in entries)

@@ -1,0 +1,527 @@
+"""The responder gateway: who may answer (S-3), consensus, deadlines (S-4), forwarding.
+
+The orchestrator's duties, done where the identity is: the host (a Jupyter server, or
+the hub service) knows which user sent a request; a kernel only knows what it is told.
+
+- :meth:`Gateway.register` watches a task (agent URL + task id);
+- :meth:`Gateway.registration` shows its prompts with their policy and deadline;
+- :meth:`Gateway.answer` takes one user's answer: ``specific:<id>`` is checked against
+  the user name the host vouches for, ``consensus:N`` waits for N distinct users whose
+  payloads are equal as canonical JSON, then exactly one answer is forwarded; unknown
+  patterns are ignored (§Responder policy, via :class:`hitl_nb.policy.ResponderGate`);
+- every answer, and what became of it, goes into the audit trail (:meth:`Gateway.audit`).
+
+At most one forward per prompt: the claim is a unique row in the store
+(:meth:`~hitl_nb.gateway.GatewayStore.begin_forward`), written before anything is sent,
+so of any number of racing submissions, on one loop or in several processes sharing the
+database, exactly one forwards. A consensus ballot is cast and the tally read in one
+store transaction, so each voter sees every vote cast before theirs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from hitl_nb._json import dumps_compact
+from hitl_nb.a2a import Task
+from hitl_nb.client import PromptEvent, prompt_of
+from hitl_nb.errors import (
+    A2AError,
+    AgentNotAllowed,
+    HitlError,
+    MalformedPrompt,
+    TaskNotFound,
+    TransportError,
+)
+from hitl_nb.gateway._agents import AgentPool, check_agent_url
+from hitl_nb.gateway._audit import action_of, answer_entry, forward_entry
+from hitl_nb.gateway._forward import GatewayReply, deliver, settle
+from hitl_nb.gateway._push import PushDesk
+from hitl_nb.gateway._settings import GatewaySettings
+from hitl_nb.gateway._store import AuditEntry, Forward, GatewayStore, PromptRow, Registration
+from hitl_nb.gateway._views import (
+    Caller,
+    inbox_order,
+    prompt_view,
+    refusal,
+    responder_gate,
+    shown_to,
+)
+from hitl_nb.gateway._watcher import Watchers
+from hitl_nb.policy import ResponderGate
+from hitl_nb.spec import PromptEnvelope
+
+__all__ = ["Gateway", "GatewayError"]
+
+log = logging.getLogger("hitl_nb.gateway")
+
+MAX_TASK_ID = 256
+
+
+class GatewayError(Exception):
+    """A request the gateway refuses: ``status`` (HTTP) and a plain-language message."""
+
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.extra = extra
+
+
+class Gateway:
+    """The gateway's logic, on the host's event loop; state in a :class:`GatewayStore`."""
+
+    def __init__(self, store: GatewayStore, pool: AgentPool, settings: GatewaySettings) -> None:
+        self.store = store
+        self.pool = pool
+        self.settings = settings
+        self._timers: dict[tuple[str, str], asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._envelopes: dict[tuple[str, str], PromptEnvelope] = {}
+        #: Push notifications: secrets, configuring agents, receiving (see ``_push.py``).
+        self.push = PushDesk(
+            store, pool, self._see, self._push_url, max_bytes=settings.max_push_bytes
+        )
+        #: The receiver's URL for a registration id (set by the host; None: no push).
+        self.push_url: Callable[[str], str | None] | None = None
+        self.watchers = Watchers(
+            self._refresh_for_watch,
+            pool.client,
+            poll_interval=settings.poll_interval,
+            max_streams=settings.max_streams,
+            arrange_push=self.push.arrange if settings.push else None,
+        )
+
+    def _push_url(self, reg_id: str) -> str | None:
+        return self.push_url(reg_id) if self.push_url is not None else None
+
+    # -- life ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Arm the deadline timers of open prompts, settle forwards left in doubt, and
+        watch every registered task again."""
+        for row in await self.store.open_prompts():
+            self._arm(row)
+        for fwd in await self.store.unsettled_forwards():
+            self._spawn(self._settle(fwd))
+        if self.settings.watch:
+            for reg in await self.store.registrations():
+                self.watchers.watch(reg)
+
+    async def close(self) -> None:
+        """Stop timers and background work; close connections and the store."""
+        for handle in self._timers.values():
+            handle.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.watchers.close()
+        await self.pool.aclose()
+        # A closed transport lets go of its socket in a callback on the next loop turns:
+        # give them those turns, so nothing is left for a loop that stops right after.
+        for _ in range(3):
+            await asyncio.sleep(0)
+        await self.store.close()
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _settle(self, fwd: Forward) -> None:
+        reg = await self.store.registration(fwd.reg_id)
+        row = await self.store.prompt(fwd.reg_id, fwd.prompt_id)
+        if reg is None or row is None:
+            return
+        client = self.pool.client(reg.agent_url)
+        reply = await settle(self.store, client, fwd, reg.task_id, row.context_id)
+        if reply is None:
+            log.warning("hitl-nb gateway: answer to %s still in doubt", fwd.prompt_id)
+            return
+        await self.store.add_audit(forward_entry(reg, row, fwd, reply))
+
+    # -- deadlines (S-4: the orchestrator keeps its own timer) ----------------------
+
+    def _arm(self, row: PromptRow) -> None:
+        key = (row.reg_id, row.prompt_id)
+        if row.deadline is None or row.closed is not None or key in self._timers:
+            return
+        delay = max(0.0, row.deadline - time.time())
+        loop = asyncio.get_running_loop()
+        self._timers[key] = loop.call_later(
+            delay, lambda: self._spawn(self._expire(row.reg_id, row.prompt_id))
+        )
+
+    async def _expire(self, reg_id: str, prompt_id: str) -> None:
+        self._timers.pop((reg_id, prompt_id), None)
+        if await self.store.forward(reg_id, prompt_id) is not None:
+            return  # an answer is on its way or delivered
+        if self.settings.accept_after_deadline:
+            log.info("hitl-nb gateway: deadline of prompt %s passed (still open)", prompt_id)
+            return
+        if await self.store.close_prompt(reg_id, prompt_id, "expired"):
+            log.info("hitl-nb gateway: prompt %s closed at its deadline", prompt_id)
+
+    # -- registrations ---------------------------------------------------------------
+
+    async def register(
+        self, caller: Caller, agent_url: Any, task_id: Any
+    ) -> tuple[bool, dict[str, Any]]:
+        """Watch a task. Returns (created, registration with its prompts)."""
+        try:
+            url = check_agent_url(agent_url, self.settings.allowed_agent_hosts)
+        except AgentNotAllowed as exc:
+            raise GatewayError(403 if isinstance(agent_url, str) else 400, str(exc)) from None
+        if not isinstance(task_id, str) or not task_id.strip() or len(task_id) > MAX_TASK_ID:
+            raise GatewayError(
+                400, f"task_id must be a non-empty string of at most {MAX_TASK_ID} characters"
+            )
+        existing = await self.store.find_registration(url, task_id)
+        if existing is not None:
+            await self._refresh(existing, quiet=True)
+            return False, await self._registration_view(existing, caller)
+        if await self.store.count_registrations() >= self.settings.max_registrations:
+            limit = self.settings.max_registrations
+            raise GatewayError(
+                429, f"{self.settings.where} already watches {limit} tasks (its limit)"
+            )
+        task = await self._get_task(url, task_id)
+        reg = await self.store.add_registration(
+            Registration(uuid.uuid4().hex, url, task_id, caller.display, time.time(), caller.name)
+        )
+        await self._see(reg, task)
+        log.info("hitl-nb gateway: %s registered task %s at %s", caller.display, task_id, url)
+        if self.settings.watch and not task.status.state.is_terminal:
+            self.watchers.watch(reg)
+        return True, await self._registration_view(reg, caller)
+
+    def _owns(self, caller: Caller, reg: Registration) -> bool:
+        return caller.admin or reg.registrant == caller.name
+
+    async def registrations(self, caller: Caller) -> list[dict[str, Any]]:
+        """The registrations ``caller`` sees: every one where everyone sees everything
+        (a Jupyter server), else those they registered (hub admins: all)."""
+        regs = await self.store.registrations()
+        if not self.settings.show_all:
+            regs = [r for r in regs if self._owns(caller, r)]
+        return [r.to_json() for r in regs]
+
+    async def _registration(self, reg_id: str) -> Registration:
+        reg = await self.store.registration(reg_id)
+        if reg is None:
+            raise GatewayError(404, f"no registered task with id {reg_id!r}")
+        return reg
+
+    async def registration(self, reg_id: str, caller: Caller) -> dict[str, Any]:
+        """One registration with the prompts ``caller`` sees (fresh from the agent when
+        it answers)."""
+        reg = await self._registration(reg_id)
+        if not self.settings.show_all and not await self._visible(reg, caller):
+            # Where not everyone sees everything (the hub), a task with nothing for the
+            # caller is not theirs to know of: the same 404 as an unknown id, and no
+            # request to its agent on their behalf.
+            raise GatewayError(404, f"no registered task with id {reg_id!r}")
+        note = await self._refresh(reg, quiet=True)
+        view = await self._registration_view(reg, caller)
+        if note:
+            view["agent_error"] = note
+        return view
+
+    async def _visible(self, reg: Registration, caller: Caller) -> bool:
+        """Does ``caller`` see this task: its registrant, an administrator, or someone
+        who may answer one of its prompts."""
+        if self._owns(caller, reg):
+            return True
+        return any(shown_to(caller, reg, row) for row in await self.store.prompts(reg.id))
+
+    async def _registration_view(self, reg: Registration, caller: Caller) -> dict[str, Any]:
+        now = time.time()
+        views = []
+        for row in await self.store.prompts(reg.id):
+            if self.settings.show_all or shown_to(caller, reg, row):
+                fwd = await self.store.forward(reg.id, row.prompt_id)
+                ballots = await self.store.ballots(reg.id, row.prompt_id)
+                views.append(prompt_view(reg, row, caller, now, fwd, ballots))
+        return {**reg.to_json(), "prompts": views}
+
+    async def _get_task(self, url: str, task_id: str) -> Task:
+        try:
+            return await self.pool.client(url).get_task(task_id)
+        except AgentNotAllowed as exc:
+            raise GatewayError(403, str(exc)) from None
+        except TaskNotFound:
+            raise GatewayError(404, f"the agent at {url} has no task {task_id!r}") from None
+        except (TransportError, A2AError, HitlError) as exc:
+            raise GatewayError(502, f"could not read task {task_id!r} from {url}: {exc}") from None
+
+    async def _refresh_for_watch(self, reg: Registration) -> Task | None:
+        """For the watchers: read the task, record its prompts; None when unreachable."""
+        try:
+            task = await self._get_task(reg.agent_url, reg.task_id)
+        except GatewayError as exc:
+            log.info("hitl-nb gateway: task %s: %s", reg.task_id, exc.message)
+            return None
+        await self._see(reg, task)
+        return task
+
+    async def _refresh(self, reg: Registration, *, quiet: bool = False) -> str | None:
+        """Read the task again and record any new prompt. The error text when quiet."""
+        try:
+            task = await self._get_task(reg.agent_url, reg.task_id)
+        except GatewayError as exc:
+            if not quiet:
+                raise
+            return exc.message
+        await self._see(reg, task)
+        return None
+
+    async def _see(self, reg: Registration, task: Task) -> None:
+        if not self.push.fresh(reg.id, task.status):
+            return  # an older sighting than one recorded (a read crossed a push)
+        found = prompt_of(task)
+        open_id = None
+        if isinstance(found, PromptEvent):
+            open_id = found.prompt_id
+            deadline = found.envelope.deadline_at
+            row = await self.store.see_prompt(
+                reg.id,
+                found.prompt_id,
+                found.context_id,
+                found.envelope.to_json(),
+                deadline.timestamp() if deadline else None,
+            )
+            self._arm(row)
+        for row in await self.store.prompts(reg.id):
+            if row.closed is None and row.prompt_id != open_id:
+                fwd = await self.store.forward(reg.id, row.prompt_id)
+                if fwd is None or fwd.state != "forwarding":
+                    await self.store.close_prompt(reg.id, row.prompt_id, "closed by the agent")
+
+    # -- prompts ---------------------------------------------------------------------
+
+    def _envelope(self, row: PromptRow) -> PromptEnvelope:
+        key = (row.reg_id, row.prompt_id)
+        env = self._envelopes.get(key)
+        if env is None:
+            try:
+                env = PromptEnvelope.from_json(row.envelope, mode="orchestrator")
+            except MalformedPrompt as exc:  # it was checked when seen; be safe anyway
+                raise GatewayError(502, f"the stored prompt is malformed: {exc}") from None
+            self._envelopes[key] = env
+        return env
+
+    async def inbox(
+        self,
+        caller: Caller,
+        *,
+        agent: str | None = None,
+        responder: str | None = None,
+        due_within: float | None = None,
+        limit: int = 1000,
+    ) -> dict[str, Any]:
+        """Open prompts across every registered task that ``caller`` sees, soonest
+        deadline first.
+
+        Read from the store the watchers keep current (no request to any agent).
+        ``agent``: only this agent URL; ``responder``: only prompts that user may
+        answer (``"me"``: the caller); ``due_within``: only deadlines at most that many
+        seconds away; at most ``limit`` prompts (``total`` counts them all).
+        """
+        regs = {r.id: r for r in await self.store.registrations()}
+        now = time.time()
+        who = caller if responder in (None, "me") else Caller(responder, str(responder))
+        rows = []
+        for row in await self.store.open_prompts():
+            reg = regs.get(row.reg_id)
+            if reg is None or (agent is not None and reg.agent_url != agent):
+                continue
+            if due_within is not None and (row.deadline is None or row.deadline - now > due_within):
+                continue
+            if not self.settings.show_all and not shown_to(caller, reg, row):
+                continue
+            if responder is not None and refusal(responder_gate(row.envelope), who) is not None:
+                continue
+            rows.append(row)
+        rows.sort(key=inbox_order)
+        forwards, ballots = await self.store.all_forwards(), await self.store.all_ballots()
+        views = []
+        for r in rows[:limit]:
+            key = (r.reg_id, r.prompt_id)
+            views.append(
+                prompt_view(regs[r.reg_id], r, caller, now, forwards.get(key), ballots.get(key, []))
+            )
+        return {"prompts": views, "total": len(rows)}
+
+    # -- answers ---------------------------------------------------------------------
+
+    async def answer(
+        self, reg_id: str, prompt_id: str, caller: Caller, payload: Any
+    ) -> GatewayReply:
+        """One user's answer: refuse, hold (consensus), or forward exactly once. Each
+        answer to a known prompt lands in the audit trail, with what became of it."""
+        reg = await self._registration(reg_id)
+        row = await self.store.prompt(reg.id, prompt_id)
+        if row is None:
+            await self._refresh(reg)
+            row = await self.store.prompt(reg.id, prompt_id)
+            if row is None:
+                raise GatewayError(404, f"task {reg.task_id!r} has no prompt {prompt_id!r}")
+        try:
+            reply = await self._decide(reg, row, caller, payload)
+        except GatewayError as exc:
+            await self.store.add_audit(
+                answer_entry(
+                    reg,
+                    row,
+                    caller,
+                    payload,
+                    status=exc.status,
+                    action="refused",
+                    reason=exc.message,
+                )
+            )
+            raise
+        await self.store.add_audit(
+            answer_entry(
+                reg, row, caller, payload, status=reply.status, action=action_of(reply), reply=reply
+            )
+        )
+        return reply
+
+    async def _decide(
+        self, reg: Registration, row: PromptRow, caller: Caller, payload: Any
+    ) -> GatewayReply:
+        prompt_id = row.prompt_id
+        env = self._envelope(row)
+        gate = ResponderGate(env.responders)
+        reason = refusal(gate, caller)
+        if reason is not None:
+            raise GatewayError(403, reason)
+        if not isinstance(payload, dict):
+            raise GatewayError(400, "payload must be a JSON object (the answer to the prompt)")
+        issues = env.validate(payload)
+        if issues:
+            raise GatewayError(
+                422,
+                "the answer does not fit the prompt's form; nothing was sent",
+                validation_errors=[i.to_json() for i in issues],
+            )
+        where = self.settings.where
+        fwd = await self.store.forward(reg.id, prompt_id)
+        if fwd is not None and fwd.state in ("forwarding", "forwarded"):
+            raise GatewayError(
+                409, f"this prompt was already answered through {where}", state=fwd.state
+            )
+        fresh = await self.store.prompt(reg.id, prompt_id)
+        assert fresh is not None
+        if fresh.closed is not None or self._past_deadline(fresh):
+            if fresh.closed == "expired" or self._past_deadline(fresh):
+                await self.store.close_prompt(reg.id, prompt_id, "expired")
+                raise GatewayError(
+                    410, f"the prompt's deadline ({env.deadline}) has passed; nothing was sent"
+                )
+            raise GatewayError(409, "this prompt is closed (the agent no longer asks it)")
+        canonical = dumps_compact(payload)
+        needed = gate.needed
+        responder = caller.name if caller.name is not None else caller.display
+        if needed > 1:
+            ballots = await self.store.cast_ballot(reg.id, prompt_id, responder, canonical)
+            agreeing = [b.responder for b in ballots if b.payload == canonical]
+            tally = Counter(b.payload for b in ballots)
+            if len(agreeing) < needed:
+                disagree = len(tally) > 1
+                message = f"{len(agreeing)} of {needed} answers agree so far"
+                if disagree:
+                    message += (
+                        f"; the {len(ballots)} answers given differ ({len(tally)} different "
+                        f"answers), so nothing is forwarded until {needed} agree"
+                    )
+                return GatewayReply(
+                    202,
+                    {
+                        "status": "collecting",
+                        "prompt_id": prompt_id,
+                        "agreeing": len(agreeing),
+                        "needed": needed,
+                        "answers": len(ballots),
+                        "disagreement": disagree,
+                        "message": message,
+                    },
+                )
+            responders = agreeing[:needed]
+        else:
+            responders = [responder]
+        message_id = str(uuid.uuid4())
+        if not await self.store.begin_forward(reg.id, prompt_id, message_id, canonical, responders):
+            return await self._claimed_by_another(reg, prompt_id, responder)
+        claimed = await self.store.forward(reg.id, prompt_id)
+        assert claimed is not None
+        client = self.pool.client(reg.agent_url)
+        reply = await deliver(self.store, client, claimed, reg.task_id, row.context_id)
+        if reply.status == 202:
+            self._spawn(self._settle(claimed))
+        self.watchers.poke(reg.id)  # the task moves on: its next prompt comes soon
+        return reply
+
+    async def _claimed_by_another(
+        self, reg: Registration, prompt_id: str, responder: str
+    ) -> GatewayReply:
+        """Another submission claimed the forward first. If it carries this answer (a
+        consensus that this very vote helped reach), the answer counted; else 409."""
+        fwd = await self.store.forward(reg.id, prompt_id)
+        where = self.settings.where
+        if fwd is None or responder not in fwd.responders:
+            raise GatewayError(
+                409,
+                f"this prompt was already answered through {where}",
+                state=fwd.state if fwd else None,
+            )
+        return GatewayReply(
+            202,
+            {
+                "status": "forwarding",
+                "prompt_id": prompt_id,
+                "responders": fwd.responders,
+                "message": "your answer counted: the agreed answer is on its way to the agent "
+                "(sent once, by the gateway)",
+            },
+        )
+
+    def _past_deadline(self, row: PromptRow) -> bool:
+        return (
+            not self.settings.accept_after_deadline
+            and row.deadline is not None
+            and time.time() >= row.deadline
+        )
+
+    # -- the audit trail -------------------------------------------------------------
+
+    async def audit(
+        self,
+        caller: Caller,
+        reg_id: str | None = None,
+        *,
+        after: int = 0,
+        limit: int = 1000,
+    ) -> list[AuditEntry]:
+        """The audit trail as ``caller`` may read it: administrators all of it, anyone
+        else the entries of tasks they registered. ``reg_id``: one task's (403 when it
+        is not theirs); ``after``: entries after this id; at most ``limit``."""
+        if reg_id is not None:
+            reg = await self._registration(reg_id)
+            if not self._owns(caller, reg):
+                raise GatewayError(
+                    403,
+                    "only administrators and whoever registered this task may read its audit trail",
+                )
+            return await self.store.audit([reg.id], after=after, limit=limit)
+        if caller.admin:
+            return await self.store.audit(None, after=after, limit=limit)
+        mine = [r.id for r in await self.store.registrations() if self._owns(caller, r)]
+        return await self.store.audit(mine, after=after, limit=limit)

@@ -1,0 +1,1 @@
+"""Tests of hitl_nb.gateway."""

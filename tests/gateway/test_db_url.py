@@ -1,0 +1,46 @@
+"""Which database a db_url names: SQLite files only, anything else refused up front."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from hitl_nb.gateway import SQLiteStore, open_store, sqlite_path
+
+
+def test_none_is_the_state_folders_file(tmp_path: Path) -> None:
+    assert sqlite_path(None, tmp_path) == tmp_path / "gateway.sqlite"
+    assert sqlite_path("", tmp_path) == tmp_path / "gateway.sqlite"
+
+
+def test_sqlalchemy_spellings_of_a_file(tmp_path: Path) -> None:
+    assert sqlite_path("sqlite:///rel/gw.sqlite", tmp_path) == Path("rel/gw.sqlite")
+    assert sqlite_path(f"sqlite:///{tmp_path}/a%20b.sqlite", tmp_path) == tmp_path / "a b.sqlite"
+
+
+@pytest.mark.parametrize(
+    ("url", "words"),
+    [
+        ("postgresql://hitl:pw@db.example/hitl", "not supported"),
+        ("mysql://x/y", "not supported"),
+        ("gateway.sqlite", "not supported"),
+        ("sqlite://", "names no file"),
+        ("sqlite://host/file.sqlite", "names no file"),
+        ("sqlite:///:memory:", "keeps nothing"),
+    ],
+)
+def test_what_it_cannot_open_is_refused_saying_what_works(
+    url: str, words: str, tmp_path: Path
+) -> None:
+    with pytest.raises(ValueError, match=words) as refused:
+        sqlite_path(url, tmp_path)
+    assert "pw" not in str(refused.value)
+
+
+def test_open_store_makes_the_folder_and_the_file(tmp_path: Path) -> None:
+    store = open_store(None, tmp_path / "deep" / "state")
+    assert isinstance(store, SQLiteStore)
+    assert (tmp_path / "deep" / "state" / "gateway.sqlite").exists()
+    asyncio.run(store.close())

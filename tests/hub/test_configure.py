@@ -1,0 +1,127 @@
+"""``configure(c)``: what the one line writes into a hub's config, and what it keeps.
+
+The config object is traitlets' own (what ``jupyterhub_config.py`` gets as ``c``);
+that the hub accepts the result is shown by the real hub of this folder's other tests,
+which is configured by the same line.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from traitlets.config import Config
+
+from hitl_nb.hub import SERVICE_NAME, configure, service_scopes
+
+SCOPES = ["access:services!service=hitl", "read:services!service=hitl"]
+
+
+def _roles(c: Config) -> dict[str, dict]:
+    return {r["name"]: r for r in c.JupyterHub.load_roles}
+
+
+def test_a_fresh_config_gets_the_service_and_the_default_roles_with_the_scopes(
+    tmp_path: Path,
+) -> None:
+    c = Config()
+    entry = configure(c, port=10101, state_dir=tmp_path / "state")
+    (service,) = c.JupyterHub.services
+    assert service == entry
+    assert service["name"] == SERVICE_NAME == "hitl"
+    assert service["url"] == "http://127.0.0.1:10101"
+    assert service["oauth_no_confirm"] is True
+    command = service["command"]
+    assert command[1:4] == ["hub-service", "--state-dir", str((tmp_path / "state").resolve())]
+    assert Path(command[0]).name == "hitl-nb" or command[:3] == [
+        sys.executable,
+        "-m",
+        "hitl_nb.cli",
+    ]
+    assert service["environment"] == {}
+    roles = _roles(c)
+    assert roles["user"]["scopes"] == ["self", *SCOPES]  # the hub's default kept
+    assert roles["server"]["scopes"] == ["users:activity!user", "access:servers!server", *SCOPES]
+    assert c.Spawner.environment == {"HITL_NB_HUB_SERVICE": "hitl"}
+    assert service_scopes() == SCOPES
+
+
+def test_the_admins_roles_services_and_environment_are_kept(tmp_path: Path) -> None:
+    c = Config()
+    c.JupyterHub.services = [{"name": "idle-culler", "command": ["cull"]}]
+    c.JupyterHub.load_roles = [
+        {"name": "user", "scopes": ["self", "read:groups"], "groups": ["staff"]},
+        {"name": "culler", "scopes": ["admin:servers"], "services": ["idle-culler"]},
+    ]
+    c.Spawner.environment = {"LANG": "C.UTF-8"}
+    configure(c, port=9000, state_dir=tmp_path)
+    assert [s["name"] for s in c.JupyterHub.services] == ["idle-culler", "hitl"]
+    roles = _roles(c)
+    assert roles["user"] == {
+        "name": "user",
+        "scopes": ["self", "read:groups", *SCOPES],
+        "groups": ["staff"],
+    }
+    assert roles["culler"] == {
+        "name": "culler",
+        "scopes": ["admin:servers"],
+        "services": ["idle-culler"],
+    }
+    assert roles["server"]["scopes"][-2:] == SCOPES
+    assert c.Spawner.environment == {"LANG": "C.UTF-8", "HITL_NB_HUB_SERVICE": "hitl"}
+
+
+def test_configuring_twice_keeps_one_service_and_no_duplicate_scopes(tmp_path: Path) -> None:
+    c = Config()
+    configure(c, state_dir=tmp_path)
+    configure(c, port=10102, state_dir=tmp_path)
+    (service,) = c.JupyterHub.services
+    assert service["url"].endswith(":10102")
+    assert _roles(c)["user"]["scopes"] == ["self", *SCOPES]
+
+
+def test_server_token_scopes_set_by_the_admin_get_the_scopes_too(tmp_path: Path) -> None:
+    c = Config()
+    c.Spawner.server_token_scopes = ["users:activity!user"]
+    configure(c, state_dir=tmp_path)
+    assert c.Spawner.server_token_scopes == ["users:activity!user", *SCOPES]
+
+
+def test_the_options_land_on_the_command_line_and_secrets_in_the_environment(
+    tmp_path: Path,
+) -> None:
+    c = Config()
+    db = f"sqlite:///{tmp_path}/gw.sqlite"
+    configure(
+        c,
+        db_url=db,
+        name="prompts",
+        ip="10.0.0.5",
+        state_dir=tmp_path,
+        allowed_agent_hosts=["agents.example.org", "*.corp.example"],
+        push_url="https://hub.example.org/services/prompts/",
+        mock_agent=False,
+    )
+    (service,) = c.JupyterHub.services
+    command = service["command"]
+    assert service["url"] == "http://10.0.0.5:10101" and service["name"] == "prompts"
+    assert command.count("--allowed-agent-host") == 2 and "*.corp.example" in command
+    assert "--no-mock-agent" in command
+    assert command[command.index("--push-url") + 1] == "https://hub.example.org/services/prompts/"
+    assert service["environment"] == {"HITL_NB_DB_URL": db}
+    assert db not in " ".join(command)  # the hub shows a service's command to its readers
+    assert _roles(c)["user"]["scopes"][-2:] == service_scopes("prompts")
+    assert c.Spawner.environment["HITL_NB_HUB_SERVICE"] == "prompts"
+
+
+@pytest.mark.parametrize(
+    "db_url",
+    ["postgresql://u:secret@db/hitl", "mysql://x", "sqlite://", "sqlite:///:memory:", "gw.sqlite"],
+)
+def test_a_db_url_it_cannot_open_fails_when_the_hub_reads_its_config(
+    db_url: str, tmp_path: Path
+) -> None:
+    with pytest.raises(ValueError) as refused:
+        configure(Config(), db_url=db_url, state_dir=tmp_path)
+    assert "secret" not in str(refused.value)  # a password is never echoed
