@@ -60,6 +60,9 @@ GOOD = {
 SENT = {**GOOD, "ticket": "ops 42", "replicas": 0, "link": "not a link"}
 
 
+#: What a shot takes: a conversation's frame (its cards, its state, the agent's words).
+FRAME = ".hitl-conversation"
+
 #: JavaScript: add a cell at the end with ``code`` and run it.
 NEW_CELL = """
 async (code) => {
@@ -138,7 +141,7 @@ def cards(ctx: object, base: str, root: Path, out: Path, measure: bool) -> None:
         theme = "dark" if dark else "light"
         lab.set_theme(page, dark)
         for n, (name, _code, _shows) in enumerate(STATES):
-            shoot(page, ".hitl-conversation", n, out / f"card-{name}-{theme}.png")
+            shoot(page, FRAME, n, out / f"card-{name}-{theme}.png")
             if measure:
                 print(theme, name, json.dumps(lab.measure_card(page, frames.nth(n))))
     page.close()
@@ -184,8 +187,8 @@ def main() -> int:
                     page.locator(".hitl-card").nth(2).wait_for(timeout=60_000)
                     page.wait_for_timeout(1500)
                 tour_nth = 2 if dark else 1
-                shoot(page, ".hitl-conversation", 0, args.out / f"approval-{theme}.png")
-                shoot(page, ".hitl-conversation", tour_nth, args.out / f"tour-pristine-{theme}.png")
+                shoot(page, FRAME, 0, args.out / f"approval-{theme}.png")
+                shoot(page, FRAME, tour_nth, args.out / f"tour-pristine-{theme}.png")
                 if args.measure:
                     print(
                         theme,
@@ -196,7 +199,7 @@ def main() -> int:
                 submit.click()
                 card = page.locator(".hitl-card").nth(tour_nth)
                 card.locator(".hitl-summary").wait_for(timeout=20_000)
-                shoot(page, ".hitl-conversation", tour_nth, args.out / f"tour-submit-errors-{theme}.png")
+                shoot(page, FRAME, tour_nth, args.out / f"tour-submit-errors-{theme}.png")
                 if args.measure:
                     print(
                         theme,
@@ -209,13 +212,13 @@ def main() -> int:
                 )
                 print(lab.kernel(page, code).strip())
                 page.wait_for_timeout(800)
-                shoot(page, ".hitl-conversation", tour_nth, args.out / f"tour-agent-422-{theme}.png")
+                shoot(page, FRAME, tour_nth, args.out / f"tour-agent-422-{theme}.png")
                 if args.measure:
                     print(theme, "422", json.dumps(lab.measure_form(page, ".hitl-form", tour_nth)))
                 # the answer put right and accepted: the form keeps it, read-only
                 print(lab.kernel(page, f"print(tour.current.answer({GOOD!r}))").strip())
                 page.wait_for_timeout(800)
-                shoot(page, ".hitl-conversation", tour_nth, args.out / f"tour-answered-{theme}.png")
+                shoot(page, FRAME, tour_nth, args.out / f"tour-answered-{theme}.png")
                 if args.measure:
                     answered = lab.measure_form(page, ".hitl-form", tour_nth)
                     print(theme, "answered", json.dumps(answered))
