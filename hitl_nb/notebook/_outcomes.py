@@ -213,14 +213,18 @@ def status_html(kind: str, label: str, message: str, details: list[str] | None =
     """A status line: ``label`` in bold, then ``message``, then a list of ``details``."""
     items = "".join(f"<li>{esc(d)}</li>" for d in details or [])
     return (
-        f'<div style="color:{COLORS[kind]}"><b>{esc(label)}</b>: {esc(message)}'
+        f'<div style="color:{COLORS[kind]};line-height:1.4;margin-top:6px">'
+        f"<b>{esc(label)}</b>: {esc(message)}"
         f"{f'<ul>{items}</ul>' if items else ''}</div>"
     )
 
 
-def outcome_html(outcome: Outcome) -> str:
-    """The outcome as the card's status line (escaped; theme colours)."""
-    return status_html(_KIND[outcome.status], outcome.status, outcome.message, outcome.places())
+def outcome_html(outcome: Outcome, *, places: bool = True) -> str:
+    """The outcome as the card's status line (escaped; theme colours). ``places=False``:
+    without the list of the fields at fault (a form above shows them, by the same
+    labels, in its summary and under each field)."""
+    listed = outcome.places() if places else []
+    return status_html(_KIND[outcome.status], outcome.status, outcome.message, listed)
 
 
 def sending_html(note: str = "", *, to_server: bool = False) -> str:
@@ -340,7 +344,7 @@ def refused_by_agent(exc: ResponseInvalid) -> Outcome:
     its ``validation_errors`` for the fields."""
     count = len(exc.validation_errors)
     if count:
-        what = f"{count} problem{'s' if count != 1 else ''}, listed below"
+        what = f"{count} problem{'s' if count != 1 else ''}"
     else:
         what = "it did not say why"
     own = exc.message if exc.message and exc.message != exc.default_message else ""

@@ -18,12 +18,13 @@ and the consensus count is the gateway's (:meth:`ResponderField.show_tally`).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import ipywidgets as W
 
 from hitl_nb._json import dumps_compact
+from hitl_nb.forms import bare
 from hitl_nb.policy import Decision, ResponderGate, current_responder
 from hitl_nb.responders import AnyResponder, ConsensusResponder, SpecificResponder
 from hitl_nb.spec import PromptEnvelope
@@ -34,31 +35,37 @@ from ._style import COLORS, MUTED, esc
 __all__ = ["ResponderField", "responders_html", "responders_text"]
 
 
-def responders_html(envelope: PromptEnvelope) -> str:
-    """Who may answer, in words, as a fragment of the card's header."""
+def _responder_words(envelope: PromptEnvelope, code: Callable[[str], str]) -> str:
+    """Who may answer, in words (``code`` marks an id: HTML or plain)."""
     words = []
     for r in envelope.responders:
         if isinstance(r, AnyResponder):
             words.append("anyone")
         elif isinstance(r, SpecificResponder):
-            words.append(f"<code>{esc(r.id)}</code>")
+            words.append(code(r.id))
         elif isinstance(r, ConsensusResponder):
             words.append(f"{r.n} people who agree")
         else:
-            words.append(f"<code>{esc(r)}</code> (not understood, ignored)")
+            words.append(f"{code(str(r))} (not understood, ignored)")
     return "who may answer: " + ", ".join(words)
 
 
+def responders_html(envelope: PromptEnvelope) -> str:
+    """Who may answer, in words, as a fragment of the card's header."""
+    return _responder_words(envelope, lambda text: f"<code>{esc(text)}</code>")
+
+
 def responders_text(envelope: PromptEnvelope) -> str:
-    """The prompt's ``allowed_responders`` as a line of the card's plain text."""
-    return "responders: " + ", ".join(str(r) for r in envelope.responders)
+    """Who may answer, in the same words, as a line of the card's plain text."""
+    return _responder_words(envelope, lambda text: text)
 
 
 class ResponderField:
     """The "Answering as" field of one card and its S-3 decision.
 
     ``gate`` is the :class:`~hitl_nb.policy.ResponderGate` (its ballots hold a
-    consensus); ``widget`` is empty for prompts anyone may answer.
+    consensus); ``widget`` (and ``input``, ``note``, ``override``) only for prompts that
+    name their responders: None for prompts anyone may answer.
     """
 
     def __init__(
@@ -78,33 +85,48 @@ class ResponderField:
         self.overridden = False
         #: The gateway's count of a consensus (None: not heard yet).
         self.tally: Tally | None = None
-        self.input = W.Text(
-            value=server_user if server_user is not None else current_responder(responder) or "",
+        given = server_user if server_user is not None else current_responder(responder) or ""
+        #: Who answers a prompt anyone may answer (no field is drawn for it).
+        self._given = given
+        #: The field, its note and the override box (None for a prompt anyone may answer).
+        self.widget: W.VBox | None = None
+        if self.names_responders:
+            self._draw(given)
+
+    def _draw(self, given: str) -> None:
+        """The widgets, only for prompts that name their responders: every widget is a
+        model the kernel sends and the front end builds before the card shows. They sit
+        on the form's label and input columns (its stylesheet: ``hitl-columns``,
+        ``hitl-input-column``), without Layout or Style models of their own but the
+        override box's, whose display changes."""
+        self.input = bare(
+            W.Text,
+            ("hitl-responder", "hitl-columns"),
+            value=given,
             description="Answering as",
             placeholder="your name or id",
-            style={"description_width": "initial"},
-            disabled=server_user is not None,
+            disabled=self.server_user is not None,
         )
-        self.input.add_class("hitl-responder")
-        self.override = W.Checkbox(
+        self.override = bare(
+            W.Checkbox,
+            ("hitl-responder-override", "hitl-input-column"),
             value=False,
             description="Send anyway (override the prompt's list of responders)",
             indent=False,
             layout=W.Layout(display="none", width="auto"),
         )
-        self.override.add_class("hitl-responder-override")
-        self.note = W.HTML(value=self._tally_html())
-        self.note.add_class("hitl-responder-note")
+        self.note = bare(W.HTML, ("hitl-responder-note", "hitl-input-column"))
+        self.note.value = self._tally_html()
         self.input.observe(self._on_identity, names="value")
-        children = [self.input, self.note] if self.names_responders else []
-        if self.names_responders and server_user is None:
+        children = [self.input, self.note]
+        if self.server_user is None:
             children.append(self.override)  # through a server, nothing to override
         self.widget = W.VBox(children)
 
     @property
     def value(self) -> str | None:
         """Who is answering (None when the field is empty)."""
-        text = self.input.value.strip()
+        text = (self.input.value if self.widget is not None else self._given).strip()
         return text or None
 
     def _on_identity(self, _change: Mapping[str, Any]) -> None:
@@ -149,10 +171,13 @@ class ResponderField:
     def show_tally(self, tally: Tally) -> None:
         """Show the gateway's count of a consensus prompt's answers."""
         self.tally = tally
-        self.note.value = self._tally_html()
+        if self.widget is not None:
+            self.note.value = self._tally_html()
 
     def show_refusal(self, reason: str) -> None:
         """Show why the gateway refused this person's answer (nothing was sent)."""
+        if self.widget is None:
+            return  # the card's status line says it
         self.note.value = self._tally_html(
             f'<span style="color:{COLORS["error"]}">{esc(reason)}</span>'
         )
@@ -176,7 +201,7 @@ class ResponderField:
         box) forwards it anyway, saying so in the reason.
         """
         who = responder if responder is not None else self.value
-        overriding = override or self.override.value
+        overriding = override or (self.widget is not None and self.override.value)
         refusal = self.gate.may_answer(who)
         self.overridden = False
         if refusal is not None and overriding and who is not None and self.gate.specific:
@@ -196,7 +221,7 @@ class ResponderField:
                 "does not check who answers (S-3): this card does. Tick the box to send "
                 "anyway.</span>"
             )
-        else:
+        elif self.widget is not None:
             self.note.value = self._tally_html()
         return decision
 
@@ -205,10 +230,13 @@ class ResponderField:
         if self.server_user is not None:
             return  # the gateway keeps the count
         self.gate = ResponderGate(self.envelope.responders)
-        self.note.value = self._tally_html()
+        if self.widget is not None:
+            self.note.value = self._tally_html()
 
     def disable(self) -> None:
         """No more answers: grey the field and the override out."""
+        if self.widget is None:
+            return
         self.input.disabled = True
         self.override.disabled = True
 
@@ -217,7 +245,8 @@ class ResponderField:
         if not self.names_responders or self.value is None:
             return ""
         if self.server_user is None:
-            return f"answering as: {self.value}"
+            count = tally_words(self._local_tally()) if self.gate.needed > 1 else ""
+            return f"answering as: {self.value}" + (f"; {count}" if count else "")
         count = self._count_words()
         return f"answering as: {self.value} (the Jupyter server says so)" + (
             f"; {count}" if count else ""

@@ -107,10 +107,15 @@ def test_validate_false_reaches_the_agents_422(agent: MockAgent) -> None:
         assert sent.status == "invalid" and "the agent refused" in sent.message
         assert isinstance(sent.error, ResponseInvalid)
         assert any(e.get("path") == "/approve" for e in sent.validation_errors)
-        # what a person reads names the field by its label, not by its JSON Pointer
+        # what a person reads names the field by its label, not by its JSON Pointer: on
+        # the card, the form's summary (the status line does not list it a third time)
         status = chat.current.status.value
-        assert "Approve: expected boolean, got string" in status and "/approve" not in status
+        assert "(1 problem)" in status and "/approve" not in status
         assert str(sent).splitlines()[1:] == ["  Approve: expected boolean, got string"]
+        form = chat.current.form
+        form.value = {"approve": True}  # the form holds a valid answer; the agent refuses
+        chat.answer({"approve": "yes"}, validate=False)
+        assert "Approve: Expected boolean, got string" in form.summary_text().splitlines()
         with pytest.raises(AnswerNotAccepted) as caught:
             sent.raise_for_status()
         assert isinstance(caught.value.__cause__, ResponseInvalid)
@@ -155,7 +160,7 @@ def test_an_agents_422_is_said_in_words_with_the_fields_by_label() -> None:
     ]
     plain = refused_by_agent(ResponseInvalid(validation_errors=issues))
     assert plain.status == "invalid"
-    assert plain.message == "the agent refused the answer (2 problems, listed below)"
+    assert plain.message == "the agent refused the answer (2 problems)"
     assert "hitl_response_invalid" not in str(plain) and "422" not in str(plain)
     labelled = dataclasses.replace(plain, where={"/approve": "Approve"}.get)
     assert str(labelled).splitlines()[1] == "  Approve: expected boolean"
