@@ -289,7 +289,8 @@ class PromptCard(Card):
         #: The gateway this card answers through (None: straight to the agent).
         self.gateway = gateway
         server_user = None if gateway is None else gateway.name or gateway.display
-        self.who = ResponderField(envelope, responder, server_user=server_user)
+        host = None if gateway is None else gateway.host
+        self.who = ResponderField(envelope, responder, server_user=server_user, host=host)
         self.sender: DirectSender | GatewaySender
         if gateway is None:
             self.sender = DirectSender(self.link, envelope)
@@ -472,14 +473,15 @@ class PromptCard(Card):
         self, sender: GatewaySender, payload: dict[str, Any], responder: str | None, override: bool
     ) -> None:
         assert self.gateway is not None
-        reason = gateway_refusal(self.gateway.name, self.gateway.display, responder, override)
+        gateway = self.gateway
+        reason = gateway_refusal(gateway.name, gateway.display, responder, override, gateway.host)
         if reason is not None:
             self._reopen()
             self._record(refused(reason))
             return
         if not self._start_sending():
             return
-        self.status.value = sending_html(to_server=True)
+        self.status.value = sending_html(to=sender.host)
         self.link.submit(self._deliver(sender.send(payload), waited=False))
 
     def _start_sending(self) -> bool:
@@ -736,14 +738,14 @@ class GatewayCard(Card):
         try:
             return wait_blocking(lambda: waiting, timeout)
         except TimeoutError:
-            return gateway_silent(timeout)
+            return gateway_silent(timeout, self.sender.host)
 
     def _on_form_submit(self, payload: dict[str, Any]) -> None:
         with self._lock:
             if self.state != "open":
                 return
             self.state = "sending"
-        self.status.value = sending_html(to_server=True)
+        self.status.value = sending_html(to=self.sender.host)
         self._submit_coro(self._deliver(payload))
 
     async def _deliver(self, payload: dict[str, Any]) -> Outcome:

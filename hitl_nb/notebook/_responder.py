@@ -10,9 +10,10 @@ deliberate override, and an overridden answer says so in its outcome. A consensu
 counted here: the card shows how many agreeing answers are still needed, in the words
 every card uses for a consensus' count (:func:`~._outcomes.tally_words`).
 
-Through the Jupyter server's responder gateway (``server_user`` given), the server says
-who is answering: the field shows its user and cannot be edited, there is no override,
-and the consensus count is the gateway's (:meth:`ResponderField.show_tally`).
+Through a responder gateway (``server_user`` given: the hub's service, or the Jupyter
+server's extension), the gateway's host says who is answering: the field shows its user
+and cannot be edited, there is no override, and the consensus count is the gateway's
+(:meth:`ResponderField.show_tally`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from hitl_nb.policy import Decision, ResponderGate, current_responder
 from hitl_nb.responders import AnyResponder, ConsensusResponder, SpecificResponder
 from hitl_nb.spec import PromptEnvelope
 
-from ._outcomes import Tally, tally_words
+from ._outcomes import SERVER, Tally, tally_words
 from ._style import COLORS, MUTED, esc
 
 __all__ = ["ResponderField", "responders_html", "responders_text"]
@@ -74,11 +75,14 @@ class ResponderField:
         responder: str | None = None,
         *,
         server_user: str | None = None,
+        host: str | None = None,
     ) -> None:
         self.envelope = envelope
+        #: What the words call the gateway's host ("the hub", "the Jupyter server").
+        self.host = host or SERVER
         self.gate = ResponderGate(envelope.responders)
         self.names_responders = bool(self.gate.specific) or self.gate.needed > 1
-        #: Through a gateway: the user the Jupyter server vouches for (it decides).
+        #: Through a gateway: the user its host vouches for (it decides).
         self.server_user = server_user
         self.signed_in = os.environ.get("JUPYTERHUB_USER") or None
         #: Whether the last decision forwarded an answer by override.
@@ -159,7 +163,7 @@ class ResponderField:
         return tally_words(self.tally or Tally(0, needed, 0, False))
 
     def _server_html(self, extra: str = "") -> str:
-        parts = ["the Jupyter server says who you are and checks who may answer"]
+        parts = [f"{self.host} says who you are and checks who may answer"]
         count = self._count_words()
         if count:
             parts.append(count)
@@ -248,6 +252,4 @@ class ResponderField:
             count = tally_words(self._local_tally()) if self.gate.needed > 1 else ""
             return f"answering as: {self.value}" + (f"; {count}" if count else "")
         count = self._count_words()
-        return f"answering as: {self.value} (the Jupyter server says so)" + (
-            f"; {count}" if count else ""
-        )
+        return f"answering as: {self.value} ({self.host} says so)" + (f"; {count}" if count else "")

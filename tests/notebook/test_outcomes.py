@@ -36,9 +36,14 @@ from hitl_nb.errors import (
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import Conversation, Outcome, _outcomes
 from hitl_nb.notebook._outcomes import (
+    HUB,
     Tally,
+    consensus_closed,
+    gateway_refusal,
+    gateway_silent,
     gateway_verdict,
     refused_by_agent,
+    sending_html,
     tally_words,
 )
 from hitl_nb.spec import PromptEnvelope
@@ -361,3 +366,39 @@ def test_a_consensus_count_says_enough_never_zero_more(
         assert f"{needed - agreeing} more needed" in words
         assert ("differ" in words) is disagreement
     assert tally_words(Tally(agreeing, 1, answers, disagreement)) == ""
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        _reply("forwarding"),
+        _reply("collecting", agreeing=1, needed=2, answers=1),
+        GatewayRefused(403, "the prompt is for bob"),
+        GatewayRefused(502, "the agent refused"),
+        AgentTimeout("read timed out"),
+        AgentUnreachable("connection refused"),
+        ProtocolViolation("not JSON"),
+    ],
+)
+def test_through_the_hubs_service_the_words_name_the_hub(
+    reply: GatewayAnswer | HitlError,
+) -> None:
+    """On a hub the gateway is the hub's service, not anyone's Jupyter server: a card
+    must not say "the Jupyter server" counted, refused or forwarded an answer."""
+    verdict = gateway_verdict(reply, "alice", 2, HUB)
+    words = verdict.outcome.message + " " + verdict.note
+    assert "the hub" in words and "Jupyter server" not in words, words
+
+
+def test_words_from_code_and_after_a_consensus_name_the_gateways_host() -> None:
+    assert "the hub decides who may answer" in (
+        gateway_refusal("bob", "bob", None, True, HUB) or ""
+    )
+    said = gateway_refusal("bob", "bob", "carol", False, HUB) or ""
+    assert said.startswith("the hub says you are 'bob'")
+    task = _task(TaskState.COMPLETED, "done", [])
+    view = {"state": "forwarded", "forwarded_for": ["alice", "carol"]}
+    other = consensus_closed(view, "bob", task, HUB)
+    assert other is not None and "which the hub forwarded" in other.message
+    assert "the hub did not answer within 5" in gateway_silent(5, HUB).message
+    assert sending_html(to=HUB).endswith("the answer is on its way to the hub</div>")
