@@ -82,7 +82,11 @@ def test_run_all_in_jupyterlab_has_no_error(lab, page, notebook: str) -> None:  
     base, root = lab
     try:
         page.evaluate(
-            "(path) => window.jupyterapp.commands.execute('docmanager:open', {path})", notebook
+            # awaited, nothing returned: the opened panel does not serialize ("object
+            # reference chain is too long", now and then)
+            "async (path) => { await window.jupyterapp.commands.execute('docmanager:open',"
+            " {path}); }",
+            notebook,
         )
         page.wait_for_function(
             "(path) => { const w = window.jupyterapp.shell.currentWidget;"
@@ -142,7 +146,11 @@ def test_a_student_who_clicks_submit_is_not_punished(lab, page) -> None:  # type
     notebook = "02-approval-round-trip.ipynb"
     try:
         page.evaluate(
-            "(path) => window.jupyterapp.commands.execute('docmanager:open', {path})", notebook
+            # awaited, nothing returned: the opened panel does not serialize ("object
+            # reference chain is too long", now and then)
+            "async (path) => { await window.jupyterapp.commands.execute('docmanager:open',"
+            " {path}); }",
+            notebook,
         )
         page.wait_for_function(
             "(path) => { const w = window.jupyterapp.shell.currentWidget;"

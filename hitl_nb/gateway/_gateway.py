@@ -222,11 +222,23 @@ class Gateway:
         """One registration with the prompts ``caller`` sees (fresh from the agent when
         it answers)."""
         reg = await self._registration(reg_id)
+        if not self.settings.show_all and not await self._visible(reg, caller):
+            # Where not everyone sees everything (the hub), a task with nothing for the
+            # caller is not theirs to know of: the same 404 as an unknown id, and no
+            # request to its agent on their behalf.
+            raise GatewayError(404, f"no registered task with id {reg_id!r}")
         note = await self._refresh(reg, quiet=True)
         view = await self._registration_view(reg, caller)
         if note:
             view["agent_error"] = note
         return view
+
+    async def _visible(self, reg: Registration, caller: Caller) -> bool:
+        """Does ``caller`` see this task: its registrant, an administrator, or someone
+        who may answer one of its prompts."""
+        if self._owns(caller, reg):
+            return True
+        return any(shown_to(caller, reg, row) for row in await self.store.prompts(reg.id))
 
     async def _registration_view(self, reg: Registration, caller: Caller) -> dict[str, Any]:
         now = time.time()

@@ -1,22 +1,24 @@
-"""The Jupyter server's responder gateway, as the notebook's cards use it (spec S-3).
+"""The responder gateway, as the notebook's cards use it (spec S-3).
 
 "Orchestrators MUST authenticate and authorize the human responder against
 ``allowed_responders`` before forwarding the response" (§Security Considerations S-3).
-A kernel only knows who it is told it is; the Jupyter server that runs it knows who is
-authenticated. When the kernel runs in a server with the hitl-nb extension, cards
-answer through that server's gateway (``{base_url}hitl/api/``): the server says who is
-answering, checks ``specific:<id>`` and collects ``consensus:N``, and forwards one
-answer to the agent at most once.
+A kernel only knows who it is told it is; the JupyterHub, or the Jupyter server that
+runs the kernel, knows who is authenticated. Cards answer through a gateway there: the
+hub's ``hitl`` service (:mod:`hitl_nb.hub`) or the server's extension
+(``{base_url}hitl/api/``). The gateway says who is answering, checks ``specific:<id>``
+and collects ``consensus:N``, and forwards one answer to the agent at most once.
 
 Which gateway a conversation uses (its ``gateway=`` argument, see :func:`gateway_link`):
 
-- ``None`` (the default): the gateway of the server that started this kernel
-  (:func:`hitl_nb.client.find_gateway`), *if that server can name its users*
+- ``None`` (the default): the gateway :func:`hitl_nb.client.find_gateway` finds (the
+  hub's service, else the server that started this kernel), *if it can name its users*
   (JupyterHub, or an IdentityProvider that names people). A plain single-user server
   with one shared token cannot (everyone is "anonymous"): cards then answer the agent
   directly, as outside a server. Discovery is done once per kernel process. Under
-  JupyterHub, a server that was found but did not answer still gets the answers (each
-  answer tries it again and fails, saying so, while it does not answer).
+  JupyterHub, a gateway that was found but did not answer still gets the answers (each
+  answer tries it again and fails, saying so, while it does not answer); so does the
+  hub's service when the hub itself did not answer and the kernel's environment says
+  the hub runs it (``HITL_NB_HUB_SERVICE``): each answer looks for it again.
 - ``False``: never; answer the agent directly (the card checks S-3 itself, as before).
 - ``True``: the server's gateway, required: :class:`~hitl_nb.errors.GatewayUnavailable`
   when there is none.
@@ -33,11 +35,13 @@ import asyncio
 import logging
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway
 from hitl_nb.errors import GatewayUnavailable, HitlError
+
+from ._outcomes import HUB, SERVER
 
 __all__ = ["GatewayChoice", "GatewayLink", "connect", "gateway_link"]
 
@@ -60,17 +64,39 @@ class GatewayLink:
     that cannot tell its users apart), ``display`` the name to show.
     """
 
-    def __init__(self, client: GatewayClient, me: Mapping[str, Any] | None = None) -> None:
-        self.client = client
-        who = dict(me) if me is not None else client.me()
+    def __init__(
+        self,
+        client: GatewayClient | None,
+        me: Mapping[str, Any] | None = None,
+        *,
+        find: Callable[[], GatewayInfo] | None = None,
+    ) -> None:
+        if client is None and (find is None or me is None):
+            raise TypeError("a GatewayLink without a client needs find= and me=")
+        self._client = client
+        #: Where the gateway is, asked again at each call until it answers (a link made
+        #: while the hub that lists it did not answer).
+        self._find = find
+        self._find_lock = threading.Lock()
+        who = dict(me) if me is not None else self.client.me()
         name = who.get("name")
         self.name: str | None = name if isinstance(name, str) and name else None
         display = who.get("display_name")
-        self.display: str = display if isinstance(display, str) and display else (
-            self.name or "the server's user"
-        )  # fmt: skip
+        self.display: str = (
+            display if isinstance(display, str) and display else (self.name or "the server's user")
+        )
         self._registrations: dict[tuple[str, str], str] = {}
         self._reg_lock = threading.Lock()
+
+    @property
+    def client(self) -> GatewayClient:
+        """The gateway's client. A link whose gateway was not found yet looks for it
+        now (:class:`~hitl_nb.errors.GatewayUnavailable` while it cannot be found)."""
+        with self._find_lock:
+            if self._client is None:
+                assert self._find is not None
+                self._client = GatewayClient(self._find())
+            return self._client
 
     @property
     def identified(self) -> bool:
@@ -78,9 +104,19 @@ class GatewayLink:
         return self.name is not None
 
     @property
+    def host(self) -> str:
+        """What the cards' words call the gateway's host: "the hub" for a JupyterHub's
+        service (also one not found yet: only a hub's is looked for again), else "the
+        Jupyter server"."""
+        if self._client is None or self._client.info.on_hub:
+            return HUB
+        return SERVER
+
+    @property
     def url(self) -> str:
-        """The Jupyter server's base URL."""
-        return self.client.info.url
+        """The gateway host's URL (a Jupyter server's base URL, or the hub service's);
+        empty while a gateway that must be there has not been found yet."""
+        return self._client.info.url if self._client is not None else ""
 
     def registration(self, agent_url: str, task_id: str) -> str | None:
         """The registration id of a task registered through this link, if any."""
@@ -123,10 +159,12 @@ class GatewayLink:
 
     def close(self) -> None:
         """Close the connections (a discovered link is shared: it is never closed)."""
-        self.client.close()
+        if self._client is not None:
+            self._client.close()
 
     def __repr__(self) -> str:
-        return f"<GatewayLink {self.url} as {self.display!r}>"
+        where = self.url or "(not found yet)"
+        return f"<GatewayLink {where} as {self.display!r}>"
 
 
 def _discover() -> GatewayLink | None:
@@ -145,19 +183,48 @@ def _discover() -> GatewayLink | None:
 
 
 def _unanswered(exc: GatewayUnavailable) -> GatewayLink | None:
-    """The kernel's server was found but did not answer. Under JupyterHub (a token that
-    names a person) its gateway is where answers must go: a link that tries it at
-    every answer (and says so when it fails), never a silent answer to the agent. A
-    server that could not have named its users anyway leaves the cards direct."""
+    """The kernel's gateway was looked for and did not answer. Under JupyterHub (a token
+    that names a person) a gateway is where answers must go: a link that tries it at
+    every answer (and says so when it fails), never a silent answer to the agent. That
+    holds when the hub itself did not answer and the hub's admin set the hub up with the
+    service (``HITL_NB_HUB_SERVICE`` in the kernel's environment, set by
+    :func:`hitl_nb.hub.configure`): the link then looks for the service again at each
+    answer. A server that could not have named its users anyway leaves the cards
+    direct."""
     named = os.environ.get("JUPYTERHUB_USER")
     expects_names = os.environ.get("JUPYTERHUB_API_TOKEN") or os.environ.get(
         "HITL_NB_GATEWAY_TOKEN"
     )
-    if not isinstance(exc.info, GatewayInfo) or not (named and expects_names):
+    if not (named and expects_names):
         log.info("hitl-nb: no responder gateway: %s", exc)
         return None
-    log.warning("hitl-nb: %s; answers will try it again and never go to the agent directly", exc)
-    return GatewayLink(GatewayClient(exc.info), {"name": named, "display_name": named})
+    me = {"name": named, "display_name": named}
+    if isinstance(exc.info, GatewayInfo):
+        log.warning(
+            "hitl-nb: %s; answers will try it again and never go to the agent directly", exc
+        )
+        return GatewayLink(GatewayClient(exc.info), me)
+    if os.environ.get("HITL_NB_HUB_SERVICE"):
+        log.warning(
+            "hitl-nb: %s; answers will look for the hub's service again and never go to "
+            "the agent directly",
+            exc,
+        )
+        return GatewayLink(None, me, find=_hub_service)
+    log.info("hitl-nb: no responder gateway: %s", exc)
+    return None
+
+
+def _hub_service() -> GatewayInfo:
+    """The hub's gateway service, found now, or GatewayUnavailable saying why not."""
+    info = find_gateway(strict=True)
+    if info is None:
+        service = os.environ.get("HITL_NB_HUB_SERVICE", "hitl")
+        raise GatewayUnavailable(
+            f"this kernel's JupyterHub was set up with the {service!r} service, and no "
+            "responder gateway answers now"
+        )
+    return info
 
 
 def discovered(*, again: bool = False) -> GatewayLink | None:

@@ -131,3 +131,26 @@ def test_a_method_a_route_does_not_answer_is_405_naming_those_it_does(hub_api: A
     assert status == 405 and "GET, POST" in body["message"]
     assert call(hub_api, "audit", DORA, "POST")[0] == 405
     assert GatewayAPI.methods("answer") == ["POST"]
+
+
+def test_on_a_hub_a_task_with_nothing_for_the_caller_is_not_theirs_to_know_of(
+    hub_api: Any,
+) -> None:
+    store = hub_api.gateway.store
+
+    async def add() -> None:
+        await store.add_registration(
+            Registration("r2", "http://agent.invalid", "t2", "alice", time.time(), "alice")
+        )
+        await store.see_prompt("r2", "p-c2", None, _envelope("p-c2", ["specific:carol"]), None)
+
+    asyncio.run(add())
+    for caller in (ALICE, CAROL, DORA):  # the registrant, the responder, an administrator
+        status, body, _ = call(hub_api, "task", caller, "GET", "r2")
+        assert status == 200 and [p["prompt_id"] for p in body["prompts"]] == ["p-c2"], body
+    status, body, _ = call(hub_api, "task", BOB, "GET", "r2")
+    assert status == 404 and body["message"] == "no registered task with id 'r2'"
+    assert call(hub_api, "task", BOB, "GET", "nope")[1]["message"] == (
+        "no registered task with id 'nope'"
+    )  # the same words as an id that does not exist
+    assert call(hub_api, "task", BOB, "GET", "r1")[0] == 200  # r1 has prompts for him

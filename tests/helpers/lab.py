@@ -272,3 +272,16 @@ def edge_spread(measured: dict[str, Any]) -> dict[str, float]:
         lefts = [i["left"] for i in items]
         out[level] = max(lefts) - min(lefts)
     return out
+
+
+#: JavaScript: measure one conversation (or a card shown alone) as a person sees it: the
+#: left edges of every input it asks for (the form's top-level inputs, "Answering as",
+#: the override box) and of the responder's notes, the number of frames (elements with a
+#: visible border) and every element drawn outside all of them.
+MEASURE_CARD = (Path(__file__).parent / "measure_card.js").read_text()
+
+
+def measure_card(page: Any, locator: Any) -> dict[str, Any]:
+    """:data:`MEASURE_CARD` on the element ``locator`` finds."""
+    result: dict[str, Any] = page.evaluate(MEASURE_CARD, locator.element_handle())
+    return result

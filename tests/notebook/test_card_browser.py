@@ -2,7 +2,10 @@
 
 The notebook below shows a prompt card; the test clicks an answer and Submit as a person
 would, and reads what the card says the agent did. This is the only test that proves the
-widgets render and round-trip through a real front end with core ipywidgets alone.
+widgets render and round-trip through a real front end with core ipywidgets alone. Then
+it measures, light and dark, that a card asks everything on one column (the form's
+inputs, "Answering as" and the override box start within 2 px of each other) and that
+nothing a conversation shows (its state, the agent's words) is drawn outside its frame.
 
 Chromium comes from the system (Debian's ``chromium``; CI installs it). Without it these
 tests are skipped, except under ``CI=true``, where a missing browser is a failure.
@@ -15,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.lab import TOKEN, jupyter_server, write_notebook
+from tests.helpers.lab import TOKEN, jupyter_server, measure_card, set_theme, write_notebook
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
@@ -34,6 +37,12 @@ agent = MockAgent(scenarios=[sneaky]).start()
 """,
     'chat = Conversation.start(agent.url, {"scenario": "approval"})\nchat',
     'other = Conversation.start(agent.url, {"scenario": "sneaky"})\nother',
+    # refused: the "Answering as" field, its note and the override box on the form's columns
+    'who = Conversation.start(agent.url, {"scenario": "specific", "responder": "rm@example.com"},'
+    ' responder="intern@example.com")\nwho.answer({"approve": True})\nwho',
+    # completed: the conversation's state and the agent's words in the frame
+    'done = Conversation.start(agent.url, {"scenario": "approval"})\n'
+    'done.answer({"approve": True, "comment": "fine"})\ndone',
 ]
 
 
@@ -93,3 +102,25 @@ def test_the_prompt_is_text_not_markup(page) -> None:  # type: ignore[no-untyped
     assert card.locator(".hitl-card-prompt img, .hitl-card-prompt script").count() == 0
     page.wait_for_timeout(500)
     assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_one_column_and_one_frame(page, dark: bool) -> None:  # type: ignore[no-untyped-def]
+    conversations = page.locator(".hitl-conversation")
+    refused, done = conversations.nth(2), conversations.nth(3)
+    refused.locator(".hitl-responder-override").wait_for(timeout=30_000)
+    done.locator(".hitl-agent-message").wait_for(timeout=30_000)
+    set_theme(page, dark)
+    try:
+        measured = [measure_card(page, c) for c in (refused, done)]
+    finally:
+        set_theme(page, False)
+    asks = measured[0]
+    assert {"answering as", "send anyway"} <= {i["what"] for i in asks["inputs"]}, asks
+    lefts = [i["left"] for m in measured for i in m["inputs"]] + [
+        n["left"] for n in asks["notes"]
+    ]  # the refusal's note starts at the inputs' edge too
+    assert asks["notes"] and max(lefts) - min(lefts) <= 2, measured
+    for m in measured:
+        assert m["frames"] == 1 and m["outside"] == [], m  # one frame, everything in it
+    assert "Completed" in done.locator(".hitl-conversation-state").inner_text()
