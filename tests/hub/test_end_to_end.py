@@ -26,7 +26,7 @@ from tests.helpers.server_kernel import result_of, server_kernel
 from tests.helpers.tasks import answers_at_agent
 from tests.helpers.until import until
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernel]
 
 YES, NO = {"approve": True}, {"approve": False}
 Run = Callable[[str], str]

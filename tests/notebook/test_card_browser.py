@@ -13,31 +13,15 @@ tests are skipped, except under ``CI=true``, where a missing browser is a failur
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.helpers.lab import TOKEN, jupyter_server, measure_card, set_theme, write_notebook
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
-CHROMIUM = next(
-    (
-        p
-        for p in ("/usr/lib/chromium/chromium", shutil.which("chromium") or "")
-        if p and Path(p).exists()
-    ),
-    None,
-)
-if CHROMIUM is None:
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
-    pytest.skip("no system Chromium (apt-get install chromium)", allow_module_level=True)
-
-playwright_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("jupyterlab")
 
 CELLS = [
@@ -71,19 +55,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def page(lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    profile = tmp_path_factory.mktemp("chromium")
-    with playwright_api.sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run",
-            ],
-        )  # fmt: skip
+def page(chromium: Any, lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    shot = tmp_path_factory.mktemp("cards") / "cards.png"
+    with chromium(1280, 720) as context:
         page = context.new_page()
         dialogs: list[str] = []
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
@@ -99,8 +73,7 @@ def page(lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]
         try:
             yield page
         finally:
-            page.screenshot(path=str(profile.parent / "cards.png"), full_page=True)
-            context.close()
+            page.screenshot(path=str(shot), full_page=True)
 
 
 def test_a_person_answers_in_the_browser(page) -> None:  # type: ignore[no-untyped-def]

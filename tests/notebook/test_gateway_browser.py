@@ -27,13 +27,8 @@ from hitl_nb.client import GatewayClient, GatewayInfo, SyncHitlClient
 from tests.helpers import lab
 from tests.helpers.server_kernel import result_of, server_kernel
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
-if lab.CHROMIUM is None:
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
-    pytest.skip("no system Chromium (apt-get install chromium)", allow_module_level=True)
-pytest.importorskip("playwright.sync_api")
 pytest.importorskip("jupyterlab")
 
 CELLS = [
@@ -55,10 +50,10 @@ RUN_CELL_JS = """(i) => {
 
 
 @pytest.fixture(scope="module")
-def page(named_lab: tuple[str, Path]) -> Iterator[Any]:
+def page(chromium: lab.Chromium, named_lab: tuple[str, Path]) -> Iterator[Any]:
     base, root = named_lab
     lab.write_notebook(root / "gateway.ipynb", CELLS)
-    with lab.playwright() as pw, lab.browser(pw, root / ".chromium", 1100, 1200) as context:
+    with chromium(1100, 1200) as context:
         context.add_cookies([{"name": "test-login", "value": "alice-token", "url": base}])
         page = lab.open_notebook(context, base.rstrip("/"), "gateway.ipynb")
         page.base, page.root = base, root

@@ -13,8 +13,6 @@ skipped, except under ``CI=true``, where a missing browser is a failure.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,23 +22,9 @@ import pytest
 
 from tests.helpers.lab import TOKEN, jupyter_server, write_notebook
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = next(
-    (
-        p
-        for p in ("/usr/lib/chromium/chromium", shutil.which("chromium") or "")
-        if p and Path(p).exists()
-    ),
-    None,
-)
-if CHROMIUM is None:
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
-    pytest.skip("no system Chromium (apt-get install chromium)", allow_module_level=True)
-
-playwright_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("jupyterlab")
 
 CELLS = [
@@ -103,20 +87,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def page(lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    profile = tmp_path_factory.mktemp("chromium")
-    with playwright_api.sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=CHROMIUM,
-            headless=True,
-            viewport={"width": 1100, "height": 1400},
-            args=[
-                "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run",
-            ],
-        )  # fmt: skip
+def page(chromium: Any, lab: str) -> Iterator[Any]:
+    with chromium(1100, 1400) as context:
         page = context.new_page()
         frames: list[tuple[float, str, str]] = []
 
@@ -134,10 +106,7 @@ def page(lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         )
         page.evaluate(RUN_CELL_JS, 0)
         _wait_idle(page)
-        try:
-            yield page
-        finally:
-            context.close()
+        yield page
 
 
 def _wait_idle(page: Any, timeout: float = 60_000) -> None:

@@ -242,6 +242,7 @@ _JSON = st.recursive(
 )
 
 
+@pytest.mark.property
 @given(
     status=st.sampled_from(["forwarded", "forwarding", "collecting"]) | st.text(max_size=10),
     body=st.dictionaries(
@@ -259,6 +260,7 @@ def test_any_reply_the_gateway_took_is_accepted_or_held_never_more(
     assert (verdict.tally is not None) is (status == "collecting")
 
 
+@pytest.mark.property
 @given(code=st.integers(400, 599), message=st.text(min_size=1, max_size=40))
 def test_a_refusal_is_never_accepted_and_says_what_the_server_said(code: int, message: str) -> None:
     verdict = gateway_verdict(GatewayRefused(code, message), "alice", 1)
@@ -348,6 +350,7 @@ def test_a_409_says_so_and_keeps_its_error_whatever_the_task_shows() -> None:
     assert late.status == "expired" and late.error is conflict and "409" not in late.message
 
 
+@pytest.mark.property
 @given(
     agreeing=st.integers(0, 9),
     more=st.integers(-3, 9),
