@@ -383,15 +383,17 @@ class PromptCard(Card):
         return self._await_outcome(timeout)
 
     def _await_outcome(self, timeout: float | None) -> Outcome:
+        # A card that stops pending (closed by the task, settled) records its outcome
+        # just after: with none recorded yet, that outcome is the one to wait for.
         with self._lock:
-            if not self._pending:
+            if not self._pending and self.outcomes:
                 return self.outcomes[-1]
             pending = self._next
         try:
             return wait_blocking(lambda: pending, timeout)
         except TimeoutError:
             with self._lock:
-                if not self._pending:
+                if not self._pending and self.outcomes:
                     return self.outcomes[-1]
                 self.state = "done"
             return self._record(not_continued(timeout, self.task))

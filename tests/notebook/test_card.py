@@ -124,3 +124,20 @@ def test_a_card_costs_few_widget_models(agent: MockAgent) -> None:
         made = [_instances[k] for k in set(_instances) - before]
         assert len(made) <= 26, sorted(type(w).__name__ for w in made)
         assert chat.cards[0].who.widget is None
+
+
+def test_an_answer_that_meets_a_closing_card_waits_for_its_outcome(agent: MockAgent) -> None:
+    """The task closes a card (its state first, the outcome just after, from another
+    thread): an answer looking in between waits for that outcome instead of failing on
+    a card with none recorded (seen under load in a Run All test)."""
+    import threading
+
+    from hitl_nb.notebook._outcomes import Outcome
+
+    with Conversation.start(agent.url, {"scenario": "approval"}) as chat:
+        card = chat.cards[-1]
+        with card._lock:
+            card.state = "done"  # as closed_by() leaves it, before _finish() records
+        closing = Outcome("closed", "the task was canceled before this prompt was answered")
+        threading.Timer(0.3, card._finish, (closing,)).start()
+        assert card._await_outcome(timeout=10) is closing
