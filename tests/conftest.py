@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.helpers.lab import Chromium
 
 
 @pytest.fixture(scope="session")
@@ -24,3 +29,20 @@ def named_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, P
         root, "jupyterlab", provider, env=owner, ready_token="alice-token"
     ) as base:
         yield base + "/", root
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Chromium:
+    """Every browser test's Chromium: ``with chromium(width, height) as context`` opens a
+    Playwright browser context on the system Chromium (:class:`tests.helpers.lab.Chromium`;
+    the executable and its flags are in that module). Without Chromium the test is
+    skipped, except under ``CI=true``, where that is a failure. Tests that use it are
+    marked ``browser`` (tests/test_tooling.py checks)."""
+    from tests.helpers import lab
+
+    if lab.CHROMIUM is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
+        pytest.skip("no system Chromium (apt-get install chromium)")
+    pytest.importorskip("playwright.sync_api")
+    return lab.Chromium()

@@ -16,6 +16,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.property
 @given(json_values)
 def test_round_trips_any_json(value):
     assert parse_json(dumps_compact(value)) == value

@@ -37,6 +37,7 @@ def test_split():
         split("a/b")
 
 
+@pytest.mark.property
 @given(st.lists(st.text()))
 def test_any_keys_round_trip(keys):
     assert split(pointer(keys)) == keys

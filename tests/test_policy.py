@@ -60,6 +60,7 @@ def test_current_responder(monkeypatch):
     assert current_responder("explicit") == "explicit"
 
 
+@pytest.mark.property
 @given(st.integers(1, 6), st.lists(st.sampled_from("abcdef"), min_size=1, max_size=20))
 def test_consensus_forwards_exactly_once_when_n_agree(n, voters):
     g = gate(f"consensus:{n}")

@@ -68,6 +68,7 @@ def test_stable_order_required_first_then_alphabetical() -> None:
 names = st.lists(st.text("abcdefgh", min_size=1, max_size=4), min_size=1, max_size=8, unique=True)
 
 
+@pytest.mark.property
 @settings(max_examples=100, deadline=None)
 @given(names=names, data=st.data())
 def test_stable_order_does_not_depend_on_the_order_received(names: list[str], data: Any) -> None:
@@ -80,6 +81,7 @@ def test_stable_order_does_not_depend_on_the_order_received(names: list[str], da
     )
 
 
+@pytest.mark.property
 @settings(max_examples=100, deadline=None)
 @given(st.recursive(
     st.floats(allow_nan=False, allow_infinity=False) | st.integers() | st.text(max_size=3),

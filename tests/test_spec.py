@@ -291,6 +291,7 @@ valid_envelopes = st.fixed_dictionaries(
 )  # fmt: skip
 
 
+@pytest.mark.property
 @settings(max_examples=200, deadline=None)
 @given(valid_envelopes)
 def test_random_valid_envelopes_pass_strict_and_round_trip(obj):
@@ -300,6 +301,7 @@ def test_random_valid_envelopes_pass_strict_and_round_trip(obj):
     assert [f for f in env.findings if f.severity == "error"] == []
 
 
+@pytest.mark.property
 @settings(max_examples=200, deadline=None)
 @given(valid_envelopes, st.sampled_from(MUTATIONS))
 def test_each_single_mutation_fails_strict_naming_its_member(obj, mutation):
@@ -310,6 +312,7 @@ def test_each_single_mutation_fails_strict_naming_its_member(obj, mutation):
     assert pointer in errors(check_prompt(obj, now=NOW))
 
 
+@pytest.mark.property
 @settings(max_examples=200, deadline=None)
 @given(valid_envelopes, st.lists(st.text(max_size=12), min_size=1, max_size=4))
 def test_orchestrator_never_refuses_for_responder_patterns(obj, responders):
@@ -319,6 +322,7 @@ def test_orchestrator_never_refuses_for_responder_patterns(obj, responders):
 
 
 # The bundled schema files and the code agree on what they can both express.
+@pytest.mark.property
 @settings(max_examples=200, deadline=None)
 @given(valid_envelopes, st.sampled_from(MUTATIONS + [("none", lambda e: None, "")]))
 def test_bundled_schema_agrees_with_the_strict_check(obj, mutation):

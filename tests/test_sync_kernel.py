@@ -14,7 +14,7 @@ from jupyter_client.blocking.client import BlockingKernelClient
 
 from tests.helpers.kernel import kernel, run_queued
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernel]
 
 
 @pytest.fixture(scope="module")

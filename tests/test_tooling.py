@@ -1,5 +1,6 @@
 """The linters CI enforces, run as tests so the README's one test command covers them."""
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -68,3 +69,204 @@ def test_ci_runs_exactly_the_readmes_test_command():
     command = ci[-1].strip()
     assert command.startswith('pip install -e ".[test]"'), command
     assert command in readme
+
+
+# -- markers: every test that starts Chromium, a kernel or a server, or generates input,
+# says so, so that `-m "not browser and not kernel"` is the quick run it claims to be.
+# Read from the source: a test needs a marker when it, a fixture it takes (its module's
+# or a conftest's) or a helper function of its module uses one of these.
+
+# Fixtures that start something, by name (pytest-jupyter's start a ServerApp in process).
+_FIXTURES = {
+    "browser": {"chromium"},
+    "kernel": {"named_lab", "jp_serverapp", "jp_fetch", "jp_ws_fetch", "jp_web_app"},
+}
+# Callables that start something, by where they are imported from. Jupyter started as a
+# subprocess command (`hitl-nb tutorials`, nbval) is not seen: mark those by hand.
+_CALLS = {
+    "kernel": {
+        "tests.helpers.kernel.kernel",
+        "tests.helpers.server_kernel.server_kernel",
+        "tests.helpers.lab.jupyter_server",
+        "tests.helpers.jupyter_process.jupyter_server",
+        "tests.helpers.hub.running_hub",
+        "jupyter_client.manager.start_new_kernel",
+        "jupyter_client.manager.KernelManager",
+        "jupyter_client.KernelManager",
+        "nbclient.NotebookClient",
+    },
+}
+# A test module launches no browser of its own: the chromium fixture does.
+_OWN_BROWSER = ("playwright", "tests.helpers.lab.browser", "tests.helpers.lab.playwright")
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class _Module:
+    """A test module or conftest: its imports and module-level functions."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.tree = ast.parse(path.read_text("utf-8"))
+        self.imports: dict[str, str] = {}  # local name -> where it comes from
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    local = alias.asname or alias.name.split(".")[0]
+                    self.imports[local] = alias.name if alias.asname else local
+        # Also those under an ``if`` or ``try`` (a conftest may define its fixtures only
+        # when an import works).
+        self.functions: dict[str, Function] = {}
+        todo: list[ast.stmt] = list(self.tree.body)
+        while todo:
+            node = todo.pop(0)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions[node.name] = node
+            elif isinstance(node, (ast.If, ast.Try)):
+                todo += [*node.body, *node.orelse, *getattr(node, "finalbody", [])]
+
+    def origin(self, node: ast.AST) -> str | None:
+        """``lab.jupyter_server`` -> ``tests.helpers.lab.jupyter_server``."""
+        if isinstance(node, ast.Name):
+            return self.imports.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.origin(node.value)
+            return f"{base}.{node.attr}" if base else None
+        return None
+
+    def fixture(self, name: str) -> Function | None:
+        function = self.functions.get(name)
+        decorators = [ast.unparse(d) for d in function.decorator_list] if function else []
+        return function if any("fixture" in d for d in decorators) else None
+
+    def helper(self, name: str) -> Function | None:
+        function = self.functions.get(name)
+        return function if function and not self.fixture(name) else None
+
+    def marks(self, function: Function) -> set[str]:
+        """The ``pytest.mark.X`` on ``function`` and in the module's ``pytestmark``."""
+        nodes: list[ast.expr] = list(function.decorator_list)
+        for node in self.tree.body:
+            if isinstance(node, ast.Assign) and "pytestmark" in map(ast.unparse, node.targets):
+                value = node.value
+                nodes += value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+        names = [ast.unparse(n.func if isinstance(n, ast.Call) else n) for n in nodes]
+        return {n.removeprefix("pytest.mark.") for n in names if n.startswith("pytest.mark.")}
+
+
+def _starts(scopes: list[_Module], function: Function, seen: set[int], test: bool) -> set[str]:
+    """What ``function`` of ``scopes[0]`` starts, through the fixtures it takes (a test's
+    or a fixture's: from its module, then the conftests, nearest first), the helper
+    functions of its module it calls and the imported callables it uses."""
+    module = scopes[0]
+    used = [node for statement in function.body for node in ast.walk(statement)]
+    origins = {module.origin(node) for node in used}
+    kinds = {kind for kind, calls in _CALLS.items() if origins & calls}
+    if test:
+        args = function.args
+        taken = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+        kinds |= {kind for kind, fixtures in _FIXTURES.items() if taken & fixtures}
+        for name in taken:
+            where = next((i for i, m in enumerate(scopes) if m.fixture(name)), None)
+            fixture = scopes[where].fixture(name) if where is not None else None
+            if fixture and id(fixture) not in seen:
+                seen.add(id(fixture))
+                kinds |= _starts(scopes[where:], fixture, seen, test=True)
+    for name in {node.id for node in used if isinstance(node, ast.Name)}:
+        helper = module.helper(name)
+        if helper and id(helper) not in seen:
+            seen.add(id(helper))
+            kinds |= _starts(scopes, helper, seen, test=False)
+    return kinds
+
+
+def _needs(scopes: list[_Module], test: Function, home: _Module | None = None) -> set[str]:
+    """The markers ``test`` needs, collected in ``scopes[0]`` (its fixtures are found
+    from there) and defined in ``home`` (its helpers and imports are there's)."""
+    home = home or scopes[0]
+    needs = _starts(scopes, test, {id(test)}, test=True)
+    if home is not scopes[0]:
+        needs |= _starts([home], test, {id(test)}, test=False)
+    given = [d.func for d in test.decorator_list if isinstance(d, ast.Call)]
+    if "hypothesis.given" in map(home.origin, given):
+        needs.add("property")
+    return needs
+
+
+def _unmarked(root: Path) -> tuple[list[str], list[str]]:
+    """Tests under ``root`` without a marker they need; modules that launch a browser.
+    A test imported from another test module is checked where it is collected again:
+    its own decorators travel with it, the other module's ``pytestmark`` does not."""
+    conftests = {p.parent: _Module(p) for p in root.rglob("conftest.py")}
+    missing, own_browser = [], []
+    for path in sorted(root.rglob("test_*.py")):
+        module = _Module(path)
+        folders = [path.parent, *path.parent.parents]
+        scopes = [module, *(conftests[d] for d in folders if d in conftests)]
+        origins = {module.origin(node) or "" for node in ast.walk(module.tree)}
+        if any(o.startswith(_OWN_BROWSER) for o in origins | set(module.imports.values())):
+            own_browser.append(path.name)
+        tests = [(name, f, module) for name, f in module.functions.items()]
+        for name, origin in module.imports.items():
+            source = root.parent / (origin.rpartition(".")[0].replace(".", "/") + ".py")
+            if name.startswith("test_") and source.is_file():
+                home = _Module(source)
+                tests.append((name, home.functions[origin.rpartition(".")[2]], home))
+        for name, function, home in tests:
+            lacking = _needs(scopes, function, home) - module.marks(function)
+            if name.startswith("test_") and lacking:
+                missing.append(f"{path.relative_to(root)}::{name}: {sorted(lacking)}")
+    return missing, own_browser
+
+
+def test_every_test_that_starts_a_browser_a_kernel_or_generates_input_is_marked():
+    missing, own_browser = _unmarked(ROOT / "tests")
+    assert not own_browser, f"use the chromium fixture (tests/conftest.py) in {own_browser}"
+    assert not missing, "\n".join(["tests without the markers they need:", *missing])
+
+
+def test_the_marker_check_follows_fixtures_helpers_and_conftests(tmp_path: Path) -> None:
+    (tmp_path / "conftest.py").write_text(
+        "import pytest\n@pytest.fixture\ndef gateway(jp_serverapp): ...\n"
+    )
+    (tmp_path / "test_sample.py").write_text(
+        "import pytest\n"
+        "from hypothesis import given, strategies as st\n"
+        "from tests.helpers import lab\n"
+        "from tests.helpers.kernel import kernel as start\n"
+        "@pytest.fixture\n"
+        "def server(tmp_path):\n"
+        "    with lab.jupyter_server(tmp_path) as url:\n"
+        "        yield url\n"
+        "def _run():\n"
+        "    with start() as kc:\n"
+        "        return kc\n"
+        "def _plain(gateway):\n"  # a helper's argument is not a fixture
+        "    return gateway\n"
+        "def test_fixture(server): ...\n"
+        "def test_helper(): _run()\n"
+        "def test_conftest(gateway): ...\n"
+        "def test_page(chromium): ...\n"
+        "@given(st.integers())\n"
+        "def test_numbers(n): ...\n"
+        "def test_nothing(): _plain(None)\n"
+        "@pytest.mark.kernel\n"
+        "def test_marked(server): ...\n"
+    )
+    missing, own_browser = _unmarked(tmp_path)
+    assert own_browser == []
+    assert missing == [
+        "test_sample.py::test_fixture: ['kernel']",
+        "test_sample.py::test_helper: ['kernel']",
+        "test_sample.py::test_conftest: ['kernel']",
+        "test_sample.py::test_page: ['browser']",
+        "test_sample.py::test_numbers: ['property']",
+    ]
+    (tmp_path / "test_own.py").write_text("from playwright.sync_api import sync_playwright\n")
+    (tmp_path / "test_lab.py").write_text(
+        "from tests.helpers import lab\ndef test_page():\n    with lab.playwright(): ...\n"
+    )
+    assert _unmarked(tmp_path)[1] == ["test_lab.py", "test_own.py"]

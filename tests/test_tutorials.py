@@ -173,6 +173,7 @@ TOKEN = "tutorials-test"
 AUTH = {"Authorization": f"token {TOKEN}"}
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 @pytest.mark.skipif(os.name != "posix", reason="exec is POSIX")
 @pytest.mark.skipif(importlib.util.find_spec("jupyterlab") is None, reason="needs JupyterLab")
@@ -194,6 +195,7 @@ def test_stopping_the_command_from_a_script_stops_jupyterlab(tmp_path):
         assert _orphans(folder) == [], "JupyterLab processes left behind"
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("jupyterlab") is None, reason="needs JupyterLab")
 def test_the_command_opens_the_quickstart_and_prints_its_url(tmp_path):

@@ -58,6 +58,8 @@ from hitl_nb.errors import (
     error_for_status,
 )
 
+from ._tls import tls_context
+
 __all__ = ["GatewayAnswer", "GatewayClient", "GatewayInfo", "find_gateway", "gateway_at"]
 
 _API = "hitl/api"
@@ -173,7 +175,7 @@ class _NoAnswer(Exception):
 
 def _get(url: str, token: str | None) -> httpx.Response:
     try:
-        r = httpx.get(url, headers=_headers(token), timeout=_TIMEOUT)
+        r = httpx.get(url, headers=_headers(token), timeout=_TIMEOUT, verify=tls_context())
     except httpx.HTTPError as exc:
         raise _NoAnswer(f"{type(exc).__name__}: {exc}") from None
     if r.status_code >= 500:
@@ -363,6 +365,7 @@ class GatewayClient:
             headers=_headers(info.token),
             timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
             follow_redirects=False,
+            verify=tls_context(),
         )
 
     def close(self) -> None:

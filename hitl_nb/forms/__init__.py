@@ -12,6 +12,7 @@ from ._form import Form
 from ._hints import Hints, hints_for
 from ._registry import Registry, default_registry
 from ._text import render_text
+from ._theme import bare
 from ._util import MISSING, css_class
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "Registry",
     "Slot",
     "WaitTimedOut",
+    "bare",
     "css_class",
     "default_registry",
     "hints_for",

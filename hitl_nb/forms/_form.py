@@ -43,7 +43,7 @@ from ._registry import Registry, default_registry
 from ._text import render_text
 from ._theme import error_html, make, stylesheet
 from ._util import MISSING, FormValueError, child_pointer, esc, json_equal, split_pointer
-from ._wording import plural
+from ._wording import plural, readable
 
 
 @contextmanager
@@ -278,7 +278,7 @@ class Form(W.VBox):  # type: ignore[misc]
         current = ""
         for seg in parts:
             current = child_pointer(current, seg)
-            names.append(titles.get(current) or seg)
+            names.append(titles.get(current) or readable(seg))
         return " › ".join(names) if names else "The answer"
 
     def _draw_summary(self, shown: list[ValidationIssue]) -> None:
@@ -476,6 +476,22 @@ class Form(W.VBox):  # type: ignore[misc]
                 return f"waiting for an answer ({plural(missing, 'required field')} to fill in)"
             return "waiting for an answer"
         return f"{plural(len(self.errors), 'problem')} to fix"
+
+    def state_text(self) -> str:
+        """The form's state in one line, as the browser shows it: "waiting for an answer
+        (1 required field to fill in)" (nothing is wrong before the person has done
+        anything), "ready to submit", "2 problems to fix", "submitted {...}"."""
+        return self._state()
+
+    def problems(self) -> list[str]:
+        """The messages the fields show now, each as "Label › Label: message" (the
+        form's own without a label); empty while the browser shows none."""
+        titles = self._titles()[0]
+        out = []
+        for f in self.root.walk():
+            for message in f.messages:
+                out.append(f"{self._where(f.pointer, titles)}: {message}" if f.pointer else message)
+        return out
 
     def to_text(self) -> str:
         """The form as plain text: fields, values and messages (no widget front end)."""

@@ -175,6 +175,17 @@ def make(cls: type, classes: tuple[str, ...] = (), lay: LayoutName = "default", 
     return _quick(cls)(_dom_classes=classes, **kw)
 
 
+def bare(cls: type, classes: tuple[str, ...] = (), **kw: Any) -> Any:
+    """A core widget of class ``cls`` with no Layout and no Style model of its own
+    (``kw`` may give one): drawn as with the defaults, its look from CSS ``classes``.
+
+    For widgets whose layout and style never change (a card's header and status lines):
+    each Layout and Style model is one more comm message for the kernel and one more
+    view for the front end to build before the widget shows.
+    """
+    return _quick(cls, bare=True)(_dom_classes=classes, **kw)
+
+
 def _class_layout_css() -> str:
     """The rules standing for :data:`_CLASS_LAYOUTS` (the class doubled: it must win
     over the widgets' own width rules)."""
@@ -207,6 +218,10 @@ _OK = "var(--jp-success-color1, #388e3c)"
 _DARK = 'body[data-jp-theme-light="false"], body.vscode-dark'
 
 #: The stylesheet every form carries (in an HTML widget; see the module docstring).
+#: A card lays widgets of its own on the form's two columns with two classes:
+#: ``hitl-columns``, a labelled input whose label takes the label column (the "Answering
+#: as" field), and ``hitl-input-column``, a line that starts at the inputs' left edge
+#: (its note, the override box): one column for everything a card asks.
 CSS = f"""
 .hitl-form, .hitl-card {{
   border: 1px solid {_BORDER}; border-radius: 4px; background: {_CARD_BG};
@@ -215,11 +230,17 @@ CSS = f"""
 }}
 .hitl-card .hitl-form {{ border: none; padding: 0; margin: 4px 0 0; background: none; }}
 .hitl-form .widget-label, .hitl-form .widget-label-basic {{ color: {_TEXT}; }}
-.hitl-form .hitl-input > .widget-label, .hitl-form .hitl-variant > .widget-label {{
+.hitl-form .hitl-input > .widget-label, .hitl-form .hitl-variant > .widget-label,
+.hitl-card .hitl-columns > .widget-label {{
   flex: 0 0 {LABEL_WIDTH}; min-width: {LABEL_WIDTH}; max-width: {LABEL_WIDTH};
   text-align: right; padding-right: 4px; box-sizing: border-box; margin: 0 {LABEL_GAP} 0 0;
   overflow: hidden; text-overflow: ellipsis;
 }}
+.hitl-card .hitl-columns {{ width: calc({LABEL_WIDTH} + {FIELD_WIDTH}); max-width: 100%; }}
+.hitl-card .hitl-columns > input {{ flex: 1 1 auto; min-width: 0; }}
+.hitl-card .hitl-input-column.hitl-input-column {{
+  margin-left: calc({LABEL_WIDTH} + {LABEL_GAP} + {_WIDGET_MARGIN}); max-width: {TEXT_WIDTH}; }}
+.hitl-card .hitl-input-column > .widget-html-content {{ line-height: 1.4; }}
 .hitl-form .hitl-map-key {{ margin-right: {LABEL_GAP}; }}
 .hitl-form .widget-radio-box {{ margin-left: 0; }}
 .hitl-form .widget-radio.hitl-input {{ display: flex; flex-direction: row;

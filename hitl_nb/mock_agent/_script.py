@@ -262,7 +262,7 @@ class Script:
         if p.on_deadline == "fail":
             self.close_prompt(rec, "closed")
             self.book.emit_status(
-                rec, TaskState.FAILED, f"The deadline of prompt {prompt_id} passed.", signal
+                rec, TaskState.FAILED, "The deadline passed before anyone answered.", signal
             )
         else:
             # S-4: the prompt stays open; the signal rides on an unchanged status.

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import json
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
@@ -40,7 +41,7 @@ from hitl_nb._waiting import wait_async, wait_blocking
 from hitl_nb.a2a import Task
 from hitl_nb.client import SyncHitlClient
 from hitl_nb.errors import HitlError, PromptConflict
-from hitl_nb.forms import Form, FormClosed, FormInvalid, FormValueError
+from hitl_nb.forms import Form, FormClosed, FormInvalid, FormValueError, bare
 from hitl_nb.policy import ResponderGate
 from hitl_nb.spec import PromptEnvelope
 
@@ -120,18 +121,17 @@ class Card:
         self._next: concurrent.futures.Future[Outcome] = concurrent.futures.Future()
         self._callbacks: list[Callable[[Outcome], Any]] = []
         if form is not None:
-            # The card's status line speaks. A Layout of its own: the form shares its
-            # Layout objects between widgets.
-            form.status.layout = W.Layout(display="none")
-        self.header = W.HTML(value=self._header_html())
-        self.header.add_class("hitl-card-prompt")
+            # The card's status line speaks. The form's status line has a Layout of its
+            # own (the fields share theirs), for callers to change.
+            form.status.layout.display = "none"
+        # Lines without Layout or Style models of their own (their look never changes):
+        # each model is one more message the kernel sends and the front end builds.
+        self.header = bare(W.HTML, ("hitl-card-prompt",), value=self._header_html())
         notes: list[W.Widget] = []
         if self.has_notes:  # a widget model only where something may be noted
-            self.notes = W.HTML(value=self._notes_html())
-            self.notes.add_class("hitl-card-findings")
+            self.notes = bare(W.HTML, ("hitl-card-findings",), value=self._notes_html())
             notes.append(self.notes)
-        self.status = W.HTML(value="")
-        self.status.add_class("hitl-card-status")
+        self.status = bare(W.HTML, ("hitl-card-status",), value="")
         self.widget = W.VBox([self.header, *notes, *body, self.status])
         self.widget.add_class("hitl-card")
 
@@ -180,7 +180,8 @@ class Card:
             outcome = dataclasses.replace(outcome, where=self._form.where)
         with self._lock:
             self.outcomes.append(outcome)
-            self.status.value = outcome_html(outcome)
+            # a form lists the fields at fault itself (its summary, under each field)
+            self.status.value = outcome_html(outcome, places=self._form is None)
             waiting, self._next = self._next, concurrent.futures.Future()
         waiting.set_result(outcome)
         for callback in list(self._callbacks):
@@ -207,23 +208,40 @@ class Card:
     def _header_html(self) -> str:
         meta = " · ".join(m for m in self._meta() if m)
         return (
-            f'<div style="white-space:pre-wrap;font-weight:600">{esc(self.question)}</div>'
-            f'<div style="font-size:smaller;color:{MUTED}">{meta}</div>'
+            f'<div style="white-space:pre-wrap;font-weight:600;line-height:1.4;'
+            f'margin:4px 0 2px">{esc(self.question)}</div>'
+            f'<div style="font-size:smaller;color:{MUTED};line-height:1.4">{meta}</div>'
         )
 
     def _notes_html(self) -> str:
         return "".join(self._notes())
 
     def to_text(self) -> str:
-        """The card as plain text (terminals, nbconvert, no widget front end)."""
-        lines = [f"? {self.question}", *("  " + line for line in self._text_lines())]
-        if self._form is not None:
-            lines += ["  " + line for line in self._form.to_text().splitlines()]
+        """The card in a few lines of plain text (terminals, nbconvert, nbval: what a
+        notebook shows before it runs): the question, who may answer and the deadline,
+        the form's state in one line (the answer, once sent), the last outcome. The
+        fields themselves are the form's :meth:`~hitl_nb.forms.Form.to_text`."""
+        lines = [f"? {self.question}", *self._text_lines(), *self._form_lines()]
         if self.outcome is not None:
-            lines += ["  " + line for line in str(self.outcome).splitlines()]
+            lines += str(self.outcome).splitlines()
         elif self.state in ("sending", "accepted"):
-            lines.append("  " + ("sending" if self.state == "sending" else "accepted, waiting"))
-        return "\n".join(lines)
+            lines.append("sending" if self.state == "sending" else "accepted, waiting")
+        return "\n  ".join(lines)
+
+    def _form_lines(self) -> list[str]:
+        """The form in a line (and the problems its fields show, each on a line)."""
+        form = self._form
+        if form is None:
+            return []
+        if form.submitted.done() and not form.submitted.cancelled():
+            return ["answer: " + json.dumps(form.submitted.result(), ensure_ascii=False)]
+        if self.state == "done":
+            return []  # closed without our answer: the outcome says why
+        lines = [f"form: {form.state_text()}"]
+        outcome = self.outcome
+        if outcome is None or not outcome.validation_errors:  # else the outcome lists them
+            lines += [f"  {problem}" for problem in form.problems()]
+        return lines
 
     def __repr__(self) -> str:
         state = self.outcome.status if self.outcome else self.state
@@ -271,7 +289,8 @@ class PromptCard(Card):
         #: The gateway this card answers through (None: straight to the agent).
         self.gateway = gateway
         server_user = None if gateway is None else gateway.name or gateway.display
-        self.who = ResponderField(envelope, responder, server_user=server_user)
+        host = None if gateway is None else gateway.host
+        self.who = ResponderField(envelope, responder, server_user=server_user, host=host)
         self.sender: DirectSender | GatewaySender
         if gateway is None:
             self.sender = DirectSender(self.link, envelope)
@@ -297,7 +316,8 @@ class PromptCard(Card):
         self._words = ACCEPTED
         #: The agent signalled that this prompt's deadline passed (e.g. ``hitlTimeout``).
         self.timeout_signaled = False
-        super().__init__(envelope.prompt, [self.who.widget, self.form.widget], self.form)
+        body = [self.form] if self.who.widget is None else [self.who.widget, self.form]
+        super().__init__(envelope.prompt, body, self.form)
         self.form.on_submit(self._on_form_submit)
 
     # --- reading --------------------------------------------------------------------------
@@ -363,15 +383,17 @@ class PromptCard(Card):
         return self._await_outcome(timeout)
 
     def _await_outcome(self, timeout: float | None) -> Outcome:
+        # A card that stops pending (closed by the task, settled) records its outcome
+        # just after: with none recorded yet, that outcome is the one to wait for.
         with self._lock:
-            if not self._pending:
+            if not self._pending and self.outcomes:
                 return self.outcomes[-1]
             pending = self._next
         try:
             return wait_blocking(lambda: pending, timeout)
         except TimeoutError:
             with self._lock:
-                if not self._pending:
+                if not self._pending and self.outcomes:
                     return self.outcomes[-1]
                 self.state = "done"
             return self._record(not_continued(timeout, self.task))
@@ -453,14 +475,15 @@ class PromptCard(Card):
         self, sender: GatewaySender, payload: dict[str, Any], responder: str | None, override: bool
     ) -> None:
         assert self.gateway is not None
-        reason = gateway_refusal(self.gateway.name, self.gateway.display, responder, override)
+        gateway = self.gateway
+        reason = gateway_refusal(gateway.name, gateway.display, responder, override, gateway.host)
         if reason is not None:
             self._reopen()
             self._record(refused(reason))
             return
         if not self._start_sending():
             return
-        self.status.value = sending_html(to_server=True)
+        self.status.value = sending_html(to=sender.host)
         self.link.submit(self._deliver(sender.send(payload), waited=False))
 
     def _start_sending(self) -> bool:
@@ -643,8 +666,9 @@ class PromptCard(Card):
         return out
 
     def _text_lines(self) -> list[str]:
-        lines = [deadline_text(self.envelope)] if self.envelope.deadline else []
-        lines.append(responders_text(self.envelope))
+        lines = [responders_text(self.envelope)]
+        if self.envelope.deadline:
+            lines.append(deadline_text(self.envelope))
         if self.who.text():
             lines.append(self.who.text())
         return lines
@@ -716,14 +740,14 @@ class GatewayCard(Card):
         try:
             return wait_blocking(lambda: waiting, timeout)
         except TimeoutError:
-            return gateway_silent(timeout)
+            return gateway_silent(timeout, self.sender.host)
 
     def _on_form_submit(self, payload: dict[str, Any]) -> None:
         with self._lock:
             if self.state != "open":
                 return
             self.state = "sending"
-        self.status.value = sending_html(to_server=True)
+        self.status.value = sending_html(to=self.sender.host)
         self._submit_coro(self._deliver(payload))
 
     async def _deliver(self, payload: dict[str, Any]) -> Outcome:
@@ -786,11 +810,15 @@ class GatewayCard(Card):
         return lines
 
     def _text_lines(self) -> list[str]:
-        env = self.item.envelope
-        lines = [deadline_text(env)] if env.deadline else []
-        lines.append(responders_text(env))
-        if self.item.why_not:
-            lines.append(f"you cannot answer: {self.item.why_not}")
+        env, item = self.item.envelope, self.item
+        lines = [responders_text(env)]
+        if env.deadline:
+            lines.append(deadline_text(env))
+        if item.why_not:
+            lines.append(f"you cannot answer: {item.why_not}")
+        tally = self._tally or Tally(item.agreeing, item.needed, item.answers, item.disagreement)
+        if tally.needed > 1:
+            lines.append(tally_words(tally))
         return lines
 
 

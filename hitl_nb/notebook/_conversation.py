@@ -64,7 +64,9 @@ from hitl_nb.client import (
     prompt_of,
 )
 from hitl_nb.errors import AgentTimeout, HitlError
+from hitl_nb.forms import bare
 from hitl_nb.spec import parse_rfc3339
+from hitl_nb.validation import compile_schema
 
 from ._card import PromptCard, QuestionCard
 from ._clock import css_elapsed
@@ -74,10 +76,13 @@ from ._gateway_link import GatewayChoice, GatewayLink, gateway_link
 from ._link import Link
 from ._outcomes import Outcome
 from ._parts import artifacts_html, artifacts_text, message_text, parts_html
-from ._style import COLORS, MUTED, esc
+from ._style import COLORS, CSS, MUTED, esc
 from ._worker import track
 
 __all__ = ["Conversation", "event_id_of", "malformed_words"]
+
+#: The conversation's frame, carried by its state line (see :mod:`._style`).
+_STYLE = f"<style>{CSS}</style>"
 
 #: How many events a conversation keeps in :attr:`Conversation.events`.
 MAX_EVENTS = 2000
@@ -165,12 +170,10 @@ class Conversation:
         self._closed = False
         #: The follower, boxed so that a finalizer can stop it without the conversation.
         self._box: list[Follower | None] = [None]
-        self.notice = W.HTML(value="")
-        self.notice.add_class("hitl-conversation-state")
-        self.said = W.HTML(value="")
-        self.said.add_class("hitl-agent-says")
-        self.artifacts = W.HTML(value="")
-        self.artifacts.add_class("hitl-artifacts")
+        # Lines without Layout or Style models of their own (see the card's).
+        self.notice = bare(W.HTML, ("hitl-conversation-state",), value=_STYLE)
+        self.said = bare(W.HTML, ("hitl-agent-says",), value="")
+        self.artifacts = bare(W.HTML, ("hitl-artifacts",), value="")
         self.widget = W.VBox([self.notice, self.said, self.artifacts])
         self.widget.add_class("hitl-conversation")
         weakref.finalize(self, _forget, self._box, self.link)
@@ -225,6 +228,9 @@ class Conversation:
             link.close()
             raise
         chat._follow(content=content, context_id=context_id)
+        # While the agent answers: load what checking its prompt takes (jsonschema, the
+        # metaschema's check; 60-90 ms for a kernel's first prompt), not after it came.
+        compile_schema({"type": "object"})
         return chat._await_start(start_timeout, settle)
 
     @classmethod
@@ -711,7 +717,7 @@ class Conversation:
         children = (*cards, self.notice, self.said, self.artifacts)
         if tuple(self.widget.children) != children:
             self.widget.children = children
-        self.notice.value = self._state_html()
+        self.notice.value = _STYLE + self._state_html()
         self.said.value = self._said_html()
         self.artifacts.value = artifacts_html(self.task.artifacts) if self.task else ""
 
@@ -776,10 +782,10 @@ class Conversation:
         if task is None and self.message is None:
             blocks.append("starting")
         elif task is not None and self.current is None and not open_question:
-            blocks.append(f"task is {task.status.state.name}")
+            blocks.append(f"the task is {task.status.state.name}")
             said = message_text(task.status.message).strip()
             if said and self._prompt is None:
-                blocks.append(f"agent: {said}")
+                blocks.append(f"the agent says: {said}")
             blocks += artifacts_text(task.artifacts)
         link, detail = self._link_state
         if link == "reconnecting":

@@ -41,6 +41,8 @@ from typing import Any
 from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway
 from hitl_nb.errors import GatewayUnavailable, HitlError
 
+from ._outcomes import HUB, SERVER
+
 __all__ = ["GatewayChoice", "GatewayLink", "connect", "gateway_link"]
 
 log = logging.getLogger("hitl_nb.notebook")
@@ -100,6 +102,15 @@ class GatewayLink:
     def identified(self) -> bool:
         """True when the server names its users (so it can vouch for who answers)."""
         return self.name is not None
+
+    @property
+    def host(self) -> str:
+        """What the cards' words call the gateway's host: "the hub" for a JupyterHub's
+        service (also one not found yet: only a hub's is looked for again), else "the
+        Jupyter server"."""
+        if self._client is None or self._client.info.on_hub:
+            return HUB
+        return SERVER
 
     @property
     def url(self) -> str:

@@ -44,7 +44,7 @@ from ._follower import Looking
 from ._inbox_rows import discard, row_widget, weakly
 from ._inbox_sources import AgentsSource, GatewaySource, InboxItem, Listing
 from ._link import Link
-from ._outcomes import Outcome
+from ._outcomes import HUB, SERVER, Outcome
 from ._senders import GatewaySender
 from ._style import COLORS, MUTED, esc
 from ._worker import shared_loop, track
@@ -307,7 +307,11 @@ class Inbox:
     def _card(self, item: InboxItem) -> Card:
         if isinstance(self.source, GatewaySource):
             sender = GatewaySender(
-                self.source.gateway, item.prompt_id, item.needed, registration=item.registration
+                self.source.gateway,
+                item.prompt_id,
+                item.needed,
+                registration=item.registration,
+                host=HUB if self.source.info.on_hub else SERVER,
             )
             return GatewayCard(item, sender, self._loop.submit, weakly(self, "wake"))
         assert item.task is not None

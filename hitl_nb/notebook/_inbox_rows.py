@@ -41,8 +41,8 @@ def row_widget(item: InboxItem, on_open: Callable[[Any], None]) -> W.HBox:
         meta.append(f'<span style="color:{COLORS["warn"]}">not yours to answer</span>')
     summary = W.HTML(
         value=(
-            f'<div style="white-space:pre-wrap;font-weight:600">{esc(short)}</div>'
-            f'<div style="font-size:smaller;color:{MUTED}">'
+            f'<div style="white-space:pre-wrap;font-weight:600;line-height:1.4">{esc(short)}</div>'
+            f'<div style="font-size:smaller;color:{MUTED};line-height:1.4">'
             f"{' · '.join(m for m in meta if m)}</div>"
         ),
         layout=W.Layout(flex="1 1 auto", width="auto"),

@@ -10,8 +10,8 @@ Each sentence a card says about an answer is written here, once, by situation:
 - a prompt closed without our answer, or a 409: :func:`closing` tells ``expired``,
   ``closed`` and ``conflict`` apart by the task (the one home of that rule);
   :func:`consensus_closed` for a consensus answer the gateway held;
-- the Jupyter server's responder gateway: :func:`gateway_verdict` turns its reply into a
-  :class:`Verdict`, the type every sender returns (:mod:`._senders`);
+- a responder gateway (a Jupyter server's, or the hub's): :func:`gateway_verdict` turns
+  its reply into a :class:`Verdict`, the type every sender returns (:mod:`._senders`);
 - a consensus' count: :func:`tally_words`, wherever it is shown;
 - the status line: :func:`outcome_html`, and :func:`sending_html` / :func:`waiting_html`
   while an answer travels.
@@ -51,8 +51,10 @@ from ._style import COLORS, esc
 __all__ = [
     "ACCEPTED",
     "GONE",
+    "HUB",
     "NOTHING_SENT",
     "Outcome",
+    "SERVER",
     "Status",
     "Tally",
     "Verdict",
@@ -213,19 +215,30 @@ def status_html(kind: str, label: str, message: str, details: list[str] | None =
     """A status line: ``label`` in bold, then ``message``, then a list of ``details``."""
     items = "".join(f"<li>{esc(d)}</li>" for d in details or [])
     return (
-        f'<div style="color:{COLORS[kind]}"><b>{esc(label)}</b>: {esc(message)}'
+        f'<div style="color:{COLORS[kind]};line-height:1.4;margin-top:6px">'
+        f"<b>{esc(label)}</b>: {esc(message)}"
         f"{f'<ul>{items}</ul>' if items else ''}</div>"
     )
 
 
-def outcome_html(outcome: Outcome) -> str:
-    """The outcome as the card's status line (escaped; theme colours)."""
-    return status_html(_KIND[outcome.status], outcome.status, outcome.message, outcome.places())
+def outcome_html(outcome: Outcome, *, places: bool = True) -> str:
+    """The outcome as the card's status line (escaped; theme colours). ``places=False``:
+    without the list of the fields at fault (a form above shows them, by the same
+    labels, in its summary and under each field)."""
+    listed = outcome.places() if places else []
+    return status_html(_KIND[outcome.status], outcome.status, outcome.message, listed)
 
 
-def sending_html(note: str = "", *, to_server: bool = False) -> str:
-    """The status line while an answer is on its way (``note``: an override, S-3)."""
-    where = " to the Jupyter server" if to_server else ""
+#: What the words call a gateway's host: a Jupyter server's extension (the default)...
+SERVER = "the Jupyter server"
+#: ... or a JupyterHub's service (:mod:`hitl_nb.hub`).
+HUB = "the hub"
+
+
+def sending_html(note: str = "", *, to: str = "") -> str:
+    """The status line while an answer is on its way (``note``: an override, S-3;
+    ``to``: the gateway's host it goes to, :data:`SERVER` or :data:`HUB`)."""
+    where = f" to {to}" if to else ""
     return status_html(
         "info", "sending", f"the answer is on its way{where}" + (f" ({note})" if note else "")
     )
@@ -286,19 +299,19 @@ def not_yours(why: str | None) -> Outcome:
 
 
 def gateway_refusal(
-    name: str | None, display: str, responder: str | None, override: bool
+    name: str | None, display: str, responder: str | None, override: bool, host: str = SERVER
 ) -> str | None:
     """Why an answer given from code cannot go through the gateway as asked (None: it
-    can). ``name``/``display``: who the Jupyter server says is answering."""
+    can). ``name``/``display``: who the gateway's ``host`` says is answering."""
     if override:
         return (
-            "the Jupyter server decides who may answer; it cannot be overridden from the "
+            f"{host} decides who may answer; it cannot be overridden from the "
             f"notebook (answer with gateway=False to send directly); {NOTHING_SENT}"
         )
     if responder is not None and responder != name:
         who = display if name is None else name
         return (
-            f"the Jupyter server says you are {who!r}; answering as {responder!r} "
+            f"{host} says you are {who!r}; answering as {responder!r} "
             f"is not possible through it; {NOTHING_SENT}"
         )
     return None
@@ -340,7 +353,7 @@ def refused_by_agent(exc: ResponseInvalid) -> Outcome:
     its ``validation_errors`` for the fields."""
     count = len(exc.validation_errors)
     if count:
-        what = f"{count} problem{'s' if count != 1 else ''}, listed below"
+        what = f"{count} problem{'s' if count != 1 else ''}"
     else:
         what = "it did not say why"
     own = exc.message if exc.message and exc.message != exc.default_message else ""
@@ -421,7 +434,7 @@ def question_closed(task: Task) -> Outcome:
 
 
 def consensus_closed(
-    view: Mapping[str, Any] | None, name: str | None, task: Task
+    view: Mapping[str, Any] | None, name: str | None, task: Task, host: str = SERVER
 ) -> Outcome | None:
     """What became of our consensus answer, held at the gateway, when the agent moved on:
     from the gateway's ``view`` of the prompt, the agreed answer included ours
@@ -438,7 +451,7 @@ def consensus_closed(
         )
     return Outcome(
         "conflict",
-        f"{names} agreed on another answer, which the Jupyter server forwarded; yours was not sent",
+        f"{names} agreed on another answer, which {host} forwarded; yours was not sent",
         task,
     )
 
@@ -474,9 +487,7 @@ def tally_words(tally: Tally) -> str:
     return words
 
 
-# --- the Jupyter server's responder gateway -----------------------------------------------
-
-_ONCE = "the Jupyter server makes sure it reaches the agent once"
+# --- a responder gateway (a Jupyter server's, or the hub's) -------------------------------
 
 
 @dataclass(frozen=True)
@@ -503,45 +514,49 @@ class Verdict:
         return accepted_words(self.note, self.receipt)
 
 
-def held_message(answer: GatewayAnswer, name: str) -> str:
+def held_message(answer: GatewayAnswer, name: str, host: str = SERVER) -> str:
     """The words of a ``held`` outcome (the live count is shown apart from the status
     line, where the gateway's later counts replace it: a status line must not go stale)."""
     needed = answer.needed or 0
     return (
-        f"the Jupyter server counted this answer from {name}; it goes to the agent "
+        f"{host} counted this answer from {name}; it goes to the agent "
         f"once {needed} people send the same answer"
     )
 
 
-def gateway_verdict(reply: GatewayAnswer | HitlError, name: str, needed: int) -> Verdict:
+def gateway_verdict(
+    reply: GatewayAnswer | HitlError, name: str, needed: int, host: str = SERVER
+) -> Verdict:
     """The verdict on one answer from the gateway's ``reply`` (its answer, or the error
-    the call raised). ``name`` is who the server says is answering; ``needed`` how many
-    must agree when the gateway does not say (the prompt's ``consensus:N``).
+    the call raised). ``name`` is who the gateway's ``host`` (:data:`SERVER` or
+    :data:`HUB`) says is answering; ``needed`` how many must agree when the gateway does
+    not say (the prompt's ``consensus:N``).
 
     Forwarded: ``accepted``; ``forwarding``: ``accepted`` too, the server holds it and
     makes sure it reaches the agent once (the words say the agent has not confirmed it
     yet); collecting (``consensus:N``): ``held``, with the count, the form open again.
     """
     if isinstance(reply, HitlError):
-        return _gateway_refusal(reply)
+        return _gateway_refusal(reply, host)
     if reply.status == "collecting":
         tally = Tally(
             reply.agreeing or 0, reply.needed or needed, reply.answers, reply.disagreement
         )
-        return Verdict(Outcome("held", held_message(reply, name)), True, tally)
+        return Verdict(Outcome("held", held_message(reply, name, host)), True, tally)
     responders = reply.responders
     note = f"agreed by {', '.join(responders)}" if len(responders) > 1 else ""
     extra = f" ({note})" if note else ""
     if reply.status == "forwarding":
         words = (
-            "the Jupyter server took the answer and makes sure it reaches the agent "
+            f"{host} took the answer and makes sure it reaches the agent "
             f"once{extra}; the agent has not confirmed it yet"
         )
-        return Verdict(Outcome("accepted", words), False, note=note or _ONCE)
+        once = f"{host} makes sure it reaches the agent once"
+        return Verdict(Outcome("accepted", words), False, note=note or once)
     return Verdict(Outcome("accepted", f"{ACCEPTED}{extra}"), False, note=note)
 
 
-def _gateway_refusal(exc: HitlError) -> Verdict:
+def _gateway_refusal(exc: HitlError, host: str = SERVER) -> Verdict:
     """403: ``refused``, with the server's reason; 422: ``invalid``, with its issues;
     409: ``conflict`` (answered already); 410: ``expired`` (the gateway's timer, S-4);
     the gateway cannot be reached, or answers late: ``failed``, saying whether anything
@@ -553,34 +568,32 @@ def _gateway_refusal(exc: HitlError) -> Verdict:
         return Verdict(Outcome("conflict", message, error=exc), False)
     if isinstance(exc, GatewayRefused):
         if exc.status == 403:
-            message = f"the Jupyter server refused: {exc}; {NOTHING_SENT}"
+            message = f"{host} refused: {exc}; {NOTHING_SENT}"
             return Verdict(Outcome("refused", message, error=exc), True)
         if exc.status == 410:
             return Verdict(Outcome("expired", str(exc), error=exc), False)
-        message = f"the Jupyter server's gateway answered {exc.status}: {exc}"
+        message = f"{host}'s gateway answered {exc.status}: {exc}"
         return Verdict(Outcome("failed", message, error=exc), True)
     once = (
         "it forwards an answer at most once: answer again to find out (a second answer "
         "is refused if the first one went through)"
     )
     if isinstance(exc, AgentTimeout):
-        message = f"the Jupyter server's gateway did not answer in time ({exc}); {once}"
+        message = f"{host}'s gateway did not answer in time ({exc}); {once}"
         return Verdict(Outcome("failed", message, error=exc), True)
     if isinstance(exc, ProtocolViolation):  # it was asked: whether it forwarded is unknown
-        message = (
-            f"the Jupyter server's gateway gave an answer that could not be read ({exc}); {once}"
-        )
+        message = f"{host}'s gateway gave an answer that could not be read ({exc}); {once}"
         return Verdict(Outcome("failed", message, error=exc), True)
     if isinstance(exc, TransportError):
         message = (
-            f"the Jupyter server's responder gateway could not be reached ({exc}); "
-            f"{NOTHING_SENT}: answers to this card go only through the server, which "
+            f"{host}'s responder gateway could not be reached ({exc}); "
+            f"{NOTHING_SENT}: answers to this card go only through {host}, which "
             "vouches for who answers"
         )
         return Verdict(Outcome("failed", message, error=exc), True)
     return Verdict(Outcome("failed", f"{exc}; {NOTHING_SENT}", error=exc), True)
 
 
-def gateway_silent(timeout: float | None) -> Outcome:
+def gateway_silent(timeout: float | None, host: str = SERVER) -> Outcome:
     """The gateway did not say, within ``timeout`` seconds, what it did with an answer."""
-    return Outcome("failed", f"the server did not answer within {timeout} s")
+    return Outcome("failed", f"{host} did not answer within {timeout} s")

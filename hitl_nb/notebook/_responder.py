@@ -10,55 +10,63 @@ deliberate override, and an overridden answer says so in its outcome. A consensu
 counted here: the card shows how many agreeing answers are still needed, in the words
 every card uses for a consensus' count (:func:`~._outcomes.tally_words`).
 
-Through the Jupyter server's responder gateway (``server_user`` given), the server says
-who is answering: the field shows its user and cannot be edited, there is no override,
-and the consensus count is the gateway's (:meth:`ResponderField.show_tally`).
+Through a responder gateway (``server_user`` given: the hub's service, or the Jupyter
+server's extension), the gateway's host says who is answering: the field shows its user
+and cannot be edited, there is no override, and the consensus count is the gateway's
+(:meth:`ResponderField.show_tally`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import ipywidgets as W
 
 from hitl_nb._json import dumps_compact
+from hitl_nb.forms import bare
 from hitl_nb.policy import Decision, ResponderGate, current_responder
 from hitl_nb.responders import AnyResponder, ConsensusResponder, SpecificResponder
 from hitl_nb.spec import PromptEnvelope
 
-from ._outcomes import Tally, tally_words
+from ._outcomes import SERVER, Tally, tally_words
 from ._style import COLORS, MUTED, esc
 
 __all__ = ["ResponderField", "responders_html", "responders_text"]
 
 
-def responders_html(envelope: PromptEnvelope) -> str:
-    """Who may answer, in words, as a fragment of the card's header."""
+def _responder_words(envelope: PromptEnvelope, code: Callable[[str], str]) -> str:
+    """Who may answer, in words (``code`` marks an id: HTML or plain)."""
     words = []
     for r in envelope.responders:
         if isinstance(r, AnyResponder):
             words.append("anyone")
         elif isinstance(r, SpecificResponder):
-            words.append(f"<code>{esc(r.id)}</code>")
+            words.append(code(r.id))
         elif isinstance(r, ConsensusResponder):
             words.append(f"{r.n} people who agree")
         else:
-            words.append(f"<code>{esc(r)}</code> (not understood, ignored)")
+            words.append(f"{code(str(r))} (not understood, ignored)")
     return "who may answer: " + ", ".join(words)
 
 
+def responders_html(envelope: PromptEnvelope) -> str:
+    """Who may answer, in words, as a fragment of the card's header."""
+    return _responder_words(envelope, lambda text: f"<code>{esc(text)}</code>")
+
+
 def responders_text(envelope: PromptEnvelope) -> str:
-    """The prompt's ``allowed_responders`` as a line of the card's plain text."""
-    return "responders: " + ", ".join(str(r) for r in envelope.responders)
+    """Who may answer, in the same words, as a line of the card's plain text."""
+    return _responder_words(envelope, lambda text: text)
 
 
 class ResponderField:
     """The "Answering as" field of one card and its S-3 decision.
 
     ``gate`` is the :class:`~hitl_nb.policy.ResponderGate` (its ballots hold a
-    consensus); ``widget`` is empty for prompts anyone may answer.
+    consensus); ``widget`` (and ``input``, ``note``, ``override``) only for prompts that
+    name their responders: None for prompts anyone may answer.
     """
 
     def __init__(
@@ -67,44 +75,62 @@ class ResponderField:
         responder: str | None = None,
         *,
         server_user: str | None = None,
+        host: str | None = None,
     ) -> None:
         self.envelope = envelope
+        #: What the words call the gateway's host ("the hub", "the Jupyter server").
+        self.host = host or SERVER
         self.gate = ResponderGate(envelope.responders)
         self.names_responders = bool(self.gate.specific) or self.gate.needed > 1
-        #: Through a gateway: the user the Jupyter server vouches for (it decides).
+        #: Through a gateway: the user its host vouches for (it decides).
         self.server_user = server_user
         self.signed_in = os.environ.get("JUPYTERHUB_USER") or None
         #: Whether the last decision forwarded an answer by override.
         self.overridden = False
         #: The gateway's count of a consensus (None: not heard yet).
         self.tally: Tally | None = None
-        self.input = W.Text(
-            value=server_user if server_user is not None else current_responder(responder) or "",
+        given = server_user if server_user is not None else current_responder(responder) or ""
+        #: Who answers a prompt anyone may answer (no field is drawn for it).
+        self._given = given
+        #: The field, its note and the override box (None for a prompt anyone may answer).
+        self.widget: W.VBox | None = None
+        if self.names_responders:
+            self._draw(given)
+
+    def _draw(self, given: str) -> None:
+        """The widgets, only for prompts that name their responders: every widget is a
+        model the kernel sends and the front end builds before the card shows. They sit
+        on the form's label and input columns (its stylesheet: ``hitl-columns``,
+        ``hitl-input-column``), without Layout or Style models of their own but the
+        override box's, whose display changes."""
+        self.input = bare(
+            W.Text,
+            ("hitl-responder", "hitl-columns"),
+            value=given,
             description="Answering as",
             placeholder="your name or id",
-            style={"description_width": "initial"},
-            disabled=server_user is not None,
+            disabled=self.server_user is not None,
         )
-        self.input.add_class("hitl-responder")
-        self.override = W.Checkbox(
+        self.override = bare(
+            W.Checkbox,
+            ("hitl-responder-override", "hitl-input-column"),
             value=False,
             description="Send anyway (override the prompt's list of responders)",
             indent=False,
             layout=W.Layout(display="none", width="auto"),
         )
-        self.override.add_class("hitl-responder-override")
-        self.note = W.HTML(value=self._tally_html())
-        self.note.add_class("hitl-responder-note")
+        self.note = bare(W.HTML, ("hitl-responder-note", "hitl-input-column"))
+        self.note.value = self._tally_html()
         self.input.observe(self._on_identity, names="value")
-        children = [self.input, self.note] if self.names_responders else []
-        if self.names_responders and server_user is None:
+        children = [self.input, self.note]
+        if self.server_user is None:
             children.append(self.override)  # through a server, nothing to override
         self.widget = W.VBox(children)
 
     @property
     def value(self) -> str | None:
         """Who is answering (None when the field is empty)."""
-        text = self.input.value.strip()
+        text = (self.input.value if self.widget is not None else self._given).strip()
         return text or None
 
     def _on_identity(self, _change: Mapping[str, Any]) -> None:
@@ -137,7 +163,7 @@ class ResponderField:
         return tally_words(self.tally or Tally(0, needed, 0, False))
 
     def _server_html(self, extra: str = "") -> str:
-        parts = ["the Jupyter server says who you are and checks who may answer"]
+        parts = [f"{self.host} says who you are and checks who may answer"]
         count = self._count_words()
         if count:
             parts.append(count)
@@ -149,10 +175,13 @@ class ResponderField:
     def show_tally(self, tally: Tally) -> None:
         """Show the gateway's count of a consensus prompt's answers."""
         self.tally = tally
-        self.note.value = self._tally_html()
+        if self.widget is not None:
+            self.note.value = self._tally_html()
 
     def show_refusal(self, reason: str) -> None:
         """Show why the gateway refused this person's answer (nothing was sent)."""
+        if self.widget is None:
+            return  # the card's status line says it
         self.note.value = self._tally_html(
             f'<span style="color:{COLORS["error"]}">{esc(reason)}</span>'
         )
@@ -176,7 +205,7 @@ class ResponderField:
         box) forwards it anyway, saying so in the reason.
         """
         who = responder if responder is not None else self.value
-        overriding = override or self.override.value
+        overriding = override or (self.widget is not None and self.override.value)
         refusal = self.gate.may_answer(who)
         self.overridden = False
         if refusal is not None and overriding and who is not None and self.gate.specific:
@@ -196,7 +225,7 @@ class ResponderField:
                 "does not check who answers (S-3): this card does. Tick the box to send "
                 "anyway.</span>"
             )
-        else:
+        elif self.widget is not None:
             self.note.value = self._tally_html()
         return decision
 
@@ -205,10 +234,13 @@ class ResponderField:
         if self.server_user is not None:
             return  # the gateway keeps the count
         self.gate = ResponderGate(self.envelope.responders)
-        self.note.value = self._tally_html()
+        if self.widget is not None:
+            self.note.value = self._tally_html()
 
     def disable(self) -> None:
         """No more answers: grey the field and the override out."""
+        if self.widget is None:
+            return
         self.input.disabled = True
         self.override.disabled = True
 
@@ -217,8 +249,7 @@ class ResponderField:
         if not self.names_responders or self.value is None:
             return ""
         if self.server_user is None:
-            return f"answering as: {self.value}"
+            count = tally_words(self._local_tally()) if self.gate.needed > 1 else ""
+            return f"answering as: {self.value}" + (f"; {count}" if count else "")
         count = self._count_words()
-        return f"answering as: {self.value} (the Jupyter server says so)" + (
-            f"; {count}" if count else ""
-        )
+        return f"answering as: {self.value} ({self.host} says so)" + (f"; {count}" if count else "")

@@ -33,6 +33,7 @@ from ._gateway_link import GatewayLink
 from ._link import Link
 from ._outcomes import (
     ACCEPTED,
+    SERVER,
     Outcome,
     Tally,
     Verdict,
@@ -135,8 +136,11 @@ class GatewaySender:
         *,
         registration: str | None = None,
         task: tuple[object, str] | None = None,
+        host: str | None = None,
     ) -> None:
         self._gateway = gateway
+        #: What the words call the gateway's host (None: the link's own, once connected).
+        self._host = host
         self.prompt_id = prompt_id
         self.needed = needed
         self.registration = registration
@@ -149,6 +153,13 @@ class GatewaySender:
             return self._gateway
         self._gateway = await self._gateway()
         return self._gateway
+
+    @property
+    def host(self) -> str:
+        """What the words call the gateway's host ("the hub", "the Jupyter server")."""
+        if self._host is not None:
+            return self._host
+        return self._gateway.host if isinstance(self._gateway, GatewayLink) else SERVER
 
     async def _registration(self, gateway: GatewayLink) -> str:
         if self.registration is None:
@@ -174,7 +185,7 @@ class GatewaySender:
             )
         except HitlError as exc:
             reply = exc
-        verdict = gateway_verdict(reply, name, self.needed)
+        verdict = gateway_verdict(reply, name, self.needed, self.host)
         if verdict.tally is not None:  # held: ours, until the consensus is reached
             self.ballot = dict(payload)
         if verdict.outcome.accepted:
@@ -214,7 +225,7 @@ class GatewaySender:
         ``(None, ...)``: it forwarded nothing; the prompt closed for another reason."""
         view = await self._view()
         name = self._gateway.name if isinstance(self._gateway, GatewayLink) else None
-        return consensus_closed(view, name, task), self._tally(view)
+        return consensus_closed(view, name, task, self.host), self._tally(view)
 
 
 def _number(value: Any) -> int:

@@ -367,6 +367,7 @@ _event = st.one_of(
 )
 
 
+@pytest.mark.property
 @pytest.mark.parametrize("codec", [CODEC_V1, CODEC_V03], ids=["v1", "v03"])
 @settings(max_examples=60, deadline=None)
 @given(event=_event)

@@ -31,6 +31,7 @@ def _comparable(config: PushConfig) -> PushConfig:
     return config
 
 
+@pytest.mark.property
 @given(configs, st.sampled_from(["1.0", "0.3"]))
 def test_round_trip(config: PushConfig, version: Any) -> None:
     wire = encode_push_config(config, version)
@@ -76,6 +77,7 @@ def test_bad_json_names_the_member(value: Any, version: Any, pointer: str) -> No
     assert info.value.pointer == pointer, str(info.value)
 
 
+@pytest.mark.property
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
                     lambda inner: st.lists(inner, max_size=3)
                     | st.dictionaries(st.sampled_from(["url", "token", "id", "taskId",

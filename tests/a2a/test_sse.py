@@ -151,6 +151,7 @@ events_strategy = st.lists(
 )
 
 
+@pytest.mark.property
 @settings(deadline=None)  # a loaded shared machine must not make it flaky
 @given(events=events_strategy, cuts=st.lists(st.integers(min_value=0), max_size=12))
 def test_round_trip_any_data_any_chunking(
@@ -169,6 +170,7 @@ def test_round_trip_any_data_any_chunking(
     assert got == expected
 
 
+@pytest.mark.property
 @settings(deadline=None)
 @given(st.binary(max_size=300), st.lists(st.integers(min_value=0), max_size=8))
 def test_arbitrary_bytes_never_crash(raw: bytes, cuts: list[int]) -> None:
@@ -200,6 +202,7 @@ def test_a_retry_of_thousands_of_digits_is_ignored() -> None:
     assert [(e.data, e.retry) for e in parse(raw)] == [("a", 1500), ("b", 1500), ("c", 0)]
 
 
+@pytest.mark.property
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.sampled_from(["data: a", "data:", "id: 7", ": c", "\r", "\n", "\r\n", "x"])),

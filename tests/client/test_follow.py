@@ -70,6 +70,7 @@ async def _collect(opener: Any, task: Task | None = None) -> list[Any]:
     return await asyncio.wait_for(gather(), 10)
 
 
+@pytest.mark.property
 @settings(max_examples=60, deadline=None)
 @given(
     n=st.integers(min_value=2, max_value=8),

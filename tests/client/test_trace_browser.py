@@ -9,31 +9,16 @@ theme; screenshots go to ``HITL_NB_SCREENSHOTS`` when set (kept in ``docs/img``)
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers.lab import TOKEN, jupyter_server, write_notebook
+from tests.helpers.lab import TOKEN, jupyter_server, set_theme, write_notebook
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
-CHROMIUM = next(
-    (
-        p
-        for p in ("/usr/lib/chromium/chromium", shutil.which("chromium") or "")
-        if p and Path(p).exists()
-    ),
-    None,
-)
-if CHROMIUM is None:
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
-    pytest.skip("no system Chromium (apt-get install chromium)", allow_module_level=True)
-
-playwright_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("jupyterlab")
 
 CELLS = [
@@ -64,20 +49,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def page(lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    profile = tmp_path_factory.mktemp("chromium")
-    with playwright_api.sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=CHROMIUM,
-            headless=True,
-            viewport={"width": 1100, "height": 900},
-            args=[
-                "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run",
-            ],
-        )  # fmt: skip
+def page(chromium: Any, lab: str) -> Iterator[Any]:
+    with chromium(1100, 900) as context:
         page = context.new_page()
         page.goto(f"{lab}/lab/tree/trace.ipynb?token={TOKEN}")
         page.wait_for_function(
@@ -87,10 +60,7 @@ def page(lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         )
         page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
         page.wait_for_selector(".hitl-trace details", timeout=90_000)
-        try:
-            yield page
-        finally:
-            context.close()
+        yield page
 
 
 def _shot(locator: Any, name: str) -> None:
@@ -100,12 +70,6 @@ def _shot(locator: Any, name: str) -> None:
         locator.screenshot(path=str(Path(folder) / f"{name}.png"))
 
 
-def _theme(page: Any, dark: bool) -> None:
-    theme = "JupyterLab Dark" if dark else "JupyterLab Light"
-    page.evaluate(
-        f"window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{theme}'}})"
-    )
-    page.wait_for_timeout(1500)
 
 
 def test_the_timeline_opens_and_highlights_the_422(page: Any) -> None:
@@ -127,12 +91,12 @@ def test_the_timeline_opens_and_highlights_the_422(page: Any) -> None:
     view.evaluate("e => e.scrollIntoView()")
     colors = []
     for dark in (False, True):
-        _theme(page, dark)
+        set_theme(page, dark)
         colors.append(
             rows.nth(refused)
             .locator("summary")
             .evaluate("e => getComputedStyle(e).borderLeftColor")
         )
         _shot(page, f"trace-{'dark' if dark else 'light'}")
-    _theme(page, False)
+    set_theme(page, False)
     assert colors[0] != colors[1]  # theme variables, not fixed colours

@@ -113,6 +113,7 @@ def _object_schemas(draw: st.DrawFn) -> dict[str, Any]:
     return schema
 
 
+@pytest.mark.property
 @settings(max_examples=60, deadline=None)
 @given(_object_schemas())
 def test_generated_schemas_get_a_valid_and_an_invalid_payload(schema: dict[str, Any]) -> None:

@@ -18,20 +18,14 @@ skipped, except under ``CI=true``. The Notebook 7 tests need the ``notebook`` pa
 from __future__ import annotations
 
 import importlib.util
-import os
 from collections.abc import Iterator
 
 import pytest
 
 from tests.helpers import lab
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
-if lab.CHROMIUM is None:
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
-    pytest.skip("no system Chromium (apt-get install chromium)", allow_module_level=True)
-pytest.importorskip("playwright.sync_api")
 pytest.importorskip("jupyterlab")
 
 #: Fills every kind of nesting the tour has: array entries, an added section, a map, a
@@ -66,18 +60,14 @@ approval
 ]
 
 
-@pytest.fixture(scope="module")
-def pw() -> Iterator[object]:
-    with lab.playwright() as pw:
-        yield pw
-
-
-def _start(tmp_path_factory: pytest.TempPathFactory, pw: object, app: str) -> Iterator[object]:
+def _start(
+    tmp_path_factory: pytest.TempPathFactory, chromium: lab.Chromium, app: str
+) -> Iterator[object]:
     root = tmp_path_factory.mktemp(app)
     lab.write_notebook(root / "forms.ipynb", CELLS)
     with (
         lab.jupyter_server(root, app) as base,
-        lab.browser(pw, root / "profile", 1200, 3000) as ctx,
+        chromium(1200, 3000) as ctx,
     ):
         page = lab.open_notebook(ctx, base, "forms.ipynb", app)
         try:
@@ -90,8 +80,8 @@ def _start(tmp_path_factory: pytest.TempPathFactory, pw: object, app: str) -> It
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory, pw: object) -> Iterator[object]:
-    yield from _start(tmp_path_factory, pw, "jupyterlab")
+def page(tmp_path_factory: pytest.TempPathFactory, chromium: lab.Chromium) -> Iterator[object]:
+    yield from _start(tmp_path_factory, chromium, "jupyterlab")
 
 
 def _reset(page) -> None:  # type: ignore[no-untyped-def]
@@ -212,10 +202,10 @@ def test_a_submitted_answer_reads_as_the_answer(page, dark: bool) -> None:  # ty
 
 
 @pytest.fixture(scope="module")
-def notebook7(tmp_path_factory: pytest.TempPathFactory, pw: object) -> Iterator[object]:
+def notebook7(tmp_path_factory: pytest.TempPathFactory, chromium: lab.Chromium) -> Iterator[object]:
     if importlib.util.find_spec("notebook") is None:
         pytest.skip("Notebook 7 is not installed (pip install notebook)")
-    yield from _start(tmp_path_factory, pw, "notebook")
+    yield from _start(tmp_path_factory, chromium, "notebook")
 
 
 def test_notebook_7_lines_up_shows_no_error_until_submit(notebook7) -> None:  # type: ignore[no-untyped-def]

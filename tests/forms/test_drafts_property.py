@@ -135,6 +135,7 @@ def draft_07_schemas() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+@pytest.mark.property
 @pytest.mark.slow
 @settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(st.data())

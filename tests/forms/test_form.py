@@ -216,6 +216,25 @@ def test_plain_text_counts_what_is_left_once_some_fields_are_filled():
     )
 
 
+def test_state_text_and_problems_say_what_the_browser_shows():
+    # A card's text summary reads these: one line of state, then the messages the
+    # fields show, by the labels a person reads (nothing before anything was done).
+    form = Form(SCHEMA)
+    assert form.state_text() == "waiting for an answer (1 required field to fill in)"
+    assert form.problems() == []
+    form.value = {"approved": True, "reason": "no"}
+    assert form.state_text() == "1 problem to fix"
+    assert form.problems() == ["Reason: Use at least 3 characters"]
+    form.set_errors([{"path": "/extra", "keyword": "additionalProperties",
+                      "message": "additional property 'extra' is not permitted"}])  # fmt: skip
+    assert form.problems()[-1] == "Reason: Use at least 3 characters"
+    assert "Extra: additional property 'extra' is not permitted" in form.problems()
+    assert form.where("/build_id") == "Build id"  # a member without a field: readable too
+    form.value = {"approved": True}
+    form.submit()
+    assert form.state_text() == 'submitted {"approved": true}' and form.problems() == []
+
+
 def test_widgets_carry_stable_css_classes():
     schema = {
         "type": "object",

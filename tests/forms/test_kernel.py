@@ -9,6 +9,8 @@ import pytest
 
 from tests.helpers.kernel import kernel, run_queued
 
+pytestmark = pytest.mark.kernel
+
 SETUP = """
 import json
 from hitl_nb.forms import Form

@@ -18,6 +18,8 @@ from hypothesis_jsonschema import from_schema
 from hitl_nb.forms import Form
 from hitl_nb.validation import validate_payload
 
+pytestmark = pytest.mark.property
+
 # These tests check verdicts, not speed: a loaded CI machine must not turn a valid
 # payload into a timeout issue, so validation gets a generous budget here.
 SLACK = 30.0

@@ -66,3 +66,17 @@ def test_widgets_send_the_state_ipywidgets_would_send() -> None:
         assert widget.get_state() == W.Widget.get_state(widget), type(widget)
         for key in widget.keys[-3:]:  # one trait, as a change sends it
             assert widget.get_state(key) == W.Widget.get_state(widget, key)
+
+
+def test_a_bare_widget_has_no_layout_or_style_model_and_keeps_its_classes() -> None:
+    import ipywidgets as W
+
+    from hitl_nb.forms import bare
+
+    line = bare(W.HTML, ("hitl-card-status",), value="<b>ok</b>")
+    assert isinstance(line, W.HTML) and line.layout is None and line.style is None
+    assert line._dom_classes == ("hitl-card-status",) and line.value == "<b>ok</b>"
+    state = line.get_state()
+    assert state["layout"] is None and state["style"] is None  # nothing for the browser
+    box = bare(W.Checkbox, ("hitl-x",), layout=W.Layout(display="none"))
+    assert box.layout.display == "none" and box.style is None  # a Layout when asked

@@ -7,6 +7,7 @@ import json
 import random
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -36,6 +37,7 @@ def _shuffled(value: Any, rnd: random.Random) -> Any:
     return value
 
 
+@pytest.mark.property
 @given(JSON, st.integers(0, 2**32))
 def test_the_hash_is_of_the_value_not_of_its_spelling(value: Any, seed: int) -> None:
     digest = sha256_of(value)

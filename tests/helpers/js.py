@@ -12,6 +12,7 @@ prints ``listening on URL`` and stops when its stdin closes.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -56,17 +57,21 @@ def npm_workdir(source: Path, what: str) -> Path:
     root = Path(os.environ.get("HITL_NB_JS_CACHE") or Path.home() / ".cache" / "hitl-nb-js")
     work = root / key
     marker = work / ".installed"
-    if not marker.exists():
-        work.mkdir(parents=True, exist_ok=True)
-        for name in ("package.json", "package-lock.json"):
-            shutil.copyfile(source / name, work / name)
-        done = subprocess.run(
-            [str(npm), "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=work, capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
-        if done.returncode != 0:
-            raise RuntimeError(f"npm ci failed in {work}:\n{done.stdout}\n{done.stderr}")
-        marker.write_text(key)
+    work.mkdir(parents=True, exist_ok=True)
+    # One install at a time: pytest-xdist's workers (or two checkouts) may ask at once,
+    # and two `npm ci` in one folder break each other. The lock goes with the process.
+    with open(root / f"{key}.lock", "w") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        if not marker.exists():
+            for name in ("package.json", "package-lock.json"):
+                shutil.copyfile(source / name, work / name)
+            done = subprocess.run(
+                [str(npm), "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                cwd=work, capture_output=True, text=True, timeout=600,
+            )  # fmt: skip
+            if done.returncode != 0:
+                raise RuntimeError(f"npm ci failed in {work}:\n{done.stdout}\n{done.stderr}")
+            marker.write_text(key)
     return work
 
 

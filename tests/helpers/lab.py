@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -155,21 +155,58 @@ def playwright() -> Iterator[Any]:
         yield pw
 
 
+def _launch_options() -> dict[str, Any]:
+    assert CHROMIUM is not None, "no system Chromium"
+    return {"executable_path": CHROMIUM, "headless": True, "args": CHROMIUM_ARGS}
+
+
 @contextmanager
 def browser(pw: Any, profile: Path, width: int = 1280, height: int = 1000) -> Iterator[Any]:
     """A Chromium browser context (headless, the system Chromium, a fresh profile)."""
-    assert CHROMIUM is not None, "no system Chromium"
     context = pw.chromium.launch_persistent_context(
-        str(profile),
-        executable_path=CHROMIUM,
-        headless=True,
-        args=CHROMIUM_ARGS,
-        viewport={"width": width, "height": height},
+        str(profile), viewport={"width": width, "height": height}, **_launch_options()
     )
     try:
         yield context
     finally:
         context.close()
+
+
+class Chromium:
+    """Browser contexts on one headless system Chromium: ``with chromium(width, height)
+    as context``. Playwright and Chromium start with the first open context and stop
+    with the last, so contexts open at once share them (Playwright's sync API allows one
+    per thread) and nothing runs between browser tests: while Playwright runs,
+    ``asyncio.run`` refuses to in this thread (it marks its event loop as running between
+    calls), so a test awaits its agent's side after its ``with`` block. What the
+    ``chromium`` fixture of ``tests/conftest.py`` gives."""
+
+    def __init__(self) -> None:
+        self._stack: ExitStack | None = None
+        self._browser: Any = None
+        self._open = 0
+
+    @contextmanager
+    def __call__(self, width: int = 1280, height: int = 1000) -> Iterator[Any]:
+        if self._open == 0:
+            with ExitStack() as stack:
+                pw = stack.enter_context(playwright())
+                self._browser = pw.chromium.launch(**_launch_options())
+                stack.callback(self._browser.close)
+                self._stack = stack.pop_all()
+        self._open += 1
+        try:
+            context = self._browser.new_context(viewport={"width": width, "height": height})
+            try:
+                yield context
+            finally:
+                context.close()
+        finally:
+            self._open -= 1
+            if self._open == 0 and self._stack is not None:
+                self._stack, stack = None, self._stack
+                self._browser = None
+                stack.close()
 
 
 def open_notebook(context: Any, base: str, name: str, app: str = "jupyterlab") -> Any:
@@ -235,3 +272,16 @@ def edge_spread(measured: dict[str, Any]) -> dict[str, float]:
         lefts = [i["left"] for i in items]
         out[level] = max(lefts) - min(lefts)
     return out
+
+
+#: JavaScript: measure one conversation (or a card shown alone) as a person sees it: the
+#: left edges of every input it asks for (the form's top-level inputs, "Answering as",
+#: the override box) and of the responder's notes, the number of frames (elements with a
+#: visible border) and every element drawn outside all of them.
+MEASURE_CARD = (Path(__file__).parent / "measure_card.js").read_text()
+
+
+def measure_card(page: Any, locator: Any) -> dict[str, Any]:
+    """:data:`MEASURE_CARD` on the element ``locator`` finds."""
+    result: dict[str, Any] = page.evaluate(MEASURE_CARD, locator.element_handle())
+    return result

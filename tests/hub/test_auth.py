@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers.hub import ADMIN_TOKEN, Hub
 from tests.helpers.tasks import answers_at_agent, start_task
+
+pytestmark = pytest.mark.kernel
 
 ROUTES = [
     ("GET", "api/me"),

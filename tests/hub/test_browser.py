@@ -23,13 +23,7 @@ from tests.helpers import lab
 from tests.helpers.hub import Hub
 from tests.helpers.tasks import answers_at_agent, start_task
 
-pytestmark = pytest.mark.slow
-
-if lab.CHROMIUM is None:
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
-    pytest.skip("no system Chromium (apt-get install chromium)", allow_module_level=True)
-pytest.importorskip("playwright.sync_api")
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
 CELLS = ["from hitl_nb.notebook import Inbox\ninbox = Inbox(poll_interval=1)\ninbox"]
 NO_NEWS = {"fetchNews": "false"}
@@ -48,7 +42,9 @@ def _shots() -> Path | None:
     return Path(folder) if folder else None
 
 
-def test_bob_answers_alices_prompt_from_his_inbox_by_clicking(hub: Hub, tmp_path: Path) -> None:
+def test_bob_answers_alices_prompt_from_his_inbox_by_clicking(
+    chromium: lab.Chromium, hub: Hub, tmp_path: Path
+) -> None:
     _prepare_home(hub, "bob")
     hub.start_server("bob")
     with MockAgent() as agent:
@@ -62,7 +58,7 @@ def test_bob_answers_alices_prompt_from_his_inbox_by_clicking(hub: Hub, tmp_path
             )
         shots = _shots() or tmp_path
         shots.mkdir(parents=True, exist_ok=True)
-        with lab.playwright() as pw, lab.browser(pw, tmp_path / "chromium", 1200, 900) as context:
+        with chromium(1200, 900) as context:
             page = context.new_page()
             page.goto(f"{hub.url}hub/login?next=/user/bob/lab/tree/inbox.ipynb")
             page.fill("input[name=username]", "bob")

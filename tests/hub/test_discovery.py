@@ -41,6 +41,7 @@ def kernel_env(hub: Hub, token: str, **more: str) -> dict[str, str]:
     return {"JUPYTERHUB_API_URL": hub.api.rstrip("/"), "JUPYTERHUB_API_TOKEN": token, **more}
 
 
+@pytest.mark.kernel
 def test_a_kernels_environment_names_the_hubs_service(hub: Hub) -> None:
     info = find_gateway(environ=kernel_env(hub, hub.user_token("alice")), connection_file="")
     assert info is not None and info.on_hub
@@ -50,6 +51,7 @@ def test_a_kernels_environment_names_the_hubs_service(hub: Hub) -> None:
         assert gw.me()["name"] == "alice"
 
 
+@pytest.mark.kernel
 def test_no_service_to_find_is_no_gateway_not_a_guess(hub: Hub) -> None:
     # A token that may use the service but not read the hub's list of services: the
     # kernel cannot know where it is, and says nothing rather than guess a port.
@@ -70,6 +72,7 @@ def test_a_hub_that_does_not_answer_is_unavailable_when_strict() -> None:
         find_gateway(environ=down, connection_file="", strict=True)
 
 
+@pytest.mark.kernel
 def test_a_named_gateway_may_be_the_hubs_service_directly_or_through_the_proxy(
     hub: Hub,
 ) -> None:
@@ -82,6 +85,7 @@ def test_a_named_gateway_may_be_the_hubs_service_directly_or_through_the_proxy(
     assert gateway_at(hub.url, token) is None  # the hub itself is not a gateway
 
 
+@pytest.mark.kernel
 def test_hitl_nb_inbox_finds_the_hubs_service_and_answers_as_its_user(
     hub: Hub, agent: MockAgent
 ) -> None:
@@ -108,6 +112,7 @@ def test_hitl_nb_inbox_finds_the_hubs_service_and_answers_as_its_user(
     assert answer["payload"] == {"approve": True}
 
 
+@pytest.mark.kernel
 def test_the_reviewer_page_lists_the_hubs_prompts_for_its_user(
     hub: Hub, agent: MockAgent, tmp_path: Path
 ) -> None:

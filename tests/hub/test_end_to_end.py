@@ -26,7 +26,7 @@ from tests.helpers.server_kernel import result_of, server_kernel
 from tests.helpers.tasks import answers_at_agent
 from tests.helpers.until import until
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernel]
 
 YES, NO = {"approve": True}, {"approve": False}
 Run = Callable[[str], str]
@@ -115,6 +115,7 @@ def test_a_consensus_among_three_people_on_their_own_servers_forwards_one_answer
     assert bob["listed"] == 1 and bob["status"] == "held", bob
     assert bob["where"] == f"the JupyterHub's hitl service ({hub.service})"
     assert "from bob" in bob["message"] and "1 of 2 agreeing" in bob["notes"]
+    assert bob["message"].startswith("the hub counted this answer"), bob  # not a server
     # carol disagrees, and is told so.
     carol = run_json(kernels["carol"], INBOX_ANSWER, TASK=task, ANSWER=NO)
     assert carol["status"] == "held" and "answers given so far differ" in carol["notes"], carol

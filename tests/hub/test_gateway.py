@@ -9,6 +9,8 @@ are in ``test_auth.py`` and ``test_end_to_end.py``.
 
 from __future__ import annotations
 
+import pytest
+
 from tests.server.test_gateway import (  # noqa: F401
     test_a_disagreement_is_reported_and_nothing_is_forwarded,
     test_an_invalid_answer_gets_422_and_nothing_reaches_the_agent,
@@ -34,3 +36,6 @@ from tests.server.test_push import (  # noqa: F401
     test_hostile_pushes_are_refused_and_change_nothing,
     test_unknown_registration_wrong_method_and_a_good_push,
 )
+
+# Imported tests keep their own decorators, not their module's pytestmark.
+pytestmark = pytest.mark.kernel

@@ -25,6 +25,8 @@ from tests.helpers.hub import Hub
 from tests.helpers.tasks import start_task
 from tests.helpers.until import until
 
+pytestmark = pytest.mark.kernel
+
 
 @pytest.fixture(scope="module")
 def agent() -> Iterator[MockAgent]:

@@ -17,6 +17,8 @@ from hitl_nb.mock_agent._scenarios import APPROVAL_SCHEMA
 from hitl_nb.validation import validate_payload
 from tests.helpers.mock_agent_client import Wire, envelope_of, headers
 
+pytestmark = pytest.mark.property
+
 CODES = {cls.code for cls in A2A_ERRORS}
 METHODS = ["SendMessage", "GetTask", "ListTasks", "CancelTask", "message/send", "tasks/get"]
 

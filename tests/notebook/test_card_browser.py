@@ -2,7 +2,10 @@
 
 The notebook below shows a prompt card; the test clicks an answer and Submit as a person
 would, and reads what the card says the agent did. This is the only test that proves the
-widgets render and round-trip through a real front end with core ipywidgets alone.
+widgets render and round-trip through a real front end with core ipywidgets alone. Then
+it measures, light and dark, that a card asks everything on one column (the form's
+inputs, "Answering as" and the override box start within 2 px of each other) and that
+nothing a conversation shows (its state, the agent's words) is drawn outside its frame.
 
 Chromium comes from the system (Debian's ``chromium``; CI installs it). Without it these
 tests are skipped, except under ``CI=true``, where a missing browser is a failure.
@@ -10,31 +13,15 @@ tests are skipped, except under ``CI=true``, where a missing browser is a failur
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.helpers.lab import TOKEN, jupyter_server, write_notebook
+from tests.helpers.lab import TOKEN, jupyter_server, measure_card, set_theme, write_notebook
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
-CHROMIUM = next(
-    (
-        p
-        for p in ("/usr/lib/chromium/chromium", shutil.which("chromium") or "")
-        if p and Path(p).exists()
-    ),
-    None,
-)
-if CHROMIUM is None:
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
-    pytest.skip("no system Chromium (apt-get install chromium)", allow_module_level=True)
-
-playwright_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("jupyterlab")
 
 CELLS = [
@@ -50,6 +37,12 @@ agent = MockAgent(scenarios=[sneaky]).start()
 """,
     'chat = Conversation.start(agent.url, {"scenario": "approval"})\nchat',
     'other = Conversation.start(agent.url, {"scenario": "sneaky"})\nother',
+    # refused: the "Answering as" field, its note and the override box on the form's columns
+    'who = Conversation.start(agent.url, {"scenario": "specific", "responder": "rm@example.com"},'
+    ' responder="intern@example.com")\nwho.answer({"approve": True})\nwho',
+    # completed: the conversation's state and the agent's words in the frame
+    'done = Conversation.start(agent.url, {"scenario": "approval"})\n'
+    'done.answer({"approve": True, "comment": "fine"})\ndone',
 ]
 
 
@@ -62,19 +55,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def page(lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    profile = tmp_path_factory.mktemp("chromium")
-    with playwright_api.sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run",
-            ],
-        )  # fmt: skip
+def page(chromium: Any, lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    shot = tmp_path_factory.mktemp("cards") / "cards.png"
+    with chromium(1280, 720) as context:
         page = context.new_page()
         dialogs: list[str] = []
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
@@ -90,8 +73,7 @@ def page(lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]
         try:
             yield page
         finally:
-            page.screenshot(path=str(profile.parent / "cards.png"), full_page=True)
-            context.close()
+            page.screenshot(path=str(shot), full_page=True)
 
 
 def test_a_person_answers_in_the_browser(page) -> None:  # type: ignore[no-untyped-def]
@@ -120,3 +102,25 @@ def test_the_prompt_is_text_not_markup(page) -> None:  # type: ignore[no-untyped
     assert card.locator(".hitl-card-prompt img, .hitl-card-prompt script").count() == 0
     page.wait_for_timeout(500)
     assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_one_column_and_one_frame(page, dark: bool) -> None:  # type: ignore[no-untyped-def]
+    conversations = page.locator(".hitl-conversation")
+    refused, done = conversations.nth(2), conversations.nth(3)
+    refused.locator(".hitl-responder-override").wait_for(timeout=30_000)
+    done.locator(".hitl-agent-message").wait_for(timeout=30_000)
+    set_theme(page, dark)
+    try:
+        measured = [measure_card(page, c) for c in (refused, done)]
+    finally:
+        set_theme(page, False)
+    asks = measured[0]
+    assert {"answering as", "send anyway"} <= {i["what"] for i in asks["inputs"]}, asks
+    lefts = [i["left"] for m in measured for i in m["inputs"]] + [
+        n["left"] for n in asks["notes"]
+    ]  # the refusal's note starts at the inputs' edge too
+    assert asks["notes"] and max(lefts) - min(lefts) <= 2, measured
+    for m in measured:
+        assert m["frames"] == 1 and m["outside"] == [], m  # one frame, everything in it
+    assert "Completed" in done.locator(".hitl-conversation-state").inner_text()

@@ -8,9 +8,10 @@ decides: a ``specific:alice`` prompt is answered by her click, a ``specific:bob`
 refused on the card with nothing sent, and a ``consensus:2`` card shows the gateway's
 count and, once carol answers differently, the disagreement; then bob answers the same
 consensus from his own kernel of the same server (his own token), the gateway forwards
-one answer, and alice's card says the agreed answer was hers. Screenshots of the refused
-and the consensus card, light and dark, go to ``HITL_NB_SCREENSHOTS`` when set (kept in
-``docs/img``).
+one answer, and alice's card says the agreed answer was hers. The refused and the
+consensus card are measured light and dark (the server's "Answering as" and its note on
+the form's input column, nothing outside the frame); their screenshots go to
+``HITL_NB_SCREENSHOTS`` when set (kept in ``docs/img``).
 """
 
 from __future__ import annotations
@@ -26,13 +27,8 @@ from hitl_nb.client import GatewayClient, GatewayInfo, SyncHitlClient
 from tests.helpers import lab
 from tests.helpers.server_kernel import result_of, server_kernel
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
-if lab.CHROMIUM is None:
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
-    pytest.skip("no system Chromium (apt-get install chromium)", allow_module_level=True)
-pytest.importorskip("playwright.sync_api")
 pytest.importorskip("jupyterlab")
 
 CELLS = [
@@ -54,10 +50,10 @@ RUN_CELL_JS = """(i) => {
 
 
 @pytest.fixture(scope="module")
-def page(named_lab: tuple[str, Path]) -> Iterator[Any]:
+def page(chromium: lab.Chromium, named_lab: tuple[str, Path]) -> Iterator[Any]:
     base, root = named_lab
     lab.write_notebook(root / "gateway.ipynb", CELLS)
-    with lab.playwright() as pw, lab.browser(pw, root / ".chromium", 1100, 1200) as context:
+    with chromium(1100, 1200) as context:
         context.add_cookies([{"name": "test-login", "value": "alice-token", "url": base}])
         page = lab.open_notebook(context, base.rstrip("/"), "gateway.ipynb")
         page.base, page.root = base, root
@@ -98,7 +94,8 @@ def _shot(card: Any, name: str) -> None:
     folder = os.environ.get("HITL_NB_SCREENSHOTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        card.screenshot(path=str(Path(folder) / f"{name}.png"))
+        frame = card.locator("xpath=..")  # the conversation's frame around the card
+        frame.screenshot(path=str(Path(folder) / f"{name}.png"))
 
 
 def test_the_named_person_answers_by_click_as_the_server_says(page: Any) -> None:
@@ -125,7 +122,16 @@ def test_someone_elses_prompt_is_refused_on_the_card_and_nothing_is_sent(page: A
     for dark in (False, True):
         lab.set_theme(page, dark)
         _shot(card, f"card-gateway-refused-{'dark' if dark else 'light'}")
+        _one_column_one_frame(page, card)
     lab.set_theme(page, False)
+
+
+def _one_column_one_frame(page: Any, card: Any) -> None:
+    """The server's "Answering as" on the form's input column, everything in the frame."""
+    measured = lab.measure_card(page, card.locator("xpath=.."))
+    lefts = [i["left"] for i in measured["inputs"]] + [n["left"] for n in measured["notes"]]
+    assert "answering as" in {i["what"] for i in measured["inputs"]}, measured
+    assert max(lefts) - min(lefts) <= 2 and measured["outside"] == [], measured
 
 
 def test_a_consensus_card_shows_the_gateways_count_and_a_disagreement(page: Any) -> None:
@@ -147,6 +153,7 @@ def test_a_consensus_card_shows_the_gateways_count_and_a_disagreement(page: Any)
     for dark in (False, True):
         lab.set_theme(page, dark)
         _shot(card, f"card-gateway-{'dark' if dark else 'light'}")
+        _one_column_one_frame(page, card)
     lab.set_theme(page, False)
 
     # Bob, on the same server, answers from his own kernel with his own token: the

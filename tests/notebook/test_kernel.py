@@ -16,7 +16,7 @@ from jupyter_client.blocking.client import BlockingKernelClient
 
 from tests.helpers.kernel import kernel, run_queued
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernel]
 
 DELAY = float(os.environ.get("HITL_NB_FIRST_PROMPT_DELAY", "3"))
 

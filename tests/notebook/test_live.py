@@ -69,6 +69,7 @@ def test_next_prompt_can_be_awaited(agent: MockAgent) -> None:
             asyncio.run(card.wait_async(timeout=0.05))
 
 
+@pytest.mark.slow
 def test_a_slow_agents_accepted_answer_is_accepted() -> None:
     with MockAgent(faults=["slow-resume=1500"]) as slow:
         with Conversation.start(slow.url, {"scenario": "approval"}) as chat:

@@ -3,8 +3,8 @@
 The cards follow their task while the person watches: working (with a clock), the
 prompt (a countdown, the "Answering as" field), an answer accepted from a slow agent,
 a deadline that fails the task while the card is open, and the countdown costing the
-kernel nothing (no widget message while it ticks). Screenshots of each state, light and
-dark, go to ``HITL_NB_SCREENSHOTS`` when set (the project keeps them in ``docs/img``).
+kernel nothing (no widget message while it ticks). The screenshots of each card state
+are taken by ``docs/img/take_screenshots.py``.
 
 Chromium comes from the system (Debian's ``chromium``). Without it these tests are
 skipped, except under ``CI=true``, where a missing browser is a failure.
@@ -13,8 +13,6 @@ skipped, except under ``CI=true``, where a missing browser is a failure.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,23 +22,9 @@ import pytest
 
 from tests.helpers.lab import TOKEN, jupyter_server, write_notebook
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = next(
-    (
-        p
-        for p in ("/usr/lib/chromium/chromium", shutil.which("chromium") or "")
-        if p and Path(p).exists()
-    ),
-    None,
-)
-if CHROMIUM is None:
-    if os.environ.get("CI") == "true":
-        pytest.fail("CI must install Chromium (apt-get install chromium)", pytrace=False)
-    pytest.skip("no system Chromium (apt-get install chromium)", allow_module_level=True)
-
-playwright_api = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("jupyterlab")
 
 CELLS = [
@@ -103,20 +87,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def page(lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    profile = tmp_path_factory.mktemp("chromium")
-    with playwright_api.sync_playwright() as pw:
-        context = pw.chromium.launch_persistent_context(
-            str(profile),
-            executable_path=CHROMIUM,
-            headless=True,
-            viewport={"width": 1100, "height": 1400},
-            args=[
-                "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--no-first-run",
-            ],
-        )  # fmt: skip
+def page(chromium: Any, lab: str) -> Iterator[Any]:
+    with chromium(1100, 1400) as context:
         page = context.new_page()
         frames: list[tuple[float, str, str]] = []
 
@@ -134,10 +106,7 @@ def page(lab: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         )
         page.evaluate(RUN_CELL_JS, 0)
         _wait_idle(page)
-        try:
-            yield page
-        finally:
-            context.close()
+        yield page
 
 
 def _wait_idle(page: Any, timeout: float = 60_000) -> None:
@@ -147,21 +116,6 @@ def _wait_idle(page: Any, timeout: float = 60_000) -> None:
         " === 'idle'",
         timeout=timeout,
     )
-
-
-def _shot(page: Any, locator: Any, name: str) -> None:
-    folder = os.environ.get("HITL_NB_SCREENSHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        locator.screenshot(path=str(Path(folder) / f"{name}.png"))
-
-
-def _theme(page: Any, dark: bool) -> None:
-    theme = "JupyterLab Dark" if dark else "JupyterLab Light"
-    page.evaluate(
-        f"window.jupyterapp.commands.execute('apputils:change-theme', {{theme: '{theme}'}})"
-    )
-    page.wait_for_timeout(1500)
 
 
 def _conversation(page: Any, cell: int) -> Any:
@@ -178,10 +132,6 @@ def test_an_agent_thinking_first_never_blocks_the_cells(page: Any) -> None:
     assert "another cell ran\n" in texts
     assert chat.locator(".hitl-card").count() == 0  # still thinking
     assert "Preparing the first question." in chat.inner_text()
-    for dark in (False, True):
-        _theme(page, dark)
-        _shot(page, chat, f"card-working-{'dark' if dark else 'light'}")
-    _theme(page, False)
     chat.locator(".hitl-card").wait_for(timeout=60_000)  # the prompt arrives by itself
     assert "Approve the deployment" in chat.locator(".hitl-card-prompt").inner_text()
 
@@ -207,10 +157,6 @@ def test_a_countdown_ticks_in_the_browser_and_costs_the_kernel_nothing(page: Any
     assert "deadline passed" in status.inner_text() and "409" not in status.inner_text()
     assert chat.locator(".hitl-submit button, button.hitl-submit").first.is_disabled()
     assert "Failed" in chat.locator(".hitl-conversation-state").inner_text()
-    for dark in (False, True):
-        _theme(page, dark)
-        _shot(page, chat, f"card-failed-{'dark' if dark else 'light'}")
-    _theme(page, False)
 
 
 def test_a_named_responder_answers_by_click(page: Any) -> None:
@@ -223,10 +169,6 @@ def test_a_named_responder_answers_by_click(page: Any) -> None:
     assert field.input_value() == "intern@example.org"
     assert "deadline in" in card.locator(".hitl-card-prompt").inner_text()
     card.locator(".hitl-field-ship input[type=radio]").first.check()
-    for dark in (False, True):
-        _theme(page, dark)
-        _shot(page, chat, f"card-prompt-{'dark' if dark else 'light'}")
-    _theme(page, False)
     submit = card.locator(".hitl-submit button, button.hitl-submit").first
     page.wait_for_function("(b) => !b.disabled", arg=submit.element_handle(), timeout=10_000)
     submit.click()
@@ -241,10 +183,6 @@ def test_a_named_responder_answers_by_click(page: Any) -> None:
     status.filter(has_text="COMPLETED").wait_for(timeout=30_000)
     assert "accepted" in status.inner_text()
     assert "Completed" in chat.locator(".hitl-conversation-state").inner_text()
-    for dark in (False, True):
-        _theme(page, dark)
-        _shot(page, chat, f"card-completed-{'dark' if dark else 'light'}")
-    _theme(page, False)
 
 
 def test_a_slow_agents_answer_is_accepted(page: Any) -> None:

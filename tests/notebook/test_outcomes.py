@@ -36,9 +36,14 @@ from hitl_nb.errors import (
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import Conversation, Outcome, _outcomes
 from hitl_nb.notebook._outcomes import (
+    HUB,
     Tally,
+    consensus_closed,
+    gateway_refusal,
+    gateway_silent,
     gateway_verdict,
     refused_by_agent,
+    sending_html,
     tally_words,
 )
 from hitl_nb.spec import PromptEnvelope
@@ -107,10 +112,15 @@ def test_validate_false_reaches_the_agents_422(agent: MockAgent) -> None:
         assert sent.status == "invalid" and "the agent refused" in sent.message
         assert isinstance(sent.error, ResponseInvalid)
         assert any(e.get("path") == "/approve" for e in sent.validation_errors)
-        # what a person reads names the field by its label, not by its JSON Pointer
+        # what a person reads names the field by its label, not by its JSON Pointer: on
+        # the card, the form's summary (the status line does not list it a third time)
         status = chat.current.status.value
-        assert "Approve: expected boolean, got string" in status and "/approve" not in status
+        assert "(1 problem)" in status and "/approve" not in status
         assert str(sent).splitlines()[1:] == ["  Approve: expected boolean, got string"]
+        form = chat.current.form
+        form.value = {"approve": True}  # the form holds a valid answer; the agent refuses
+        chat.answer({"approve": "yes"}, validate=False)
+        assert "Approve: Expected boolean, got string" in form.summary_text().splitlines()
         with pytest.raises(AnswerNotAccepted) as caught:
             sent.raise_for_status()
         assert isinstance(caught.value.__cause__, ResponseInvalid)
@@ -155,7 +165,7 @@ def test_an_agents_422_is_said_in_words_with_the_fields_by_label() -> None:
     ]
     plain = refused_by_agent(ResponseInvalid(validation_errors=issues))
     assert plain.status == "invalid"
-    assert plain.message == "the agent refused the answer (2 problems, listed below)"
+    assert plain.message == "the agent refused the answer (2 problems)"
     assert "hitl_response_invalid" not in str(plain) and "422" not in str(plain)
     labelled = dataclasses.replace(plain, where={"/approve": "Approve"}.get)
     assert str(labelled).splitlines()[1] == "  Approve: expected boolean"
@@ -232,6 +242,7 @@ _JSON = st.recursive(
 )
 
 
+@pytest.mark.property
 @given(
     status=st.sampled_from(["forwarded", "forwarding", "collecting"]) | st.text(max_size=10),
     body=st.dictionaries(
@@ -249,6 +260,7 @@ def test_any_reply_the_gateway_took_is_accepted_or_held_never_more(
     assert (verdict.tally is not None) is (status == "collecting")
 
 
+@pytest.mark.property
 @given(code=st.integers(400, 599), message=st.text(min_size=1, max_size=40))
 def test_a_refusal_is_never_accepted_and_says_what_the_server_said(code: int, message: str) -> None:
     verdict = gateway_verdict(GatewayRefused(code, message), "alice", 1)
@@ -338,6 +350,7 @@ def test_a_409_says_so_and_keeps_its_error_whatever_the_task_shows() -> None:
     assert late.status == "expired" and late.error is conflict and "409" not in late.message
 
 
+@pytest.mark.property
 @given(
     agreeing=st.integers(0, 9),
     more=st.integers(-3, 9),
@@ -356,3 +369,39 @@ def test_a_consensus_count_says_enough_never_zero_more(
         assert f"{needed - agreeing} more needed" in words
         assert ("differ" in words) is disagreement
     assert tally_words(Tally(agreeing, 1, answers, disagreement)) == ""
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        _reply("forwarding"),
+        _reply("collecting", agreeing=1, needed=2, answers=1),
+        GatewayRefused(403, "the prompt is for bob"),
+        GatewayRefused(502, "the agent refused"),
+        AgentTimeout("read timed out"),
+        AgentUnreachable("connection refused"),
+        ProtocolViolation("not JSON"),
+    ],
+)
+def test_through_the_hubs_service_the_words_name_the_hub(
+    reply: GatewayAnswer | HitlError,
+) -> None:
+    """On a hub the gateway is the hub's service, not anyone's Jupyter server: a card
+    must not say "the Jupyter server" counted, refused or forwarded an answer."""
+    verdict = gateway_verdict(reply, "alice", 2, HUB)
+    words = verdict.outcome.message + " " + verdict.note
+    assert "the hub" in words and "Jupyter server" not in words, words
+
+
+def test_words_from_code_and_after_a_consensus_name_the_gateways_host() -> None:
+    assert "the hub decides who may answer" in (
+        gateway_refusal("bob", "bob", None, True, HUB) or ""
+    )
+    said = gateway_refusal("bob", "bob", "carol", False, HUB) or ""
+    assert said.startswith("the hub says you are 'bob'")
+    task = _task(TaskState.COMPLETED, "done", [])
+    view = {"state": "forwarded", "forwarded_for": ["alice", "carol"]}
+    other = consensus_closed(view, "bob", task, HUB)
+    assert other is not None and "which the hub forwarded" in other.message
+    assert "the hub did not answer within 5" in gateway_silent(5, HUB).message
+    assert sending_html(to=HUB).endswith("the answer is on its way to the hub</div>")

@@ -10,6 +10,8 @@ from hitl_nb.mock_agent import MockAgent
 from tests.helpers.jupyter_users import NamedTokens, NoHitlForBob
 from tests.helpers.tasks import answers_at_agent, start_task
 
+pytestmark = pytest.mark.kernel
+
 
 @pytest.fixture
 def jp_server_config(tmp_path: Any) -> dict[str, Any]:

@@ -58,6 +58,7 @@ def _chat(agent: MockAgent, task_id: str, gateway: Any) -> Conversation:
     return Conversation.attach(agent.url, task_id, gateway=gateway, poll_interval=0.3)
 
 
+@pytest.mark.kernel
 def test_a_named_prompt_is_answered_as_the_server_says_and_refused_to_others(
     server: tuple[str, Path], agent: MockAgent
 ) -> None:
@@ -86,6 +87,7 @@ def test_a_named_prompt_is_answered_as_the_server_says_and_refused_to_others(
     assert len(asyncio.run(answers_at_agent(agent.url, task.id))) == 1
 
 
+@pytest.mark.kernel
 def test_consensus_collects_two_people_reports_disagreement_and_forwards_once(
     server: tuple[str, Path], agent: MockAgent
 ) -> None:

@@ -33,6 +33,7 @@ print("RESULT" + json.dumps(out))
 """
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_a_single_user_token_server_answers_any_and_refuses_named_prompts(
     tmp_path: Path,
@@ -56,6 +57,7 @@ def test_a_single_user_token_server_answers_any_and_refuses_named_prompts(
         assert asyncio.run(answers_at_agent(agent.url, named.id)) == []
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_a_hub_token_answers_as_the_user_the_hub_vouches_for(tmp_path: Path) -> None:
     with MockAgent() as agent:

@@ -5,8 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers.tasks import answers_at_agent, start_task
+
+pytestmark = pytest.mark.kernel
 
 YES = {"approve": True}
 NO = {"approve": False}

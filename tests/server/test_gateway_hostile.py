@@ -12,6 +12,8 @@ from hitl_nb.spec import EXTENSION_URI
 from tests.helpers.tasks import answers_at_agent, start_task
 from tests.helpers.tiny_server import Conn, Request, serve
 
+pytestmark = pytest.mark.kernel
+
 
 async def test_unauthenticated_requests_get_403(api: Any) -> None:
     for method, path in [

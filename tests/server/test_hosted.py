@@ -15,6 +15,8 @@ from hitl_nb import HitlClient, PromptEvent
 from hitl_nb.server import MOCK_AGENT_PATH
 from tests.helpers.jupyter_users import auth, browser
 
+pytestmark = pytest.mark.kernel
+
 
 def card_path() -> str:
     return f"{MOCK_AGENT_PATH}/.well-known/agent-card.json"
@@ -95,6 +97,7 @@ async def _conformance(url: str, binding: str, token: str, tmp: str) -> dict[str
     return report
 
 
+@pytest.mark.slow
 async def test_hosted_agent_passes_conformance_on_both_bindings(
     server_url: str, tmp_path: Any
 ) -> None:

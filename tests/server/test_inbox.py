@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from hitl_nb.client import HitlClient, PromptEvent, prompt_of
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers.tasks import start_task
 from tests.helpers.until import until_async
+
+pytestmark = pytest.mark.kernel
 
 
 async def _register(api: Any, url: str, task_id: str) -> dict[str, Any]:

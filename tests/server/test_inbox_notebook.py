@@ -20,9 +20,12 @@ from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import GatewayCard, Inbox
 from tests.helpers.jupyter_process import ROOT, free_port, jupyter_server
 from tests.helpers.jupyter_users import auth
+from tests.helpers.lab import Chromium
 from tests.helpers.server_kernel import server_kernel
 from tests.helpers.until import until
 from tests.server.conftest import answers_at_agent, start_task
+
+pytestmark = pytest.mark.kernel
 
 YES = {"approve": True}
 
@@ -121,12 +124,11 @@ def test_a_consensus_answer_in_the_inbox_is_held_with_the_gateways_count(
 
 
 @pytest.mark.slow
-def test_a_reviewer_answers_on_the_voila_page_in_chromium(served: Served) -> None:
+@pytest.mark.browser
+def test_a_reviewer_answers_on_the_voila_page_in_chromium(
+    served: Served, chromium: Chromium
+) -> None:
     pytest.importorskip("voila")
-    from tests.helpers.lab import CHROMIUM, browser, playwright
-
-    if CHROMIUM is None:
-        pytest.skip("no system Chromium (apt-get install chromium)")
     task = _new_task(served, served.one, "deadline", deadline_seconds=900)
     port = free_port()
     log_path = served.tmp / "voila.log"
@@ -139,7 +141,7 @@ def test_a_reviewer_answers_on_the_voila_page_in_chromium(served: Served) -> Non
     shots = os.environ.get("HITL_NB_SCREENSHOTS")
     try:
         until(lambda: "running at" in log_path.read_text(), what="Voila to start")
-        with playwright() as pw, browser(pw, served.tmp / "profile", 1100, 800) as context:
+        with chromium(1100, 800) as context:
             page = context.new_page()
             page.goto(f"http://127.0.0.1:{port}/?token=page-token")
             row = page.locator(".hitl-inbox-row", has_text="Approve before the deadline")

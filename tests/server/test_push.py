@@ -64,6 +64,7 @@ async def _pushed_registration(api: Any, gateway: Any, agent: MockAgent) -> tupl
     return reg, config.token
 
 
+@pytest.mark.kernel
 async def test_a_prompt_arrives_by_push(api: Any, gateway: Any, agent: MockAgent) -> None:
     reg, _secret = await _pushed_registration(api, gateway, agent)  # it waits for the prompt
 
@@ -85,6 +86,7 @@ async def test_a_prompt_arrives_by_push(api: Any, gateway: Any, agent: MockAgent
     await until_async(gone)
 
 
+@pytest.mark.kernel
 async def test_a_read_that_crosses_a_push_does_not_close_the_new_prompt(
     api: Any, gateway: Any, agent: MockAgent
 ) -> None:
@@ -102,6 +104,7 @@ async def test_a_read_that_crosses_a_push_does_not_close_the_new_prompt(
     assert await _inbox(api) == []
 
 
+@pytest.mark.kernel
 async def test_an_agent_without_push_is_watched_as_before(api: Any, gateway: Any) -> None:
     gateway.watchers.poll_interval = 0.2
     with MockAgent(push_notifications=False) as agent:
@@ -164,6 +167,7 @@ def _forged(reg: dict[str, Any]) -> str:
     return json.dumps(_status_update(reg["task_id"], _PID, "Wire the money?"))
 
 
+@pytest.mark.kernel
 async def test_hostile_pushes_are_refused_and_change_nothing(
     api: Any, gateway: Any, agent: MockAgent, server_url: str
 ) -> None:
@@ -181,6 +185,7 @@ async def test_hostile_pushes_are_refused_and_change_nothing(
     assert all(p["prompt_id"] != _PID for p in await _inbox(api))
 
 
+@pytest.mark.kernel
 async def test_unknown_registration_wrong_method_and_a_good_push(
     api: Any, gateway: Any, agent: MockAgent, server_url: str
 ) -> None:
@@ -216,6 +221,7 @@ async def _configs(url: str, task_id: str) -> list[Any]:
         return await client.list_push_configs(task_id)
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_end_to_end_the_registering_client_is_gone(tmp_path: Path) -> None:
     """A real server process, polling an hour apart and streaming nothing, so only a

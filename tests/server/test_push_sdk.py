@@ -14,6 +14,8 @@ from hitl_nb.client import HitlClient, PromptEvent, prompt_of  # noqa: E402
 from tests.helpers.sdk_agent import SdkAgent  # noqa: E402
 from tests.helpers.until import until_async
 
+pytestmark = pytest.mark.kernel
+
 
 async def test_the_receiver_takes_pushes_from_an_sdk_agent(api: Any, gateway: Any) -> None:
     gateway.watchers.poll_interval = 3600.0  # only a push can tell the gateway

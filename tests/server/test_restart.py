@@ -19,6 +19,7 @@ from tests.helpers.tasks import answers_at_agent, start_task
 YES = {"approve": True}
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_a_restart_while_collecting_keeps_the_collected_answers(tmp_path: Path) -> None:
     with MockAgent(store=tmp_path / "agent.sqlite") as agent:

@@ -25,15 +25,17 @@ def test_the_recipe_notebook_keeps_its_outputs() -> None:
     assert (NOTEBOOK.parent / "approval.transcript.json").is_file()
 
 
+@pytest.mark.kernel
 @pytest.mark.slow
 def test_the_recipe_passes_strict_nbval_twice_against_an_sdk_agent() -> None:
     for attempt in (1, 2):
         with SdkAgent() as agent:
             env = {**os.environ, "AGENT_URL": agent.url, "PYTHONPATH": str(ROOT)}
             env.pop("HITL_NB_STABLE_OUTPUT", None)  # --hitl-nbval must set it for the kernel
+            # -n 0: one process (this project's addopts would start a worker per core).
             result = subprocess.run(
                 [
-                    sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+                    sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "0",
                     "--nbval", "--nbval-current-env", "--hitl-nbval", str(NOTEBOOK),
                 ],
                 cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,

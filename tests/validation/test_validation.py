@@ -321,6 +321,7 @@ def schema_and_valid_payload(draw):
     return schema, payload
 
 
+@pytest.mark.property
 @settings(max_examples=150, deadline=None)
 @given(schema_and_valid_payload())
 def test_generated_valid_payloads_pass(pair):
@@ -328,6 +329,7 @@ def test_generated_valid_payloads_pass(pair):
     assert validate_payload(schema, payload) == []
 
 
+@pytest.mark.property
 @settings(max_examples=150, deadline=None)
 @given(schema_and_valid_payload(), st.text(min_size=1, max_size=8))
 def test_a_removed_required_member_or_an_extra_one_is_named(pair, extra):

@@ -1,0 +1,143 @@
+"""A card as text: the short, true summary a notebook shows before it runs (and nbval
+compares): the question, who may answer, the deadline, the form in one line, the last
+outcome; never a list of empty fields, never a problem the browser does not show."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from hitl_nb.mock_agent import MockAgent
+from hitl_nb.notebook import Conversation
+
+
+@pytest.fixture(scope="module")
+def agent() -> Iterator[MockAgent]:
+    with MockAgent() as running:
+        yield running
+
+
+def _lines(chat: Conversation) -> list[str]:
+    card = chat.cards[-1]
+    text = card.to_text()
+    assert card._repr_mimebundle_()["text/plain"] == text
+    return text.splitlines()
+
+
+def test_a_pristine_card_is_its_question_who_may_answer_and_what_is_left(
+    agent: MockAgent,
+) -> None:
+    with Conversation.start(agent.url, {"scenario": "approval"}) as chat:
+        assert _lines(chat) == [
+            "? Approve the deployment of build 41 to staging?",
+            "  who may answer: anyone",
+            "  form: waiting for an answer (1 required field to fill in)",
+        ]  # no field listed, nothing "to fix" before anything was done
+
+
+def test_an_accepted_card_shows_the_answer_and_the_outcome(agent: MockAgent) -> None:
+    with Conversation.start(agent.url, {"scenario": "approval"}) as chat:
+        chat.answer({"approve": True, "comment": "ok"})
+        assert _lines(chat) == [
+            "? Approve the deployment of build 41 to staging?",
+            "  who may answer: anyone",
+            '  answer: {"approve": true, "comment": "ok"}',
+            "  accepted: the agent accepted the answer; the task is now COMPLETED",
+        ]
+        assert chat.to_text().splitlines()[-2:] == [
+            "the task is COMPLETED",
+            "the agent says: Approved. Comment: ok",
+        ]
+
+
+def test_a_refused_card_stays_open_and_names_who_may_answer(agent: MockAgent) -> None:
+    content = {"scenario": "specific", "responder": "rm@example.com"}
+    with Conversation.start(agent.url, content) as chat:
+        chat.answer({"approve": True}, responder="intern@example.com")
+        assert _lines(chat)[1:] == [
+            "  who may answer: rm@example.com",
+            "  form: ready to submit",
+            "  refused: 'intern@example.com' may not answer: the prompt is for rm@example.com",
+        ]
+
+
+def test_a_consensus_card_gives_its_count(agent: MockAgent) -> None:
+    content = {"scenario": "consensus", "n": 2}
+    with Conversation.start(agent.url, content, responder="alice") as chat:
+        chat.answer({"approve": True})
+        assert _lines(chat)[1:] == [
+            "  who may answer: 2 people who agree",
+            "  answering as: alice; 1 answer collected, 1 of 2 agreeing; 1 more needed",
+            "  form: ready to submit",
+            "  held: 1 of 2 agree so far; waiting for more responders",
+        ]
+
+
+def test_problems_are_listed_once_by_label(agent: MockAgent) -> None:
+    with Conversation.start(agent.url, {"scenario": "approval"}) as chat:
+        card = chat.current
+        assert card is not None
+        card.form.set_errors(
+            [{"path": "/extra", "keyword": "additionalProperties", "message": "not permitted"}]
+        )
+        assert _lines(chat)[2:] == [
+            "  form: 2 problems to fix",
+            "    Extra: not permitted",
+            "    Approve: Choose Yes or No",
+        ]
+        outcome = card.answer({"approve": "maybe"}, validate=False)  # the agent's 422
+        assert outcome.status == "invalid"
+        lines = _lines(chat)
+        assert lines[-2:] == [
+            "  invalid: the agent refused the answer (1 problem)",
+            "    Approve: expected boolean, got string",
+        ]
+        assert sum(line.startswith("    Approve:") for line in lines) == 1  # the outcome's
+
+
+def test_a_card_closed_by_its_deadline_says_so_without_a_form_line(agent: MockAgent) -> None:
+    content = {"scenario": "deadline", "deadline_seconds": 0.5, "on_deadline": "fail"}
+    with Conversation.start(agent.url, content) as chat:
+        assert _lines(chat)[2].startswith("  deadline: ")
+        time.sleep(1.0)
+        end = time.monotonic() + 30
+        while chat.cards[-1].outcome is None and time.monotonic() < end:
+            chat.refresh()
+            time.sleep(0.2)
+        lines = _lines(chat)
+        assert lines[-1] == "  expired: the deadline passed and the task failed"
+        assert not any(line.startswith("  form:") for line in lines)
+
+
+def test_a_card_costs_few_widget_models(agent: MockAgent) -> None:
+    # Each model is a message the kernel sends and a view the front end builds before
+    # the card shows: the lines of a card and of a conversation have no Layout or Style
+    # models, and a prompt anyone may answer draws no "Answering as" field.
+    from ipywidgets.widgets.widget import _instances
+
+    Conversation.start(agent.url, {"scenario": "approval"}).close()  # the shared ones
+    before = set(_instances)
+    with Conversation.start(agent.url, {"scenario": "approval"}) as chat:
+        chat._repr_mimebundle_()
+        made = [_instances[k] for k in set(_instances) - before]
+        assert len(made) <= 26, sorted(type(w).__name__ for w in made)
+        assert chat.cards[0].who.widget is None
+
+
+def test_an_answer_that_meets_a_closing_card_waits_for_its_outcome(agent: MockAgent) -> None:
+    """The task closes a card (its state first, the outcome just after, from another
+    thread): an answer looking in between waits for that outcome instead of failing on
+    a card with none recorded (seen under load in a Run All test)."""
+    import threading
+
+    from hitl_nb.notebook._outcomes import Outcome
+
+    with Conversation.start(agent.url, {"scenario": "approval"}) as chat:
+        card = chat.cards[-1]
+        with card._lock:
+            card.state = "done"  # as closed_by() leaves it, before _finish() records
+        closing = Outcome("closed", "the task was canceled before this prompt was answered")
+        threading.Timer(0.3, card._finish, (closing,)).start()
+        assert card._await_outcome(timeout=10) is closing
