@@ -36,6 +36,7 @@ def test_the_urls_it_takes_and_the_words_it_uses() -> None:
         assert "pw" not in str(refused.value)
 
 
+@pytest.mark.property
 @given(st.text(max_size=80))
 def test_no_text_makes_the_url_check_raise_anything_but_value_error(text: str) -> None:
     for url in (text, "postgresql://" + text, "postgresql://u@h/" + text):

@@ -33,7 +33,7 @@ __all__ = [
     "test_the_service_killed_between_two_answers_is_restarted_and_the_held_answer_counts",
 ]
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernel]
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from tests.helpers.jupyter_process import free_port
 from tests.helpers.tasks import answers_at_agent, start_task
 from tests.helpers.until import until
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.kernel]
 
 YES = {"approve": True}
 REPLICA_TOKEN = "replica-2-token-0123456789abcdef"
