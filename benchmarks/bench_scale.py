@@ -43,6 +43,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -433,6 +434,7 @@ def main() -> None:
         agent_proc.terminate()
         agent_proc.wait(30)
         cluster.stop()
+        shutil.rmtree(cluster.folder, ignore_errors=True)
 
 
 def run(args: argparse.Namespace, cluster: postgres.Cluster, agent: str) -> None:
