@@ -11,17 +11,22 @@ notifications, and keeps an audit trail. Two hosts run it:
 - :mod:`hitl_nb.hub`, a JupyterHub service (``{hub}/services/hitl/api/``) for every
   user of a hub, where the hub names the caller.
 
-A host builds a :class:`Gateway` over a :class:`GatewayStore` (:func:`open_store`), an
-:class:`AgentPool` and :class:`GatewaySettings`, routes requests to
+A host builds a :class:`Gateway` over a :class:`GatewayStore` (:func:`open_store`: a
+:class:`SQLiteStore` file, or :class:`PostgresStore` for several replicas on one
+database), an :class:`AgentPool` and :class:`GatewaySettings`, routes requests to
 :class:`GatewayAPI` with the :class:`Caller` it authenticated, and mounts
-:func:`push_handlers`.
+:func:`push_handlers`. ``PostgresStore`` is loaded on first use (psycopg comes with the
+``hub`` extra).
 """
 
 from __future__ import annotations
 
+import typing
+
+from hitl_nb import _lazy
 from hitl_nb.gateway._agents import GATEWAY_HEADER, AgentPool, InternalCaller, check_agent_url
 from hitl_nb.gateway._api import MAX_REQUEST_BYTES, ApiReply, ApiRequest, GatewayAPI
-from hitl_nb.gateway._db_url import open_store, sqlite_path
+from hitl_nb.gateway._db_url import check_db_url, open_store, sqlite_path
 from hitl_nb.gateway._forward import GatewayReply, message_for
 from hitl_nb.gateway._gateway import Gateway, GatewayError
 from hitl_nb.gateway._push import PUSH_PATH, PushDesk, Refused
@@ -33,10 +38,16 @@ from hitl_nb.gateway._store import (
     Ballot,
     Forward,
     GatewayStore,
+    Listed,
+    OpenQuery,
     PromptRow,
     Registration,
+    StoreUnavailable,
 )
 from hitl_nb.gateway._views import NO_NAMES, Caller
+
+if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
+    from hitl_nb.gateway._postgres import PostgresStore
 
 __all__ = [
     "GATEWAY_HEADER",
@@ -58,14 +69,21 @@ __all__ = [
     "GatewaySettings",
     "GatewayStore",
     "InternalCaller",
+    "Listed",
+    "OpenQuery",
+    "PostgresStore",
     "PromptRow",
     "PushDesk",
     "Refused",
     "Registration",
     "SQLiteStore",
+    "StoreUnavailable",
     "check_agent_url",
+    "check_db_url",
     "message_for",
     "open_store",
     "push_handlers",
     "sqlite_path",
 ]
+
+__getattr__, __dir__ = _lazy.attach(__name__, {"PostgresStore": "_postgres"})

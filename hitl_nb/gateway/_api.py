@@ -22,7 +22,9 @@ in a Jupyter server, ``{hub}/services/hitl/api`` on a hub)::
 
 Bodies are JSON objects within :data:`MAX_REQUEST_BYTES` and 40 levels of nesting
 (413, 400), sent as ``application/json`` (415); errors are ``{"error": status,
-"message": ...}`` with words a person can act on.
+"message": ...}`` with words a person can act on. When the gateway's database cannot be
+reached the answer is 503 and names it (``database``); the request may be sent again
+(an answer given twice counts once).
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ from hitl_nb._json import parse_json
 from hitl_nb.errors import BadJSON
 from hitl_nb.gateway._audit import json_lines
 from hitl_nb.gateway._gateway import Gateway, GatewayError
+from hitl_nb.gateway._store import StoreUnavailable
 from hitl_nb.gateway._views import Caller
 
-__all__ = ["MAX_REQUEST_BYTES", "ApiReply", "ApiRequest", "GatewayAPI"]
+__all__ = ["MAX_REQUEST_BYTES", "ApiReply", "ApiRequest", "GatewayAPI", "unavailable"]
 
 #: The largest request body the gateway reads (an answer is far smaller).
 MAX_REQUEST_BYTES = 256 * 1024
@@ -232,3 +235,15 @@ class GatewayAPI:
             return await handler(self.gateway, caller, request)
         except GatewayError as exc:
             return ApiReply(exc.status, {"error": exc.status, "message": exc.message, **exc.extra})
+        except StoreUnavailable as exc:
+            return ApiReply(503, unavailable(exc))
+
+
+def unavailable(exc: StoreUnavailable) -> dict[str, Any]:
+    """The 503 body when the gateway's database cannot be reached."""
+    return {
+        "error": 503,
+        "message": f"the gateway cannot answer now: {exc.where} cannot be reached "
+        f"({exc.detail}). Try again in a moment; an answer sent again counts once.",
+        "database": exc.where,
+    }

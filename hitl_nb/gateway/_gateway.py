@@ -16,6 +16,12 @@ At most one forward per prompt: the claim is a unique row in the store
 so of any number of racing submissions, on one loop or in several processes sharing the
 database, exactly one forwards. A consensus ballot is cast and the tally read in one
 store transaction, so each voter sees every vote cast before theirs.
+
+Several gateway processes (replicas) on one database act as one: each is a replica with
+its own id; which of them watches a task, takes over a forward another left in doubt,
+and times every deadline is :mod:`hitl_nb.gateway._replicas`. What a replica keeps in
+memory is a cache of the database or a timer any replica also arms: envelopes parsed
+once (a stored envelope never changes), deadline timers, push sightings.
 """
 
 from __future__ import annotations
@@ -43,16 +49,18 @@ from hitl_nb.gateway._agents import AgentPool, check_agent_url
 from hitl_nb.gateway._audit import action_of, answer_entry, forward_entry
 from hitl_nb.gateway._forward import GatewayReply, deliver, settle
 from hitl_nb.gateway._push import PushDesk
+from hitl_nb.gateway._replicas import Duties
 from hitl_nb.gateway._settings import GatewaySettings
-from hitl_nb.gateway._store import AuditEntry, Forward, GatewayStore, PromptRow, Registration
-from hitl_nb.gateway._views import (
-    Caller,
-    inbox_order,
-    prompt_view,
-    refusal,
-    responder_gate,
-    shown_to,
+from hitl_nb.gateway._store import (
+    AuditEntry,
+    Forward,
+    GatewayStore,
+    OpenQuery,
+    PromptRow,
+    Registration,
+    StoreUnavailable,
 )
+from hitl_nb.gateway._views import Caller, prompt_view, refusal, shown_to
 from hitl_nb.gateway._watcher import Watchers
 from hitl_nb.policy import ResponderGate
 from hitl_nb.spec import PromptEnvelope
@@ -77,11 +85,22 @@ class GatewayError(Exception):
 class Gateway:
     """The gateway's logic, on the host's event loop; state in a :class:`GatewayStore`."""
 
-    def __init__(self, store: GatewayStore, pool: AgentPool, settings: GatewaySettings) -> None:
+    def __init__(
+        self,
+        store: GatewayStore,
+        pool: AgentPool,
+        settings: GatewaySettings,
+        *,
+        replica: str | None = None,
+    ) -> None:
         self.store = store
         self.pool = pool
         self.settings = settings
+        #: This process's name among the replicas on its database (random per start).
+        self.replica = replica or uuid.uuid4().hex
         self._timers: dict[tuple[str, str], asyncio.TimerHandle] = {}
+        #: Forwards this process is sending or settling now (not to be adopted twice).
+        self._in_flight: set[tuple[str, str]] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._envelopes: dict[tuple[str, str], PromptEnvelope] = {}
         #: Push notifications: secrets, configuring agents, receiving (see ``_push.py``).
@@ -96,6 +115,16 @@ class Gateway:
             poll_interval=settings.poll_interval,
             max_streams=settings.max_streams,
             arrange_push=self.push.arrange if settings.push else None,
+            ended=self._ended,
+        )
+        self.duties = Duties(
+            store,
+            self.replica,
+            settings.lease_seconds,
+            watch=self._watch if settings.watch else None,
+            unwatch=self.watchers.unwatch,
+            settle=lambda fwd: self._spawn(self._settle(fwd)),
+            arm=self._arm,
         )
 
     def _push_url(self, reg_id: str) -> str | None:
@@ -104,18 +133,28 @@ class Gateway:
     # -- life ------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Arm the deadline timers of open prompts, settle forwards left in doubt, and
-        watch every registered task again."""
-        for row in await self.store.open_prompts():
-            self._arm(row)
-        for fwd in await self.store.unsettled_forwards():
-            self._spawn(self._settle(fwd))
-        if self.settings.watch:
-            for reg in await self.store.registrations():
-                self.watchers.watch(reg)
+        """Open the store (its schema brought up to date), then the first replica round:
+        watch the tasks this replica leases, settle forwards left in doubt (this
+        process's before a restart, or a stopped replica's), arm the deadlines due soon;
+        then a round every ``lease_seconds / 3`` (:mod:`hitl_nb.gateway._replicas`)."""
+        await self.store.open()
+        await self.duties.start()
+
+    async def _watch(self, reg_id: str) -> None:
+        if self.watchers.watching(reg_id):
+            return
+        reg = await self.store.registration(reg_id)
+        if reg is not None:
+            self.watchers.watch(reg)
+
+    async def _ended(self, reg: Registration) -> None:
+        await self.store.end_watch(reg.id)
+        self.duties.held = self.duties.held - {reg.id}
 
     async def close(self) -> None:
-        """Stop timers and background work; close connections and the store."""
+        """Stop timers and background work; give back leases; close connections and
+        the store."""
+        await self.duties.stop()
         for handle in self._timers.values():
             handle.cancel()
         for task in list(self._tasks):
@@ -134,17 +173,29 @@ class Gateway:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _settle(self, fwd: Forward) -> None:
-        reg = await self.store.registration(fwd.reg_id)
-        row = await self.store.prompt(fwd.reg_id, fwd.prompt_id)
-        if reg is None or row is None:
-            return
-        client = self.pool.client(reg.agent_url)
-        reply = await settle(self.store, client, fwd, reg.task_id, row.context_id)
-        if reply is None:
-            log.warning("hitl-nb gateway: answer to %s still in doubt", fwd.prompt_id)
-            return
-        await self.store.add_audit(forward_entry(reg, row, fwd, reply))
+    async def _settle(self, fwd: Forward, *, taken: bool = False) -> None:
+        """Find out what became of a forward in doubt (``taken``: the caller already
+        marked it in flight)."""
+        key = (fwd.reg_id, fwd.prompt_id)
+        if not taken:
+            if key in self._in_flight:
+                return  # this process is sending or settling it now
+            self._in_flight.add(key)
+        try:
+            reg = await self.store.registration(fwd.reg_id)
+            row = await self.store.prompt(fwd.reg_id, fwd.prompt_id)
+            if reg is None or row is None:
+                return
+            client = self.pool.client(reg.agent_url)
+            reply = await settle(self.store, client, fwd, reg.task_id, row.context_id)
+            if reply is None:
+                log.warning("hitl-nb gateway: answer to %s still in doubt", fwd.prompt_id)
+                return
+            await self.store.add_audit(forward_entry(reg, row, fwd, reply))
+        except StoreUnavailable as exc:
+            log.warning("hitl-nb gateway: settling %s waits: %s", fwd.prompt_id, exc)
+        finally:
+            self._in_flight.discard(key)
 
     # -- deadlines (S-4: the orchestrator keeps its own timer) ----------------------
 
@@ -160,13 +211,17 @@ class Gateway:
 
     async def _expire(self, reg_id: str, prompt_id: str) -> None:
         self._timers.pop((reg_id, prompt_id), None)
-        if await self.store.forward(reg_id, prompt_id) is not None:
-            return  # an answer is on its way or delivered
-        if self.settings.accept_after_deadline:
-            log.info("hitl-nb gateway: deadline of prompt %s passed (still open)", prompt_id)
-            return
-        if await self.store.close_prompt(reg_id, prompt_id, "expired"):
-            log.info("hitl-nb gateway: prompt %s closed at its deadline", prompt_id)
+        try:
+            if await self.store.forward(reg_id, prompt_id) is not None:
+                return  # an answer is on its way or delivered
+            if self.settings.accept_after_deadline:
+                log.info("hitl-nb gateway: deadline of prompt %s passed (still open)", prompt_id)
+                return
+            if await self.store.close_prompt(reg_id, prompt_id, "expired"):
+                log.info("hitl-nb gateway: prompt %s closed at its deadline", prompt_id)
+        except StoreUnavailable as exc:
+            # The next replica round arms it again (a due prompt still open).
+            log.warning("hitl-nb gateway: closing %s at its deadline waits: %s", prompt_id, exc)
 
     # -- registrations ---------------------------------------------------------------
 
@@ -198,7 +253,11 @@ class Gateway:
         await self._see(reg, task)
         log.info("hitl-nb gateway: %s registered task %s at %s", caller.display, task_id, url)
         if self.settings.watch and not task.status.state.is_terminal:
-            self.watchers.watch(reg)
+            # Watched here at once when no replica holds it (a replica's next round
+            # balances the leases).
+            if await self.store.take_lease(reg.id, self.replica, self.settings.lease_seconds):
+                self.duties.lease_taken(reg.id)
+                self.watchers.watch(reg)
         return True, await self._registration_view(reg, caller)
 
     def _owns(self, caller: Caller, reg: Registration) -> bool:
@@ -267,7 +326,11 @@ class Gateway:
         except GatewayError as exc:
             log.info("hitl-nb gateway: task %s: %s", reg.task_id, exc.message)
             return None
-        await self._see(reg, task)
+        try:
+            await self._see(reg, task)
+        except StoreUnavailable as exc:
+            log.info("hitl-nb gateway: task %s not recorded: %s", reg.task_id, exc)
+            return None
         return task
 
     async def _refresh(self, reg: Registration, *, quiet: bool = False) -> str | None:
@@ -333,30 +396,18 @@ class Gateway:
         answer (``"me"``: the caller); ``due_within``: only deadlines at most that many
         seconds away; at most ``limit`` prompts (``total`` counts them all).
         """
-        regs = {r.id: r for r in await self.store.registrations()}
         now = time.time()
-        who = caller if responder in (None, "me") else Caller(responder, str(responder))
-        rows = []
-        for row in await self.store.open_prompts():
-            reg = regs.get(row.reg_id)
-            if reg is None or (agent is not None and reg.agent_url != agent):
-                continue
-            if due_within is not None and (row.deadline is None or row.deadline - now > due_within):
-                continue
-            if not self.settings.show_all and not shown_to(caller, reg, row):
-                continue
-            if responder is not None and refusal(responder_gate(row.envelope), who) is not None:
-                continue
-            rows.append(row)
-        rows.sort(key=inbox_order)
-        forwards, ballots = await self.store.all_forwards(), await self.store.all_ballots()
-        views = []
-        for r in rows[:limit]:
-            key = (r.reg_id, r.prompt_id)
-            views.append(
-                prompt_view(regs[r.reg_id], r, caller, now, forwards.get(key), ballots.get(key, []))
-            )
-        return {"prompts": views, "total": len(rows)}
+        query = OpenQuery(
+            viewer=caller.name,
+            see_all=self.settings.show_all or caller.admin,
+            agent=agent,
+            for_responder=responder is not None,
+            responder=caller.name if responder == "me" else responder,
+            due_before=None if due_within is None else now + due_within,
+        )
+        listed, total = await self.store.list_open(query, limit)
+        views = [prompt_view(i.reg, i.row, caller, now, i.forward, i.ballots) for i in listed]
+        return {"prompts": views, "total": total}
 
     # -- answers ---------------------------------------------------------------------
 
@@ -458,40 +509,60 @@ class Gateway:
         else:
             responders = [responder]
         message_id = str(uuid.uuid4())
-        if not await self.store.begin_forward(reg.id, prompt_id, message_id, canonical, responders):
-            return await self._claimed_by_another(reg, prompt_id, responder)
-        claimed = await self.store.forward(reg.id, prompt_id)
-        assert claimed is not None
-        client = self.pool.client(reg.agent_url)
-        reply = await deliver(self.store, client, claimed, reg.task_id, row.context_id)
-        if reply.status == 202:
-            self._spawn(self._settle(claimed))
-        self.watchers.poke(reg.id)  # the task moves on: its next prompt comes soon
+        key = (reg.id, prompt_id)
+        # Marked before the claim, so no round of this replica adopts it meanwhile; a
+        # forward this process already sends makes the claim below fail anyway.
+        mine = key not in self._in_flight
+        self._in_flight.add(key)
+        in_doubt = False
+        try:
+            if not await self.store.begin_forward(
+                reg.id, prompt_id, message_id, canonical, responders, owner=self.replica
+            ):
+                return await self._claimed_by_another(reg, prompt_id, responder, canonical)
+            claimed = await self.store.forward(reg.id, prompt_id)
+            assert claimed is not None
+            client = self.pool.client(reg.agent_url)
+            reply = await deliver(self.store, client, claimed, reg.task_id, row.context_id)
+            if reply.status == 202:
+                in_doubt = True
+                self._spawn(self._settle(claimed, taken=True))
+        finally:
+            if mine and not in_doubt:
+                self._in_flight.discard(key)
+        self._moved_on(reg)
         return reply
 
+    def _moved_on(self, reg: Registration) -> None:
+        """The task moves on after a forward: its next prompt comes soon. The replica
+        that watches it reads it at once when that is this one; else this one reads it
+        once, so the next prompt is listed without waiting for the watcher's poll."""
+        if self.watchers.watching(reg.id):
+            self.watchers.poke(reg.id)
+        elif self.settings.watch:
+            self._spawn(self._refresh_for_watch(reg))
+
     async def _claimed_by_another(
-        self, reg: Registration, prompt_id: str, responder: str
+        self, reg: Registration, prompt_id: str, responder: str, canonical: str
     ) -> GatewayReply:
-        """Another submission claimed the forward first. If it carries this answer (a
-        consensus that this very vote helped reach), the answer counted; else 409."""
+        """Another submission claimed the forward first (on this replica or another).
+        If it carries this very answer, from this responder (a consensus this vote
+        helped reach, or the same person's answer sent twice), the answer counted;
+        else 409. The reply says where the forward stands now."""
         fwd = await self.store.forward(reg.id, prompt_id)
         where = self.settings.where
-        if fwd is None or responder not in fwd.responders:
+        if fwd is None or responder not in fwd.responders or fwd.payload != canonical:
             raise GatewayError(
                 409,
                 f"this prompt was already answered through {where}",
                 state=fwd.state if fwd else None,
             )
-        return GatewayReply(
-            202,
-            {
-                "status": "forwarding",
-                "prompt_id": prompt_id,
-                "responders": fwd.responders,
-                "message": "your answer counted: the agreed answer is on its way to the agent "
-                "(sent once, by the gateway)",
-            },
-        )
+        body = {"prompt_id": prompt_id, "responders": fwd.responders}
+        if fwd.state == "forwarded":
+            message = "your answer counted: the agent has it (sent once, by the gateway)"
+            return GatewayReply(200, {"status": "forwarded", **body, "message": message})
+        message = "your answer counted: it is on its way to the agent (sent once, by the gateway)"
+        return GatewayReply(202, {"status": "forwarding", **body, "message": message})
 
     def _past_deadline(self, row: PromptRow) -> bool:
         return (

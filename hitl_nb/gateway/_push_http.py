@@ -18,6 +18,7 @@ from typing import Any
 import tornado.web
 
 from hitl_nb.gateway._push import PUSH_PATH, PushDesk, Refused, push_reply
+from hitl_nb.gateway._store import StoreUnavailable
 
 __all__ = ["PushHandler", "push_handlers"]
 
@@ -62,6 +63,10 @@ class PushHandler(tornado.web.RequestHandler):
         except Refused as exc:
             log.warning("hitl-nb gateway: push for %s refused: %s", reg_id[:64], exc.message)
             self._answer(exc.status, exc.message)
+            return
+        except StoreUnavailable as exc:
+            # The agent retries a notification it could not deliver (A2A §4.3.3).
+            self._answer(503, f"not recorded: {exc.where} cannot be reached; send it again")
             return
         self._answer(200, f"recorded ({got.kind})")
 

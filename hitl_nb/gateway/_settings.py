@@ -32,3 +32,6 @@ class GatewaySettings:
     show_all: bool = True
     #: What the host is called in messages ("this server", "this hub").
     where: str = "this server"
+    #: Replicas on one database: a replica that stops renewing its leases (it died)
+    #: loses them after this many seconds; rounds run every third of it.
+    lease_seconds: float = 15.0

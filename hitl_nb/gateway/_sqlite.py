@@ -1,5 +1,5 @@
 """The gateway's state in one SQLite file: registered tasks, prompts, ballots, forwards,
-push secrets and the audit trail.
+push secrets, the audit trail, and the replicas' heartbeats and leases.
 
 Every change is one committed transaction (``synchronous=FULL``, WAL), so a restart
 loses nothing that was acknowledged. The ``forwards`` row of a prompt is the at-most-once
@@ -13,9 +13,17 @@ opened, one step per version, each in one transaction:
 
 - 1: registrations, prompts, ballots, forwards, push (the first layout, unversioned);
 - 2: ``registrations.registrant`` (the user name that registered a task, for who may
-  read its audit trail) and the ``audit`` table.
+  read its audit trail) and the ``audit`` table;
+- 3: replicas on one database and listings in SQL: ``replicas`` (heartbeats),
+  ``leases`` (which replica watches a task), ``forwards.owner``,
+  ``registrations.ended`` (a finished task nobody watches), who may answer each prompt
+  (``prompts.needed``, ``prompts.named`` and the ``audience`` table, filled from the
+  stored envelopes) and the index of open prompts in listing order.
 
-The calls are quick local writes, made on the event loop's thread (one connection).
+The same numbering as the PostgreSQL store's (:mod:`hitl_nb.gateway._postgres`). The
+calls are quick local writes, made on the event loop's thread (one connection): a
+commit waits for the disk (``synchronous=FULL``), which ``benchmarks/bench_scale.py``
+measures as the loop's stall.
 """
 
 from __future__ import annotations
@@ -27,7 +35,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hitl_nb.gateway._store import AuditEntry, Ballot, Forward, PromptRow, Registration
+from hitl_nb.gateway._store import (
+    AuditEntry,
+    Ballot,
+    Forward,
+    Listed,
+    OpenQuery,
+    PromptRow,
+    Registration,
+    StoreUnavailable,
+)
+from hitl_nb.gateway._views import audience
 
 __all__ = ["SCHEMA_VERSION", "SQLiteStore"]
 
@@ -105,14 +123,59 @@ CREATE TABLE audit (
 CREATE INDEX audit_by_registration ON audit (reg_id, id);
 """
 
-#: Each version's step from the one before (index 0: from nothing to version 1).
-_STEPS = (_V1, _V2)
+_V3 = """
+ALTER TABLE registrations ADD COLUMN ended REAL;
+ALTER TABLE prompts ADD COLUMN needed INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE prompts ADD COLUMN named INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE audience (
+    reg_id TEXT NOT NULL,
+    prompt_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    PRIMARY KEY (reg_id, prompt_id, name)
+);
+ALTER TABLE forwards ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+CREATE TABLE replicas (
+    id TEXT PRIMARY KEY,
+    started REAL NOT NULL,
+    expires REAL NOT NULL
+);
+CREATE TABLE leases (
+    reg_id TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    expires REAL NOT NULL
+);
+CREATE INDEX leases_by_holder ON leases (holder);
+CREATE INDEX prompts_open ON prompts (deadline IS NULL, deadline, first_seen, prompt_id)
+    WHERE closed IS NULL;
+CREATE INDEX forwards_unsettled ON forwards (owner) WHERE state = 'forwarding'
+"""
+
+
+def _fill_audience(db: sqlite3.Connection) -> None:
+    """Version 3's data step: who may answer each stored prompt, from its envelope."""
+    rows = db.execute("SELECT reg_id, prompt_id, envelope FROM prompts").fetchall()
+    for reg_id, prompt_id, envelope in rows:
+        names, needed = audience(json.loads(envelope))
+        db.execute(
+            "UPDATE prompts SET needed = ?, named = ? WHERE reg_id = ? AND prompt_id = ?",
+            (needed, int(bool(names)), reg_id, prompt_id),
+        )
+        db.executemany(
+            "INSERT OR IGNORE INTO audience VALUES (?, ?, ?)",
+            [(reg_id, prompt_id, n) for n in names],
+        )
+
+
+Step = tuple[str, Callable[[sqlite3.Connection], None] | None]
+#: Each version's step from the one before (index 0: from nothing to version 1): its
+#: statements, then (if any) what it does to the rows in Python.
+_STEPS: tuple[Step, ...] = ((_V1, None), (_V2, None), (_V3, _fill_audience))
 #: The schema version this code writes.
 SCHEMA_VERSION = len(_STEPS)
 
 _REG = "id, agent_url, task_id, registered_by, created, registrant"
 _PROMPT = "reg_id, prompt_id, context_id, envelope, deadline, first_seen, closed"
-_FORWARD = "reg_id, prompt_id, message_id, payload, responders, state, detail, at"
+_FORWARD = "reg_id, prompt_id, message_id, payload, responders, state, detail, at, owner"
 _AUDIT = (
     "id, at, reg_id, task_id, agent_url, prompt_id, responder, display, action, status, "
     "reason, payload_sha256, schema_sha256, responders, agent_reply"
@@ -131,20 +194,24 @@ def _version(db: sqlite3.Connection) -> int:
     return found
 
 
-def migrate(db: sqlite3.Connection) -> int:
-    """Bring the file's schema up to :data:`SCHEMA_VERSION`; the version it had."""
+def migrate(db: sqlite3.Connection, upto: int = SCHEMA_VERSION) -> int:
+    """Bring the file's schema up to ``upto`` (:data:`SCHEMA_VERSION`: the one this code
+    writes; lower only to make an older file in tests); the version it had."""
     had = _version(db)
     if had > SCHEMA_VERSION:
         raise RuntimeError(
             f"the gateway's database {db} has schema version {had}, newer than this "
             f"hitl-nb ({SCHEMA_VERSION}): upgrade hitl-nb"
         )
-    for version in range(had + 1, SCHEMA_VERSION + 1):
+    for version in range(had + 1, upto + 1):
+        statements, data_step = _STEPS[version - 1]
         db.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _STEPS[version - 1].split(";"):
+            for statement in statements.split(";"):
                 if statement.strip():
                     db.execute(statement)
+            if data_step is not None:
+                data_step(db)
             db.execute(f"PRAGMA user_version = {version}")
         except BaseException:
             db.execute("ROLLBACK")
@@ -159,20 +226,29 @@ class SQLiteStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
+        self.where = f"the gateway's SQLite file {self.path}"
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         # Another process on the same file (a second replica) waits for the lock.
         self._db.execute("PRAGMA busy_timeout=10000")
         #: The schema version the file had when opened (0: a new file).
-        self.found_version = migrate(self._db)
+        self.found_version: int | None = migrate(self._db)
+
+    async def open(self) -> None:
+        """Nothing to do: the file was opened and migrated when the store was made."""
 
     async def close(self) -> None:
         """Close the file."""
         self._db.close()
 
     def _run(self, sql: str, args: tuple[Any, ...] = ()) -> sqlite3.Cursor:
-        return self._db.execute(sql, args)
+        try:
+            return self._db.execute(sql, args)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "disk I/O" in str(exc):
+                raise StoreUnavailable(self.where, str(exc)) from exc
+            raise
 
     def _atomic(self, work: Callable[[], Any]) -> Any:
         self._db.execute("BEGIN IMMEDIATE")
@@ -229,10 +305,31 @@ class SQLiteStore:
         deadline: float | None,
     ) -> PromptRow:
         """Record a prompt the agent shows (first sighting wins); returns the row."""
-        self._run(
-            f"INSERT OR IGNORE INTO prompts ({_PROMPT}) VALUES (?, ?, ?, ?, ?, ?, NULL)",
-            (reg_id, prompt_id, context_id, json.dumps(envelope), deadline, time.time()),
-        )
+        names, needed = audience(envelope)
+
+        def work() -> None:
+            cur = self._run(
+                f"INSERT OR IGNORE INTO prompts ({_PROMPT}, needed, named) "
+                "VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+                (
+                    reg_id,
+                    prompt_id,
+                    context_id,
+                    json.dumps(envelope),
+                    deadline,
+                    time.time(),
+                    needed,
+                    int(bool(names)),
+                ),
+            )
+            if cur.rowcount == 1:
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO audience VALUES (?, ?, ?)",
+                    [(reg_id, prompt_id, n) for n in names],
+                )
+
+        if await self.prompt(reg_id, prompt_id) is None:
+            self._atomic(work)
         row = await self.prompt(reg_id, prompt_id)
         assert row is not None
         return row
@@ -265,6 +362,50 @@ class SQLiteStore:
             (why, reg_id, prompt_id),
         )
         return cur.rowcount == 1
+
+    async def list_open(self, query: OpenQuery, limit: int) -> tuple[list[Listed], int]:
+        """The first ``limit`` open prompts ``query`` selects, and how many in all."""
+        where, args = _selection(query)
+        joined = f"FROM prompts p JOIN registrations r ON r.id = p.reg_id WHERE {where}"
+        total = int(self._run(f"SELECT COUNT(*) {joined}", tuple(args)).fetchone()[0])
+        rows = self._run(
+            f"SELECT {_REG_R}, {_PROMPT_P} {joined} "
+            "ORDER BY p.deadline IS NULL, p.deadline, p.first_seen, p.prompt_id LIMIT ?",
+            (*args, limit),
+        ).fetchall()
+        if not rows:
+            return [], total
+        keys = [(r[6], r[7]) for r in rows]
+        marks = ", ".join("(?, ?)" for _ in keys)
+        flat = tuple(v for k in keys for v in k)
+        forwards = {
+            (f[0], f[1]): _forward(f)
+            for f in self._run(
+                f"SELECT {_FORWARD} FROM forwards WHERE (reg_id, prompt_id) IN (VALUES {marks})",
+                flat,
+            ).fetchall()
+        }
+        ballots: dict[tuple[str, str], list[Ballot]] = {}
+        for reg_id, prompt_id, responder, payload, at in self._run(
+            "SELECT reg_id, prompt_id, responder, payload, at FROM ballots "
+            f"WHERE (reg_id, prompt_id) IN (VALUES {marks}) ORDER BY at, responder",
+            flat,
+        ).fetchall():
+            ballots.setdefault((reg_id, prompt_id), []).append(Ballot(responder, payload, at))
+        listed = [
+            Listed(Registration(*r[:6]), _prompt(r[6:]), forwards.get(k), ballots.get(k, []))
+            for r, k in zip(rows, keys, strict=True)
+        ]
+        return listed, total
+
+    async def due_prompts(self, before: float) -> list[PromptRow]:
+        """Open prompts whose deadline is at most ``before``."""
+        rows = self._run(
+            f"SELECT {_PROMPT} FROM prompts WHERE closed IS NULL AND deadline IS NOT NULL "
+            "AND deadline <= ?",
+            (before,),
+        ).fetchall()
+        return [_prompt(r) for r in rows]
 
     # -- ballots ---------------------------------------------------------------------
 
@@ -309,13 +450,19 @@ class SQLiteStore:
     # -- forwards --------------------------------------------------------------------
 
     async def begin_forward(
-        self, reg_id: str, prompt_id: str, message_id: str, payload: str, responders: list[str]
+        self,
+        reg_id: str,
+        prompt_id: str,
+        message_id: str,
+        payload: str,
+        responders: list[str],
+        owner: str = "",
     ) -> bool:
         """Write-ahead: claim the prompt's one forward. False if it was claimed before."""
         cur = self._run(
             f"INSERT OR IGNORE INTO forwards ({_FORWARD}) "
-            "VALUES (?, ?, ?, ?, ?, 'forwarding', NULL, ?)",
-            (reg_id, prompt_id, message_id, payload, json.dumps(responders), time.time()),
+            "VALUES (?, ?, ?, ?, ?, 'forwarding', NULL, ?, ?)",
+            (reg_id, prompt_id, message_id, payload, json.dumps(responders), time.time(), owner),
         )
         return cur.rowcount == 1
 
@@ -347,6 +494,104 @@ class SQLiteStore:
         """Forwards whose fate is unknown (a crash or a lost connection mid-forward)."""
         rows = self._run(f"SELECT {_FORWARD} FROM forwards WHERE state = 'forwarding'").fetchall()
         return [_forward(r) for r in rows]
+
+    async def adopt_forwards(self, replica: str) -> list[Forward]:
+        """Take over the unsettled forwards of stopped replicas; all ``replica`` owns."""
+
+        def work() -> list[Forward]:
+            self._run(
+                "UPDATE forwards SET owner = ? WHERE state = 'forwarding' AND owner NOT IN "
+                "(SELECT id FROM replicas WHERE expires > ?)",
+                (replica, time.time()),
+            )
+            rows = self._run(
+                f"SELECT {_FORWARD} FROM forwards WHERE state = 'forwarding' AND owner = ?",
+                (replica,),
+            ).fetchall()
+            return [_forward(r) for r in rows]
+
+        adopted: list[Forward] = self._atomic(work)
+        return adopted
+
+    # -- replicas and leases ---------------------------------------------------------
+
+    async def hold_leases(self, replica: str, ttl: float) -> set[str]:
+        """Heartbeat, renew, take a fair share, give back the rest; what it holds."""
+
+        def work() -> set[str]:
+            now = time.time()
+            self._run(
+                "INSERT INTO replicas (id, started, expires) VALUES (?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET expires = excluded.expires",
+                (replica, now, now + ttl),
+            )
+            self._run("DELETE FROM replicas WHERE expires < ?", (now - 3600,))
+            live = int(
+                self._run("SELECT COUNT(*) FROM replicas WHERE expires > ?", (now,)).fetchone()[0]
+            )
+            watched = int(
+                self._run("SELECT COUNT(*) FROM registrations WHERE ended IS NULL").fetchone()[0]
+            )
+            share = -(-watched // max(live, 1))
+            self._run("UPDATE leases SET expires = ? WHERE holder = ?", (now + ttl, replica))
+            held = [
+                r[0]
+                for r in self._run(
+                    "SELECT reg_id FROM leases WHERE holder = ? ORDER BY reg_id", (replica,)
+                ).fetchall()
+            ]
+            if len(held) > share:
+                for reg_id in held[share:]:
+                    self._run("DELETE FROM leases WHERE reg_id = ?", (reg_id,))
+                held = held[:share]
+            elif len(held) < share:
+                free = self._run(
+                    "SELECT r.id FROM registrations r LEFT JOIN leases l ON l.reg_id = r.id "
+                    "WHERE r.ended IS NULL AND (l.reg_id IS NULL OR l.expires < ?) "
+                    "ORDER BY r.created, r.id LIMIT ?",
+                    (now, share - len(held)),
+                ).fetchall()
+                for (reg_id,) in free:
+                    self._run(
+                        "INSERT INTO leases (reg_id, holder, expires) VALUES (?, ?, ?) "
+                        "ON CONFLICT (reg_id) DO UPDATE SET holder = excluded.holder, "
+                        "expires = excluded.expires WHERE leases.expires < ?",
+                        (reg_id, replica, now + ttl, now),
+                    )
+                    held.append(reg_id)
+            return set(held)
+
+        held: set[str] = self._atomic(work)
+        return held
+
+    async def take_lease(self, reg_id: str, replica: str, ttl: float) -> bool:
+        """Lease one registration to ``replica`` if nobody holds it."""
+        now = time.time()
+        cur = self._run(
+            "INSERT INTO leases (reg_id, holder, expires) VALUES (?, ?, ?) "
+            "ON CONFLICT (reg_id) DO UPDATE SET holder = excluded.holder, "
+            "expires = excluded.expires WHERE leases.expires < ? OR leases.holder = ?",
+            (reg_id, replica, now + ttl, now, replica),
+        )
+        return cur.rowcount == 1
+
+    async def end_watch(self, reg_id: str) -> None:
+        """The task ended: nobody watches it any more."""
+
+        def work() -> None:
+            self._run("UPDATE registrations SET ended = ? WHERE id = ?", (time.time(), reg_id))
+            self._run("DELETE FROM leases WHERE reg_id = ?", (reg_id,))
+
+        self._atomic(work)
+
+    async def leave(self, replica: str) -> None:
+        """``replica`` stops: its heartbeat and leases go."""
+
+        def work() -> None:
+            self._run("DELETE FROM leases WHERE holder = ?", (replica,))
+            self._run("DELETE FROM replicas WHERE id = ?", (replica,))
+
+        self._atomic(work)
 
     # -- push secrets ----------------------------------------------------------------
 
@@ -419,6 +664,41 @@ class SQLiteStore:
         return [_audit(r) for r in rows]
 
 
+_REG_R = ", ".join("r." + c for c in _REG.split(", "))
+_PROMPT_P = ", ".join("p." + c for c in _PROMPT.split(", "))
+
+
+def _may(name: str | None, args: list[Any]) -> str:
+    """SQL: may ``name`` answer prompt ``p`` (the rule of :func:`_views.audience`)?"""
+    if name is None:
+        return "(p.named = 0 AND p.needed <= 1)"
+    args.append(name)
+    return (
+        "(p.named = 0 OR EXISTS (SELECT 1 FROM audience a WHERE a.reg_id = p.reg_id "
+        "AND a.prompt_id = p.prompt_id AND a.name = ?))"
+    )
+
+
+def _selection(query: OpenQuery) -> tuple[str, list[Any]]:
+    args: list[Any] = []
+    where = ["p.closed IS NULL"]
+    if query.agent is not None:
+        where.append("r.agent_url = ?")
+        args.append(query.agent)
+    if query.due_before is not None:
+        where.append("p.deadline IS NOT NULL AND p.deadline <= ?")
+        args.append(query.due_before)
+    if not query.see_all:
+        if query.viewer is None:
+            where.append(_may(None, args))
+        else:
+            args.append(query.viewer)
+            where.append(f"(r.registrant = ? OR {_may(query.viewer, args)})")
+    if query.for_responder:
+        where.append(_may(query.responder, args))
+    return " AND ".join(where), args
+
+
 def _prompt(row: tuple[Any, ...]) -> PromptRow:
     reg_id, prompt_id, context_id, envelope, deadline, first_seen, closed = row
     return PromptRow(
@@ -427,9 +707,9 @@ def _prompt(row: tuple[Any, ...]) -> PromptRow:
 
 
 def _forward(row: tuple[Any, ...]) -> Forward:
-    reg_id, prompt_id, message_id, payload, responders, state, detail, at = row
+    reg_id, prompt_id, message_id, payload, responders, state, detail, at, owner = row
     return Forward(
-        reg_id, prompt_id, message_id, payload, json.loads(responders), state, detail, at
+        reg_id, prompt_id, message_id, payload, json.loads(responders), state, detail, at, owner
     )
 
 

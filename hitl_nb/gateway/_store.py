@@ -14,7 +14,17 @@ that ships; every implementation must keep these promises, which
 - :meth:`GatewayStore.cast_ballot` writes a responder's answer and reads the prompt's
   answers in one transaction: each caller sees every ballot cast before its own;
 - first sightings win (:meth:`GatewayStore.see_prompt`, :meth:`GatewayStore.add_registration`,
-  :meth:`GatewayStore.ensure_push_secret`), so racing writers agree on one row.
+  :meth:`GatewayStore.ensure_push_secret`), so racing writers agree on one row;
+- replicas (several gateway processes on one database) share the work through it: each
+  writes a heartbeat (:meth:`GatewayStore.hold_leases`), a registered task is leased to
+  one live replica at a time (its watcher), a lease not renewed for ``ttl`` seconds is
+  taken over, and a forward left ``forwarding`` by a replica whose heartbeat stopped is
+  adopted by one other (:meth:`GatewayStore.adopt_forwards`), which settles it. Times
+  of leases and heartbeats are the database's clock, so replicas on machines whose
+  clocks differ agree;
+- a store that cannot reach its database raises :class:`StoreUnavailable` (and the
+  transaction it was in is rolled back): the host answers 503 naming the database, and
+  the next call tries again (no restart).
 """
 
 from __future__ import annotations
@@ -27,9 +37,22 @@ __all__ = [
     "Ballot",
     "Forward",
     "GatewayStore",
+    "Listed",
+    "OpenQuery",
     "PromptRow",
     "Registration",
+    "StoreUnavailable",
 ]
+
+
+class StoreUnavailable(Exception):
+    """The gateway's database cannot be reached (or went away mid-transaction, which
+    was rolled back). ``where`` names it for people (never its password)."""
+
+    def __init__(self, where: str, detail: str) -> None:
+        super().__init__(f"{where} cannot be reached ({detail})")
+        self.where = where
+        self.detail = detail
 
 
 @dataclass(frozen=True)
@@ -90,6 +113,36 @@ class Forward:
     state: str  # "forwarding" | "forwarded" | "failed"
     detail: str | None
     at: float
+    #: The replica that claimed (or adopted) it; "" when not known.
+    owner: str = ""
+
+
+@dataclass(frozen=True)
+class OpenQuery:
+    """Which open prompts a listing shows (``GET api/prompts``), soonest deadline first.
+
+    ``see_all``: every prompt (a Jupyter server, a hub administrator); else those
+    ``viewer`` registered or may answer. ``agent``: only this agent URL.
+    ``for_responder``: only prompts ``responder`` may answer (None: an unnamed caller,
+    who may answer only prompts for anyone). ``due_before``: only deadlines up to then.
+    """
+
+    viewer: str | None
+    see_all: bool = False
+    agent: str | None = None
+    for_responder: bool = False
+    responder: str | None = None
+    due_before: float | None = None
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One prompt of a listing, with what its view needs."""
+
+    reg: Registration
+    row: PromptRow
+    forward: Forward | None
+    ballots: list[Ballot]
 
 
 @dataclass(frozen=True)
@@ -145,6 +198,15 @@ class AuditEntry:
 class GatewayStore(Protocol):
     """The gateway's database (see the module docstring for what every one promises)."""
 
+    #: The database in words, for messages (``PostgreSQL hitl at db.example:5432``).
+    where: str
+    #: The schema version the database had when opened (0: new; None: not opened yet).
+    found_version: int | None
+
+    async def open(self) -> None:
+        """Connect and bring the schema up to date (the host calls it at start; each
+        call opens first when needed)."""
+
     async def close(self) -> None:
         """Let go of the database."""
 
@@ -189,6 +251,13 @@ class GatewayStore(Protocol):
     async def close_prompt(self, reg_id: str, prompt_id: str, why: str) -> bool:
         """Mark an open prompt closed (``why``); False if it was closed already."""
 
+    async def list_open(self, query: OpenQuery, limit: int) -> tuple[list[Listed], int]:
+        """The first ``limit`` open prompts ``query`` selects, soonest deadline first
+        (then first seen, prompt id), and how many it selects in all."""
+
+    async def due_prompts(self, before: float) -> list[PromptRow]:
+        """Open prompts whose deadline is at most ``before``."""
+
     # -- ballots ---------------------------------------------------------------------
 
     async def cast_ballot(
@@ -206,9 +275,16 @@ class GatewayStore(Protocol):
     # -- forwards --------------------------------------------------------------------
 
     async def begin_forward(
-        self, reg_id: str, prompt_id: str, message_id: str, payload: str, responders: list[str]
+        self,
+        reg_id: str,
+        prompt_id: str,
+        message_id: str,
+        payload: str,
+        responders: list[str],
+        owner: str = "",
     ) -> bool:
-        """Write-ahead: claim the prompt's one forward. False if it was claimed before."""
+        """Write-ahead: claim the prompt's one forward (for replica ``owner``). False if
+        it was claimed before."""
 
     async def finish_forward(self, reg_id: str, prompt_id: str, state: str, detail: str) -> None:
         """Record how a forward ended (``forwarded`` or ``failed``)."""
@@ -224,6 +300,26 @@ class GatewayStore(Protocol):
 
     async def unsettled_forwards(self) -> list[Forward]:
         """Forwards whose fate is unknown (a crash or a lost connection mid-forward)."""
+
+    async def adopt_forwards(self, replica: str) -> list[Forward]:
+        """Take over the unsettled forwards of replicas whose heartbeat stopped (and
+        those of no known owner); every unsettled forward ``replica`` now owns."""
+
+    # -- replicas and leases ---------------------------------------------------------
+
+    async def hold_leases(self, replica: str, ttl: float) -> set[str]:
+        """Write ``replica``'s heartbeat, renew its leases, take free or expired ones up
+        to its fair share (registrations still watched, divided by live replicas) and
+        give back what it holds beyond that; the registrations it holds now."""
+
+    async def take_lease(self, reg_id: str, replica: str, ttl: float) -> bool:
+        """Lease one registration to ``replica`` if nobody holds it (a new task)."""
+
+    async def end_watch(self, reg_id: str) -> None:
+        """The task ended: no replica watches it any more (its lease is dropped)."""
+
+    async def leave(self, replica: str) -> None:
+        """``replica`` stops: its heartbeat and leases go, for others to take at once."""
 
     # -- push secrets ----------------------------------------------------------------
 

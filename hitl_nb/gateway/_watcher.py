@@ -14,7 +14,8 @@ One watcher per registered task, on the host's event loop:
   when the gateway itself forwards an answer (:meth:`Watchers.poke`);
 - at most ``max_streams`` subscriptions are open at once (each holds a connection);
   other tasks and agents that do not stream are polled;
-- a task in a terminal state is no longer watched;
+- a task in a terminal state is no longer watched (``ended`` is told, so no replica
+  of the gateway watches it again);
 - when the agent's card advertises push notifications, the watcher first asks the agent
   to push the task's updates to this gateway (``arrange_push``, see
   :mod:`hitl_nb.gateway._push`); once it agreed nothing streams for that task (no
@@ -52,8 +53,10 @@ class Watchers:
         poll_interval: float,
         max_streams: int,
         arrange_push: Callable[[Registration], Awaitable[bool]] | None = None,
+        ended: Callable[[Registration], Awaitable[None]] | None = None,
     ) -> None:
         self._refresh = refresh
+        self._ended = ended
         self._arrange_push = arrange_push
         #: Registrations whose agent pushes their updates.
         self.pushed: set[str] = set()
@@ -71,6 +74,12 @@ class Watchers:
             return
         task = asyncio.ensure_future(self._run(reg))
         self._tasks[reg.id] = task
+
+    def unwatch(self, reg_id: str) -> None:
+        """Stop watching this task (another replica of the gateway watches it now)."""
+        task = self._tasks.pop(reg_id, None)
+        if task is not None:
+            task.cancel()
 
     def poke(self, reg_id: str) -> None:
         """Read this task again now (the gateway just forwarded an answer to it)."""
@@ -106,6 +115,8 @@ class Watchers:
             while True:
                 task = await self._refresh(reg)
                 if task is not None and task.status.state.is_terminal:
+                    if self._ended is not None:
+                        await self._ended(reg)
                     return
                 if arrange is not None and task is not None:
                     # Once per watch (a restarted host asks again, with its new URL).

@@ -8,6 +8,9 @@ that orchestrator, as a JupyterHub service. In ``jupyterhub_config.py``::
     from hitl_nb.hub import configure
     configure(c, port=10101, db_url=None)
 
+(``db_url="postgresql://..."`` for a team's scale, with more replicas of the service:
+``docs/hub.md``.)
+
 It serves ``{hub}/services/hitl/api/``, the same REST API as a Jupyter server's
 ``{base_url}hitl/api/`` (:mod:`hitl_nb.gateway`), behind the hub's login: tokens (a
 kernel's ``JUPYTERHUB_API_TOKEN``, a person's own) and the browser's OAuth cookie (with
@@ -27,9 +30,9 @@ from __future__ import annotations
 
 import argparse
 
-from hitl_nb.hub._configure import SERVICE_NAME, configure, service_scopes
+from hitl_nb.hub._configure import SERVICE_NAME, configure, replica_environment, service_scopes
 
-__all__ = ["SERVICE_NAME", "configure", "register_cli", "service_scopes"]
+__all__ = ["SERVICE_NAME", "configure", "register_cli", "replica_environment", "service_scopes"]
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -27,17 +27,27 @@ An administrator narrows it with the keyword options: which agent hosts users ma
 register (``allowed_agent_hosts``), the URL agents push to (``push_url``), the mock
 agent on or off (``mock_agent``); and through roles: a user without the access scope
 (a ``user`` role without it, e.g. for a group) cannot use the service.
+
+More replicas of the service (``replicas``, with a PostgreSQL ``db_url`` they share):
+each is an *external* service of the hub, ``{"name": "hitl-2", "url":
+"http://10.0.0.2:10101", "api_token": ...}``, which the administrator runs elsewhere
+(``hitl-nb hub-service`` with the environment :func:`replica_environment` lists). For
+each, ``configure`` adds the service entry (the hub gives it an OAuth client
+``service-<name>`` and routes ``/services/<name>/`` to its URL) and its scopes to the
+same roles. Replicas behind one load balancer under the one name ``hitl`` need no
+option: ``docs/hub.md`` shows that deployment.
 """
 
 from __future__ import annotations
 
 import shutil
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-__all__ = ["SERVICE_NAME", "configure", "service_scopes"]
+__all__ = ["SERVICE_NAME", "configure", "replica_environment", "service_scopes"]
 
 #: The service's default name (``{hub}/services/hitl/``).
 SERVICE_NAME = "hitl"
@@ -82,6 +92,57 @@ def _current(section: Any, key: str, default: Any) -> Any:
     return section[key] if key in section else default
 
 
+def _replica_entry(spec: Mapping[str, str], index: int, name: str) -> dict[str, Any]:
+    unknown = sorted(set(spec) - {"name", "url", "api_token"})
+    if unknown:
+        raise ValueError(f"replica {index}: unknown key(s) {', '.join(unknown)}")
+    url, token = spec.get("url"), spec.get("api_token")
+    if not url or urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
+        raise ValueError(f"replica {index} needs a url, e.g. http://10.0.0.2:10101")
+    if not token or len(token) < 16:
+        raise ValueError(
+            f"replica {index} needs an api_token of at least 16 characters "
+            "(e.g. from openssl rand -hex 32), the same one its process is given"
+        )
+    replica = spec.get("name") or f"{name}-{index + 2}"
+    return {
+        "name": replica,
+        "url": url,
+        "api_token": token,
+        "oauth_no_confirm": True,
+        "display": False,
+        "info": {"description": f"a replica of the hitl service {name!r}", "replica_of": name},
+    }
+
+
+def replica_environment(
+    name: str,
+    api_token: str,
+    hub_api_url: str,
+    listen: str,
+    db_url: str,
+    *,
+    public_url: str | None = None,
+) -> dict[str, str]:
+    """The environment of an external replica's process (``hitl-nb hub-service``):
+    its ``name`` and ``api_token`` as given to :func:`configure`, the hub's API URL as
+    the replica reaches it (``http://hub.internal:8081/hub/api``), the address it
+    listens on (``http://0.0.0.0:10101``), the shared ``db_url``; ``public_url``: the
+    hub's public URL (agents then push to ``{public_url}services/<name>/``)."""
+    env = {
+        "JUPYTERHUB_SERVICE_NAME": name,
+        "JUPYTERHUB_API_TOKEN": api_token,
+        "JUPYTERHUB_API_URL": hub_api_url,
+        "JUPYTERHUB_CLIENT_ID": f"service-{name}",
+        "JUPYTERHUB_SERVICE_URL": listen,
+        "JUPYTERHUB_SERVICE_PREFIX": f"/services/{name}/",
+        "HITL_NB_DB_URL": db_url,
+    }
+    if public_url:
+        env["JUPYTERHUB_PUBLIC_URL"] = public_url.rstrip("/") + f"/services/{name}/"
+    return env
+
+
 def configure(
     c: Any,
     port: int = 10101,
@@ -95,6 +156,7 @@ def configure(
     mock_agent: bool = True,
     poll_interval: float | None = None,
     options: Sequence[str] = (),
+    replicas: Sequence[Mapping[str, str]] = (),
 ) -> dict[str, Any]:
     """Add the hitl-nb service to JupyterHub's config ``c``; returns its service entry.
 
@@ -102,19 +164,28 @@ def configure(
     ``/services/<name>/`` there; kernels reach it there directly, so servers on other
     machines need an ``ip`` they can reach). ``db_url``: None for a SQLite file in
     ``state_dir`` (default ``hitl-state`` in the hub's working directory), or
-    ``sqlite:///path``. ``allowed_agent_hosts``: host names or patterns
+    ``sqlite:///path`` or ``postgresql://user@host:port/database`` (several replicas, a
+    team's scale; the password may be in the URL, ``PGPASSWORD`` or ``~/.pgpass``).
+    ``replicas``: more replicas as external services (see the module docstring; they
+    need the PostgreSQL ``db_url``). ``allowed_agent_hosts``: host names or patterns
     (``*.example.org``, ``host:port``) users may register agents of (empty: any).
     ``push_url``: the service's URL as agents reach it, e.g.
     ``https://hub.example.org/services/hitl/`` (default: the hub's ``public_url`` when
     set, else the service's own). ``mock_agent``: serve the bundled mock agent under
     ``mock-agent/``. ``options``: more ``hitl-nb hub-service`` options, verbatim.
     """
-    from hitl_nb.gateway import sqlite_path
+    from hitl_nb.gateway import check_db_url
 
     folder = Path(state_dir) if state_dir is not None else Path.cwd() / "hitl-state"
     folder = folder.resolve()
-    if db_url:
-        sqlite_path(db_url, folder)  # a db_url it cannot open fails here, at hub start
+    check_db_url(db_url)  # a db_url it cannot open fails here, at hub start
+    shared = bool(db_url) and urlsplit(db_url or "").scheme.startswith("postgres")
+    if replicas and not shared:
+        raise ValueError(
+            "replicas share one database: give configure a db_url of PostgreSQL "
+            "(postgresql://user@host:port/database)"
+        )
+    extra = [_replica_entry(spec, i, name) for i, spec in enumerate(replicas)]
     args = [*_command(), "hub-service", "--state-dir", str(folder)]
     for host in allowed_agent_hosts:
         args += ["--allowed-agent-host", host]
@@ -135,9 +206,16 @@ def configure(
         "display": True,
         "info": {"description": "Prompts of A2A agents, answered by the hub's users"},
     }
-    services = [s for s in _current(c.JupyterHub, "services", []) if s.get("name") != name]
-    c.JupyterHub.services = [*services, entry]
+    ours = {name, *(e["name"] for e in extra)}
+    services = [
+        s
+        for s in _current(c.JupyterHub, "services", [])
+        if s.get("name") not in ours and (s.get("info") or {}).get("replica_of") != name
+    ]
+    c.JupyterHub.services = [*services, entry, *extra]
     scopes = service_scopes(name)
+    for replica in extra:
+        scopes += service_scopes(replica["name"])
     roles = [dict(r) for r in _current(c.JupyterHub, "load_roles", [])]
     _merge_role(roles, "user", scopes)
     _merge_role(roles, "server", scopes)

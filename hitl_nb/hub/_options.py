@@ -49,6 +49,7 @@ def options_from(
         max_streams=args.max_streams,
         push=args.push,
         agent_timeout=args.agent_timeout,
+        lease_seconds=args.lease_seconds,
         show_all=False,
         where="this hub",
     )
@@ -61,6 +62,13 @@ def options_from(
         cache_max_age=args.cache_max_age,
         listen=args.listen,
     )
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if not 0.5 <= value <= 3600:  # also refuses NaN
+        raise argparse.ArgumentTypeError("give seconds from 0.5 to 3600")
+    return value
 
 
 def register_cli(
@@ -139,6 +147,13 @@ def register_cli(
         type=int,
         default=60,
         help="seconds the hub's word on a token is kept (default 60)",
+    )
+    p.add_argument(
+        "--lease-seconds",
+        type=_positive,
+        default=15.0,
+        help="replicas on one database: a replica that stops (dies) loses its watched "
+        "tasks and forwards in doubt to the others after this many seconds (default 15)",
     )
     p.add_argument("--listen", help="listen here instead of JUPYTERHUB_SERVICE_URL")
     p.set_defaults(func=run)

@@ -12,8 +12,10 @@ command to those who may read it.
 Under the prefix: ``api/`` (the gateway), ``push/<id>`` (A2A push notifications, no hub
 login, the task's secret), ``oauth_callback``, the landing page, and ``mock-agent/``
 when on. State: a SQLite file in ``--state-dir`` unless ``HITL_NB_DB_URL`` names
-another; the cookie secret in the same folder, so a restarted service keeps its users'
-browser sessions.
+another (PostgreSQL for several replicas: each process is one, see
+:mod:`hitl_nb.gateway._replicas`); the cookie secret in the same folder, so a
+restarted service keeps its users' browser sessions (replicas behind one load balancer
+share ``HITL_NB_COOKIE_SECRET``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from hitl_nb.gateway import (
     Gateway,
     GatewayAPI,
     InternalCaller,
+    StoreUnavailable,
     open_store,
     push_handlers,
 )
@@ -176,7 +179,12 @@ class HubService:
 async def serve(options: ServiceOptions) -> None:
     """Run the service until SIGTERM or SIGINT (the hub stops it with SIGTERM)."""
     service = HubService(options)
-    await service.start()
+    try:
+        await service.start()
+    except StoreUnavailable as exc:
+        # The hub starts a managed service again; say why this start failed.
+        await service.stop()
+        raise SystemExit(f"hitl-nb hub-service: cannot start: {exc}") from None
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

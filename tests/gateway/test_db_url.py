@@ -1,4 +1,5 @@
-"""Which database a db_url names: SQLite files only, anything else refused up front."""
+"""Which database a db_url names: a SQLite file or PostgreSQL, anything else refused up
+front (never repeating a password)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hitl_nb.gateway import SQLiteStore, open_store, sqlite_path
+from hitl_nb.gateway import PostgresStore, SQLiteStore, check_db_url, open_store, sqlite_path
 
 
 def test_none_is_the_state_folders_file(tmp_path: Path) -> None:
@@ -23,8 +24,8 @@ def test_sqlalchemy_spellings_of_a_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("url", "words"),
     [
-        ("postgresql://hitl:pw@db.example/hitl", "not supported"),
-        ("mysql://x/y", "not supported"),
+        ("mysql://hitl:pw@x/y", "not supported"),
+        ("postgresql://hitl:pw@db.example/", "names no database"),
         ("gateway.sqlite", "not supported"),
         ("sqlite://", "names no file"),
         ("sqlite://host/file.sqlite", "names no file"),
@@ -35,7 +36,7 @@ def test_what_it_cannot_open_is_refused_saying_what_works(
     url: str, words: str, tmp_path: Path
 ) -> None:
     with pytest.raises(ValueError, match=words) as refused:
-        sqlite_path(url, tmp_path)
+        check_db_url(url)
     assert "pw" not in str(refused.value)
 
 
@@ -44,3 +45,16 @@ def test_open_store_makes_the_folder_and_the_file(tmp_path: Path) -> None:
     assert isinstance(store, SQLiteStore)
     assert (tmp_path / "deep" / "state" / "gateway.sqlite").exists()
     asyncio.run(store.close())
+
+
+@pytest.mark.parametrize(
+    "url", ["postgresql://hitl:pw@db/gw", "postgres://db/gw", "postgresql+psycopg://db:6432/gw"]
+)
+def test_postgresql_urls_open_a_postgresql_store_that_connects_when_used(
+    url: str, tmp_path: Path
+) -> None:
+    check_db_url(url)
+    store = open_store(url, tmp_path)
+    assert isinstance(store, PostgresStore) and store.found_version is None
+    assert "pw" not in store.where and "'gw'" in store.where
+    assert list(tmp_path.iterdir()) == []  # no file made, no connection yet

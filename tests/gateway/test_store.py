@@ -203,3 +203,146 @@ def test_the_audit_trail_is_appended_in_order_filtered_and_paged(opener: Opener)
         await store.close()
 
     run(go())
+
+
+# -- listings in the database (who sees what, in which order) --------------------------
+
+
+def _env(pid: str, responders: list[str] | None = None) -> dict[str, Any]:
+    env: dict[str, Any] = {**ENV, "prompt_id": pid}
+    if responders is not None:
+        env["allowed_responders"] = responders
+    return env
+
+
+def test_a_listing_selects_orders_and_counts_as_the_rules_say(opener: Opener) -> None:
+    from hitl_nb.gateway import Caller, OpenQuery
+    from hitl_nb.gateway._views import inbox_order, refusal, responder_gate, shown_to
+
+    async def go() -> None:
+        store = opener()
+        regs = [
+            await store.add_registration(
+                Registration(f"r{i}", f"http://agent{i}.invalid", "t", "X", float(i), owner)
+            )
+            for i, owner in enumerate(["alice", "bob"])
+        ]
+        kinds = [
+            None,
+            ["specific:bob"],
+            ["consensus:2"],
+            ["specific:carol", "specific:bob"],
+            ["any"],
+            ["consensus:3", "specific:alice"],
+        ]
+        for n in range(24):
+            reg = regs[n % 2]
+            deadline = None if n % 3 == 0 else 1000.0 + (n * 7) % 11
+            pid = f"p{n:02d}"
+            await store.see_prompt(reg.id, pid, None, _env(pid, kinds[n % 6]), deadline)
+        await store.close_prompt("r0", "p04", "answered")
+        rows = {(r.reg_id, r.prompt_id): r for r in await store.open_prompts()}
+        by_id = {r.id: r for r in regs}
+        order = sorted(rows.values(), key=inbox_order)
+        for viewer in ("alice", "bob", "carol", "dave", None):
+            caller = Caller(viewer, viewer or "someone")
+            for query, rule in [
+                (OpenQuery(viewer), lambda r, caller=caller: shown_to(caller, by_id[r.reg_id], r)),
+                (OpenQuery(viewer, see_all=True), lambda r, caller=caller: True),
+                (
+                    OpenQuery(viewer, for_responder=True, responder=viewer),
+                    lambda r, caller=caller: (
+                        shown_to(caller, by_id[r.reg_id], r)
+                        and refusal(responder_gate(r.envelope), caller) is None
+                    ),
+                ),
+                (
+                    OpenQuery(viewer, agent="http://agent1.invalid", due_before=1005.0),
+                    lambda r, caller=caller: (
+                        shown_to(caller, by_id[r.reg_id], r)
+                        and r.reg_id == "r1"
+                        and r.deadline is not None
+                        and r.deadline <= 1005.0
+                    ),
+                ),
+            ]:
+                want = [r.prompt_id for r in order if rule(r)]
+                listed, total = await store.list_open(query, 5)
+                assert [i.row.prompt_id for i in listed] == want[:5], (viewer, query)
+                assert total == len(want)
+        # The page carries each prompt's forward and ballots.
+        await store.cast_ballot("r0", "p02", "alice", '{"a":1}')
+        assert await store.begin_forward("r1", "p01", "m", "{}", ["bob"], owner="x")
+        listed, _ = await store.list_open(OpenQuery("bob", see_all=True), 100)
+        found = {i.row.prompt_id: i for i in listed}
+        assert [b.responder for b in found["p02"].ballots] == ["alice"]
+        assert found["p01"].forward is not None and found["p01"].forward.owner == "x"
+        assert found["p03"].forward is None and found["p03"].ballots == []
+        assert found["p01"].reg.registrant == "bob"
+        assert sorted(r.prompt_id for r in await store.due_prompts(1003.0)) == sorted(
+            r.prompt_id for r in rows.values() if r.deadline is not None and r.deadline <= 1003
+        )
+        await store.close()
+
+    run(go())
+
+
+# -- replicas: heartbeats, leases, forwards adopted ------------------------------------
+
+
+def test_replicas_share_the_leases_and_take_over_a_dead_ones(opener: Opener) -> None:
+    async def go() -> None:
+        store = opener()
+        for i in range(6):
+            await store.add_registration(
+                Registration(f"r{i}", "http://agent.invalid", f"t{i}", "A", float(i), "a")
+            )
+        first = await store.hold_leases("A", 30.0)
+        assert first == {f"r{i}" for i in range(6)}  # alone: all of them
+        second = await store.hold_leases("B", 30.0)
+        assert second == set()  # all taken, none expired
+        assert len(await store.hold_leases("A", 30.0)) == 3  # gives back beyond its share
+        second = await store.hold_leases("B", 30.0)
+        third = await store.hold_leases("A", 30.0)
+        assert len(second) == 3 and second.isdisjoint(third) and len(third) == 3
+        # A dies (stops renewing): with a short lease, B takes everything.
+        assert await store.hold_leases("A", 0.2) == third
+        await asyncio.sleep(0.3)
+        assert await store.hold_leases("B", 30.0) == {f"r{i}" for i in range(6)}
+        # A new task goes to whoever asks first, once.
+        await store.add_registration(
+            Registration("r9", "http://agent.invalid", "t9", "A", 9.0, "a")
+        )
+        assert await store.take_lease("r9", "A", 30.0)
+        assert not await store.take_lease("r9", "B", 30.0)
+        # An ended task is nobody's; a replica that leaves gives back all it held.
+        await store.end_watch("r9")
+        assert "r9" not in await store.hold_leases("A", 30.0)
+        await store.leave("B")
+        assert len(await store.hold_leases("A", 30.0)) == 6
+        await store.close()
+
+    run(go())
+
+
+def test_a_stopped_replicas_forward_is_adopted_by_one_other(opener: Opener) -> None:
+    async def go() -> None:
+        store = opener()
+        await _seeded(store)
+        await store.see_prompt("r1", "p2", None, _env("p2"), None)
+        await store.hold_leases("A", 0.3)
+        await store.hold_leases("B", 30.0)
+        await store.hold_leases("C", 30.0)
+        assert await store.begin_forward("r1", "p1", "m1", "{}", ["u"], owner="A")
+        assert await store.begin_forward("r1", "p2", "m2", "{}", ["u"], owner="B")
+        assert await store.adopt_forwards("C") == []  # A and B are alive
+        await asyncio.sleep(0.4)  # A's heartbeat stops
+        got = await asyncio.gather(store.adopt_forwards("B"), store.adopt_forwards("C"))
+        adopted = [f.prompt_id for fs in got for f in fs if f.prompt_id == "p1"]
+        assert adopted == ["p1"]  # one adopter
+        assert [f.prompt_id for f in got[0]].count("p2") == 1  # B's own, still B's
+        await store.finish_forward("r1", "p1", "forwarded", "ok")
+        assert [f.prompt_id for f in await store.adopt_forwards("C")] == []
+        await store.close()
+
+    run(go())

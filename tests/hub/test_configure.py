@@ -117,7 +117,13 @@ def test_the_options_land_on_the_command_line_and_secrets_in_the_environment(
 
 @pytest.mark.parametrize(
     "db_url",
-    ["postgresql://u:secret@db/hitl", "mysql://x", "sqlite://", "sqlite:///:memory:", "gw.sqlite"],
+    [
+        "postgresql://u:secret@db/",
+        "mysql://u:secret@x",
+        "sqlite://",
+        "sqlite:///:memory:",
+        "gw.sqlite",
+    ],
 )
 def test_a_db_url_it_cannot_open_fails_when_the_hub_reads_its_config(
     db_url: str, tmp_path: Path
@@ -125,3 +131,85 @@ def test_a_db_url_it_cannot_open_fails_when_the_hub_reads_its_config(
     with pytest.raises(ValueError) as refused:
         configure(Config(), db_url=db_url, state_dir=tmp_path)
     assert "secret" not in str(refused.value)  # a password is never echoed
+
+
+def test_a_postgresql_url_stays_off_the_command_line(tmp_path: Path) -> None:
+    c = Config()
+    db = "postgresql://hitl:secret@db.example:5432/hitl"
+    configure(c, db_url=db, state_dir=tmp_path)
+    (service,) = c.JupyterHub.services
+    assert service["environment"] == {"HITL_NB_DB_URL": db}
+    assert "secret" not in " ".join(service["command"])
+
+
+TOKEN = "0123456789abcdef0123"
+
+
+def test_replicas_become_external_services_with_their_scopes(tmp_path: Path) -> None:
+    c = Config()
+    db = "postgresql://hitl@db.example/hitl"
+    configure(
+        c,
+        db_url=db,
+        state_dir=tmp_path,
+        replicas=[
+            {"url": "http://10.0.0.2:10101", "api_token": TOKEN},
+            {"name": "hitl-east", "url": "https://east.example:443", "api_token": TOKEN * 2},
+        ],
+    )
+    managed, second, east = c.JupyterHub.services
+    assert managed["name"] == "hitl" and "command" in managed
+    assert second == {
+        "name": "hitl-2",
+        "url": "http://10.0.0.2:10101",
+        "api_token": TOKEN,
+        "oauth_no_confirm": True,
+        "display": False,
+        "info": {"description": "a replica of the hitl service 'hitl'", "replica_of": "hitl"},
+    }
+    assert "command" not in second and east["name"] == "hitl-east"
+    user = _roles(c)["user"]["scopes"]
+    for name in ("hitl", "hitl-2", "hitl-east"):
+        assert set(service_scopes(name)) <= set(user)
+    assert c.Spawner.environment["HITL_NB_HUB_SERVICE"] == "hitl"  # kernels find the first
+    configure(
+        c, db_url=db, state_dir=tmp_path, replicas=[{"url": "http://h:1", "api_token": TOKEN}]
+    )
+    assert [s["name"] for s in c.JupyterHub.services] == ["hitl", "hitl-2"]  # no duplicates
+
+
+@pytest.mark.parametrize(
+    ("db_url", "replica", "words"),
+    [
+        (None, {"url": "http://h:1", "api_token": TOKEN}, "share one database"),
+        ("sqlite:///x.sqlite", {"url": "http://h:1", "api_token": TOKEN}, "share one database"),
+        ("postgresql://h/db", {"api_token": TOKEN}, "needs a url"),
+        ("postgresql://h/db", {"url": "javascript:alert(1)", "api_token": TOKEN}, "needs a url"),
+        ("postgresql://h/db", {"url": "http://h:1"}, "api_token"),
+        ("postgresql://h/db", {"url": "http://h:1", "api_token": "short"}, "api_token"),
+        ("postgresql://h/db", {"url": "http://h:1", "api_token": TOKEN, "cmd": "x"}, "unknown"),
+    ],
+)
+def test_replicas_it_cannot_run_are_refused_when_the_hub_reads_its_config(
+    db_url: str | None, replica: dict[str, str], words: str, tmp_path: Path
+) -> None:
+    with pytest.raises(ValueError, match=words) as refused:
+        configure(Config(), db_url=db_url, state_dir=tmp_path, replicas=[replica])
+    assert TOKEN not in str(refused.value)
+
+
+def test_a_replicas_environment_names_it_and_its_database() -> None:
+    from hitl_nb.hub import replica_environment
+
+    env = replica_environment(
+        "hitl-2",
+        TOKEN,
+        "http://hub:8081/hub/api",
+        "http://0.0.0.0:10101",
+        "postgresql://hitl@db/hitl",
+        public_url="https://hub.example.org/",
+    )
+    assert env["JUPYTERHUB_CLIENT_ID"] == "service-hitl-2"
+    assert env["JUPYTERHUB_SERVICE_PREFIX"] == "/services/hitl-2/"
+    assert env["JUPYTERHUB_PUBLIC_URL"] == "https://hub.example.org/services/hitl-2/"
+    assert env["HITL_NB_DB_URL"] == "postgresql://hitl@db/hitl"

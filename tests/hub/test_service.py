@@ -102,3 +102,18 @@ def test_agents_push_to_the_public_url_when_the_hub_has_one(tmp_path: Path) -> N
     assert public.gateway.push_url("r1") == "https://hub.example.org/services/hitl/push/r1"
     for service in (own, public):
         asyncio.run(service.gateway.close())
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "1e9", "soon", ""])
+def test_a_lease_it_cannot_keep_is_refused_on_the_command_line(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        _args("--state-dir", str(tmp_path), "--lease-seconds", value)
+    assert "--lease-seconds" in capsys.readouterr().err
+
+
+def test_the_lease_reaches_the_gateways_settings(tmp_path: Path) -> None:
+    options = options_from(_args("--state-dir", str(tmp_path), "--lease-seconds", "4.5"), {})
+    assert options.settings.lease_seconds == 4.5
+    assert options_from(_args("--state-dir", str(tmp_path)), {}).settings.lease_seconds == 15.0

@@ -1,0 +1,136 @@
+"""The PostgreSQL store's own matters: the URLs it takes, its schema history (a newer
+database refused, a failed step undone, replicas starting together), and an outage:
+calls fail fast naming the database, nothing half-written, and the same store works
+again once the server is back (no reopening)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import psycopg
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hitl_nb.gateway import (
+    SCHEMA_VERSION,
+    PostgresStore,
+    Registration,
+    StoreUnavailable,
+    check_db_url,
+)
+from hitl_nb.gateway._postgres import postgres_conninfo
+from tests.helpers import postgres
+
+
+def test_the_urls_it_takes_and_the_words_it_uses() -> None:
+    conninfo, where = postgres_conninfo("postgresql://hitl:s3cret@db.example:6432/gw")
+    assert conninfo == "postgresql://hitl:s3cret@db.example:6432/gw"
+    assert where == "the gateway's PostgreSQL database 'gw' at db.example:6432"
+    assert postgres_conninfo("postgresql+psycopg://u@h/gw")[0] == "postgresql://u@h/gw"
+    assert postgres_conninfo("postgres://u@h/gw?sslmode=require")[0].endswith("?sslmode=require")
+    for bad in ("postgresql://u:pw@h", "postgresql://u:pw@h/", "mysql://u:pw@h/db"):
+        with pytest.raises(ValueError) as refused:
+            check_db_url(bad)
+        assert "pw" not in str(refused.value)
+
+
+@pytest.mark.property
+@given(st.text(max_size=80))
+def test_no_text_makes_the_url_check_raise_anything_but_value_error(text: str) -> None:
+    for url in (text, "postgresql://" + text, "postgresql://u@h/" + text):
+        try:
+            check_db_url(url)
+        except ValueError:
+            pass
+
+
+def _schema(cluster: postgres.Cluster, url: str, name: str) -> str:
+    cluster.psql(f"CREATE SCHEMA {name}", url.rsplit("/", 1)[1])
+    return postgres.with_schema(url, name)
+
+
+def test_a_database_from_a_newer_hitl_nb_is_refused(
+    pg_cluster: postgres.Cluster, pg_url: str
+) -> None:
+    url = _schema(pg_cluster, pg_url, "future")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE hitl_schema (version integer NOT NULL)")
+        conn.execute("INSERT INTO hitl_schema VALUES (%s)", (SCHEMA_VERSION + 1,))
+    with pytest.raises(RuntimeError, match="newer than this hitl-nb"):
+        asyncio.run(PostgresStore(url).open())
+
+
+def test_a_failed_step_leaves_the_database_as_it_was(
+    pg_cluster: postgres.Cluster, pg_url: str
+) -> None:
+    url = _schema(pg_cluster, pg_url, "half")
+
+    async def at_two() -> None:
+        store = PostgresStore(url)
+        await store.open(upto=2)
+        await store.close()
+
+    asyncio.run(at_two())
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE replicas (id integer)")  # in the way of step 3
+    with pytest.raises(psycopg.errors.DuplicateTable):
+        asyncio.run(PostgresStore(url).open())
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("SELECT version FROM hitl_schema").fetchall() == [(2,)]
+        columns = conn.execute(
+            "SELECT column_name FROM information_schema.columns "
+            "WHERE table_schema = 'half' AND table_name = 'registrations'"
+        ).fetchall()
+    assert ("ended",) not in columns  # the step's first change was rolled back too
+
+
+def test_replicas_starting_together_migrate_once(pg_cluster: postgres.Cluster, pg_url: str) -> None:
+    url = _schema(pg_cluster, pg_url, "together")
+
+    async def go() -> list[int | None]:
+        stores = [PostgresStore(url) for _ in range(4)]
+        await asyncio.gather(*(s.open() for s in stores))
+        found = [s.found_version for s in stores]
+        await asyncio.gather(*(s.close() for s in stores))
+        return found
+
+    found = asyncio.run(go())
+    assert sorted(found) == [0, 3, 3, 3]  # type: ignore[type-var]
+
+
+def test_an_outage_fails_fast_naming_the_database_and_the_store_recovers(
+    pg_cluster: postgres.Cluster, pg_url: str
+) -> None:
+    url = _schema(pg_cluster, pg_url, "outage")
+
+    async def go() -> None:
+        store = PostgresStore(url, timeout=2.0)
+        reg = Registration("r1", "http://agent.invalid", "t1", "Alice", time.time(), "alice")
+        await store.add_registration(reg)
+        pg_cluster.stop()
+        try:
+            with pytest.raises(StoreUnavailable) as down:
+                await store.add_registration(
+                    Registration("r2", "http://agent.invalid", "t2", "Bob", time.time(), "bob")
+                )
+            database = pg_url.rsplit("/", 1)[1]
+            assert down.value.where == (
+                f"the gateway's PostgreSQL database {database!r} at 127.0.0.1:{pg_cluster.port}"
+            )
+            with pytest.raises(StoreUnavailable):
+                await store.registrations()
+        finally:
+            pg_cluster.start()
+        # The same store, no reopening: the pool replaced its dead connections.
+        for _ in range(100):
+            try:
+                regs = await store.registrations()
+                break
+            except StoreUnavailable:
+                await asyncio.sleep(0.1)
+        assert [r.id for r in regs] == ["r1"]  # r2 was never half-written
+        await store.close()
+
+    asyncio.run(go())
