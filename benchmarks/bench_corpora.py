@@ -39,9 +39,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 #: Refusals that are documented limits of the bounded validator (S-2), not mistakes.
 LIMITS = (
-    "remote $ref", "bytes, over the", "deeper than", "more than", "too large",
+    "remote $ref",
+    "bytes, over the",
+    "deeper than",
+    "more than",
+    "too large",
     "unknown $schema dialect",
-)  # fmt: skip
+)
 #: Seconds one first build, one sample's round trip (or one Test Suite file) may take
 #: before it counts as a crash (a schema with 25 samples is not a hang at 3 s each).
 ITEM_TIMEOUT = 60
@@ -120,8 +124,10 @@ def suite(path: Path, verbose: bool) -> None:
                     why = f"refused: {text[:100]}"
                 except Exception as exc:  # noqa: BLE001 - a crash is what we count
                     counts["crashes"] += 1
-                    wrong.append(f"CRASH {name}: {group['description']} / {case['description']}: "
-                                 f"{type(exc).__name__}: {exc}")  # fmt: skip
+                    wrong.append(
+                        f"CRASH {name}: {group['description']} / {case['description']}: "
+                        f"{type(exc).__name__}: {exc}"
+                    )
                     continue
                 else:
                     why = f"said {'valid' if got else 'invalid'}"
@@ -282,8 +288,10 @@ def schemastore(path: Path, only: str | None, verbose: bool) -> None:
         except Exception as exc:  # noqa: BLE001 - a crash is what we count
             counts["crashes"] += 1
             where = traceback.extract_tb(exc.__traceback__)[-1]
-            notes.append(f"CRASH {name}: {type(exc).__name__}: {str(exc)[:100]} "
-                         f"({Path(where.filename).name}:{where.lineno})")  # fmt: skip
+            notes.append(
+                f"CRASH {name}: {type(exc).__name__}: {str(exc)[:100]} "
+                f"({Path(where.filename).name}:{where.lineno})"
+            )
         finally:
             signal.alarm(0)
             _instances.clear()  # no front end: let the widgets of finished forms go
@@ -298,13 +306,17 @@ def schemastore(path: Path, only: str | None, verbose: bool) -> None:
         boxes = counts["whole form is one JSON box"]
         print(f"  whole form one JSON box: {100 * boxes / counts['built']:.1f} % of built forms")
     if total_fields:
-        print(f"  JSON fields: {json_fields} of {total_fields} = "
-              f"{100 * json_fields / total_fields:.2f} %")  # fmt: skip
+        print(
+            f"  JSON fields: {json_fields} of {total_fields} = "
+            f"{100 * json_fields / total_fields:.2f} %"
+        )
     if builds:
         times = sorted(builds)
         median = statistics.median(t for t, _ in times) * 1000
-        print(f"  first build (compile + build): median {median:.1f} ms, "
-              f"worst {times[-1][0] * 1000:.0f} ms ({times[-1][1]})")  # fmt: skip
+        print(
+            f"  first build (compile + build): median {median:.1f} ms, "
+            f"worst {times[-1][0] * 1000:.0f} ms ({times[-1][1]})"
+        )
     for line in notes if verbose else notes[:60]:
         print("   ", line)
     if len(notes) > 60 and not verbose:

@@ -122,10 +122,20 @@ def _load() -> str:
 
 def _agent(env: dict[str, str]) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from hitl_nb.cli import main; main()",
-         "mock-agent", "--host", "127.0.0.1", "--port", "0"],
-        stdout=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "from hitl_nb.cli import main; main()",
+            "mock-agent",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert proc.stdout is not None
     url = proc.stdout.readline().split()[-1]  # "... listening on http://127.0.0.1:PORT"
     return proc, url

@@ -51,8 +51,12 @@ def big_schema(n: int) -> tuple[dict[str, Any], dict[str, Any]]:
         sub, value = kinds[i % len(kinds)]
         props[f"field_{i:04d}"] = {**sub, "description": f"Field {i}"} if i % 7 == 0 else sub
         payload[f"field_{i:04d}"] = value
-    schema = {"type": "object", "additionalProperties": False, "properties": props,
-              "required": list(props)[: n // 8]}  # fmt: skip
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": props,
+        "required": list(props)[: n // 8],
+    }
     return schema, payload
 
 
@@ -148,14 +152,18 @@ def _fmt_ms(v: float | None) -> str:
 def report(title: str, results: dict[str, Any]) -> None:
     """Print one table."""
     print(f"\n{title}")
-    print(f"{'props':>6} {'KiB':>5} {'compile':>8} | {'build ms':>8} {'set/get':>8} "
-          f"{'models':>7} {'/field':>6} | {'iwj build':>9} {'set/get':>8} {'models':>7} "
-          f"| {'speedup':>7}")  # fmt: skip
+    print(
+        f"{'props':>6} {'KiB':>5} {'compile':>8} | {'build ms':>8} {'set/get':>8} "
+        f"{'models':>7} {'/field':>6} | {'iwj build':>9} {'set/get':>8} {'models':>7} "
+        f"| {'speedup':>7}"
+    )
     for n, row in results["sizes"].items():
         ours, other = row["ours"], row.get("iwj")
-        line = (f"{n:>6} {row['bytes'] / 1024:5.1f} {_fmt_ms(row['compile'])} | "
-                f"{_fmt_ms(ours['build'])} {_fmt_ms(ours.get('set_get'))} "
-                f"{ours['models']:7d} {ours['models'] / int(n):6.2f} | ")  # fmt: skip
+        line = (
+            f"{n:>6} {row['bytes'] / 1024:5.1f} {_fmt_ms(row['compile'])} | "
+            f"{_fmt_ms(ours['build'])} {_fmt_ms(ours.get('set_get'))} "
+            f"{ours['models']:7d} {ours['models'] / int(n):6.2f} | "
+        )
         if other is None:
             line += f"{'not installed':>26} |"
         else:

@@ -161,11 +161,18 @@ class QuietPage:
     def evaluate(self, function: str, arg: Any = None) -> Any:
         """Like Playwright's ``page.evaluate``: call ``function`` with ``arg``, await it."""
         self._next += 1
-        ask = {"id": self._next, "method": "Runtime.evaluate", "params": {
-            "expression": f"({function})({json.dumps(arg)})",
-            "awaitPromise": True, "returnByValue": True}}  # fmt: skip
-        self._cdp.send("Target.sendMessageToTarget",
-                       {"sessionId": self._session, "message": json.dumps(ask)})  # fmt: skip
+        ask = {
+            "id": self._next,
+            "method": "Runtime.evaluate",
+            "params": {
+                "expression": f"({function})({json.dumps(arg)})",
+                "awaitPromise": True,
+                "returnByValue": True,
+            },
+        }
+        self._cdp.send(
+            "Target.sendMessageToTarget", {"sessionId": self._session, "message": json.dumps(ask)}
+        )
         while self._next not in self._replies:
             time.sleep(0.05)
             self._cdp.send("Target.getTargets")  # lets Playwright deliver the reply
@@ -269,14 +276,18 @@ def run(rounds: int, modes: tuple[str, ...] = ("user", "playwright")) -> dict[st
     copied to the driver). Round 0 warms up and is not counted; within a round the two
     generators alternate which goes first."""
     have_iwj = importlib.util.find_spec("ipywidgets_jsonschema") is not None
-    results = {mode: {"times": {"hitl_nb": [], "ipywidgets-jsonschema": []}, "failed": {}}
-               for mode in modes}  # fmt: skip
+    results = {
+        mode: {"times": {"hitl_nb": [], "ipywidgets-jsonschema": []}, "failed": {}}
+        for mode in modes
+    }
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         setup = SETUP.format(
-            bench=str(ROOT / "benchmarks"), peer_paths=_peer_paths(), size=SIZE,
+            bench=str(ROOT / "benchmarks"),
+            peer_paths=_peer_paths(),
+            size=SIZE,
             warm_size=WARM_SIZE,
-        )  # fmt: skip
+        )
         for mode in modes:
             lab.write_notebook(root / f"{mode}.ipynb", [setup])
         with (
@@ -335,9 +346,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--size", type=int, default=SIZE, help="properties (default 840)")
     parser.add_argument(
-        "--mode", choices=("both", "user", "playwright"), default="both",
+        "--mode",
+        choices=("both", "user", "playwright"),
+        default="both",
         help="user: a page Playwright does not instrument; playwright: its own page",
-    )  # fmt: skip
+    )
     args = parser.parse_args()
     if args.rounds < 1:
         parser.error("--rounds must be at least 1 (round 0 only warms up)")

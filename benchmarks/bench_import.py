@@ -56,9 +56,13 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 def _run(code: str) -> str:
     return subprocess.run(
-        [sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", code],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env=ENV,
-    ).stdout.strip()  # fmt: skip
+    ).stdout.strip()
 
 
 def _time(stmt: str) -> tuple[float, float]:
@@ -69,10 +73,20 @@ def _time(stmt: str) -> tuple[float, float]:
 
 def _agent() -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from hitl_nb.cli import main; main()",
-         "mock-agent", "--host", "127.0.0.1", "--port", "0"],
-        stdout=subprocess.PIPE, text=True, env=ENV,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            "from hitl_nb.cli import main; main()",
+            "mock-agent",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=ENV,
+    )
     assert proc.stdout is not None
     url = proc.stdout.readline().split()[-1]  # "... listening on http://127.0.0.1:PORT"
     return proc, url
@@ -103,8 +117,7 @@ def main() -> None:
     for stmt in statements:
         w = statistics.median(wall[stmt]) / statistics.median(wall[peer])
         c = statistics.median(cpu[stmt]) / statistics.median(cpu[peer])
-        print(f"  {stmt:33}: wall {_ms(wall[stmt])} = {w:.2f}x | "
-              f"CPU {_ms(cpu[stmt])} = {c:.2f}x")  # fmt: skip
+        print(f"  {stmt:33}: wall {_ms(wall[stmt])} = {w:.2f}x | CPU {_ms(cpu[stmt])} = {c:.2f}x")
     print("target: import hitl_nb <= 1.5x the peer")
     loaded = _run(
         "import sys; from hitl_nb import Conversation; "

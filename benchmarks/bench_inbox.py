@@ -66,16 +66,21 @@ async def _seed(state: Path, prompts: int, tasks: int) -> None:
     now = time.time()
     regs = []
     for t in range(tasks):
-        reg = Registration(uuid.uuid4().hex, f"http://agent-{t % 4}.invalid:8000",
-                           f"task-{t}", "bench", now)  # fmt: skip
+        reg = Registration(
+            uuid.uuid4().hex, f"http://agent-{t % 4}.invalid:8000", f"task-{t}", "bench", now
+        )
         regs.append(await store.add_registration(reg))
     for i in range(prompts):
         reg = regs[i % tasks]
         pid = str(uuid.uuid4())
         responders = ["consensus:2"] if i % 5 == 0 else ["any"]
         deadline = now + 3600 + i if i % 2 == 0 else None
-        envelope = {"prompt_id": pid, "prompt": f"Approve change {i}?",
-                    "response_schema": SCHEMA, "allowed_responders": responders}  # fmt: skip
+        envelope = {
+            "prompt_id": pid,
+            "prompt": f"Approve change {i}?",
+            "response_schema": SCHEMA,
+            "allowed_responders": responders,
+        }
         if deadline is not None:
             envelope["deadline"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(deadline))
         await store.see_prompt(reg.id, pid, None, envelope, deadline)
@@ -94,24 +99,40 @@ def start(tmp: Path, state: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     config = tmp / "config"
     config.mkdir(exist_ok=True)
-    (config / "jupyter_server_config.json").write_text(json.dumps({
-        "ServerApp": {
-            "jpserver_extensions": {"hitl_nb.server": True, "jupyterlab": False,
-                                    "jupyter_lsp": False, "notebook_shim": False,
-                                    "jupyter_server_terminals": False},
-            "ip": "127.0.0.1", "port": port, "port_retries": 0, "open_browser": False,
-            "root_dir": str(tmp), "allow_root": True,
-        },
-        "IdentityProvider": {"token": TOKEN},
-        "HitlServer": {"state_dir": str(state), "watch": False, "mock_agent": False},
-    }))  # fmt: skip
+    (config / "jupyter_server_config.json").write_text(
+        json.dumps(
+            {
+                "ServerApp": {
+                    "jpserver_extensions": {
+                        "hitl_nb.server": True,
+                        "jupyterlab": False,
+                        "jupyter_lsp": False,
+                        "notebook_shim": False,
+                        "jupyter_server_terminals": False,
+                    },
+                    "ip": "127.0.0.1",
+                    "port": port,
+                    "port_retries": 0,
+                    "open_browser": False,
+                    "root_dir": str(tmp),
+                    "allow_root": True,
+                },
+                "IdentityProvider": {"token": TOKEN},
+                "HitlServer": {"state_dir": str(state), "watch": False, "mock_agent": False},
+            }
+        )
+    )
     env = dict(os.environ)
     env["JUPYTER_CONFIG_DIR"] = str(config)
     env["JUPYTER_DATA_DIR"] = str(tmp / "data")
     env["JUPYTER_RUNTIME_DIR"] = str(tmp / "runtime")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
-    proc = subprocess.Popen([sys.executable, "-m", "jupyter_server"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_server"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}/"
     for _ in range(600):
         try:
@@ -274,13 +295,17 @@ def main() -> None:
     per_prompt = (full_run.rss_kib - empty_run.rss_kib) * 1024 / args.prompts
     ms = 1000
     print(f"{args.prompts} open prompts across {args.tasks} tasks, {args.rounds} rounds each")
-    print(f"  GET hitl/api/prompts      median {inbox * ms:8.1f} ms   worst "
-          f"{max(full_run.inbox) * ms:8.1f} ms   ({full_run.listed} listed, "
-          f"{full_run.size // 1024} KiB)")  # fmt: skip
+    print(
+        f"  GET hitl/api/prompts      median {inbox * ms:8.1f} ms   worst "
+        f"{max(full_run.inbox) * ms:8.1f} ms   ({full_run.listed} listed, "
+        f"{full_run.size // 1024} KiB)"
+    )
     print(f"  GET api/contents (peer)   median {peer * ms:8.1f} ms   ({args.prompts} files)")
     print(f"  ratio inbox / peer        {inbox / peer:8.2f}")
-    print(f"  server RSS                {full_run.rss_kib} KiB with the prompts, "
-          f"{empty_run.rss_kib} KiB with an empty store")  # fmt: skip
+    print(
+        f"  server RSS                {full_run.rss_kib} KiB with the prompts, "
+        f"{empty_run.rss_kib} KiB with an empty store"
+    )
     print(f"  memory per open prompt    {per_prompt:8.0f} bytes (RSS difference / prompts)")
     print(f"  SQLite per open prompt    {db_bytes / args.prompts:8.0f} bytes")
     print(
@@ -289,11 +314,13 @@ def main() -> None:
     )
     if widget is not None:
         shown, again = statistics.median(widget.first), statistics.median(widget.quiet)
-        print(f"  notebook Inbox(limit={args.prompts}): shown in median {shown * ms:.1f} ms "
-              f"(worst {max(widget.first) * ms:.1f} ms, {widget.rows} rows; ratio to the "
-              f"GET alone {shown / inbox:.2f}); a quiet look {again * ms:.1f} ms; the "
-              f"kernel keeps {widget.bytes_per_prompt:.0f} bytes per listed prompt "
-              "(tracemalloc; no front end attached)")  # fmt: skip
+        print(
+            f"  notebook Inbox(limit={args.prompts}): shown in median {shown * ms:.1f} ms "
+            f"(worst {max(widget.first) * ms:.1f} ms, {widget.rows} rows; ratio to the "
+            f"GET alone {shown / inbox:.2f}); a quiet look {again * ms:.1f} ms; the "
+            f"kernel keeps {widget.bytes_per_prompt:.0f} bytes per listed prompt "
+            "(tracemalloc; no front end attached)"
+        )
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def _collect(where: str, *extra: str) -> float:
         capture_output=True,
         text=True,
         timeout=300,
-    )  # fmt: skip  (exit code 5: no tests collected)
+    )  # exit code 5: no tests collected
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -63,9 +63,14 @@ def main() -> None:
         _collect(empty)  # once first: the .pyc files are written, as after an install
         for _ in range(args.runs):
             out = subprocess.run(
-                [sys.executable, "-c", LOAD], cwd=empty, check=True, capture_output=True,
-                text=True, timeout=120, env=ENV,
-            ).stdout  # fmt: skip
+                [sys.executable, "-c", LOAD],
+                cwd=empty,
+                check=True,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env=ENV,
+            ).stdout
             seconds, rest = out.split(" ", 1)
             loads.append(float(seconds))
             with_plugin.append(_collect(empty))
@@ -74,8 +79,10 @@ def main() -> None:
     print(f"  loading the plugin after pytest : {statistics.median(loads) * 1000:6.0f} ms")
     print(f"    heavy modules it loads, and its hitl_nb modules: {rest.strip()}")
     w, wo = statistics.median(with_plugin), statistics.median(without)
-    print(f"  pytest --co -q, empty directory : {w * 1000:6.0f} ms with the plugin, "
-          f"{wo * 1000:.0f} ms without")  # fmt: skip
+    print(
+        f"  pytest --co -q, empty directory : {w * 1000:6.0f} ms with the plugin, "
+        f"{wo * 1000:.0f} ms without"
+    )
 
 
 if __name__ == "__main__":

@@ -53,8 +53,12 @@ def big_schema(n: int = 840) -> tuple[dict[str, Any], dict[str, Any]]:
         sub, value = kinds[i % len(kinds)]
         props[f"field_{i:04d}"] = {**sub, "description": f"Field {i}"} if i % 6 == 0 else sub
         payload[f"field_{i:04d}"] = value
-    schema = {"type": "object", "additionalProperties": False, "properties": props,
-              "required": list(props)[:100]}  # fmt: skip
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": props,
+        "required": list(props)[:100],
+    }
     return schema, payload
 
 
@@ -107,44 +111,84 @@ def compare(name: str, schema: dict[str, Any], payload: Any, rounds: int) -> Non
 def pathological() -> None:
     cases: list[tuple[str, Callable[[], Any]]] = []
     catastrophic = {"type": "object", "properties": {"s": {"pattern": "^(a+)+$"}}}
-    cases.append(("pattern ^(a+)+$ on 'a'*5000+'!' (RE2)",
-                  lambda: validate_payload(catastrophic, {"s": "a" * 5000 + "!"})))  # fmt: skip
+    cases.append(
+        (
+            "pattern ^(a+)+$ on 'a'*5000+'!' (RE2)",
+            lambda: validate_payload(catastrophic, {"s": "a" * 5000 + "!"}),
+        )
+    )
     lookahead = {"type": "object", "properties": {"s": {"pattern": "^(?=a)(a+)+$"}}}
-    cases.append(("look-ahead pattern, fallback engine",
-                  lambda: validate_payload(lookahead, {"s": "a" * 30000 + "!"})))  # fmt: skip
-    heavy = {"type": "object", "properties": {"a": {"type": "array", "items": {
-        "allOf": [{"type": "integer", "minimum": -n} for n in range(40)]}}}}  # fmt: skip
-    cases.append(("2M keyword checks (time budget)",
-                  lambda: validate_payload(heavy, {"a": [1] * 50_000})))  # fmt: skip
-    uneval = {"type": "object", "patternProperties": {"^(a+)+$": {}},
-              "unevaluatedProperties": False}  # fmt: skip
+    cases.append(
+        (
+            "look-ahead pattern, fallback engine",
+            lambda: validate_payload(lookahead, {"s": "a" * 30000 + "!"}),
+        )
+    )
+    heavy = {
+        "type": "object",
+        "properties": {
+            "a": {
+                "type": "array",
+                "items": {"allOf": [{"type": "integer", "minimum": -n} for n in range(40)]},
+            }
+        },
+    }
+    cases.append(
+        ("2M keyword checks (time budget)", lambda: validate_payload(heavy, {"a": [1] * 50_000}))
+    )
+    uneval = {
+        "type": "object",
+        "patternProperties": {"^(a+)+$": {}},
+        "unevaluatedProperties": False,
+    }
     odd_key = {"a" * 28 + "!": 1}
     cases.append(("unevaluatedProperties + ^(a+)+$ key", lambda: validate_payload(uneval, odd_key)))
     unique = {"type": "object", "properties": {"a": {"uniqueItems": True}}}
     pairs = {"a": [[i, str(i)] for i in range(50_000)]}
     cases.append(("uniqueItems over 50k arrays", lambda: validate_payload(unique, pairs)))
     bare = {"type": "object", "properties": {"a": {"items": {f"note{i}": 0 for i in range(5000)}}}}
-    cases.append(("200k items, 5000 unknown members each",
-                  lambda: validate_payload(bare, {"a": [0] * 200_000})))  # fmt: skip
-    patterns = {"type": "object", "additionalProperties": False,
-                "patternProperties": {f"^x{i}$": True for i in range(1000)}}  # fmt: skip
+    cases.append(
+        (
+            "200k items, 5000 unknown members each",
+            lambda: validate_payload(bare, {"a": [0] * 200_000}),
+        )
+    )
+    patterns = {
+        "type": "object",
+        "additionalProperties": False,
+        "patternProperties": {f"^x{i}$": True for i in range(1000)},
+    }
     names = {f"k{i}": 0 for i in range(20_000)}
     cases.append(("20k names x 1000 patterns", lambda: validate_payload(patterns, names)))
-    dialect = {"type": "object", "properties": {"s": {
-        "$schema": "http://json-schema.org/draft-07/schema#", "pattern": "^(a+)+$"}}}  # fmt: skip
-    cases.append(("draft-07 subschema, ^(a+)+$ on 30 chars",
-                  lambda: validate_payload(dialect, {"s": "a" * 30 + "!"})))  # fmt: skip
+    dialect = {
+        "type": "object",
+        "properties": {
+            "s": {"$schema": "http://json-schema.org/draft-07/schema#", "pattern": "^(a+)+$"}
+        },
+    }
+    cases.append(
+        (
+            "draft-07 subschema, ^(a+)+$ on 30 chars",
+            lambda: validate_payload(dialect, {"s": "a" * 30 + "!"}),
+        )
+    )
     nfa = {"type": "object", "properties": {"s": {"pattern": "(a|b|c|.){999}z"}}}
-    cases.append(("RE2 NFA pattern on 1 MB (refused up front)",
-                  lambda: validate_payload(nfa, {"s": "a" * 1_000_000})))  # fmt: skip
+    cases.append(
+        (
+            "RE2 NFA pattern on 1 MB (refused up front)",
+            lambda: validate_payload(nfa, {"s": "a" * 1_000_000}),
+        )
+    )
     expanding = {"type": "object", "properties": {"s": {"pattern": "(?=a)(((a{100}){100}){100})"}}}
     cases.append(("look-ahead + 10**6-node repeat", lambda: _rejected(expanding)))
     iri = {"type": "object", "properties": {"s": {"format": "iri-reference"}}}
-    cases.append(("format iri-reference on 8 KiB",
-                  lambda: validate_payload(iri, {"s": "a" * 8192})))  # fmt: skip
+    cases.append(
+        ("format iri-reference on 8 KiB", lambda: validate_payload(iri, {"s": "a" * 8192}))
+    )
     colliding = {"a": [k * (2**61 - 1) for k in range(1, 42_000)]}
-    cases.append(("uniqueItems, 42k colliding int hashes",
-                  lambda: validate_payload(unique, colliding)))  # fmt: skip
+    cases.append(
+        ("uniqueItems, 42k colliding int hashes", lambda: validate_payload(unique, colliding))
+    )
     many = {"type": "object", "allOf": [{} for _ in range(21_000)]}
     cases.append(("21,000 subschemas (compile)", lambda: _rejected(many)))
     huge = {"approved": True, "comment": "x" * 10**7}
@@ -157,8 +201,18 @@ def pathological() -> None:
     cases.append(("65+ KiB schema", lambda: _rejected(big)))
     cases.append(("remote $ref", lambda: _rejected({"type": "object", "$ref": "https://x/y"})))
     print(f"\npathological cases (budget {TIME_BUDGET * 1000:.0f} ms; schemas compiled first):")
-    compiled_first = (catastrophic, lookahead, heavy, uneval, unique, bare, patterns, dialect,
-                      nfa, iri)  # fmt: skip
+    compiled_first = (
+        catastrophic,
+        lookahead,
+        heavy,
+        uneval,
+        unique,
+        bare,
+        patterns,
+        dialect,
+        nfa,
+        iri,
+    )
     for schema in (*compiled_first, APPROVAL, {"type": "object"}):
         compile_schema(schema)  # compiling is cached per schema; time the validation alone
     for label, fn in cases:

@@ -168,10 +168,17 @@ def tally(junit: Path) -> dict[str, Any]:
 def tck_command(url: str, transport: str, level: str, junit: Path, only: str | None) -> list[str]:
     """The pytest command line of one TCK run (``only``: a ``-k`` expression)."""
     cmd = [
-        "-m", "pytest", "tests/compatibility/", f"--sut-host={url}",
-        f"--transport={transport}", "--tb=line", "-q", "-p", "no:cacheprovider",
+        "-m",
+        "pytest",
+        "tests/compatibility/",
+        f"--sut-host={url}",
+        f"--transport={transport}",
+        "--tb=line",
+        "-q",
+        "-p",
+        "no:cacheprovider",
         f"--junitxml={junit}",
-    ]  # fmt: skip
+    ]
     if level != "all":
         cmd += ["-m", level]
     if only:
@@ -238,9 +245,15 @@ def main(argv: list[str] | None = None) -> int:
             for transport in args.transport.split(","):
                 key = transport if mode == "on" else f"{transport} (push off)"
                 figures[key] = run_transport(
-                    python, tck, agent.url, transport, args.level, args.reports,
-                    args.streaming_timeout, push=mode == "on",
-                )  # fmt: skip
+                    python,
+                    tck,
+                    agent.url,
+                    transport,
+                    args.level,
+                    args.reports,
+                    args.streaming_timeout,
+                    push=mode == "on",
+                )
     commit = tck_commit(tck)
     print(f"A2A TCK at {tck} (commit {commit or 'unknown: not a git checkout'})")
     for run, result in figures.items():

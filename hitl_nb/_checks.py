@@ -102,11 +102,13 @@ def _check_uuid(value: Any, pointer: str, section: str, mode: Mode) -> list[Find
     if version in "678" and mode == "strict":
         return [
             Finding(
-                pointer, "format", section,
+                pointer,
+                "format",
+                section,
                 f"UUID version {version} is RFC 9562; the reference schema admits 1-5 only",
                 "warning",
             )
-        ]  # fmt: skip
+        ]
     return []
 
 
@@ -146,10 +148,13 @@ def _check_schema(value: Any, pointer: str, mode: Mode) -> list[Finding]:
     if mode == "strict" and value.get("additionalProperties") is not False:
         findings.append(
             Finding(
-                pointer + "/additionalProperties", "recommended", S_FIELDS,
-                "response_schema SHOULD set additionalProperties: false", "warning",
+                pointer + "/additionalProperties",
+                "recommended",
+                S_FIELDS,
+                "response_schema SHOULD set additionalProperties: false",
+                "warning",
             )
-        )  # fmt: skip
+        )
     return findings
 
 
@@ -169,12 +174,14 @@ def _check_responders(value: Any, mode: Mode) -> list[Finding]:
             severity: Literal["error", "warning"] = "error" if mode == "strict" else "warning"
             findings.append(
                 Finding(
-                    f"{pointer}/{i}", "pattern", S_RESPONDERS,
+                    f"{pointer}/{i}",
+                    "pattern",
+                    S_RESPONDERS,
                     f"{entry!r} is not a known responder pattern"
                     + ("" if mode == "strict" else " (ignored)"),
                     severity,
                 )
-            )  # fmt: skip
+            )
     return findings
 
 
@@ -213,10 +220,13 @@ def check_prompt(obj: Any, *, mode: Mode = "strict", now: datetime | None = None
         elif len(prompt) > MAX_PROMPT_CHARS:
             findings.append(
                 Finding(
-                    "/prompt", "maxLength", S_FIELDS,
-                    f"prompt is {len(prompt)} characters; it SHOULD be at most 4096", "warning",
+                    "/prompt",
+                    "maxLength",
+                    S_FIELDS,
+                    f"prompt is {len(prompt)} characters; it SHOULD be at most 4096",
+                    "warning",
                 )
-            )  # fmt: skip
+            )
     if "response_schema" in obj:
         findings += _check_schema(obj["response_schema"], "/response_schema", mode)
     if "deadline" in obj:

@@ -309,12 +309,29 @@ def _timed(func: Any) -> Any:
 # one value between two checks, so they run unwrapped.
 _DESCENDING = frozenset(
     {
-        "$ref", "$dynamicRef", "allOf", "anyOf", "oneOf", "not", "if", "properties",
-        "patternProperties", "additionalProperties", "dependentSchemas", "propertyNames",
-        "items", "prefixItems", "contains", "unevaluatedItems", "unevaluatedProperties",
-        "additionalItems", "dependencies", "extends", "type",
+        "$ref",
+        "$dynamicRef",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "dependentSchemas",
+        "propertyNames",
+        "items",
+        "prefixItems",
+        "contains",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "additionalItems",
+        "dependencies",
+        "extends",
+        "type",
     }
-)  # fmt: skip
+)
 
 
 def _ticking(applicable: Any) -> Any:

@@ -36,12 +36,29 @@ COUNT_KEYWORDS = frozenset(
     "minLength maxLength minItems maxItems minProperties maxProperties minContains "
     "maxContains".split()
 )
-_INTEGER_VALUES = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-                   "default", "const")  # fmt: skip
+_INTEGER_VALUES = (
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "default",
+    "const",
+)
 _INTEGER_LISTS = ("enum", "examples")
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_SCHEMA_ONE = ("items", "additionalProperties", "unevaluatedProperties", "unevaluatedItems",
-               "contains", "propertyNames", "not", "if", "then", "else")  # fmt: skip
+_SCHEMA_ONE = (
+    "items",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+)
 _SCHEMA_LISTS = ("prefixItems", "allOf", "anyOf", "oneOf")
 # Deeper than any schema the S-2 checks let through; a bound, not a rule.
 _MAX_DEPTH = 64

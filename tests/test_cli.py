@@ -25,9 +25,20 @@ def test_a_subcommand_is_required(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_mock_agent_options_parse() -> None:
     args = build_parser().parse_args(
-        ["mock-agent", "--port", "0", "--fault", "no-echo", "--fault", "slow-resume=5",
-         "--on-deadline", "fail", "--deadline-seconds", "2"]
-    )  # fmt: skip
+        [
+            "mock-agent",
+            "--port",
+            "0",
+            "--fault",
+            "no-echo",
+            "--fault",
+            "slow-resume=5",
+            "--on-deadline",
+            "fail",
+            "--deadline-seconds",
+            "2",
+        ]
+    )
     assert args.fault == ["no-echo", "slow-resume=5"]
     assert args.on_deadline == "fail" and args.deadline_seconds == 2.0
 
@@ -100,9 +111,13 @@ def test_a_command_loads_only_its_own_modules() -> None:
         "'hitl_nb.mock_agent') if m in sys.modules])"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True,
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
         timeout=60,
-    ).stdout.splitlines()  # fmt: skip
+    ).stdout.splitlines()
     assert out[0].endswith("nbval-sanitize.cfg") and out[-1] == "[]", out
 
 

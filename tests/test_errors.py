@@ -16,11 +16,23 @@ from hitl_nb.errors import (
 # Every code of A2A 1.0 §5.4 plus JSON-RPC's own, and hitl-prompt/v1's two, with the
 # HTTP status each maps to. A code missing from errors.py fails here.
 SPEC_CODES = {
-    -32700: 400, -32600: 400, -32601: 404, -32602: 400, -32603: 500,
-    -32001: 404, -32002: 400, -32003: 400, -32004: 400, -32005: 400,
-    -32006: 500, -32007: 400, -32008: 400, -32009: 400,
-    -32010: 409, -32011: 422,
-}  # fmt: skip
+    -32700: 400,
+    -32600: 400,
+    -32601: 404,
+    -32602: 400,
+    -32603: 500,
+    -32001: 404,
+    -32002: 400,
+    -32003: 400,
+    -32004: 400,
+    -32005: 400,
+    -32006: 500,
+    -32007: 400,
+    -32008: 400,
+    -32009: 400,
+    -32010: 409,
+    -32011: 422,
+}
 
 
 @pytest.mark.parametrize(("code", "status"), sorted(SPEC_CODES.items()))
@@ -55,9 +67,15 @@ def test_every_exception_in_the_module_is_in_the_tree_and_the_docstring():
 def test_hitl_codes_carry_the_spec_messages():
     # §Acceptance and rejection: the classes are the one home of these facts.
     assert (PromptConflict.code, PromptConflict.http_status, PromptConflict.default_message) == (
-        -32010, 409, "hitl_already_answered_or_unknown")  # fmt: skip
+        -32010,
+        409,
+        "hitl_already_answered_or_unknown",
+    )
     assert (ResponseInvalid.code, ResponseInvalid.http_status, ResponseInvalid.default_message) == (
-        -32011, 422, "hitl_response_invalid")  # fmt: skip
+        -32011,
+        422,
+        "hitl_response_invalid",
+    )
 
 
 def test_unknown_code_and_status_fall_back():
@@ -122,13 +140,22 @@ def test_every_hitl_error_in_the_package_lives_in_errors_and_is_drawn_in_the_tre
 @pytest.mark.parametrize(
     ("module", "names"),
     [
-        ("hitl_nb", ["AnswerOutcomeUnknown", "ExtensionNotDeclared", "NoUsableInterface",
-                     "FormClosed", "FormInvalid", "FormValueError"]),
+        (
+            "hitl_nb",
+            [
+                "AnswerOutcomeUnknown",
+                "ExtensionNotDeclared",
+                "NoUsableInterface",
+                "FormClosed",
+                "FormInvalid",
+                "FormValueError",
+            ],
+        ),
         ("hitl_nb.client", ["AnswerOutcomeUnknown", "ExtensionNotDeclared", "NoUsableInterface"]),
         ("hitl_nb.forms", ["FormClosed", "FormInvalid", "FormValueError"]),
         ("hitl_nb.a2a", ["WireDecodeError"]),
     ],
-)  # fmt: skip
+)
 def test_moved_errors_are_still_importable_where_users_import_them(module, names):
     import importlib
 

@@ -250,12 +250,18 @@ def test_other_subpackages_are_reached_through_their_init():
     [
         pytest.param({"a": {"b"}, "b": set()}, [], id="a-line"),
         pytest.param({"a": {"b"}, "b": {"a"}}, [["a", "b"]], id="two-import-each-other"),
-        pytest.param({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [["a", "b", "c"]],
-                     id="a-circle-of-three"),
-        pytest.param({"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"c"}}, [["a", "b"], ["c", "d"]],
-                     id="two-circles"),
+        pytest.param(
+            {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}},
+            [["a", "b", "c"]],
+            id="a-circle-of-three",
+        ),
+        pytest.param(
+            {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"c"}},
+            [["a", "b"], ["c", "d"]],
+            id="two-circles",
+        ),
     ],
-)  # fmt: skip
+)
 def test_cycles_finds_circles(graph, expected):
     assert cycles(graph) == expected
 

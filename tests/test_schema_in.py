@@ -22,18 +22,25 @@ from tests.helpers.sdk_agent import SdkAgent
 
 def test_integral_floats_become_ints_where_json_schema_means_an_integer() -> None:
     schema = {
-        "type": "object", "minProperties": 1.0,
+        "type": "object",
+        "minProperties": 1.0,
         "properties": {
             "comment": {"type": "string", "maxLength": 1024.0, "minLength": 0.0},
             "tags": {"type": "array", "minItems": 2.0, "items": {"type": "string"}},
-            "copies": {"type": "integer", "minimum": 1.0, "maximum": 3.0, "default": 2.0,
-                       "enum": [1.0, 2.0, 3.0], "multipleOf": 1.0},
+            "copies": {
+                "type": "integer",
+                "minimum": 1.0,
+                "maximum": 3.0,
+                "default": 2.0,
+                "enum": [1.0, 2.0, 3.0],
+                "multipleOf": 1.0,
+            },
             "maybe": {"type": ["integer", "null"], "const": 4.0},
             "ratio": {"type": "number", "minimum": 0.0, "maximum": 1.0, "default": 1.0},
             "odd": {"type": "integer", "maximum": 2.5},
         },
         "$defs": {"n": {"type": "integer", "examples": [7.0]}},
-    }  # fmt: skip
+    }
     out = integral_numbers(copy.deepcopy(schema))
     props = out["properties"]
     assert json.dumps(out).count(".0") == 3  # only the number field's three floats stay
@@ -47,8 +54,9 @@ def test_integral_floats_become_ints_where_json_schema_means_an_integer() -> Non
 
 
 def test_validation_messages_say_integers() -> None:
-    schema = integral_numbers({"type": "object", "properties": {
-        "comment": {"type": "string", "maxLength": 3.0}}})  # fmt: skip
+    schema = integral_numbers(
+        {"type": "object", "properties": {"comment": {"type": "string", "maxLength": 3.0}}}
+    )
     (issue,) = validate_payload(schema, {"comment": "long"})
     assert "3.0" not in issue.message and "3" in issue.message
 
@@ -57,9 +65,13 @@ def test_stable_order_required_first_then_alphabetical() -> None:
     schema = {
         "type": "object",
         "required": ["zeta", "approve"],
-        "properties": {"comment": {}, "approve": {}, "beta": {"type": "object",
-                       "properties": {"y": {}, "x": {}}}, "zeta": {}},
-    }  # fmt: skip
+        "properties": {
+            "comment": {},
+            "approve": {},
+            "beta": {"type": "object", "properties": {"y": {}, "x": {}}},
+            "zeta": {},
+        },
+    }
     out = stable_property_order(schema)
     assert list(out["properties"]) == ["zeta", "approve", "beta", "comment"]
     assert list(out["properties"]["beta"]["properties"]) == ["x", "y"]
@@ -83,13 +95,22 @@ def test_stable_order_does_not_depend_on_the_order_received(names: list[str], da
 
 @pytest.mark.property
 @settings(max_examples=100, deadline=None)
-@given(st.recursive(
-    st.floats(allow_nan=False, allow_infinity=False) | st.integers() | st.text(max_size=3),
-    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(
-        st.sampled_from(["type", "maxLength", "minimum", "items", "properties", "enum", "x"]),
-        kids, max_size=4),
-    max_leaves=20,
-))  # fmt: skip
+@given(
+    st.recursive(
+        st.floats(allow_nan=False, allow_infinity=False) | st.integers() | st.text(max_size=3),
+        lambda kids: (
+            st.lists(kids, max_size=3)
+            | st.dictionaries(
+                st.sampled_from(
+                    ["type", "maxLength", "minimum", "items", "properties", "enum", "x"]
+                ),
+                kids,
+                max_size=4,
+            )
+        ),
+        max_leaves=20,
+    )
+)
 def test_any_json_is_taken_without_error_and_stays_equal(value: Any) -> None:
     before = copy.deepcopy(value)
     after = integral_numbers(stable_property_order(value))
@@ -118,7 +139,10 @@ def test_an_sdk_agents_schema_arrives_with_ints_in_a_stable_order(
             again = await client.get_task(prompt.task_id)  # the same on every way in
             schema = again.status.message.metadata  # type: ignore[union-attr]
             assert list(next(iter(schema.values()))["response_schema"]["properties"]) == [
-                "approved", "comment", "copies"]  # fmt: skip
+                "approved",
+                "comment",
+                "copies",
+            ]
             return prompt
 
     prompt = asyncio.run(asyncio.wait_for(go(), 30))

@@ -110,8 +110,11 @@ def test_absent_optional_members_stay_absent():
 
 MUTATIONS = [
     ("bad-uuid", lambda e: e.update(prompt_id="not-a-uuid"), "/prompt_id"),
-    ("uuid-variant", lambda e: e.update(prompt_id="f7d4b1c0-9b25-4e8c-c4ce-3d6a51e8a772"),
-     "/prompt_id"),
+    (
+        "uuid-variant",
+        lambda e: e.update(prompt_id="f7d4b1c0-9b25-4e8c-c4ce-3d6a51e8a772"),
+        "/prompt_id",
+    ),
     ("nil-uuid", lambda e: e.update(prompt_id=str(uuid.UUID(int=0))), "/prompt_id"),
     ("uuid-type", lambda e: e.update(prompt_id=7), "/prompt_id"),
     ("no-id", lambda e: e.pop("prompt_id"), "/prompt_id"),
@@ -120,25 +123,45 @@ MUTATIONS = [
     ("no-prompt", lambda e: e.pop("prompt"), "/prompt"),
     ("no-schema", lambda e: e.pop("response_schema"), "/response_schema"),
     ("schema-type", lambda e: e.update(response_schema="object"), "/response_schema"),
-    ("schema-not-object", lambda e: e["response_schema"].update(type="array"),
-     "/response_schema/type"),
-    ("schema-invalid", lambda e: e["response_schema"].update(required="approved"),
-     "/response_schema"),
-    ("schema-too-big", lambda e: e["response_schema"].update(description="x" * 65536),
-     "/response_schema"),
-    ("schema-draft-07", lambda e: e["response_schema"].update(
-        {"$schema": "http://json-schema.org/draft-07/schema#"}), "/response_schema/$schema"),
+    (
+        "schema-not-object",
+        lambda e: e["response_schema"].update(type="array"),
+        "/response_schema/type",
+    ),
+    (
+        "schema-invalid",
+        lambda e: e["response_schema"].update(required="approved"),
+        "/response_schema",
+    ),
+    (
+        "schema-too-big",
+        lambda e: e["response_schema"].update(description="x" * 65536),
+        "/response_schema",
+    ),
+    (
+        "schema-draft-07",
+        lambda e: e["response_schema"].update(
+            {"$schema": "http://json-schema.org/draft-07/schema#"}
+        ),
+        "/response_schema/$schema",
+    ),
     ("deadline-past", lambda e: e.update(deadline="2026-05-09T17:00:00Z"), "/deadline"),
     ("deadline-format", lambda e: e.update(deadline="tomorrow at noon"), "/deadline"),
     ("deadline-no-zone", lambda e: e.update(deadline="2026-05-09T18:30:00"), "/deadline"),
-    ("responder-pattern", lambda e: e.update(allowed_responders=["consensus:0"]),
-     "/allowed_responders/0"),
-    ("responder-space", lambda e: e.update(allowed_responders=["specific:a b"]),
-     "/allowed_responders/0"),
+    (
+        "responder-pattern",
+        lambda e: e.update(allowed_responders=["consensus:0"]),
+        "/allowed_responders/0",
+    ),
+    (
+        "responder-space",
+        lambda e: e.update(allowed_responders=["specific:a b"]),
+        "/allowed_responders/0",
+    ),
     ("responders-empty", lambda e: e.update(allowed_responders=[]), "/allowed_responders"),
     ("responders-type", lambda e: e.update(allowed_responders="any"), "/allowed_responders"),
     ("extra-member", lambda e: e.update(ui_hint="modal"), "/ui_hint"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("mutate", "pointer"), [pytest.param(m, p, id=i) for i, m, p in MUTATIONS])
@@ -177,25 +200,40 @@ def test_orchestrator_accepts_what_the_spec_says_it_must():
     env["x_future_field"] = 1  # §Versioning: minor versions may add optional fields
     parsed = PromptEnvelope.from_json(env, mode="orchestrator", now=NOW)
     assert parsed.responders == (
-        AnyResponder(), UnknownResponder("quorum:majority"), SpecificResponder("bob"))  # fmt: skip
+        AnyResponder(),
+        UnknownResponder("quorum:majority"),
+        SpecificResponder("bob"),
+    )
     assert all(f.severity == "warning" for f in parsed.findings)
     assert {f.pointer for f in parsed.findings} == {
-        "/deadline", "/allowed_responders/1", "/x_future_field"}  # fmt: skip
+        "/deadline",
+        "/allowed_responders/1",
+        "/x_future_field",
+    }
 
 
 @pytest.mark.parametrize(
     ("mutate", "pointer"),
     [
-        pytest.param(lambda e: e["response_schema"].update(description="x" * 65536),
-                     "/response_schema", id="schema-over-64k"),
+        pytest.param(
+            lambda e: e["response_schema"].update(description="x" * 65536),
+            "/response_schema",
+            id="schema-over-64k",
+        ),
         pytest.param(lambda e: e.pop("prompt_id"), "/prompt_id", id="no-id"),
         pytest.param(lambda e: e.update(prompt=""), "/prompt", id="empty-prompt"),
-        pytest.param(lambda e: e["response_schema"].update(type="string"),
-                     "/response_schema/type", id="not-object"),
-        pytest.param(lambda e: e.update(allowed_responders=[3]), "/allowed_responders/0",
-                     id="responder-not-string"),
+        pytest.param(
+            lambda e: e["response_schema"].update(type="string"),
+            "/response_schema/type",
+            id="not-object",
+        ),
+        pytest.param(
+            lambda e: e.update(allowed_responders=[3]),
+            "/allowed_responders/0",
+            id="responder-not-string",
+        ),
     ],
-)  # fmt: skip
+)
 def test_orchestrator_refuses_what_is_broken(mutate, pointer):
     env = copy.deepcopy(PROMPT)
     mutate(env)
@@ -217,25 +255,33 @@ def test_non_object_envelopes():
 def test_responder_parsing():
     assert parse_responders(None) == (AnyResponder(),)
     assert parse_responders(["consensus:2", "specific:x:y", "consensus:02", "any "]) == (
-        ConsensusResponder(2), SpecificResponder("x:y"),
-        UnknownResponder("consensus:02"), UnknownResponder("any "))  # fmt: skip
+        ConsensusResponder(2),
+        SpecificResponder("x:y"),
+        UnknownResponder("consensus:02"),
+        UnknownResponder("any "),
+    )
     assert [str(r) for r in parse_responders(["any", "specific:a", "consensus:3"])] == [
-        "any", "specific:a", "consensus:3"]  # fmt: skip
+        "any",
+        "specific:a",
+        "consensus:3",
+    ]
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("2026-05-09T18:30:00Z", datetime(2026, 5, 9, 18, 30, tzinfo=timezone.utc)),
-        ("2026-05-09t18:30:00.123456789+02:00",
-         datetime(2026, 5, 9, 16, 30, 0, 123456, tzinfo=timezone.utc)),
+        (
+            "2026-05-09t18:30:00.123456789+02:00",
+            datetime(2026, 5, 9, 16, 30, 0, 123456, tzinfo=timezone.utc),
+        ),
         ("2016-12-31T23:59:60Z", datetime(2016, 12, 31, 23, 59, 59, tzinfo=timezone.utc)),
         ("2026-02-30T00:00:00Z", None),
         ("2026-05-09T18:30:00", None),
         ("2026-05-09 18:30:00Z", None),
         ("2026-05-09T18:30:00+24:00", None),
     ],
-)  # fmt: skip
+)
 def test_rfc3339(text, expected):
     assert parse_rfc3339(text) == expected
 
@@ -250,7 +296,9 @@ def test_response_round_trip_and_checks():
     assert "approved" in env._repr_html_()
     assert errors(check_response({**obj, "extra": 1})) == {"/extra"}
     assert errors(check_response({"prompt_id": "nope", "payload": []})) == {
-        "/prompt_id", "/payload"}  # fmt: skip
+        "/prompt_id",
+        "/payload",
+    }
     assert errors(check_response({})) == {"/prompt_id", "/payload"}
     with pytest.raises(MalformedResponse, match="prompt_id"):
         ResponseEnvelope.from_json({"payload": {}})
@@ -279,8 +327,7 @@ deadline = st.datetimes(
 ).map(lambda d: d.isoformat().replace("+00:00", "Z"))
 valid_envelopes = st.fixed_dictionaries(
     {
-        "prompt_id": st.sampled_from([1, 3, 4, 5]).flatmap(
-            lambda v: st.uuids(version=v).map(str)),
+        "prompt_id": st.sampled_from([1, 3, 4, 5]).flatmap(lambda v: st.uuids(version=v).map(str)),
         "prompt": st.text(min_size=1, max_size=300),
         "response_schema": simple_schema,
     },
@@ -288,7 +335,7 @@ valid_envelopes = st.fixed_dictionaries(
         "deadline": deadline,
         "allowed_responders": st.lists(responder, min_size=1, max_size=4),
     },
-)  # fmt: skip
+)
 
 
 @pytest.mark.property
@@ -360,5 +407,6 @@ def test_unknown_members_are_named_by_an_escaped_pointer():
     env = copy.deepcopy(PROMPT)
     env["a/b~c"] = 1
     assert "/a~1b~0c" in errors(check_prompt(env, now=NOW))
-    assert "/x~1y" in errors(check_response({"prompt_id": PROMPT["prompt_id"], "payload": {},
-                                             "x/y": 0}))  # fmt: skip
+    assert "/x~1y" in errors(
+        check_response({"prompt_id": PROMPT["prompt_id"], "payload": {}, "x/y": 0})
+    )

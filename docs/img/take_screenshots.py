@@ -86,30 +86,63 @@ def shoot(page: object, selector: str, nth: int, path: Path) -> None:
 #: Each state a card can be in: (name, the cell that brings a conversation there, the
 #: text its frame shows once it is there).
 STATES = [
-    ("working",
-     'Conversation.start(agent.url, {"scenario": "approval", "start_delay_seconds": 3600},'
-     " settle=0)", "Working"),
-    ("prompt", 'Conversation.start(agent.url, {"scenario": "review"},'
-     ' responder="reviewer@example.org")', "deadline in"),
-    ("held", 'held = Conversation.start(agent.url, {"scenario": "consensus", "n": 2},'
-     ' responder="alice")\nheld.answer({"approve": True})\nheld', "held"),
-    ("refused", 'refused = Conversation.start(agent.url, {"scenario": "review"},'
-     ' responder="intern@example.org")\nrefused.answer({"ship": True})\nrefused', "refused"),
-    ("invalid", 'invalid = Conversation.start(agent.url, {"scenario": "approval"})\n'
-     'invalid.current.form.value = {"approve": True, "comment": "Ship it."}\n'
-     'invalid.answer({"approve": "yes please", "extra_unknown_field": 42}, validate=False)\n'
-     "invalid", "invalid"),
-    ("completed", 'done = Conversation.start(agent.url, {"scenario": "approval"})\n'
-     'done.answer({"approve": True, "comment": "Smoke tests passed."})\ndone', "Completed"),
-    ("expired", 'late = Conversation.start(agent.url, {"scenario": "deadline",'
-     ' "deadline_seconds": 2, "on_deadline": "fail"}, poll_interval=1)\nlate', "expired"),
-    ("closed", 'gone = Conversation.start(agent.url, {"scenario": "approval"}, poll_interval=1)\n'
-     "client.cancel(gone.task.id)\ngone", "closed"),
-    ("conflict", 'other = Conversation.start(agent.url, {"scenario": "approval"},'
-     " poll_interval=1)\n"
-     'client.respond(other.task.id, other.current.prompt_id, {"approve": False})\nother',
-     "conflict"),
-]  # fmt: skip
+    (
+        "working",
+        'Conversation.start(agent.url, {"scenario": "approval", "start_delay_seconds": 3600},'
+        " settle=0)",
+        "Working",
+    ),
+    (
+        "prompt",
+        'Conversation.start(agent.url, {"scenario": "review"}, responder="reviewer@example.org")',
+        "deadline in",
+    ),
+    (
+        "held",
+        'held = Conversation.start(agent.url, {"scenario": "consensus", "n": 2},'
+        ' responder="alice")\nheld.answer({"approve": True})\nheld',
+        "held",
+    ),
+    (
+        "refused",
+        'refused = Conversation.start(agent.url, {"scenario": "review"},'
+        ' responder="intern@example.org")\nrefused.answer({"ship": True})\nrefused',
+        "refused",
+    ),
+    (
+        "invalid",
+        'invalid = Conversation.start(agent.url, {"scenario": "approval"})\n'
+        'invalid.current.form.value = {"approve": True, "comment": "Ship it."}\n'
+        'invalid.answer({"approve": "yes please", "extra_unknown_field": 42}, validate=False)\n'
+        "invalid",
+        "invalid",
+    ),
+    (
+        "completed",
+        'done = Conversation.start(agent.url, {"scenario": "approval"})\n'
+        'done.answer({"approve": True, "comment": "Smoke tests passed."})\ndone',
+        "Completed",
+    ),
+    (
+        "expired",
+        'late = Conversation.start(agent.url, {"scenario": "deadline",'
+        ' "deadline_seconds": 2, "on_deadline": "fail"}, poll_interval=1)\nlate',
+        "expired",
+    ),
+    (
+        "closed",
+        'gone = Conversation.start(agent.url, {"scenario": "approval"}, poll_interval=1)\n'
+        "client.cancel(gone.task.id)\ngone",
+        "closed",
+    ),
+    (
+        "conflict",
+        'other = Conversation.start(agent.url, {"scenario": "approval"},'
+        " poll_interval=1)\n"
+        'client.respond(other.task.id, other.current.prompt_id, {"approve": False})\nother',
+        "conflict",
+    ),
+]
 
 STATES_SETUP = """
 from hitl_nb.client import SyncHitlClient

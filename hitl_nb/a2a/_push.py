@@ -96,8 +96,9 @@ def decode_push_config(value: Any, version: A2AVersion, pointer: str = "") -> Pu
     """A TaskPushNotificationConfig of ``version`` (WireDecodeError naming the member)."""
     o = w.obj(value, pointer)
     if version == "0.3":
-        inner = w.obj(w.req(o, "pushNotificationConfig", pointer),
-                      w.child(pointer, "pushNotificationConfig"))  # fmt: skip
+        inner = w.obj(
+            w.req(o, "pushNotificationConfig", pointer), w.child(pointer, "pushNotificationConfig")
+        )
         config = _inner(inner, w.child(pointer, "pushNotificationConfig"), version)
     else:
         config = _inner(o, pointer, version)

@@ -243,8 +243,9 @@ async def _watch(
 
 def _log_slow(receipt: AnswerReceipt) -> None:
     if receipt.slow:
-        log.warning("task %s, prompt %s: %s", receipt.task_id, receipt.prompt_id,
-                    receipt.describe())  # fmt: skip
+        log.warning(
+            "task %s, prompt %s: %s", receipt.task_id, receipt.prompt_id, receipt.describe()
+        )
 
 
 async def _settle(

@@ -197,10 +197,15 @@ class HitlClient(ClientConnection, PushMethods):
             return lambda last: binding.subscribe(tid, last)
 
         events = follow(
-            first, again, binding.get_task, self.reconnect, task_id,
-            first_is_subscription=subscription, on_reconnect=on_reconnect,
+            first,
+            again,
+            binding.get_task,
+            self.reconnect,
+            task_id,
+            first_is_subscription=subscription,
+            on_reconnect=on_reconnect,
             answered=answered,
-        )  # fmt: skip
+        )
         async with aclosing(events):
             async for item in events:
                 self._remember(item)

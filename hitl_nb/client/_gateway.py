@@ -452,8 +452,7 @@ class GatewayClient:
         already) or :class:`~hitl_nb.errors.GatewayRefused` (403 not yours to answer,
         404, 410 past the deadline, 502 the agent refused).
         """
-        path = (f"tasks/{quote(registration_id, safe='')}/prompts/"
-                f"{quote(prompt_id, safe='')}/answer")  # fmt: skip
+        path = f"tasks/{quote(registration_id, safe='')}/prompts/{quote(prompt_id, safe='')}/answer"
         _, body = self._call("POST", path, {"payload": dict(payload)})
         return GatewayAnswer(str(body.get("status")), str(body.get("message", "")), body)
 

@@ -230,9 +230,13 @@ class SyncHitlClient:
         """Ask the agent to POST the task's updates to ``url`` (see
         :meth:`HitlClient.create_push_config`)."""
         coro = self._client.create_push_config(
-            task_id, url, token=token, config_id=config_id,
-            auth_scheme=auth_scheme, auth_credentials=auth_credentials,
-        )  # fmt: skip
+            task_id,
+            url,
+            token=token,
+            config_id=config_id,
+            auth_scheme=auth_scheme,
+            auth_credentials=auth_credentials,
+        )
         return self._runner.run(coro, self._timeout)
 
     def get_push_config(self, task_id: str, config_id: str | None = None) -> PushConfig:

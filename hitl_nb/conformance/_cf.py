@@ -187,8 +187,11 @@ def ui_members(names: Any) -> list[str]:
 
 def _texts(node: Any) -> list[str]:
     if isinstance(node, dict):
-        return [t for k, v in node.items() for t in ([v] if k in ("description", "title")
-                and isinstance(v, str) else _texts(v))]  # fmt: skip
+        return [
+            t
+            for k, v in node.items()
+            for t in ([v] if k in ("description", "title") and isinstance(v, str) else _texts(v))
+        ]
     if isinstance(node, list):
         return [t for v in node for t in _texts(v)]
     return []

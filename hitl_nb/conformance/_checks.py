@@ -30,7 +30,10 @@ _S_CONF = "§Conformance"
 
 CHECKS: tuple[CheckSpec, ...] = (
     CheckSpec(
-        "CF-1", "prompt_id correlation (AC-1)", CONF, f"{_S_CONF} / Scenario CF-1",
+        "CF-1",
+        "prompt_id correlation (AC-1)",
+        CONF,
+        f"{_S_CONF} / Scenario CF-1",
         (
             "Activate the extension.",
             "Drive the agent into INPUT_REQUIRED.",
@@ -43,7 +46,10 @@ CHECKS: tuple[CheckSpec, ...] = (
         _cf.cf1,
     ),
     CheckSpec(
-        "CF-2", "schema-valid response accepted (AC-2)", CONF, f"{_S_CONF} / Scenario CF-2",
+        "CF-2",
+        "schema-valid response accepted (AC-2)",
+        CONF,
+        f"{_S_CONF} / Scenario CF-2",
         (
             "Drive the agent into INPUT_REQUIRED with a known response_schema.",
             "Send a payload that validates against that schema.",
@@ -53,7 +59,10 @@ CHECKS: tuple[CheckSpec, ...] = (
         _cf.cf2,
     ),
     CheckSpec(
-        "CF-3", "schema-invalid response -> 422 (AC-3)", CONF, f"{_S_CONF} / Scenario CF-3",
+        "CF-3",
+        "schema-invalid response -> 422 (AC-3)",
+        CONF,
+        f"{_S_CONF} / Scenario CF-3",
         (
             "Drive the agent into INPUT_REQUIRED.",
             "Send a payload that violates the response_schema.",
@@ -64,7 +73,10 @@ CHECKS: tuple[CheckSpec, ...] = (
         _cf.cf3,
     ),
     CheckSpec(
-        "CF-4", "resume latency <= 1 second (AC-4)", CONF, f"{_S_CONF} / Scenario CF-4",
+        "CF-4",
+        "resume latency <= 1 second (AC-4)",
+        CONF,
+        f"{_S_CONF} / Scenario CF-4",
         (
             "Drive the agent into INPUT_REQUIRED.",
             "Record t0 immediately before sending a valid response.",
@@ -74,7 +86,10 @@ CHECKS: tuple[CheckSpec, ...] = (
         _latency.cf4,
     ),
     CheckSpec(
-        "CF-5", "transport-only, no UI assumptions (AC-5)", CONF, f"{_S_CONF} / Scenario CF-5",
+        "CF-5",
+        "transport-only, no UI assumptions (AC-5)",
+        CONF,
+        f"{_S_CONF} / Scenario CF-5",
         (
             "Inspect the prompt envelope schema (and the envelopes emitted).",
             "Assert no field references a UI, delivery channel, or human identity directory.",
@@ -83,7 +98,10 @@ CHECKS: tuple[CheckSpec, ...] = (
         _cf.cf5,
     ),
     CheckSpec(
-        "CF-6", "outbox replay survives disconnect (AC-6)", CONF, f"{_S_CONF} / Scenario CF-6",
+        "CF-6",
+        "outbox replay survives disconnect (AC-6)",
+        CONF,
+        f"{_S_CONF} / Scenario CF-6",
         (
             "Drive the agent into INPUT_REQUIRED.",
             "Disconnect the client transport (cut a live stream).",
@@ -94,7 +112,10 @@ CHECKS: tuple[CheckSpec, ...] = (
         _cf.cf6,
     ),
     CheckSpec(
-        "CF-7", "end-to-end harness round-trip (AC-7)", CONF, f"{_S_CONF} / Scenario CF-7",
+        "CF-7",
+        "end-to-end harness round-trip (AC-7)",
+        CONF,
+        f"{_S_CONF} / Scenario CF-7",
         (
             "Run the harness against the agent, configured with this extension URI.",
             "Assert the harness reports a green run for all of CF-1..CF-6.",
@@ -103,7 +124,9 @@ CHECKS: tuple[CheckSpec, ...] = (
         requires=("CF-1", "CF-2", "CF-3", "CF-4", "CF-5", "CF-6"),
     ),
     CheckSpec(
-        "EXT-CARD", "card declares the extension, required false, params {}", MORE,
+        "EXT-CARD",
+        "card declares the extension, required false, params {}",
+        MORE,
         "§Activation / AgentCard declaration",
         (
             "The card lists the URI in capabilities.extensions[].",
@@ -113,7 +136,9 @@ CHECKS: tuple[CheckSpec, ...] = (
         _musts.card_declaration,
     ),
     CheckSpec(
-        "EXT-UNKNOWN-ID", "unknown prompt_id rejected with 409", MORE,
+        "EXT-UNKNOWN-ID",
+        "unknown prompt_id rejected with 409",
+        MORE,
         "§Response Envelope / Acceptance and rejection",
         (
             "Drive the agent into INPUT_REQUIRED.",
@@ -124,7 +149,10 @@ CHECKS: tuple[CheckSpec, ...] = (
         _musts.unknown_id,
     ),
     CheckSpec(
-        "EXT-NO-ACTIVATION", "no envelope without activation", MORE, "§Activation",
+        "EXT-NO-ACTIVATION",
+        "no envelope without activation",
+        MORE,
+        "§Activation",
         (
             "Drive a task with a client that does not activate the extension.",
             "Assert no message, event or task carries the envelope.",
@@ -132,7 +160,10 @@ CHECKS: tuple[CheckSpec, ...] = (
         _musts.no_activation,
     ),
     CheckSpec(
-        "EXT-ECHO", "activation header echoed", MORE, "§Activation / HTTP header echo",
+        "EXT-ECHO",
+        "activation header echoed",
+        MORE,
+        "§Activation / HTTP header echo",
         (
             "Collect every answer to a request that activated the extension.",
             "Assert each names the URI in its A2A-Extensions header.",
@@ -140,7 +171,10 @@ CHECKS: tuple[CheckSpec, ...] = (
         _musts.echo,
     ),
     CheckSpec(
-        "EXT-STRICT", "every envelope strict-valid", MORE, "§Prompt Envelope / Field requirements",
+        "EXT-STRICT",
+        "every envelope strict-valid",
+        MORE,
+        "§Prompt Envelope / Field requirements",
         (
             "Collect every envelope the agent emitted.",
             "Assert each passes the strict check (members, UUID, schema, deadline, responders).",
@@ -148,7 +182,9 @@ CHECKS: tuple[CheckSpec, ...] = (
         _musts.strict,
     ),
     CheckSpec(
-        "EXT-UNIQUE", "prompt_ids unique across prompts (S-5)", MORE,
+        "EXT-UNIQUE",
+        "prompt_ids unique across prompts (S-5)",
+        MORE,
         "§Security Considerations S-5",
         (
             "Collect the prompt_ids of at least two prompts.",
@@ -157,7 +193,9 @@ CHECKS: tuple[CheckSpec, ...] = (
         _musts.unique_ids,
     ),
     CheckSpec(
-        "EXT-SCHEMA-SIZE", "response_schema <= 64 KiB (S-2)", MORE,
+        "EXT-SCHEMA-SIZE",
+        "response_schema <= 64 KiB (S-2)",
+        MORE,
         "§Security Considerations S-2",
         (
             "Measure every response_schema emitted (compact UTF-8 JSON).",
@@ -165,7 +203,7 @@ CHECKS: tuple[CheckSpec, ...] = (
         ),
         _musts.schema_size,
     ),
-)  # fmt: skip
+)
 
 #: Every id, in the order the checks run.
 CHECK_IDS: tuple[str, ...] = tuple(c.id for c in CHECKS)

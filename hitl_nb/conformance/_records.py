@@ -58,8 +58,14 @@ class Settings:
         object.__setattr__(self, "version", version_choice(self.version))
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
             raise ValueError(f"trials must be a positive integer; got {self.trials!r}")
-        for name in ("request_timeout", "drive_timeout", "transition_timeout",
-                     "resume_timeout", "replay_timeout", "latency_budget_ms"):  # fmt: skip
+        for name in (
+            "request_timeout",
+            "drive_timeout",
+            "transition_timeout",
+            "resume_timeout",
+            "replay_timeout",
+            "latency_budget_ms",
+        ):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive")
 

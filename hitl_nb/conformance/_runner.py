@@ -119,8 +119,9 @@ async def arun(
                     on_result(result)
             return report
         report.binding, report.version = session.binding, session.version
-        report.notes.append(f"interface: {session.binding} A2A {session.version} at "
-                            f"{session.interface_url}")  # fmt: skip
+        report.notes.append(
+            f"interface: {session.binding} A2A {session.version} at {session.interface_url}"
+        )
         done: list[CheckResult] = []
         for spec in checks:
             result = await run_check(spec, session, done)

@@ -99,9 +99,12 @@ class RawSubscription:
         request = self.http.build_request("POST", self._url, json=self._body, headers=self._headers)
         if self.trace is not None:
             self._exchange = self.trace.begin(
-                "POST", self._url, "SubscribeToTask (raw)", request.headers.multi_items(),
+                "POST",
+                self._url,
+                "SubscribeToTask (raw)",
+                request.headers.multi_items(),
                 request.content,
-            )  # fmt: skip
+            )
         try:
             self._response = await self.http.send(request, stream=True)
         except Exception as exc:

@@ -128,8 +128,11 @@ def _quick(cls: type, bare: bool = False) -> type:
     ``bare``, one whose ``layout`` and ``style`` may be None (see :func:`make`)."""
     found = _QUICK.get((cls, bare))
     if found is None:
-        body: dict[str, Any] = {"__module__": cls.__module__, "__doc__": cls.__doc__,
-                                "_default_keys": traitlets.default("keys")(_keys)}  # fmt: skip
+        body: dict[str, Any] = {
+            "__module__": cls.__module__,
+            "__doc__": cls.__doc__,
+            "_default_keys": traitlets.default("keys")(_keys),
+        }
         if bare:
             body["layout"] = _optional(W.Layout)
             style = cls.class_traits().get("style")  # type: ignore[attr-defined]

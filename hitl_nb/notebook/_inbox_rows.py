@@ -47,13 +47,21 @@ def row_widget(item: InboxItem, on_open: Callable[[Any], None]) -> W.HBox:
         ),
         layout=W.Layout(flex="1 1 auto", width="auto"),
     )
-    button = W.Button(description="Open", tooltip="show this prompt's card",
-                      layout=W.Layout(width="auto", flex="0 0 auto"))  # fmt: skip
+    button = W.Button(
+        description="Open",
+        tooltip="show this prompt's card",
+        layout=W.Layout(width="auto", flex="0 0 auto"),
+    )
     button.on_click(on_open)
-    row = W.HBox([summary, button], layout=W.Layout(
-        align_items="center", width="100%", padding="2px 0",
-        border_bottom=f"1px solid {_RULE}",
-    ))  # fmt: skip
+    row = W.HBox(
+        [summary, button],
+        layout=W.Layout(
+            align_items="center",
+            width="100%",
+            padding="2px 0",
+            border_bottom=f"1px solid {_RULE}",
+        ),
+    )
     row.add_class("hitl-inbox-row")
     return row
 

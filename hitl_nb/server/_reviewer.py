@@ -68,8 +68,10 @@ def find_server(
     if server:
         url = server if server.endswith("/") else server + "/"
         if not _has_gateway(url, token):
-            raise LookupError(f"{url} has no hitl-nb gateway that accepts this token "
-                              "(is the server running, and is the token right?)")  # fmt: skip
+            raise LookupError(
+                f"{url} has no hitl-nb gateway that accepts this token "
+                "(is the server running, and is the token right?)"
+            )
         return url, token
     try:
         on_hub = find_gateway(environ={**env, "HITL_NB_GATEWAY": ""}, connection_file="")
@@ -85,18 +87,29 @@ def find_server(
         mine = token or (info.get("token") if isinstance(info.get("token"), str) else None)
         if _has_gateway(url, mine):
             return url, mine or None
-    raise LookupError("no running Jupyter server with hitl-nb's gateway was found; start "
-                      "one (jupyter lab) or name it: hitl-nb inbox --server URL --token "
-                      "TOKEN")  # fmt: skip
+    raise LookupError(
+        "no running Jupyter server with hitl-nb's gateway was found; start "
+        "one (jupyter lab) or name it: hitl-nb inbox --server URL --token "
+        "TOKEN"
+    )
 
 
 def voila_command(
     port: int, page_token: str, *, ip: str = "127.0.0.1", theme: str = "light"
 ) -> list[str]:
     """The command line that serves :data:`PAGE` with Voila."""
-    return [sys.executable, "-m", "voila", str(PAGE), "--no-browser", f"--port={port}",
-            f"--Voila.ip={ip}", f"--token={page_token}", f"--theme={theme}",
-            "--Voila.port_retries=0"]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "voila",
+        str(PAGE),
+        "--no-browser",
+        f"--port={port}",
+        f"--Voila.ip={ip}",
+        f"--token={page_token}",
+        f"--theme={theme}",
+        "--Voila.port_retries=0",
+    ]
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -113,8 +126,11 @@ def _run(args: argparse.Namespace) -> int:
     if token:
         env["HITL_NB_GATEWAY_TOKEN"] = token
     command = voila_command(args.port, page_token, ip=args.ip, theme=args.theme)
-    print(f"The reviewer page for the prompts of {url} is at "
-          f"http://{args.ip}:{args.port}/?token={page_token}", flush=True)  # fmt: skip
+    print(
+        f"The reviewer page for the prompts of {url} is at "
+        f"http://{args.ip}:{args.port}/?token={page_token}",
+        flush=True,
+    )
     # Become Voila (or forward stop signals to it): stopping this command stops the page.
     return replace_or_forward(command, env=env)
 

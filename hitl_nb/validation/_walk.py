@@ -15,14 +15,27 @@ __all__ = ["SCHEMA_KEYWORDS", "SCHEMA_LISTS", "SCHEMA_MAPS", "Seen", "follow_ref
 
 #: Keywords whose value is one subschema.
 SCHEMA_KEYWORDS = (
-    "additionalProperties", "items", "contains", "not", "if", "then", "else",
-    "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems",
-)  # fmt: skip
+    "additionalProperties",
+    "items",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "additionalItems",
+)
 #: ``dependencies`` (drafts 4 to 7) mixes subschemas and name lists: the walk skips lists.
 SCHEMA_MAPS = (
-    "properties", "patternProperties", "$defs", "definitions", "dependentSchemas",
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
     "dependencies",
-)  # fmt: skip
+)
 #: Keywords whose value is a list of subschemas (``items`` before draft 2020-12).
 SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
 

@@ -39,17 +39,25 @@ def test_round_trip(config: PushConfig, version: Any) -> None:
 
 
 def test_the_two_spellings() -> None:
-    config = PushConfig("https://h/x", id="c", task_id="t", token="k", auth_scheme="Bearer",
-                        auth_credentials="s")  # fmt: skip
+    config = PushConfig(
+        "https://h/x", id="c", task_id="t", token="k", auth_scheme="Bearer", auth_credentials="s"
+    )
     assert encode_push_config(config, "1.0") == {
-        "id": "c", "taskId": "t", "url": "https://h/x", "token": "k",
+        "id": "c",
+        "taskId": "t",
+        "url": "https://h/x",
+        "token": "k",
         "authentication": {"scheme": "Bearer", "credentials": "s"},
-    }  # fmt: skip
+    }
     assert encode_push_config(config, "0.3") == {
         "taskId": "t",
-        "pushNotificationConfig": {"id": "c", "url": "https://h/x", "token": "k",
-                                   "authentication": {"schemes": ["Bearer"], "credentials": "s"}},
-    }  # fmt: skip
+        "pushNotificationConfig": {
+            "id": "c",
+            "url": "https://h/x",
+            "token": "k",
+            "authentication": {"schemes": ["Bearer"], "credentials": "s"},
+        },
+    }
     assert config.authorization() == "Bearer s"
     # SendMessage's configuration carries the inner object in both versions.
     assert decode_send_push_config({"url": "https://h/x", "token": "k"}, "0.3").token == "k"
@@ -63,14 +71,20 @@ def test_the_two_spellings() -> None:
         ({"url": ""}, "1.0", "/url"),
         ({"url": 3}, "1.0", "/url"),
         ({"url": "https://h", "token": 5}, "1.0", "/token"),
-        ({"url": "https://h", "authentication": {"credentials": "x"}}, "1.0",
-         "/authentication/scheme"),
+        (
+            {"url": "https://h", "authentication": {"credentials": "x"}},
+            "1.0",
+            "/authentication/scheme",
+        ),
         ({"url": "https://h", "authentication": "Bearer"}, "1.0", "/authentication"),
         ({"taskId": "t"}, "0.3", "/pushNotificationConfig"),
-        ({"pushNotificationConfig": {"url": "https://h", "authentication": {"schemes": "B"}}},
-         "0.3", "/pushNotificationConfig/authentication/schemes"),
+        (
+            {"pushNotificationConfig": {"url": "https://h", "authentication": {"schemes": "B"}}},
+            "0.3",
+            "/pushNotificationConfig/authentication/schemes",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_json_names_the_member(value: Any, version: Any, pointer: str) -> None:
     with pytest.raises(WireDecodeError) as info:
         decode_push_config(value, version)
@@ -78,14 +92,31 @@ def test_bad_json_names_the_member(value: Any, version: Any, pointer: str) -> No
 
 
 @pytest.mark.property
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-                    lambda inner: st.lists(inner, max_size=3)
-                    | st.dictionaries(st.sampled_from(["url", "token", "id", "taskId",
-                                                       "authentication", "scheme",
-                                                       "pushNotificationConfig"]),
-                                      inner, max_size=4),
-                    max_leaves=10),
-       st.sampled_from(["1.0", "0.3"]))  # fmt: skip
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+        lambda inner: (
+            st.lists(inner, max_size=3)
+            | st.dictionaries(
+                st.sampled_from(
+                    [
+                        "url",
+                        "token",
+                        "id",
+                        "taskId",
+                        "authentication",
+                        "scheme",
+                        "pushNotificationConfig",
+                    ]
+                ),
+                inner,
+                max_size=4,
+            )
+        ),
+        max_leaves=10,
+    ),
+    st.sampled_from(["1.0", "0.3"]),
+)
 def test_any_json_decodes_or_fails_cleanly(value: Any, version: Any) -> None:
     try:
         decoded = decode_push_config(value, version)

@@ -212,8 +212,11 @@ def test_any_chunking_gives_the_events_of_one_chunk(pieces: list[str], cuts: lis
     raw = "".join(pieces).encode()
     points = sorted({c % (len(raw) + 1) for c in cuts})
     chunked = SSEParser()
-    got = [e for a, b in zip([0, *points], [*points, len(raw)], strict=True)
-           for e in chunked.feed(raw[a:b])] + chunked.close()  # fmt: skip
+    got = [
+        e
+        for a, b in zip([0, *points], [*points, len(raw)], strict=True)
+        for e in chunked.feed(raw[a:b])
+    ] + chunked.close()
     assert got == parse(raw)
 
 

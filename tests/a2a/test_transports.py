@@ -12,9 +12,15 @@ def test_the_spoken_values_are_a2a_names_preferred_first():
 
 @pytest.mark.parametrize(
     ("given", "checked"),
-    [("auto", "auto"), ("AUTO", "auto"), ("JSONRPC", "JSONRPC"), ("jsonrpc", "JSONRPC"),
-     ("HTTP+JSON", "HTTP+JSON"), ("http+json", "HTTP+JSON")],
-)  # fmt: skip
+    [
+        ("auto", "auto"),
+        ("AUTO", "auto"),
+        ("JSONRPC", "JSONRPC"),
+        ("jsonrpc", "JSONRPC"),
+        ("HTTP+JSON", "HTTP+JSON"),
+        ("http+json", "HTTP+JSON"),
+    ],
+)
 def test_binding_choice(given, checked):
     assert binding_choice(given) == checked
 

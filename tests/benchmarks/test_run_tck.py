@@ -41,21 +41,36 @@ def test_a_test_for_agents_without_push_does_not_count_against_one_with_push(
 ) -> None:
     report = junit(
         tmp_path,
-        case("core_operations.test_error_handling.TestCapabilityPushNotifications",
-             "test_push_not_supported_jsonrpc", skipped("Agent supports push notifications")),
-        case("jsonrpc.test_error_codes.TestJsonRpcErrorCodeMappings",
-             "test_push_notification_not_supported_error",
-             skipped("Agent supports push notifications; cannot trigger -32003")),
-        case("core_operations.test_push_notifications.TestPushNotificationCrud",
-             "test_create_push_config[jsonrpc]"),
-        case("core_operations.test_push_notifications.TestPushNotificationCrud",
-             "test_create_push_config[grpc]", skipped("Transport 'grpc' not configured")),
-        case("core_operations.test_push_notifications.TestPushNotificationDelivery",
-             "test_delivery_includes_auth[jsonrpc]",
-             skipped("send_message failed: task not found")),
-        case("core_operations.test_push_notifications.TestPushNotificationDelivery",
-             "test_delivery_payload_format[jsonrpc]", '<failure message="not a StreamResponse" />'),
-    )  # fmt: skip
+        case(
+            "core_operations.test_error_handling.TestCapabilityPushNotifications",
+            "test_push_not_supported_jsonrpc",
+            skipped("Agent supports push notifications"),
+        ),
+        case(
+            "jsonrpc.test_error_codes.TestJsonRpcErrorCodeMappings",
+            "test_push_notification_not_supported_error",
+            skipped("Agent supports push notifications; cannot trigger -32003"),
+        ),
+        case(
+            "core_operations.test_push_notifications.TestPushNotificationCrud",
+            "test_create_push_config[jsonrpc]",
+        ),
+        case(
+            "core_operations.test_push_notifications.TestPushNotificationCrud",
+            "test_create_push_config[grpc]",
+            skipped("Transport 'grpc' not configured"),
+        ),
+        case(
+            "core_operations.test_push_notifications.TestPushNotificationDelivery",
+            "test_delivery_includes_auth[jsonrpc]",
+            skipped("send_message failed: task not found"),
+        ),
+        case(
+            "core_operations.test_push_notifications.TestPushNotificationDelivery",
+            "test_delivery_payload_format[jsonrpc]",
+            '<failure message="not a StreamResponse" />',
+        ),
+    )
     result = run_tck.tally(report)
     assert (result["passed"], result["failed"], result["prerequisite"]) == (1, 1, 1)
     assert result["not_applicable"] == 3 and result["applicable"] == 3

@@ -107,8 +107,10 @@ def test_interfaces_without_an_absolute_http_url_are_skipped(bad: str) -> None:
 
 
 def test_a_card_with_10000_interfaces_gives_a_short_error() -> None:
-    grpc = [{"url": f"http://a/{i}", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
-            for i in range(10_000)]  # fmt: skip
+    grpc = [
+        {"url": f"http://a/{i}", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+        for i in range(10_000)
+    ]
     card = wire.card("http://a/g", more=grpc)
     card["supportedInterfaces"] = grpc
     with pytest.raises(NoUsableInterface, match="and 9990 more") as caught:

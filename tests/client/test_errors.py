@@ -64,12 +64,18 @@ def test_validation_errors_from_the_03_reference_data_object() -> None:
 
 def test_validation_errors_from_the_10_data_array() -> None:
     data = [
-        {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "HITL_RESPONSE_INVALID",
-         "metadata": {"validation_errors": json.dumps(ISSUES[:1])}},
-        {"@type": "type.googleapis.com/google.rpc.BadRequest",
-         "fieldViolations": [{"field": "extra", "description": "not permitted",
-                              "reason": "additionalProperties"}]},
-    ]  # fmt: skip
+        {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": "HITL_RESPONSE_INVALID",
+            "metadata": {"validation_errors": json.dumps(ISSUES[:1])},
+        },
+        {
+            "@type": "type.googleapis.com/google.rpc.BadRequest",
+            "fieldViolations": [
+                {"field": "extra", "description": "not permitted", "reason": "additionalProperties"}
+            ],
+        },
+    ]
     error = from_jsonrpc_error({"code": -32011, "message": "x", "data": data})
     assert isinstance(error, ResponseInvalid)
     assert error.validation_errors == ISSUES
@@ -167,10 +173,13 @@ def test_every_httpx_transport_error_is_mapped(cls: type[httpx.HTTPError]) -> No
 def test_validation_errors_packed_as_deeply_nested_text_are_dropped() -> None:
     # json.loads recursed out (RecursionError) on such text from a hostile agent.
     data = [
-        {"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "HITL_RESPONSE_INVALID",
-         "metadata": {"validation_errors": "[" * 200_000}},
+        {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": "HITL_RESPONSE_INVALID",
+            "metadata": {"validation_errors": "[" * 200_000},
+        },
         {"validation_errors": ISSUES},
-    ]  # fmt: skip
+    ]
     error = from_jsonrpc_error({"code": -32011, "message": "x", "data": data})
     assert isinstance(error, ResponseInvalid)
     assert error.validation_errors == ISSUES

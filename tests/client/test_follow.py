@@ -257,8 +257,12 @@ def test_on_reconnect_is_told_before_each_reconnect() -> None:
 
     out = asyncio.run(asyncio.wait_for(gather(), 10))
     assert [e.event_id for e in out if isinstance(e, (TaskEvent, StatusEvent))] == [
-        "1", "2", "3", "4", "5",
-    ]  # fmt: skip
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+    ]
     assert told == [(1, "cut"), (1, "cut")] and len(connections) == 3
 
 

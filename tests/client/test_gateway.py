@@ -43,23 +43,27 @@ def test_prompts_asks_the_listing_with_its_filters() -> None:
     bare, filtered = (urlsplit(path) for path, _ in seen)
     assert bare.path == "/hitl/api/prompts" and bare.query == ""
     assert parse_qs(filtered.query) == {
-        "agent": ["http://a.example/"], "responder": ["me"], "due_within": ["90.0"],
+        "agent": ["http://a.example/"],
+        "responder": ["me"],
+        "due_within": ["90.0"],
         "limit": ["5"],
-    }  # fmt: skip
+    }
     assert {auth for _, auth in seen} == {"token secret"}
 
 
 @pytest.mark.parametrize(
     ("handler", "error", "words"),
     [
-        (lambda r, c: c.answer({"message": "not yours"}, status=403), GatewayRefused,
-         "not yours"),
-        (lambda r, c: c.answer(b"<html>busy</html>", content_type="text/html"),
-         ProtocolViolation, "HTTP 200 without JSON"),
+        (lambda r, c: c.answer({"message": "not yours"}, status=403), GatewayRefused, "not yours"),
+        (
+            lambda r, c: c.answer(b"<html>busy</html>", content_type="text/html"),
+            ProtocolViolation,
+            "HTTP 200 without JSON",
+        ),
         (lambda r, c: c.answer([1, 2]), ProtocolViolation, "not a JSON object"),
         (lambda r, c: c.cut(), AgentUnreachable, "gateway could not be reached"),
     ],
-)  # fmt: skip
+)
 def test_a_listing_gone_wrong_is_a_clear_error(handler: Any, error: type, words: str) -> None:
     with serve(handler) as server, GatewayClient(_info(server.url), timeout=5) as gateway:
         with pytest.raises(error, match=words):

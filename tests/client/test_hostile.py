@@ -285,8 +285,9 @@ def test_answer_cut_while_the_deadline_failed_the_task(ours_in_history: bool) ->
         if len(sent) == 1:
             conn.cut()
         else:
-            conn.answer(wire.rpc_error(-32010, "hitl_already_answered_or_unknown",
-                                       req_id=rid(request)))  # fmt: skip
+            conn.answer(
+                wire.rpc_error(-32010, "hitl_already_answered_or_unknown", req_id=rid(request))
+            )
 
     with rpc_agent({"GetTask": get, "SendMessage": send}) as s:
         client = HitlClient(s.url, **FAST)
@@ -442,9 +443,14 @@ def test_gzip_bomb_answer_never_sits_whole_in_memory() -> None:
     assert peak < 32 << 20  # one network read inflated whole would be over 64 MiB
 
 
-@pytest.mark.parametrize("encoding, wbits", [
-    ("gzip", 16 + zlib.MAX_WBITS), ("deflate", zlib.MAX_WBITS), ("deflate", -zlib.MAX_WBITS),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "encoding, wbits",
+    [
+        ("gzip", 16 + zlib.MAX_WBITS),
+        ("deflate", zlib.MAX_WBITS),
+        ("deflate", -zlib.MAX_WBITS),
+    ],
+)
 def test_compressed_answers_are_read(encoding: str, wbits: int) -> None:
     seen: list[str | None] = []
 
@@ -458,9 +464,14 @@ def test_compressed_answers_are_read(encoding: str, wbits: int) -> None:
     assert task.id == "t" and seen == ["gzip, deflate"]
 
 
-@pytest.mark.parametrize("encoding, body", [
-    ("br", b"\x0b\x02\x80{}\x03"), ("gzip", b"not gzip at all"), ("gzip, gzip", b"{}"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "encoding, body",
+    [
+        ("br", b"\x0b\x02\x80{}\x03"),
+        ("gzip", b"not gzip at all"),
+        ("gzip, gzip", b"{}"),
+    ],
+)
 def test_unasked_or_broken_encodings_are_protocol_violations(encoding: str, body: bytes) -> None:
     def get(request: Request, conn: Conn) -> None:
         conn.answer(body, Content_Encoding=encoding)
@@ -510,15 +521,17 @@ def test_a_non_ascii_event_id_is_sent_back_as_utf8() -> None:
 
     def stream(request: Request, conn: Conn) -> None:
         conn.head(content_type="text/event-stream")
-        conn.send(wire.sse(wire.rpc({"task": wire.task("t", "working")}, rid(request)),
-                           ids=["caf\u00e9"]))  # fmt: skip
+        conn.send(
+            wire.sse(wire.rpc({"task": wire.task("t", "working")}, rid(request)), ids=["caf\u00e9"])
+        )
         conn.cut()
 
     def subscribe(request: Request, conn: Conn) -> None:
         seen.append(request.header("last-event-id"))
         conn.head(content_type="text/event-stream")
-        conn.send(wire.sse(wire.rpc({"task": wire.task("t", "completed")}, rid(request)),
-                           ids=["2"]))  # fmt: skip
+        conn.send(
+            wire.sse(wire.rpc({"task": wire.task("t", "completed")}, rid(request)), ids=["2"])
+        )
 
     with rpc_agent({"SendStreamingMessage": stream, "SubscribeToTask": subscribe}) as s:
         events = run(_collect(HitlClient(s.url, **FAST)))
@@ -766,12 +779,20 @@ def test_rest_errors_end_to_end() -> None:
             conn.answer(wire.task("t1", "input_required", env), content_type="application/a2a+json")
 
     def send(request: Request, conn: Conn) -> None:
-        body = {"error": {"code": 422, "message": "hitl_response_invalid",
-                          "details": [{"validation_errors": issues}]}}  # fmt: skip
+        body = {
+            "error": {
+                "code": 422,
+                "message": "hitl_response_invalid",
+                "details": [{"validation_errors": issues}],
+            }
+        }
         conn.answer(body, 422)
 
-    rest = {("GET", "/tasks/gone"): get_task, ("GET", "/tasks/t1"): get_task,
-            ("POST", "/message:send"): send}  # fmt: skip
+    rest = {
+        ("GET", "/tasks/gone"): get_task,
+        ("GET", "/tasks/t1"): get_task,
+        ("POST", "/message:send"): send,
+    }
     with rpc_agent({}, card=lambda b: wire.card(b, binding="HTTP+JSON"), rest=rest) as s:
 
         async def go() -> None:

@@ -42,9 +42,12 @@ def test_config_round_trip(agent: MockAgent, dialect: tuple[str, str]) -> None:
             assert not isinstance(task, type(None))
             tid = task.id  # type: ignore[union-attr]
             made = await client.create_push_config(
-                tid, "http://127.0.0.1:9/hook", token="tok", auth_scheme="Bearer",
+                tid,
+                "http://127.0.0.1:9/hook",
+                token="tok",
+                auth_scheme="Bearer",
                 auth_credentials="cred",
-            )  # fmt: skip
+            )
             assert isinstance(made, PushConfig) and made.id and made.task_id == tid
             assert (made.url, made.token) == ("http://127.0.0.1:9/hook", "tok")
             assert made.authorization() == "Bearer cred"
@@ -123,10 +126,13 @@ def test_sync_client_configures_and_the_agent_delivers(agent: MockAgent) -> None
             assert client.list_push_configs(prompt.task_id) == [config]
             client.respond(prompt.task_id, prompt.prompt_id, {"approve": True})
             until(
-                lambda: any(r.json().get("statusUpdate", {}).get("status", {}).get("state")
-                            == "TASK_STATE_COMPLETED" for r in got),
+                lambda: any(
+                    r.json().get("statusUpdate", {}).get("status", {}).get("state")
+                    == "TASK_STATE_COMPLETED"
+                    for r in got
+                ),
                 what="the completed notification",
-            )  # fmt: skip
+            )
             assert {r.header("X-A2A-Notification-Token") for r in got} == {"s"}
             client.delete_push_config(prompt.task_id, config.id)  # type: ignore[arg-type]
             assert client.list_push_configs(prompt.task_id) == []

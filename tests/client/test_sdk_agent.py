@@ -124,8 +124,9 @@ def test_every_answer_carries_the_tasks_context(agent: SdkAgent, dialect: tuple[
             assert isinstance(found, PromptEvent)
         async with HitlClient(agent.url, binding=binding, version=version) as other:
             # A client that never saw the task, given the envelope: it asks for the context.
-            await other.respond(found.task_id, found.prompt_id, {"approved": True},
-                                prompt=found.envelope)  # fmt: skip
+            await other.respond(
+                found.task_id, found.prompt_id, {"approved": True}, prompt=found.envelope
+            )
             assert agent.prompts.answers_seen[-1] == (found.task_id, found.context_id)
 
     run(go())

@@ -70,8 +70,6 @@ def _shot(locator: Any, name: str) -> None:
         locator.screenshot(path=str(Path(folder) / f"{name}.png"))
 
 
-
-
 def test_the_timeline_opens_and_highlights_the_422(page: Any) -> None:
     view = page.locator(".hitl-trace").first
     rows = view.locator("details")

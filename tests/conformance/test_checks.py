@@ -61,30 +61,54 @@ def test_healthy_mock_agent_is_green(agent: MockAgent, binding: str, version: st
 
 FAULTS = [
     pytest.param(
-        "reuse-prompt-ids", {"EXT-UNIQUE"}, "EXT-UNIQUE", "a distinct prompt_id for every prompt",
-        "S-5", id="reuse-prompt-ids",
+        "reuse-prompt-ids",
+        {"EXT-UNIQUE"},
+        "EXT-UNIQUE",
+        "a distinct prompt_id for every prompt",
+        "S-5",
+        id="reuse-prompt-ids",
     ),
     pytest.param(
-        "accept-duplicates", {"CF-1", "CF-7"}, "CF-1", "seen accepted (HTTP 200",
-        "Scenario CF-1", id="accept-duplicates",
+        "accept-duplicates",
+        {"CF-1", "CF-7"},
+        "CF-1",
+        "seen accepted (HTTP 200",
+        "Scenario CF-1",
+        id="accept-duplicates",
     ),
     pytest.param(
-        "no-replay", {"CF-6", "CF-7"}, "CF-6", "the prompt envelope replayed after reconnecting",
-        "§Outbox / Replay", id="no-replay",
+        "no-replay",
+        {"CF-6", "CF-7"},
+        "CF-6",
+        "the prompt envelope replayed after reconnecting",
+        "§Outbox / Replay",
+        id="no-replay",
     ),
     pytest.param(
-        "422-without-errors", {"CF-3", "CF-7"}, "CF-3", "seen no validation_errors",
-        "Acceptance and rejection", id="422-without-errors",
+        "422-without-errors",
+        {"CF-3", "CF-7"},
+        "CF-3",
+        "seen no validation_errors",
+        "Acceptance and rejection",
+        id="422-without-errors",
     ),
     pytest.param(
-        "envelope-without-activation", {"EXT-NO-ACTIVATION"}, "EXT-NO-ACTIVATION",
-        "seen an envelope in", "§Activation", id="envelope-without-activation",
+        "envelope-without-activation",
+        {"EXT-NO-ACTIVATION"},
+        "EXT-NO-ACTIVATION",
+        "seen an envelope in",
+        "§Activation",
+        id="envelope-without-activation",
     ),
     pytest.param(
-        "no-echo", {"EXT-ECHO"}, "EXT-ECHO", "answers without it", "HTTP header echo",
+        "no-echo",
+        {"EXT-ECHO"},
+        "EXT-ECHO",
+        "answers without it",
+        "HTTP header echo",
         id="no-echo",
     ),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("fault", "failing", "check", "text", "section"), FAULTS)

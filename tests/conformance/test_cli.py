@@ -26,10 +26,25 @@ def test_green_run_exits_0_and_writes_both_reports(
     out_json, out_xml, out_har = tmp_path / "r.json", tmp_path / "r.xml", tmp_path / "r.har"
     with MockAgent() as agent:
         code = main(
-            ["conformance", agent.url, "--binding", "HTTP+JSON", "--trials", "2",
-             "--only", "CF-1", "CF-3", "EXT-ECHO", "--json", str(out_json),
-             "--junit", str(out_xml), "--har", str(out_har)]
-        )  # fmt: skip
+            [
+                "conformance",
+                agent.url,
+                "--binding",
+                "HTTP+JSON",
+                "--trials",
+                "2",
+                "--only",
+                "CF-1",
+                "CF-3",
+                "EXT-ECHO",
+                "--json",
+                str(out_json),
+                "--junit",
+                str(out_xml),
+                "--har",
+                str(out_har),
+            ]
+        )
     captured = capsys.readouterr()
     assert code == 0, captured.out
     assert "GREEN: 3 passed" in captured.out and "CF-3" in captured.out
@@ -88,10 +103,22 @@ def test_choices_are_checked_by_argparse(capsys: pytest.CaptureFixture[str]) -> 
 def test_console_entry_runs_as_a_process(tmp_path: Path) -> None:
     with MockAgent(faults=["no-echo"]) as agent:
         proc = subprocess.run(
-            [sys.executable, "-m", "hitl_nb.cli", "conformance", agent.url,
-             "--only", "EXT-ECHO", "--text", "approval"],
-            cwd=ROOT, capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "hitl_nb.cli",
+                "conformance",
+                agent.url,
+                "--only",
+                "EXT-ECHO",
+                "--text",
+                "approval",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert proc.returncode == 1, proc.stderr
     assert "EXT-ECHO" in proc.stdout and "FAIL" in proc.stdout
     assert "answers without it" in proc.stdout

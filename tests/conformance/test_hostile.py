@@ -219,9 +219,16 @@ def test_a_non_ascii_event_id_goes_back_in_last_event_id() -> None:
         from hitl_nb.a2a import CODEC_V1
 
         async with httpx.AsyncClient() as http:
-            sub = RawSubscription(http, url=url, binding="JSONRPC", version="1.0",
-                                  codec=CODEC_V1, headers={}, task_id="t-1",
-                                  last_event_id="café-7")  # fmt: skip
+            sub = RawSubscription(
+                http,
+                url=url,
+                binding="JSONRPC",
+                version="1.0",
+                codec=CODEC_V1,
+                headers={},
+                task_id="t-1",
+                last_event_id="café-7",
+            )
             await sub.open()
             await sub.cut()
 

@@ -55,7 +55,7 @@ SCHEMAS = [
             ],
         },
         id="allOf-nullable",
-    ),  # fmt: skip
+    ),
 ]
 
 
@@ -103,8 +103,9 @@ _leaf = st.sampled_from(
 
 @st.composite
 def _object_schemas(draw: st.DrawFn) -> dict[str, Any]:
-    names = draw(st.lists(st.from_regex(r"[a-z]{1,6}", fullmatch=True), min_size=1, max_size=5,
-                          unique=True))  # fmt: skip
+    names = draw(
+        st.lists(st.from_regex(r"[a-z]{1,6}", fullmatch=True), min_size=1, max_size=5, unique=True)
+    )
     props = {n: draw(_leaf) for n in names}
     required = draw(st.lists(st.sampled_from(names), unique=True))
     schema: dict[str, Any] = {"type": "object", "properties": props, "required": required}

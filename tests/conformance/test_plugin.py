@@ -42,9 +42,17 @@ def test_items_per_check_and_a_green_run(project: pytest.Pytester) -> None:
     with MockAgent() as agent:
         listed = _pytest(project, "--collect-only", "-q", "--hitl-agent", agent.url)
         result = _pytest(
-            project, "--hitl-agent", agent.url, "--hitl-trials", "2", "--hitl-binding",
-            "HTTP+JSON", "--hitl-only", "CF-1,CF-4,EXT-CARD", "-rA",
-        )  # fmt: skip
+            project,
+            "--hitl-agent",
+            agent.url,
+            "--hitl-trials",
+            "2",
+            "--hitl-binding",
+            "HTTP+JSON",
+            "--hitl-only",
+            "CF-1,CF-4,EXT-CARD",
+            "-rA",
+        )
     names = listed.stdout.str()
     assert "test_own.py::test_own" in names
     for check in ("CF-1", "CF-7", "EXT-CARD", "EXT-SCHEMA-SIZE"):
@@ -57,8 +65,14 @@ def test_a_failing_check_fails_its_item_and_deselection_works(project: pytest.Py
     junit = project.path / "junit.xml"
     with MockAgent(faults=["422-without-errors"]) as agent:
         result = _pytest(
-            project, "--hitl-agent", agent.url, "-k", "CF-2 or CF-3", "--junitxml", str(junit),
-        )  # fmt: skip
+            project,
+            "--hitl-agent",
+            agent.url,
+            "-k",
+            "CF-2 or CF-3",
+            "--junitxml",
+            str(junit),
+        )
     result.assert_outcomes(passed=1, failed=1, deselected=13)
     out = result.stdout.str()
     assert "FAILED hitl-conformance::CF-3" in out
@@ -71,15 +85,33 @@ def test_text_data_header_and_xfail_like_the_cli(project: pytest.Pytester) -> No
     report = project.path / "report.json"
     with MockAgent(faults=["no-echo"]) as agent:
         result = _pytest(
-            project, "--hitl-agent", agent.url, "--hitl-data", '{"scenario": "approval"}',
-            "--hitl-header", "X-Team: qa", "--hitl-only", "EXT-ECHO,CF-1",
-            "--hitl-xfail", "ext-echo", "--hitl-json", str(report), "-rA",
-            "--hitl-har", str(project.path / "wire.har"),
-        )  # fmt: skip
+            project,
+            "--hitl-agent",
+            agent.url,
+            "--hitl-data",
+            '{"scenario": "approval"}',
+            "--hitl-header",
+            "X-Team: qa",
+            "--hitl-only",
+            "EXT-ECHO,CF-1",
+            "--hitl-xfail",
+            "ext-echo",
+            "--hitl-json",
+            str(report),
+            "-rA",
+            "--hitl-har",
+            str(project.path / "wire.har"),
+        )
         strict = _pytest(
-            project, "--hitl-agent", agent.url, "--hitl-text", "approval",
-            "--hitl-only", "EXT-ECHO", "-rA",
-        )  # fmt: skip
+            project,
+            "--hitl-agent",
+            agent.url,
+            "--hitl-text",
+            "approval",
+            "--hitl-only",
+            "EXT-ECHO",
+            "-rA",
+        )
     result.assert_outcomes(passed=2, xfailed=1)
     result.stdout.fnmatch_lines(["XFAIL hitl-conformance::EXT-ECHO*--hitl-xfail EXT-ECHO*"])
     import json
@@ -97,9 +129,15 @@ def test_text_data_header_and_xfail_like_the_cli(project: pytest.Pytester) -> No
 def test_a_check_marked_xfail_that_passes_is_xpass(project: pytest.Pytester) -> None:
     with MockAgent() as agent:
         result = _pytest(
-            project, "--hitl-agent", agent.url, "--hitl-only", "EXT-ECHO",
-            "--hitl-xfail", "EXT-ECHO", "-rA",
-        )  # fmt: skip
+            project,
+            "--hitl-agent",
+            agent.url,
+            "--hitl-only",
+            "EXT-ECHO",
+            "--hitl-xfail",
+            "EXT-ECHO",
+            "-rA",
+        )
     result.assert_outcomes(passed=1, xpassed=1)
 
 
@@ -160,6 +198,9 @@ def test_loading_the_plugin_loads_no_harness_widgets_or_server() -> None:
 
     out = subprocess.run(
         [sys.executable, "-c", LOADED_BY_THE_PLUGIN],
-        check=True, capture_output=True, text=True, timeout=60,
-    ).stdout  # fmt: skip
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
     assert out.strip() == "[]", out

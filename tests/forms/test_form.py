@@ -225,8 +225,15 @@ def test_state_text_and_problems_say_what_the_browser_shows():
     form.value = {"approved": True, "reason": "no"}
     assert form.state_text() == "1 problem to fix"
     assert form.problems() == ["Reason: Use at least 3 characters"]
-    form.set_errors([{"path": "/extra", "keyword": "additionalProperties",
-                      "message": "additional property 'extra' is not permitted"}])  # fmt: skip
+    form.set_errors(
+        [
+            {
+                "path": "/extra",
+                "keyword": "additionalProperties",
+                "message": "additional property 'extra' is not permitted",
+            }
+        ]
+    )
     assert form.problems()[-1] == "Reason: Use at least 3 characters"
     assert "Extra: additional property 'extra' is not permitted" in form.problems()
     assert form.where("/build_id") == "Build id"  # a member without a field: readable too
@@ -328,8 +335,11 @@ def test_a_one_option_variant_that_refers_back_is_json_not_a_recursion_error():
     form = Form({"type": "object", "oneOf": [{"$ref": "#"}]})
     assert form.root.kind == "json" and "refers back to itself" in form.root.note.value
     a = {"anyOf": [{"$ref": "#/$defs/x"}, {"type": "null"}]}
-    loop = {"type": "object", "properties": {"a": a},
-            "$defs": {"x": {"oneOf": [{"$ref": "#/$defs/x"}]}}}  # fmt: skip
+    loop = {
+        "type": "object",
+        "properties": {"a": a},
+        "$defs": {"x": {"oneOf": [{"$ref": "#/$defs/x"}]}},
+    }
     assert Form(loop).field("/a").kind == "json"
 
 
@@ -364,7 +374,7 @@ def test_a_one_option_variant_that_refers_back_is_json_not_a_recursion_error():
             },
             "properties": {"k": {"type": "array", "minItems": 3, "items": {"$ref": "#/$defs/n"}}},
         },
-    ],  # fmt: skip
+    ],
 )
 def test_self_referencing_required_parts_stop_at_a_field_count(schema):
     from hitl_nb.forms._base import MAX_FIELDS
@@ -373,8 +383,9 @@ def test_self_referencing_required_parts_stop_at_a_field_count(schema):
     form = Form(schema)
     fields = list(form.root.walk())
     assert MAX_FIELDS <= len(fields) <= MAX_FIELDS * 2
-    assert any(f.kind == "json" and f"already has {MAX_FIELDS} fields" in f.note.value
-               for f in fields)  # fmt: skip
+    assert any(
+        f.kind == "json" and f"already has {MAX_FIELDS} fields" in f.note.value for f in fields
+    )
     assert len(_instances) - before < 10 * MAX_FIELDS
     assert isinstance(form.value, dict)
 
@@ -514,7 +525,7 @@ def test_plain_text_of_a_compound_form():
             {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
             [[0] * 100] * 100,
         ),
-    ],  # fmt: skip
+    ],
 )
 def test_huge_defaults_and_values_are_one_json_field_not_rows(schema, value):
     # Rows for these built 72,000 widgets in 15 s / took 63 s; then they were refused,

@@ -67,8 +67,11 @@ def npm_workdir(source: Path, what: str) -> Path:
                 shutil.copyfile(source / name, work / name)
             done = subprocess.run(
                 [str(npm), "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-                cwd=work, capture_output=True, text=True, timeout=600,
-            )  # fmt: skip
+                cwd=work,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             if done.returncode != 0:
                 raise RuntimeError(f"npm ci failed in {work}:\n{done.stdout}\n{done.stderr}")
             marker.write_text(key)
@@ -97,9 +100,13 @@ class NodeProcess:
 
     def __enter__(self) -> NodeProcess:
         self.proc = subprocess.Popen(
-            ["node", self.script], cwd=self.work, stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            ["node", self.script],
+            cwd=self.work,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         assert self.proc.stdout is not None and self.proc.stderr is not None
         self._start_drain(self.proc.stderr)
         deadline = time.monotonic() + 30

@@ -45,12 +45,20 @@ def jupyter_server(
     config.mkdir(exist_ok=True)
     server: dict[str, Any] = {
         # Only what the tests need: the other extensions of the environment cost seconds.
-        "jpserver_extensions": {"hitl_nb.server": True, "jupyterlab": False,
-                                "jupyter_lsp": False, "notebook_shim": False,
-                                "jupyter_server_terminals": False},
-        "ip": "127.0.0.1", "port": port, "port_retries": 0, "open_browser": False,
-        "root_dir": str(tmp), "allow_root": True,
-    }  # fmt: skip
+        "jpserver_extensions": {
+            "hitl_nb.server": True,
+            "jupyterlab": False,
+            "jupyter_lsp": False,
+            "notebook_shim": False,
+            "jupyter_server_terminals": False,
+        },
+        "ip": "127.0.0.1",
+        "port": port,
+        "port_retries": 0,
+        "open_browser": False,
+        "root_dir": str(tmp),
+        "allow_root": True,
+    }
     if identity_provider:
         server["identity_provider_class"] = identity_provider
     settings: dict[str, Any] = {
@@ -60,14 +68,22 @@ def jupyter_server(
         **(extra_config or {}),
     }
     (config / "jupyter_server_config.json").write_text(json.dumps(settings))
-    full_env = {**os.environ, "JUPYTER_CONFIG_DIR": str(config),
-                "JUPYTER_DATA_DIR": str(tmp / "data"),
-                "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"), **(env or {})}  # fmt: skip
+    full_env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(config),
+        "JUPYTER_DATA_DIR": str(tmp / "data"),
+        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
+        **(env or {}),
+    }
     full_env["PYTHONPATH"] = os.pathsep.join([str(ROOT), full_env.get("PYTHONPATH", "")])
     log_path = tmp / f"server-{port}.log"
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "jupyter_server"], env=full_env,
-                                stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jupyter_server"],
+            env=full_env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     url = f"http://127.0.0.1:{port}/"
     try:
         deadline = time.monotonic() + 60

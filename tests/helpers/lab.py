@@ -34,10 +34,14 @@ CHROMIUM = next(
     None,
 )
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-    "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run",
-]  # fmt: skip
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 #: JavaScript: run ``code`` in the page's notebook kernel, resolve with its stdout (and
 #: the text of an error, if any).
@@ -106,12 +110,21 @@ def jupyter_server(
     environ.update(env or {})
     cls = "LabApp" if app == "jupyterlab" else "JupyterNotebookApp"
     command = [
-        sys.executable, "-m", app, "--no-browser", "--allow-root",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--ServerApp.root_dir={root}", f"--IdentityProvider.token={TOKEN}",
-        f"--{cls}.expose_app_in_browser=True", f"--{cls}.user_settings_dir={settings}",
-        f"--{cls}.workspaces_dir={root / '.workspaces'}", *extra,
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        app,
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={root}",
+        f"--IdentityProvider.token={TOKEN}",
+        f"--{cls}.expose_app_in_browser=True",
+        f"--{cls}.user_settings_dir={settings}",
+        f"--{cls}.workspaces_dir={root / '.workspaces'}",
+        *extra,
+    ]
     if not any(option.startswith("--HitlServer.state_dir=") for option in extra):
         # The gateway's SQLite files stay in the test's folder, not the user's data dir.
         command.append(f"--HitlServer.state_dir={root / '.hitl'}")

@@ -191,9 +191,14 @@ class AnswerChecker:
                 if rpc:
                     error = {"code": -32011, "message": "hitl_response_invalid", "data": data}
                     return 200, {"jsonrpc": "2.0", "id": req_id, "error": error}
-                details = [{"@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                            "reason": "HITL_RESPONSE_INVALID", "domain": HITL_ERROR_DOMAIN,
-                            "metadata": {"validation_errors": json.dumps(issues)}}]  # fmt: skip
+                details = [
+                    {
+                        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                        "reason": "HITL_RESPONSE_INVALID",
+                        "domain": HITL_ERROR_DOMAIN,
+                        "metadata": {"validation_errors": json.dumps(issues)},
+                    }
+                ]
                 return 422, {
                     "error": {"code": 422, "message": "hitl_response_invalid", "details": details}
                 }

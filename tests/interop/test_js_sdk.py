@@ -97,9 +97,12 @@ def test_the_js_client_against_the_mock_agent(work: Path, mock: MockAgent, bindi
 @pytest.mark.parametrize("binding", BINDINGS)
 def test_conformance_against_the_js_sdk_agent(js_agent: NodeProcess, binding: str) -> None:
     report = run(
-        js_agent.url, binding=binding, version="1.0", driver="release",
+        js_agent.url,
+        binding=binding,
+        version="1.0",
+        driver="release",
         settings=Settings(trials=3, transition_timeout=1.0),
-    )  # fmt: skip
+    )
     results = {r.id: r for r in report.results}
     assert all(results[f"CF-{i}"].passed for i in range(1, 8)), report.to_text()
     # The SDK echoes A2A-Extensions only on answers its executor produced (not GetTask,

@@ -31,7 +31,10 @@ def test_a_conversation_with_a_python_sdk_agent(agent: SdkAgent, binding: str) -
         assert card is not None
         # Struct order is arbitrary per process: the card's fields come in the stable one.
         assert list(card.envelope.response_schema["properties"]) == [
-            "approved", "comment", "copies"]  # fmt: skip
+            "approved",
+            "comment",
+            "copies",
+        ]
         refused = chat.answer({"approved": "yes"}, validate=False)
         assert refused.status == "invalid"
         assert [e["path"] for e in refused.validation_errors] == ["/approved"]

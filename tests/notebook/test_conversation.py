@@ -10,9 +10,13 @@ from hitl_nb.notebook import Conversation, PromptCard
 SNEAKY = Scenario(
     name="sneaky",
     description="A prompt with markup in it.",
-    steps=[Step(prompt="<script>alert(1)</script> Approve?",
-                response_schema={"type": "object", "properties": {"ok": {"type": "boolean"}}})],
-)  # fmt: skip
+    steps=[
+        Step(
+            prompt="<script>alert(1)</script> Approve?",
+            response_schema={"type": "object", "properties": {"ok": {"type": "boolean"}}},
+        )
+    ],
+)
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +76,11 @@ def test_multi_step_adds_a_card_per_prompt(client):
         card = chat.current
         seen.append(card.prompt_id)
         schema = card.envelope.response_schema
-        payload = {name: _sample(sub) for name, sub in schema["properties"].items()
-                   if name in schema.get("required", [])}  # fmt: skip
+        payload = {
+            name: _sample(sub)
+            for name, sub in schema["properties"].items()
+            if name in schema.get("required", [])
+        }
         assert chat.answer(payload).status == "accepted"
     assert len(seen) == 3 == len(set(seen))
     assert len(chat.cards) == 3 and chat.widget.children[:3] == tuple(c.widget for c in chat.cards)
@@ -149,5 +156,9 @@ def _sample(schema):
     kind = schema.get("type")
     if "enum" in schema:
         return schema["enum"][0]
-    return {"string": "x", "integer": max(1, schema.get("minimum", 1)), "number": 1,
-            "boolean": True}.get(kind, "x")  # fmt: skip
+    return {
+        "string": "x",
+        "integer": max(1, schema.get("minimum", 1)),
+        "number": 1,
+        "boolean": True,
+    }.get(kind, "x")

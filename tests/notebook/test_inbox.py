@@ -216,8 +216,15 @@ def test_an_open_card_answered_elsewhere_says_so(agent: MockAgent) -> None:
 
 
 def _bad_prompt(req: Any, conn: Any) -> None:
-    view = {"registration": "r1", "prompt_id": "not-a-uuid", "prompt": "x", "state": "open",
-            "response_schema": SCHEMA, "agent_url": "http://a.invalid", "task_id": "t"}  # fmt: skip
+    view = {
+        "registration": "r1",
+        "prompt_id": "not-a-uuid",
+        "prompt": "x",
+        "state": "open",
+        "response_schema": SCHEMA,
+        "agent_url": "http://a.invalid",
+        "task_id": "t",
+    }
     conn.answer({"prompts": [view], "total": 1})
 
 

@@ -53,9 +53,10 @@ def test_run_all_answers_from_code_and_every_cell_replies_ok(kc: BlockingKernelC
     assert results[1].stdout == "started True\n"
     assert results[2].stdout == "other cell runs while the agent thinks: True\n"
     assert results[4].stdout.splitlines() == [
-        "accepted", "accepted",
+        "accepted",
+        "accepted",
         "accepted: the agent accepted the answer; the task is now COMPLETED",
-    ]  # fmt: skip
+    ]
     assert results[5].stdout.splitlines() == [
         "waited for the first prompt: Approve the deployme",
         "accepted: the agent accepted the answer; the task is now COMPLETED",

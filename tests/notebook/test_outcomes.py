@@ -188,26 +188,50 @@ def _reply(status: str, **body: Any) -> GatewayAnswer:
     ("reply", "status", "open_again", "words"),
     [
         (_reply("forwarded"), "accepted", False, "the agent accepted the answer"),
-        (_reply("forwarded", responders=["alice", "bob"]), "accepted", False,
-         "the agent accepted the answer (agreed by alice, bob)"),
+        (
+            _reply("forwarded", responders=["alice", "bob"]),
+            "accepted",
+            False,
+            "the agent accepted the answer (agreed by alice, bob)",
+        ),
         (_reply("forwarding"), "accepted", False, "the agent has not confirmed it yet"),
-        (_reply("collecting", agreeing=1, needed=2, answers=2, disagreement=True), "held", True,
-         "counted this answer from alice; it goes to the agent once 2 people"),
+        (
+            _reply("collecting", agreeing=1, needed=2, answers=2, disagreement=True),
+            "held",
+            True,
+            "counted this answer from alice; it goes to the agent once 2 people",
+        ),
         (ResponseInvalid("no", validation_errors=[{"path": "/ok"}]), "invalid", True, "no"),
         (PromptConflict("answered already"), "conflict", False, "yours was not sent"),
-        (GatewayRefused(403, "the prompt is for bob"), "refused", True,
-         f"the Jupyter server refused: the prompt is for bob; {NOTHING_SENT}"),
+        (
+            GatewayRefused(403, "the prompt is for bob"),
+            "refused",
+            True,
+            f"the Jupyter server refused: the prompt is for bob; {NOTHING_SENT}",
+        ),
         (GatewayRefused(410, "the deadline passed"), "expired", False, "the deadline passed"),
-        (GatewayRefused(502, "the agent refused"), "failed", True,
-         "the Jupyter server's gateway answered 502: the agent refused"),
+        (
+            GatewayRefused(502, "the agent refused"),
+            "failed",
+            True,
+            "the Jupyter server's gateway answered 502: the agent refused",
+        ),
         (AgentTimeout("read timed out"), "failed", True, "did not answer in time"),
-        (AgentUnreachable("connection refused"), "failed", True,
-         f"could not be reached (connection refused); {NOTHING_SENT}"),
+        (
+            AgentUnreachable("connection refused"),
+            "failed",
+            True,
+            f"could not be reached (connection refused); {NOTHING_SENT}",
+        ),
         # Asked, but its answer unreadable: whether it forwarded is unknown, never "not sent".
-        (ProtocolViolation("not JSON"), "failed", True,
-         "could not be read (not JSON); it forwards an answer at most once"),
+        (
+            ProtocolViolation("not JSON"),
+            "failed",
+            True,
+            "could not be read (not JSON); it forwards an answer at most once",
+        ),
     ],
-)  # fmt: skip
+)
 def test_each_reply_of_the_gateway_in_words(
     reply: GatewayAnswer | HitlError, status: str, open_again: bool, words: str
 ) -> None:
@@ -247,9 +271,10 @@ _JSON = st.recursive(
     status=st.sampled_from(["forwarded", "forwarding", "collecting"]) | st.text(max_size=10),
     body=st.dictionaries(
         st.sampled_from(["agreeing", "needed", "answers", "disagreement", "responders", "x"]),
-        _JSON, max_size=5,
+        _JSON,
+        max_size=5,
     ),
-)  # fmt: skip
+)
 def test_any_reply_the_gateway_took_is_accepted_or_held_never_more(
     status: str, body: dict[str, Any]
 ) -> None:

@@ -29,14 +29,18 @@ async def test_a_user_the_authorizer_refuses_gets_403_and_nothing_is_sent(
     api: Any, agent: MockAgent
 ) -> None:
     task = await start_task(agent.url, "approval")
-    status, reg = await api("POST", "hitl/api/tasks",
-                            body={"agent_url": agent.url, "task_id": task.id})  # fmt: skip
+    status, reg = await api(
+        "POST", "hitl/api/tasks", body={"agent_url": agent.url, "task_id": task.id}
+    )
     assert status == 201
     path = f"hitl/api/tasks/{reg['id']}/prompts/{reg['prompts'][0]['prompt_id']}/answer"
     status, body = await api("POST", path, user="bob", body={"payload": {"approve": True}})
     assert status == 403
-    for method, where in [("GET", "hitl/api/tasks"), ("GET", "hitl/api/me"),
-                          ("GET", "hitl/mock-agent/.well-known/agent-card.json")]:  # fmt: skip
+    for method, where in [
+        ("GET", "hitl/api/tasks"),
+        ("GET", "hitl/api/me"),
+        ("GET", "hitl/mock-agent/.well-known/agent-card.json"),
+    ]:
         status, _ = await api(method, where, user="bob")
         assert status == 403, where
     assert await answers_at_agent(agent.url, task.id) == []

@@ -160,8 +160,11 @@ def test_under_a_hub_a_server_that_does_not_answer_gets_the_answers_anyway(
     dead = f"http://127.0.0.1:{free_port()}/"
     (tmp_path / "jpserver-4242.json").write_text(json.dumps({"pid": 4242, "url": dead}))
     monkeypatch.setattr(client_gateway, "_connection_file", lambda: str(conn))
-    hub = {"JPY_PARENT_PID": "4242", "JUPYTERHUB_API_TOKEN": "alice-token",
-           "JUPYTERHUB_USER": "alice"}  # fmt: skip
+    hub = {
+        "JPY_PARENT_PID": "4242",
+        "JUPYTERHUB_API_TOKEN": "alice-token",
+        "JUPYTERHUB_USER": "alice",
+    }
     for name, value in hub.items():
         monkeypatch.setenv(name, value)
     assert client_gateway.find_gateway() is None  # not strict: "no gateway"

@@ -43,8 +43,9 @@ def test_a_single_user_token_server_answers_any_and_refuses_named_prompts(
         named = asyncio.run(start_task(agent.url, "specific", responder="bob"))
         token = "single-user-secret"
         headers = {"Authorization": f"token {token}"}
-        with jupyter_server(tmp_path, identity_provider=None, token=token,
-                            ready_headers=headers) as url:  # fmt: skip
+        with jupyter_server(
+            tmp_path, identity_provider=None, token=token, ready_headers=headers
+        ) as url:
             code = f"AGENT = {agent.url!r}\nTASKS = {[anyone.id, named.id]!r}\n" + KERNEL_CODE
             with server_kernel(url, token, tmp_path / "runtime") as run:
                 result = result_of(run(code))
@@ -87,6 +88,7 @@ def test_no_gateway_outside_a_server_kernel(tmp_path: Path) -> None:
     conn.write_text("{}")
     assert find_gateway(environ={"JPY_PARENT_PID": "4242"}, connection_file=conn) is None
     # An info file whose pid matches but whose server does not know this kernel.
-    (tmp_path / "jpserver-4242.json").write_text(json.dumps(
-        {"pid": 4242, "url": "http://127.0.0.1:9/", "token": "x"}))  # fmt: skip
+    (tmp_path / "jpserver-4242.json").write_text(
+        json.dumps({"pid": 4242, "url": "http://127.0.0.1:9/", "token": "x"})
+    )
     assert find_gateway(environ={"JPY_PARENT_PID": "4242"}, connection_file=conn) is None

@@ -17,8 +17,9 @@ NO = {"approve": False}
 
 
 async def register(api: Any, agent_url: str, task_id: str, user: str = "alice") -> dict[str, Any]:
-    status, reg = await api("POST", "hitl/api/tasks", user=user,
-                            body={"agent_url": agent_url, "task_id": task_id})  # fmt: skip
+    status, reg = await api(
+        "POST", "hitl/api/tasks", user=user, body={"agent_url": agent_url, "task_id": task_id}
+    )
     assert status in (200, 201), reg
     return dict(reg)
 
@@ -32,8 +33,9 @@ async def test_register_lists_the_open_prompt_with_policy_and_deadline(
     api: Any, agent: MockAgent
 ) -> None:
     task = await start_task(agent.url, "deadline", deadline_seconds=600)
-    status, reg = await api("POST", "hitl/api/tasks",
-                            body={"agent_url": agent.url, "task_id": task.id})  # fmt: skip
+    status, reg = await api(
+        "POST", "hitl/api/tasks", body={"agent_url": agent.url, "task_id": task.id}
+    )
     assert status == 201
     (prompt,) = reg["prompts"]
     assert prompt["state"] == "open" and prompt["may_answer"] is True
@@ -43,8 +45,9 @@ async def test_register_lists_the_open_prompt_with_policy_and_deadline(
     assert prompt["response_schema"]["type"] == "object"
     assert reg["registered_by"] == "Alice"
     # Registering the same task again is the same registration (200, not 201).
-    again, same = await api("POST", "hitl/api/tasks", user="bob",
-                            body={"agent_url": agent.url, "task_id": task.id})  # fmt: skip
+    again, same = await api(
+        "POST", "hitl/api/tasks", user="bob", body={"agent_url": agent.url, "task_id": task.id}
+    )
     assert again == 200 and same["id"] == reg["id"]
     status, listed = await api("GET", "hitl/api/tasks", user="carol")
     assert status == 200 and [t["id"] for t in listed["tasks"]] == [reg["id"]]
@@ -62,8 +65,12 @@ async def test_specific_prompt_refuses_others_and_nothing_reaches_the_agent(
     status, refused = await api("POST", path, user="alice", body={"payload": YES})
     assert status == 403 and "bob" in refused["message"]
     # Forged identity headers change nothing: alice is still alice.
-    forged = {"X-Forwarded-User": "bob", "X-Remote-User": "bob", "X-Jupyter-User": "bob",
-              "X-Hitl-Responder": "bob"}  # fmt: skip
+    forged = {
+        "X-Forwarded-User": "bob",
+        "X-Remote-User": "bob",
+        "X-Jupyter-User": "bob",
+        "X-Hitl-Responder": "bob",
+    }
     status, _ = await api("POST", path, user="alice", body={"payload": YES}, headers=forged)
     assert status == 403
     # ... nor can the body name someone else.
@@ -125,10 +132,12 @@ async def test_fifty_racing_submissions_forward_exactly_one_answer(
     reg = await register(api, agent.url, task.id)
     path = answer_path(reg)
     users = ["alice", "bob", "carol"]
-    results = await asyncio.gather(*[
-        api("POST", path, user=users[i % 3], body={"payload": {"approve": i % 2 == 0}})
-        for i in range(50)
-    ])  # fmt: skip
+    results = await asyncio.gather(
+        *[
+            api("POST", path, user=users[i % 3], body={"payload": {"approve": i % 2 == 0}})
+            for i in range(50)
+        ]
+    )
     statuses = sorted(status for status, _ in results)
     assert statuses.count(200) == 1 and statuses.count(409) == 49, statuses
     assert len(await answers_at_agent(agent.url, task.id)) == 1
@@ -141,9 +150,9 @@ async def test_fifty_racing_consensus_votes_forward_exactly_one_answer(
     reg = await register(api, agent.url, task.id)
     path = answer_path(reg)
     users = ["alice", "bob", "carol"]
-    results = await asyncio.gather(*[
-        api("POST", path, user=users[i % 3], body={"payload": YES}) for i in range(50)
-    ])  # fmt: skip
+    results = await asyncio.gather(
+        *[api("POST", path, user=users[i % 3], body={"payload": YES}) for i in range(50)]
+    )
     statuses = [status for status, _ in results]
     assert statuses.count(200) == 1, results
     assert set(statuses) <= {200, 202, 409}
@@ -194,6 +203,7 @@ async def test_the_hosted_agent_is_reached_through_the_gateway(api: Any, server_
     status, done = await api("POST", answer_path(reg), user="carol", body={"payload": YES})
     assert status == 200, done
     # The gateway's secret header is the gateway's only: a forged one is refused.
-    status, _ = await api("GET", "hitl/mock-agent/tasks", user=None,
-                          headers={"X-Hitl-Gateway": "guess"})  # fmt: skip
+    status, _ = await api(
+        "GET", "hitl/mock-agent/tasks", user=None, headers={"X-Hitl-Gateway": "guess"}
+    )
     assert status == 403

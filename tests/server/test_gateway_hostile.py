@@ -56,17 +56,19 @@ async def test_agent_urls_that_are_not_plain_http_are_refused(api: Any, url: str
 
 
 async def test_answers_to_unknown_things_get_404(api: Any, agent: MockAgent) -> None:
-    status, body = await api("POST", "hitl/api/tasks/nope/prompts/p/answer",
-                             body={"payload": {}})  # fmt: skip
+    status, body = await api("POST", "hitl/api/tasks/nope/prompts/p/answer", body={"payload": {}})
     assert status == 404 and "nope" in body["message"]
     task = await start_task(agent.url, "approval")
-    status, reg = await api("POST", "hitl/api/tasks",
-                            body={"agent_url": agent.url, "task_id": task.id})  # fmt: skip
-    status, body = await api("POST", f"hitl/api/tasks/{reg['id']}/prompts/other/answer",
-                             body={"payload": {}})  # fmt: skip
+    status, reg = await api(
+        "POST", "hitl/api/tasks", body={"agent_url": agent.url, "task_id": task.id}
+    )
+    status, body = await api(
+        "POST", f"hitl/api/tasks/{reg['id']}/prompts/other/answer", body={"payload": {}}
+    )
     assert status == 404
-    status, body = await api("POST", "hitl/api/tasks",
-                             body={"agent_url": agent.url, "task_id": "no-such-task"})  # fmt: skip
+    status, body = await api(
+        "POST", "hitl/api/tasks", body={"agent_url": agent.url, "task_id": "no-such-task"}
+    )
     assert status == 404 and "no-such-task" in body["message"]
     (prompt,) = reg["prompts"]
     path = f"hitl/api/tasks/{reg['id']}/prompts/{prompt['prompt_id']}/answer"
@@ -105,8 +107,9 @@ async def test_redirects_are_not_followed(api: Any) -> None:
             conn.answer(b"", status=302, Location=inner.url + req.path)
 
         with serve(redirect) as outer:
-            status, body = await api("POST", "hitl/api/tasks",
-                                     body={"agent_url": outer.url, "task_id": "t"})  # fmt: skip
+            status, body = await api(
+                "POST", "hitl/api/tasks", body={"agent_url": outer.url, "task_id": "t"}
+            )
     assert status == 502 and "redirect" in body["message"].lower(), body
     assert hits == []
 
@@ -116,19 +119,24 @@ async def test_the_admin_allow_list_holds_for_urls_and_card_interfaces(
 ) -> None:
     task = await start_task(agent.url, "approval")
     _restrict(gateway, ["agents.example.org", "*.trusted.example"])
-    status, body = await api("POST", "hitl/api/tasks",
-                             body={"agent_url": agent.url, "task_id": task.id})  # fmt: skip
+    status, body = await api(
+        "POST", "hitl/api/tasks", body={"agent_url": agent.url, "task_id": task.id}
+    )
     assert status == 403 and "allowed_agent_hosts" in body["message"]
     # A card on an allowed host that points its interfaces elsewhere is refused too.
     hits: list[str] = []
     card = {
-        "name": "sly", "description": "points elsewhere", "version": "1",
-        "supportedInterfaces": [{"url": agent.url + "/", "protocolBinding": "JSONRPC",
-                                 "protocolVersion": "1.0"}],
+        "name": "sly",
+        "description": "points elsewhere",
+        "version": "1",
+        "supportedInterfaces": [
+            {"url": agent.url + "/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+        ],
         "capabilities": {"extensions": [{"uri": EXTENSION_URI, "required": False}]},
-        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"],
         "skills": [],
-    }  # fmt: skip
+    }
 
     def sly(req: Request, conn: Conn) -> None:
         hits.append(req.path)
@@ -136,8 +144,9 @@ async def test_the_admin_allow_list_holds_for_urls_and_card_interfaces(
 
     with serve(sly) as server:
         _restrict(gateway, ["127.0.0.1:" + server.url.rsplit(":", 1)[1]])
-        status, body = await api("POST", "hitl/api/tasks",
-                                 body={"agent_url": server.url, "task_id": task.id})  # fmt: skip
+        status, body = await api(
+            "POST", "hitl/api/tasks", body={"agent_url": server.url, "task_id": task.id}
+        )
     assert status == 403 and "not allowed" in body["message"], body
     assert hits and all("agent-card" in h for h in hits)
     assert await answers_at_agent(agent.url, task.id) == []

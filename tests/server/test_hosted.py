@@ -49,8 +49,9 @@ async def test_cookie_authenticated_post_needs_xsrf(jp_fetch: Any) -> None:
     # A logged-in browser (cookie) must not be made to drive the agent by another site:
     # without the XSRF token pair the POST is refused before the agent sees it.
     message = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "approval"}]}
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
-                       "params": {"message": message}})  # fmt: skip
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+    )
     path = [*MOCK_AGENT_PATH.split("/"), ""]
     with pytest.raises(HTTPClientError) as refused:
         await jp_fetch(*path, method="POST", body=body, headers=browser("bob"))
@@ -85,11 +86,21 @@ async def test_a_client_with_the_token_header_gets_a_prompt_and_answers(server_u
 async def _conformance(url: str, binding: str, token: str, tmp: str) -> dict[str, Any]:
     out = os.path.join(tmp, f"report-{binding}.json")
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "hitl_nb.cli", "conformance", url,
-        "--binding", binding, "--header", f"Authorization: token {token}",
-        "--json", out, "--quiet",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-    )  # fmt: skip
+        sys.executable,
+        "-m",
+        "hitl_nb.cli",
+        "conformance",
+        url,
+        "--binding",
+        binding,
+        "--header",
+        f"Authorization: token {token}",
+        "--json",
+        out,
+        "--quiet",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
     output, _ = await proc.communicate()
     assert proc.returncode == 0, output.decode()
     with open(out) as f:

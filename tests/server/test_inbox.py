@@ -142,7 +142,11 @@ async def test_the_inbox_lists_soonest_deadline_first_and_filters(
     mine = [p["task_id"] for p in await _inbox(api, responder="me")]
     assert bobs.id not in mine and len(mine) == 3
     assert [p["task_id"] for p in await _inbox(api, responder="bob")] == [
-        sooner.id, later.id, none.id, bobs.id]  # fmt: skip
+        sooner.id,
+        later.id,
+        none.id,
+        bobs.id,
+    ]
     assert await _inbox(api, agent="http://other.example") == []
     assert len(await _inbox(api, agent=agent.url)) == 4
     status, page = await api("GET", "hitl/api/prompts", params={"limit": "2"})

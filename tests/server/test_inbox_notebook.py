@@ -31,8 +31,12 @@ YES = {"approve": True}
 
 
 def _register(url: str, agent_url: str, task_id: str) -> dict[str, Any]:
-    r = httpx.post(url + "hitl/api/tasks", headers=auth("alice"),
-                   json={"agent_url": agent_url, "task_id": task_id}, timeout=60)  # fmt: skip
+    r = httpx.post(
+        url + "hitl/api/tasks",
+        headers=auth("alice"),
+        json={"agent_url": agent_url, "task_id": task_id},
+        timeout=60,
+    )
     assert r.status_code == 201, r.text
     return dict(r.json())
 
@@ -115,8 +119,7 @@ def test_a_consensus_answer_in_the_inbox_is_held_with_the_gateways_count(
         assert card.is_open and not card.form.disabled  # alice may still change it
         # bob agrees, from his own token: the gateway forwards once; the prompt leaves.
         path = f"hitl/api/tasks/{item.registration}/prompts/{item.prompt_id}/answer"
-        r = httpx.post(served.url + path, headers=auth("bob"), json={"payload": YES},
-                       timeout=60)  # fmt: skip
+        r = httpx.post(served.url + path, headers=auth("bob"), json={"payload": YES}, timeout=60)
         assert r.status_code in (200, 202), r.text
         until(lambda: not card.is_open, what="the prompt to leave the inbox")
         assert card.form.disabled
@@ -134,10 +137,24 @@ def test_a_reviewer_answers_on_the_voila_page_in_chromium(
     log_path = served.tmp / "voila.log"
     with open(log_path, "wb") as log:
         page_server = subprocess.Popen(
-            [sys.executable, "-m", "hitl_nb.cli", "inbox", "--server", served.url,
-             "--token", "alice-token", "--port", str(port), "--page-token", "page-token"],
-            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+            [
+                sys.executable,
+                "-m",
+                "hitl_nb.cli",
+                "inbox",
+                "--server",
+                served.url,
+                "--token",
+                "alice-token",
+                "--port",
+                str(port),
+                "--page-token",
+                "page-token",
+            ],
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     shots = os.environ.get("HITL_NB_SCREENSHOTS")
     try:
         until(lambda: "running at" in log_path.read_text(), what="Voila to start")
@@ -186,11 +203,15 @@ def test_a_prompt_outlives_the_kernel_that_registered_it_and_a_server_restart(
     alice = auth("alice")
     # No subscription, and a look at the task once an hour: the prompt can only reach
     # the server by the agent's push notification (A2A push, configured by the watcher).
-    push_only = {"HitlServer": {"state_dir": str(tmp_path / "state"), "poll_interval": 3600,
-                                "max_streams": 0}}  # fmt: skip
+    push_only = {
+        "HitlServer": {
+            "state_dir": str(tmp_path / "state"),
+            "poll_interval": 3600,
+            "max_streams": 0,
+        }
+    }
     with MockAgent(store=tmp_path / "agent.sqlite") as agent:
-        with jupyter_server(tmp_path, env=hub, ready_headers=alice,
-                            extra_config=push_only) as url:  # fmt: skip
+        with jupyter_server(tmp_path, env=hub, ready_headers=alice, extra_config=push_only) as url:
             with server_kernel(url, "alice-token", tmp_path / "runtime") as run:
                 reg_id, task, prompts = run(f"AGENT = {agent.url!r}\n" + REGISTER).split()
             assert prompts == "0"  # registered while the agent was still working
@@ -203,8 +224,7 @@ def test_a_prompt_outlives_the_kernel_that_registered_it_and_a_server_restart(
             (prompt,) = until(listed, what="the prompt to reach the server by push")
             assert prompt["task_id"] == task
         # A restart between the prompt and the answer.
-        with jupyter_server(tmp_path, env=hub, ready_headers=alice,
-                            extra_config=push_only) as url:  # fmt: skip
+        with jupyter_server(tmp_path, env=hub, ready_headers=alice, extra_config=push_only) as url:
             with server_kernel(url, "alice-token", tmp_path / "runtime") as run:
                 assert run(f"TASK = {task!r}\n" + ANSWER).strip() == "accepted"
         assert [a["payload"] for a in asyncio.run(answers_at_agent(agent.url, task))] == [YES]

@@ -30,19 +30,42 @@ def test_pip_install_enables_the_extension(tmp_path: Path) -> None:
     pytest.importorskip("hatchling", reason="the test extra brings hatchling")
     dist = tmp_path / "dist"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-         "--no-index", "-q", "-w", str(dist), str(ROOT)],
-        check=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-q",
+            "-w",
+            str(dist),
+            str(ROOT),
+        ],
+        check=True,
+        timeout=120,
+    )
     (wheel,) = dist.glob("hitl_nb-*.whl")
     env_dir = tmp_path / "env"
     venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
-         "--no-index", "-q", str(wheel)],
-        check=True, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "--no-index",
+            "-q",
+            str(wheel),
+        ],
+        check=True,
+        timeout=120,
+    )
     assert (env_dir / "etc/jupyter/jupyter_server_config.d/hitl_nb.json").is_file()
     # jupyter-server itself comes from this interpreter's site-packages (no network);
     # the configuration is read from the new environment's prefix.
@@ -56,8 +79,11 @@ def test_pip_install_enables_the_extension(tmp_path: Path) -> None:
     }
     listed = subprocess.run(
         [str(python), "-m", "jupyter_server", "extension", "list"],
-        capture_output=True, text=True, env=env, timeout=60,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     out = re.sub(r"\x1b\[[0-9;]*m", "", listed.stdout + listed.stderr)  # no colours
     assert listed.returncode == 0, out
     assert str(env_dir / "etc" / "jupyter") in out

@@ -128,38 +128,72 @@ def _status_update(task_id: str, prompt_id: str, text: str) -> dict[str, Any]:
         "prompt": text,
         "response_schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
     }
-    message = {"messageId": "m1", "role": "ROLE_AGENT", "parts": [{"text": text}],
-               "metadata": {ENVELOPE_KEY: envelope}}  # fmt: skip
-    return {"statusUpdate": {"taskId": task_id, "contextId": "c",
-                             "status": {"state": "TASK_STATE_INPUT_REQUIRED",
-                                        "message": message,
-                                        "timestamp": "2099-01-01T00:00:00Z"}}}  # fmt: skip
+    message = {
+        "messageId": "m1",
+        "role": "ROLE_AGENT",
+        "parts": [{"text": text}],
+        "metadata": {ENVELOPE_KEY: envelope},
+    }
+    return {
+        "statusUpdate": {
+            "taskId": task_id,
+            "contextId": "c",
+            "status": {
+                "state": "TASK_STATE_INPUT_REQUIRED",
+                "message": message,
+                "timestamp": "2099-01-01T00:00:00Z",
+            },
+        }
+    }
 
 
 HOSTILE: dict[str, tuple[Any, int, str]] = {
     # name: (how to build (headers, body) from (secret, registration), status, words)
     "no-token": (lambda s, r: ({}, _forged(r)), 401, "no token"),
-    "wrong-token": (lambda s, r: ({"X-A2A-Notification-Token": s[:-1] + "x"}, _forged(r)),
-                    403, "wrong"),
+    "wrong-token": (
+        lambda s, r: ({"X-A2A-Notification-Token": s[:-1] + "x"}, _forged(r)),
+        403,
+        "wrong",
+    ),
     "wrong-bearer": (lambda s, r: ({"Authorization": "Bearer nope"}, _forged(r)), 403, "wrong"),
-    "jupyter-token-is-not-enough": (
-        lambda s, r: ({**auth("alice")}, _forged(r)), 401, "no token"),
-    "other-task": (lambda s, r: ({"X-A2A-Notification-Token": s},
-                                 json.dumps(_status_update("someone-else", _PID, "Forged?"))),
-                   400, "about task"),
+    "jupyter-token-is-not-enough": (lambda s, r: ({**auth("alice")}, _forged(r)), 401, "no token"),
+    "other-task": (
+        lambda s, r: (
+            {"X-A2A-Notification-Token": s},
+            json.dumps(_status_update("someone-else", _PID, "Forged?")),
+        ),
+        400,
+        "about task",
+    ),
     "not-json": (lambda s, r: ({"X-A2A-Notification-Token": s}, "{nope"), 400, "JSON"),
     "json-array": (lambda s, r: ({"X-A2A-Notification-Token": s}, "[]"), 400, "object"),
-    "not-a-stream-response": (lambda s, r: ({"X-A2A-Notification-Token": s}, '{"hello": 1}'),
-                              400, "not an A2A task update"),
-    "two-events": (lambda s, r: ({"X-A2A-Notification-Token": s},
-                                 json.dumps({**json.loads(_forged(r)),
-                                             "task": {"id": r["task_id"]}})),
-                   400, "not an A2A task update"),
-    "xml": (lambda s, r: ({"X-A2A-Notification-Token": s, "Content-Type": "text/xml"},
-                          _forged(r)), 415, "JSON"),
-    "oversize": (lambda s, r: ({"X-A2A-Notification-Token": s},
-                               '{"pad": "' + "x" * (1024 * 1024 + 10) + '"}'), 413, "limit"),
-}  # fmt: skip
+    "not-a-stream-response": (
+        lambda s, r: ({"X-A2A-Notification-Token": s}, '{"hello": 1}'),
+        400,
+        "not an A2A task update",
+    ),
+    "two-events": (
+        lambda s, r: (
+            {"X-A2A-Notification-Token": s},
+            json.dumps({**json.loads(_forged(r)), "task": {"id": r["task_id"]}}),
+        ),
+        400,
+        "not an A2A task update",
+    ),
+    "xml": (
+        lambda s, r: ({"X-A2A-Notification-Token": s, "Content-Type": "text/xml"}, _forged(r)),
+        415,
+        "JSON",
+    ),
+    "oversize": (
+        lambda s, r: (
+            {"X-A2A-Notification-Token": s},
+            '{"pad": "' + "x" * (1024 * 1024 + 10) + '"}',
+        ),
+        413,
+        "limit",
+    ),
+}
 _PID = "00000000-0000-4000-8000-000000000001"
 
 
@@ -177,8 +211,9 @@ async def test_hostile_pushes_are_refused_and_change_nothing(
         for name, (build, status, words) in sorted(HOSTILE.items()):
             headers, body = build(secret, reg)
             headers = {"Content-Type": "application/a2a+json", **headers}
-            r = await http.post(f"{server_url}hitl/push/{reg['id']}", headers=headers,
-                                content=body, timeout=60)  # fmt: skip
+            r = await http.post(
+                f"{server_url}hitl/push/{reg['id']}", headers=headers, content=body, timeout=60
+            )
             assert r.status_code == status, (name, r.text)
             assert r.json()["error"] == status and words in r.json()["message"], (name, r.text)
             assert (await _inbox(api), gateway.push.received[reg["id"]]) == before, name
@@ -192,8 +227,9 @@ async def test_unknown_registration_wrong_method_and_a_good_push(
     reg, secret = await _pushed_registration(api, gateway, agent)
     async with httpx.AsyncClient() as http:
         good = {"X-A2A-Notification-Token": secret, "Content-Type": "application/a2a+json"}
-        r = await http.post(f"{server_url}hitl/push/nope", headers=good,
-                            content=_forged(reg), timeout=60)  # fmt: skip
+        r = await http.post(
+            f"{server_url}hitl/push/nope", headers=good, content=_forged(reg), timeout=60
+        )
         assert r.status_code == 404 and "no registered task" in r.json()["message"]
         r = await http.get(f"{server_url}hitl/push/{reg['id']}", timeout=60)
         assert r.status_code == 405 and r.headers["Allow"] == "POST"
@@ -204,8 +240,9 @@ async def test_unknown_registration_wrong_method_and_a_good_push(
             r = await http.post(
                 f"{server_url}hitl/push/{reg['id']}",
                 headers={header: value, "Content-Type": "application/json"},
-                content=_forged(reg), timeout=60,
-            )  # fmt: skip
+                content=_forged(reg),
+                timeout=60,
+            )
             assert r.status_code == 200, r.text
     listed = await _inbox(api)
     assert any(p["prompt_id"] == _PID for p in listed), listed
@@ -229,8 +266,13 @@ def test_end_to_end_the_registering_client_is_gone(tmp_path: Path) -> None:
     away; an answer given at the agent directly brings the next prompt, which the
     server lists."""
     alice = auth("alice")
-    slow_watch = {"HitlServer": {"state_dir": str(tmp_path / "state"), "poll_interval": 3600,
-                                 "max_streams": 0}}  # fmt: skip
+    slow_watch = {
+        "HitlServer": {
+            "state_dir": str(tmp_path / "state"),
+            "poll_interval": 3600,
+            "max_streams": 0,
+        }
+    }
 
     def until(check: Any) -> Any:
         for _ in range(600):
@@ -259,12 +301,18 @@ def test_end_to_end_the_registering_client_is_gone(tmp_path: Path) -> None:
                 reg = gateway.register(agent.url, task_id)
             (first,) = reg["prompts"]  # seen when registering
             # The registering client is gone. Push is set up for the task...
-            until(lambda: [c for c in asyncio.run(_configs(agent.url, task_id))
-                           if c.url == f"{url}hitl/push/{reg['id']}"])  # fmt: skip
+            until(
+                lambda: [
+                    c
+                    for c in asyncio.run(_configs(agent.url, task_id))
+                    if c.url == f"{url}hitl/push/{reg['id']}"
+                ]
+            )
             # ... so an answer given at the agent brings step 2 to the server's inbox.
             asyncio.run(_answer_at_agent(agent.url, task_id, first["prompt_id"], {"name": "r1"}))
-            (second,) = until(lambda: [p for p in listed(url)
-                                       if p["prompt"].startswith("Step 2 of 3")])  # fmt: skip
+            (second,) = until(
+                lambda: [p for p in listed(url) if p["prompt"].startswith("Step 2 of 3")]
+            )
             assert [p["prompt_id"] for p in listed(url)] == [second["prompt_id"]]
 
 
@@ -298,8 +346,9 @@ async def test_a_restarted_gateway_keeps_the_secret_and_tells_the_agent_its_new_
         body = json.dumps(_status_update(task_id, _PID, "Still there?")).encode()
         headers = {"Content-Type": "application/a2a+json"}
         with pytest.raises(Refused) as refused:
-            await again.push.receive(reg["id"], {**headers,
-                                     "X-A2A-Notification-Token": "not-it"}, body)  # fmt: skip
+            await again.push.receive(
+                reg["id"], {**headers, "X-A2A-Notification-Token": "not-it"}, body
+            )
         assert refused.value.status == 403
         got = await again.push.receive(
             reg["id"], {**headers, "X-A2A-Notification-Token": str(old.token)}, body

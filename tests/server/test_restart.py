@@ -25,8 +25,11 @@ def test_a_restart_while_collecting_keeps_the_collected_answers(tmp_path: Path) 
     with MockAgent(store=tmp_path / "agent.sqlite") as agent:
         task = asyncio.run(start_task(agent.url, "consensus", n=2))
         with jupyter_server(tmp_path, ready_headers=auth("alice")) as url:
-            r = httpx.post(url + "hitl/api/tasks", headers=auth("alice"),
-                           json={"agent_url": agent.url, "task_id": task.id})  # fmt: skip
+            r = httpx.post(
+                url + "hitl/api/tasks",
+                headers=auth("alice"),
+                json={"agent_url": agent.url, "task_id": task.id},
+            )
             assert r.status_code == 201, r.text
             reg = r.json()
             (prompt,) = reg["prompts"]
@@ -37,8 +40,11 @@ def test_a_restart_while_collecting_keeps_the_collected_answers(tmp_path: Path) 
             view = httpx.get(f"{url}hitl/api/tasks/{reg['id']}", headers=auth("bob")).json()
             (kept,) = view["prompts"]
             assert kept["state"] == "open" and kept["answers"] == 1 and kept["agreeing"] == 1
-            r = httpx.post(path.replace(path.split("/hitl/")[0] + "/", url), headers=auth("bob"),
-                           json={"payload": YES})  # fmt: skip
+            r = httpx.post(
+                path.replace(path.split("/hitl/")[0] + "/", url),
+                headers=auth("bob"),
+                json={"payload": YES},
+            )
             assert r.status_code == 200, r.text
             assert sorted(r.json()["responders"]) == ["alice", "bob"]
         assert [a["payload"] for a in asyncio.run(answers_at_agent(agent.url, task.id))] == [YES]
@@ -71,8 +77,9 @@ async def test_a_crash_before_sending_sends_once_after_restart(
     _, reg = await gw.register(Caller("alice", "Alice"), agent.url, task.id)
     (prompt,) = reg["prompts"]
     # The write-ahead record is on disk; the process "dies" before the send.
-    assert await gw.store.begin_forward(reg["id"], prompt["prompt_id"], "msg-1", '{"approve":true}',
-                                  ["alice"])  # fmt: skip
+    assert await gw.store.begin_forward(
+        reg["id"], prompt["prompt_id"], "msg-1", '{"approve":true}', ["alice"]
+    )
     await gw.close()
     assert await answers_at_agent(agent.url, task.id) == []
     again = await _gateway(tmp_path / "gw.sqlite")
@@ -88,8 +95,9 @@ async def test_a_crash_after_sending_is_not_sent_again(agent: MockAgent, tmp_pat
     gw = await _gateway(tmp_path / "gw.sqlite")
     _, reg = await gw.register(Caller("alice", "Alice"), agent.url, task.id)
     (prompt,) = reg["prompts"]
-    assert await gw.store.begin_forward(reg["id"], prompt["prompt_id"], "msg-2", '{"approve":true}',
-                                  ["alice"])  # fmt: skip
+    assert await gw.store.begin_forward(
+        reg["id"], prompt["prompt_id"], "msg-2", '{"approve":true}', ["alice"]
+    )
     claimed = await gw.store.forward(reg["id"], prompt["prompt_id"])
     assert claimed is not None
     # The message reached the agent; the process died before recording it.

@@ -80,8 +80,11 @@ def test_the_command_prints_the_path_or_writes(
 def test_the_installed_command() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "hitl_nb.cli", "nbval-sanitize"],
-        capture_output=True, text=True, timeout=60, check=True,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert Path(out.stdout.strip()) == sanitize_file()
 
 

@@ -35,11 +35,25 @@ def test_the_recipe_passes_strict_nbval_twice_against_an_sdk_agent() -> None:
             # -n 0: one process (this project's addopts would start a worker per core).
             result = subprocess.run(
                 [
-                    sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "0",
-                    "--nbval", "--nbval-current-env", "--hitl-nbval", str(NOTEBOOK),
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "-p",
+                    "no:cacheprovider",
+                    "-q",
+                    "-n",
+                    "0",
+                    "--nbval",
+                    "--nbval-current-env",
+                    "--hitl-nbval",
+                    str(NOTEBOOK),
                 ],
-                cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
-            )  # fmt: skip
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
         summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
         assert result.returncode == 0, f"run {attempt}:\n{result.stdout[-4000:]}{result.stderr}"
         assert "passed" in summary and "failed" not in summary, summary

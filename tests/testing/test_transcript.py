@@ -52,9 +52,10 @@ def test_record_a_conversation_with_a_refused_answer(agent: MockAgent, tmp_path:
 
 def test_a_replay_against_the_same_agent_is_the_same(agent: MockAgent) -> None:
     script = Transcript.record(
-        agent.url, {"scenario": "multi-step"},
+        agent.url,
+        {"scenario": "multi-step"},
         [{"environment": "staging"}, {"environment": "nope"}, {"approve": True}, {}, {}],
-    )  # fmt: skip
+    )
     # ids (task, prompt, message) and times differ on every run; the replay ignores them.
     result = script.replay(agent.url)
     result.check()

@@ -35,11 +35,17 @@ def issues(schema, payload):
 def test_the_spec_example_422():
     # The invalid answer of the spec's example: wrong type and an unknown member.
     got = issues(APPROVAL, {"approved": "yes please", "extra_unknown_field": 42})
-    assert {"path": "/approved", "keyword": "type",
-            "message": "expected boolean, got string"} in got  # fmt: skip
+    assert {
+        "path": "/approved",
+        "keyword": "type",
+        "message": "expected boolean, got string",
+    } in got
     extra = "additional property 'extra_unknown_field' is not permitted"
-    assert {"path": "/extra_unknown_field", "keyword": "additionalProperties",
-            "message": extra} in got  # fmt: skip
+    assert {
+        "path": "/extra_unknown_field",
+        "keyword": "additionalProperties",
+        "message": extra,
+    } in got
     assert len(got) == 2
 
 
@@ -53,7 +59,7 @@ def test_required_names_the_missing_member():
             "path": "/approved",
             "keyword": "required",
             "message": "required property 'approved' is missing",
-        }  # fmt: skip
+        }
     ]
 
 
@@ -134,11 +140,17 @@ def test_overlong_strings_fail_formats_without_work():
 def test_local_refs_and_recursion_work():
     schema = {
         "type": "object",
-        "$defs": {"node": {"type": "object", "properties": {
-            "children": {"type": "array", "items": {"$ref": "#/$defs/node"}},
-            "n": {"type": "integer"}}}},
+        "$defs": {
+            "node": {
+                "type": "object",
+                "properties": {
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/node"}},
+                    "n": {"type": "integer"},
+                },
+            }
+        },
         "properties": {"root": {"$ref": "#/$defs/node"}},
-    }  # fmt: skip
+    }
     bad = {"root": {"children": [{"children": [{"n": "x"}]}]}}
     assert issues(schema, bad)[0]["path"] == "/root/children/0/children/0/n"
 
@@ -185,8 +197,11 @@ def test_pattern_re2_cannot_run_falls_back_with_a_timeout():
 
 
 def test_pattern_properties_use_the_linear_engine():
-    schema = {"type": "object", "patternProperties": {"^(a+)+$": {"type": "integer"}},
-              "additionalProperties": False}  # fmt: skip
+    schema = {
+        "type": "object",
+        "patternProperties": {"^(a+)+$": {"type": "integer"}},
+        "additionalProperties": False,
+    }
     got, seconds = timed(lambda: issues(schema, {"a" * 5000 + "!": 1}))
     assert got[0]["keyword"] == "additionalProperties"
     assert seconds < HANG
@@ -316,8 +331,12 @@ def schema_and_valid_payload(draw):
             payload[name] = draw(values)
             if draw(st.booleans()):
                 required.append(name)
-    schema = {"type": "object", "properties": props, "required": required,
-              "additionalProperties": False}  # fmt: skip
+    schema = {
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": False,
+    }
     return schema, payload
 
 
@@ -338,25 +357,37 @@ def test_a_removed_required_member_or_an_extra_one_is_named(pair, extra):
         gone = schema["required"][0]
         del payload[gone]
         missing = f"required property {gone!r} is missing"
-        assert {"path": pointer([gone]), "keyword": "required",
-                "message": missing} in issues(schema, payload)  # fmt: skip
+        assert {"path": pointer([gone]), "keyword": "required", "message": missing} in issues(
+            schema, payload
+        )
         payload = {}
     if extra not in schema["properties"]:
         payload[extra] = 1
         got = issues(schema, payload)
-        assert {"path": pointer([extra]), "keyword": "additionalProperties",
-                "message": f"additional property {extra!r} is not permitted"} in got  # fmt: skip
+        assert {
+            "path": pointer([extra]),
+            "keyword": "additionalProperties",
+            "message": f"additional property {extra!r} is not permitted",
+        } in got
 
 
 def test_unevaluated_properties_never_runs_a_backtracking_engine():
     # jsonschema's own unevaluatedProperties matches patternProperties with Python's re:
     # 29 characters were enough to take seconds. Ours goes through RE2.
-    schema = {"type": "object", "patternProperties": {"^(a+)+$": {"type": "integer"}},
-              "unevaluatedProperties": False}  # fmt: skip
+    schema = {
+        "type": "object",
+        "patternProperties": {"^(a+)+$": {"type": "integer"}},
+        "unevaluatedProperties": False,
+    }
     key = "a" * 28 + "!"
     got, seconds = timed(lambda: issues(schema, {key: 1, "aaa": 2}))
-    assert got == [{"path": "/" + key, "keyword": "unevaluatedProperties",
-                    "message": f"unevaluated property {key!r} is not permitted"}]  # fmt: skip
+    assert got == [
+        {
+            "path": "/" + key,
+            "keyword": "unevaluatedProperties",
+            "message": f"unevaluated property {key!r} is not permitted",
+        }
+    ]
     assert seconds < HANG
 
 
@@ -388,8 +419,11 @@ def test_unevaluated_properties_follows_refs_branches_and_dependents(payload, un
 
 
 def test_unevaluated_properties_with_a_schema_validates_the_rest():
-    schema = {"type": "object", "properties": {"a": {}},
-              "unevaluatedProperties": {"type": "integer"}}  # fmt: skip
+    schema = {
+        "type": "object",
+        "properties": {"a": {}},
+        "unevaluatedProperties": {"type": "integer"},
+    }
     assert issues(schema, {"a": "s", "b": 1, "c": "x"}) == [
         {"path": "/c", "keyword": "type", "message": "expected integer, got string"}
     ]
@@ -422,7 +456,7 @@ TIMEOUT = [ValidationIssue("", "timeout", "validation stopped after 50 ms")]
             },
             500_000,
         ),
-    ],  # fmt: skip
+    ],
 )
 def test_budget_is_checked_for_every_item(items, count):
     schema = {"type": "object", "properties": {"a": {"items": items}}}
@@ -460,7 +494,7 @@ def test_budget_is_checked_for_every_member_against_many_patterns(closed):
             "properties": {"s": {"$ref": "#"}},
             "pattern": "^(a+)+$",
         },
-    ],  # fmt: skip
+    ],
 )
 def test_a_dialect_named_inside_the_schema_stays_bounded(schema):
     # 28 characters took 10 s (and twice as long per extra character) before the fix.
@@ -495,7 +529,7 @@ def test_a_dialect_named_inside_the_schema_stays_bounded(schema):
         ),
         # ... nor a pattern there
         ({"type": "object", "$ref": "#/x", "x": {"pattern": "(?P<"}}, "invalid regular expression"),
-    ],  # fmt: skip
+    ],
 )
 def test_references_must_land_on_a_subschema(schema, words):
     with pytest.raises(SchemaRejected, match=words.replace("$", r"\$")):
@@ -520,19 +554,30 @@ def test_a_reference_under_an_unknown_keyword_reads_the_object_as_a_schema():
 
 def test_local_references_of_every_kind_still_resolve():
     schema = {
-        "$id": "https://example.com/root", "type": "object",
-        "$defs": {"a": {"$anchor": "A", "type": "integer"},
-                  "s": {"$id": "sub/", "$defs": {"b": {"type": "string"}}}},
-        "properties": {"i": {"$ref": "#A"}, "j": {"$ref": "#/$defs/a"},
-                       "m": {"$ref": "sub/#/$defs/b"}, "n": {"$ref": "#"},
-                       "t": {"$ref": "#/properties/i"}, "f": {"$ref": "#/$defs/f"}},
-    }  # fmt: skip
+        "$id": "https://example.com/root",
+        "type": "object",
+        "$defs": {
+            "a": {"$anchor": "A", "type": "integer"},
+            "s": {"$id": "sub/", "$defs": {"b": {"type": "string"}}},
+        },
+        "properties": {
+            "i": {"$ref": "#A"},
+            "j": {"$ref": "#/$defs/a"},
+            "m": {"$ref": "sub/#/$defs/b"},
+            "n": {"$ref": "#"},
+            "t": {"$ref": "#/properties/i"},
+            "f": {"$ref": "#/$defs/f"},
+        },
+    }
     schema["$defs"]["f"] = False
     assert issues(schema, {"i": 1, "j": 2, "m": "q", "n": {"i": 3}, "t": 4}) == []
     got = issues(schema, {"m": 1, "n": {"i": "x"}, "f": 0})
     assert sorted(i["path"] for i in got) == ["/f", "/m", "/n/i"]
-    tree = {"$dynamicAnchor": "node", "type": "object",
-            "properties": {"c": {"$dynamicRef": "#node"}}}  # fmt: skip
+    tree = {
+        "$dynamicAnchor": "node",
+        "type": "object",
+        "properties": {"c": {"$dynamicRef": "#node"}},
+    }
     assert issues(tree, {"c": {"c": {}}}) == []
     assert issues(tree, {"c": {"c": 1}})[0]["path"] == "/c/c"
 
@@ -551,9 +596,13 @@ def test_local_references_of_every_kind_still_resolve():
 )
 def test_multiple_of_on_numbers_beyond_floats(multiple, value, valid):
     got = issues({"type": "object", "properties": {"n": {"multipleOf": multiple}}}, {"n": value})
-    assert got == ([] if valid else [
-        {"path": "/n", "keyword": "multipleOf", "message": f"must be a multiple of {multiple}"}
-    ])  # fmt: skip
+    assert got == (
+        []
+        if valid
+        else [
+            {"path": "/n", "keyword": "multipleOf", "message": f"must be a multiple of {multiple}"}
+        ]
+    )
 
 
 @pytest.mark.parametrize(
