@@ -23,6 +23,22 @@ def test_ruff_is_clean():
 
 
 @pytest.mark.slow
+def test_the_formatter_formats_everything():
+    """ruff format leaves every file as it is, and no file opts out of it."""
+    where = ["hitl_nb", "tests", "benchmarks", "notebooks", "docs", "README.md"]
+    result = run("ruff", "format", "--check", *where)
+    assert result.returncode == 0, result.stdout + result.stderr
+    marker = "fmt: " + "skip"  # spelled apart, so this file does not match itself
+    opted_out = [
+        str(path.relative_to(ROOT))
+        for folder in ("hitl_nb", "tests", "benchmarks", "docs")
+        for path in (ROOT / folder).rglob("*.py")
+        if marker in path.read_text(encoding="utf-8")
+    ]
+    assert opted_out == []
+
+
+@pytest.mark.slow
 def test_mypy_is_clean():
     result = run("mypy")
     assert result.returncode == 0, result.stdout + result.stderr
