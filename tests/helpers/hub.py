@@ -56,9 +56,11 @@ c.Authenticator.admin_users = {{{hub_admin!r}}}
 c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = "{root}/home/{{username}}"
 c.Spawner.cmd = [{singleuser!r}]
-# JupyterLab gives the browser tests its application object (window.jupyterapp).
+# JupyterLab gives the browser tests its application object (window.jupyterapp). A
+# kernel whose port another process took in the meantime is restarted on new ports
+# (with cached ports jupyter_client restarts it on the same taken ones, five times).
 c.Spawner.args = ["--allow-root", "--ServerApp.port_retries=0",
-                  "--LabApp.expose_app_in_browser=True"]
+                  "--LabApp.expose_app_in_browser=True", "--KernelManager.cache_ports=False"]
 c.Spawner.default_url = "/lab"
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120

@@ -65,6 +65,8 @@ def jupyter_server(
         "ServerApp": server,
         "HitlServer": {"state_dir": str(tmp / "state")},
         "IdentityProvider": {"token": token},
+        # Restarted on new ports when one was taken meanwhile (see tests/helpers/lab.py).
+        "KernelManager": {"cache_ports": False},
         **(extra_config or {}),
     }
     (config / "jupyter_server_config.json").write_text(json.dumps(settings))

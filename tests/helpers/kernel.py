@@ -32,7 +32,13 @@ def kernel() -> Iterator[BlockingKernelClient]:
     """Start a python3 kernel that can import hitl_nb; shut it down afterwards."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT), env=env)
+    for attempt in range(3):
+        try:
+            km, kc = start_new_kernel(kernel_name="python3", cwd=str(ROOT), env=env)
+            break
+        except RuntimeError:  # "Kernel died before replying": a port it chose was taken
+            if attempt == 2:
+                raise
     try:
         yield kc
     finally:

@@ -120,6 +120,10 @@ def jupyter_server(
         "--ServerApp.port_retries=0",
         f"--ServerApp.root_dir={root}",
         f"--IdentityProvider.token={TOKEN}",
+        # A kernel whose port another process took between jupyter_client choosing it
+        # and the kernel binding it is restarted on new ports; with cached ports (the
+        # default) every restart reuses the taken ones and the kernel dies.
+        "--KernelManager.cache_ports=False",
         f"--{cls}.expose_app_in_browser=True",
         f"--{cls}.user_settings_dir={settings}",
         f"--{cls}.workspaces_dir={root / '.workspaces'}",

@@ -15,12 +15,21 @@ import httpx
 from jupyter_client import BlockingKernelClient
 
 
-def _wait_for_ready(kc: BlockingKernelClient, timeout: float = 90.0) -> None:
+def _wait_for_ready(kc: BlockingKernelClient, path: Path, timeout: float = 90.0) -> None:
     # A kernel_info reply on shell, then iopub traffic (no heartbeat check: a loaded
-    # machine can fail it before the kernel's first beat).
+    # machine can fail it before the kernel's first beat). A kernel that could not bind
+    # its ports is restarted by the server on new ones, written to its connection file:
+    # connect again when the file changes.
     deadline = time.monotonic() + timeout
+    known = path.read_bytes()
     while True:
         assert time.monotonic() < deadline, "the kernel did not answer kernel_info"
+        now = path.read_bytes() if path.exists() else known
+        if now != known:
+            known = now
+            kc.stop_channels()
+            kc.load_connection_file()
+            kc.start_channels()
         kc.kernel_info()
         try:
             kc.get_shell_msg(timeout=2)
@@ -40,7 +49,8 @@ def server_kernel(url: str, token: str, runtime: Path) -> Iterator[Callable[[str
     r = httpx.post(url + "api/kernels", headers=headers, json={"name": "python3"}, timeout=60)
     assert r.status_code == 201, r.text
     kernel_id = r.json()["id"]
-    kc = BlockingKernelClient(connection_file=str(runtime / f"kernel-{kernel_id}.json"))
+    connection = runtime / f"kernel-{kernel_id}.json"
+    kc = BlockingKernelClient(connection_file=str(connection))
     kc.load_connection_file()
     kc.start_channels()
 
@@ -59,7 +69,7 @@ def server_kernel(url: str, token: str, runtime: Path) -> Iterator[Callable[[str
         return text
 
     try:
-        _wait_for_ready(kc)
+        _wait_for_ready(kc, connection)
         yield run
     finally:
         kc.stop_channels()
