@@ -89,8 +89,7 @@ def _ours_landed(task: Task, fwd: Forward) -> bool | None:
 
 
 async def _done(store: GatewayStore, fwd: Forward, result: Any, note: str) -> GatewayReply:
-    await store.finish_forward(fwd.reg_id, fwd.prompt_id, "forwarded", note)
-    await store.close_prompt(fwd.reg_id, fwd.prompt_id, "answered")
+    await store.finish_forward(fwd.reg_id, fwd.prompt_id, "forwarded", note, closed="answered")
     log.info("hitl-nb gateway: prompt %s answered (%s)", fwd.prompt_id, note)
     return GatewayReply(
         200,
@@ -106,8 +105,9 @@ async def _done(store: GatewayStore, fwd: Forward, result: Any, note: str) -> Ga
 
 async def _closed_elsewhere(store: GatewayStore, fwd: Forward) -> GatewayReply:
     note = "the agent had already closed this prompt (answered elsewhere); nothing was forwarded"
-    await store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", note)
-    await store.close_prompt(fwd.reg_id, fwd.prompt_id, "closed by the agent")
+    await store.finish_forward(
+        fwd.reg_id, fwd.prompt_id, "failed", note, closed="closed by the agent"
+    )
     return GatewayReply(409, {"status": "closed", "prompt_id": fwd.prompt_id, "message": note})
 
 

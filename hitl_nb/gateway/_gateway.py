@@ -417,14 +417,14 @@ class Gateway:
         """One user's answer: refuse, hold (consensus), or forward exactly once. Each
         answer to a known prompt lands in the audit trail, with what became of it."""
         reg = await self._registration(reg_id)
-        row = await self.store.prompt(reg.id, prompt_id)
+        row, fwd = await self.store.prompt_and_forward(reg.id, prompt_id)
         if row is None:
             await self._refresh(reg)
-            row = await self.store.prompt(reg.id, prompt_id)
+            row, fwd = await self.store.prompt_and_forward(reg.id, prompt_id)
             if row is None:
                 raise GatewayError(404, f"task {reg.task_id!r} has no prompt {prompt_id!r}")
         try:
-            reply = await self._decide(reg, row, caller, payload)
+            reply = await self._decide(reg, row, fwd, caller, payload)
         except GatewayError as exc:
             await self.store.add_audit(
                 answer_entry(
@@ -446,8 +446,17 @@ class Gateway:
         return reply
 
     async def _decide(
-        self, reg: Registration, row: PromptRow, caller: Caller, payload: Any
+        self,
+        reg: Registration,
+        row: PromptRow,
+        fwd: Forward | None,
+        caller: Caller,
+        payload: Any,
     ) -> GatewayReply:
+        """``row`` and ``fwd``: the prompt and its forward as read for this answer. A
+        change since (another answer's claim, the agent closing the prompt) is caught
+        where it matters: by the claim (:meth:`GatewayStore.begin_forward`) and by the
+        agent, whose 409 the forward checks (:func:`deliver`)."""
         prompt_id = row.prompt_id
         env = self._envelope(row)
         gate = ResponderGate(env.responders)
@@ -464,15 +473,12 @@ class Gateway:
                 validation_errors=[i.to_json() for i in issues],
             )
         where = self.settings.where
-        fwd = await self.store.forward(reg.id, prompt_id)
         if fwd is not None and fwd.state in ("forwarding", "forwarded"):
             raise GatewayError(
                 409, f"this prompt was already answered through {where}", state=fwd.state
             )
-        fresh = await self.store.prompt(reg.id, prompt_id)
-        assert fresh is not None
-        if fresh.closed is not None or self._past_deadline(fresh):
-            if fresh.closed == "expired" or self._past_deadline(fresh):
+        if row.closed is not None or self._past_deadline(row):
+            if row.closed == "expired" or self._past_deadline(row):
                 await self.store.close_prompt(reg.id, prompt_id, "expired")
                 raise GatewayError(
                     410, f"the prompt's deadline ({env.deadline}) has passed; nothing was sent"
@@ -520,8 +526,17 @@ class Gateway:
                 reg.id, prompt_id, message_id, canonical, responders, owner=self.replica
             ):
                 return await self._claimed_by_another(reg, prompt_id, responder, canonical)
-            claimed = await self.store.forward(reg.id, prompt_id)
-            assert claimed is not None
+            claimed = Forward(
+                reg.id,
+                prompt_id,
+                message_id,
+                canonical,
+                responders,
+                "forwarding",
+                None,
+                time.time(),
+                self.replica,
+            )
             client = self.pool.client(reg.agent_url)
             reply = await deliver(self.store, client, claimed, reg.task_id, row.context_id)
             if reply.status == 202:

@@ -185,6 +185,7 @@ _AUDIT = (
 )
 _REG_R = ", ".join("r." + c for c in _REG.split(", "))
 _PROMPT_P = ", ".join("p." + c for c in _PROMPT.split(", "))
+_FORWARD_F = ", ".join("f." + c for c in _FORWARD.split(", "))
 
 
 def postgres_conninfo(db_url: str) -> tuple[str, str]:
@@ -432,6 +433,22 @@ class PostgresStore:
         )
         return _prompt(row) if row else None
 
+    async def prompt_and_forward(
+        self, reg_id: str, prompt_id: str
+    ) -> tuple[PromptRow | None, Forward | None]:
+        """The prompt row and its forward (each None when absent), in one query."""
+        row = await self._row(
+            f"SELECT {_PROMPT_P}, {_FORWARD_F} FROM prompts p LEFT JOIN forwards f "
+            "ON f.reg_id = p.reg_id AND f.prompt_id = p.prompt_id "
+            "WHERE p.reg_id = %s AND p.prompt_id = %s",
+            (reg_id, prompt_id),
+        )
+        if row is None:
+            return None, None
+        width = len(_PROMPT.split(", "))
+        fwd = None if row[width] is None else _forward(row[width:])
+        return _prompt(row[:width]), fwd
+
     async def prompts(self, reg_id: str) -> list[PromptRow]:
         """The registration's prompts, first seen first."""
         rows = await self._rows(
@@ -584,13 +601,24 @@ class PostgresStore:
         )
         return inserted == 1
 
-    async def finish_forward(self, reg_id: str, prompt_id: str, state: str, detail: str) -> None:
-        """Record how a forward ended (``forwarded`` or ``failed``)."""
-        await self._count(
+    async def finish_forward(
+        self, reg_id: str, prompt_id: str, state: str, detail: str, *, closed: str | None = None
+    ) -> None:
+        """Record how a forward ended (``forwarded`` or ``failed``); with ``closed``, close
+        the prompt too. One statement (the prompt's update in a data-modifying WITH), so
+        one round trip and one commit."""
+        finish = (
             "UPDATE forwards SET state = %s, detail = %s, at = %s "
-            "WHERE reg_id = %s AND prompt_id = %s",
-            (state, detail, time.time(), reg_id, prompt_id),
+            "WHERE reg_id = %s AND prompt_id = %s"
         )
+        args: tuple[Any, ...] = (state, detail, time.time(), reg_id, prompt_id)
+        if closed is not None:
+            finish = (
+                f"WITH finished AS ({finish}) UPDATE prompts SET closed = %s "
+                "WHERE reg_id = %s AND prompt_id = %s AND closed IS NULL"
+            )
+            args += (closed, reg_id, prompt_id)
+        await self._count(finish, args)
 
     async def drop_forward(self, reg_id: str, prompt_id: str) -> None:
         """Forget a forward the agent refused (422): the prompt may be answered again."""

@@ -342,6 +342,12 @@ class SQLiteStore:
         ).fetchone()
         return _prompt(row) if row else None
 
+    async def prompt_and_forward(
+        self, reg_id: str, prompt_id: str
+    ) -> tuple[PromptRow | None, Forward | None]:
+        """The prompt row and its forward (each None when absent)."""
+        return await self.prompt(reg_id, prompt_id), await self.forward(reg_id, prompt_id)
+
     async def prompts(self, reg_id: str) -> list[PromptRow]:
         """The registration's prompts, first seen first."""
         rows = self._run(
@@ -466,12 +472,26 @@ class SQLiteStore:
         )
         return cur.rowcount == 1
 
-    async def finish_forward(self, reg_id: str, prompt_id: str, state: str, detail: str) -> None:
-        """Record how a forward ended (``forwarded`` or ``failed``)."""
-        self._run(
-            "UPDATE forwards SET state = ?, detail = ?, at = ? WHERE reg_id = ? AND prompt_id = ?",
-            (state, detail, time.time(), reg_id, prompt_id),
-        )
+    async def finish_forward(
+        self, reg_id: str, prompt_id: str, state: str, detail: str, *, closed: str | None = None
+    ) -> None:
+        """Record how a forward ended (``forwarded`` or ``failed``); with ``closed``, close
+        the prompt too, in the same transaction (one commit)."""
+
+        def work() -> None:
+            self._run(
+                "UPDATE forwards SET state = ?, detail = ?, at = ? "
+                "WHERE reg_id = ? AND prompt_id = ?",
+                (state, detail, time.time(), reg_id, prompt_id),
+            )
+            if closed is not None:
+                self._run(
+                    "UPDATE prompts SET closed = ? "
+                    "WHERE reg_id = ? AND prompt_id = ? AND closed IS NULL",
+                    (closed, reg_id, prompt_id),
+                )
+
+        self._atomic(work)
 
     async def drop_forward(self, reg_id: str, prompt_id: str) -> None:
         """Forget a forward the agent refused (422): the prompt may be answered again."""

@@ -242,6 +242,12 @@ class GatewayStore(Protocol):
     async def prompt(self, reg_id: str, prompt_id: str) -> PromptRow | None:
         """The prompt row, if the gateway has seen it."""
 
+    async def prompt_and_forward(
+        self, reg_id: str, prompt_id: str
+    ) -> tuple[PromptRow | None, Forward | None]:
+        """The prompt row and its forward (each None when absent), read together: what
+        an answer is checked against, in one round trip."""
+
     async def prompts(self, reg_id: str) -> list[PromptRow]:
         """The registration's prompts, first seen first."""
 
@@ -286,8 +292,11 @@ class GatewayStore(Protocol):
         """Write-ahead: claim the prompt's one forward (for replica ``owner``). False if
         it was claimed before."""
 
-    async def finish_forward(self, reg_id: str, prompt_id: str, state: str, detail: str) -> None:
-        """Record how a forward ended (``forwarded`` or ``failed``)."""
+    async def finish_forward(
+        self, reg_id: str, prompt_id: str, state: str, detail: str, *, closed: str | None = None
+    ) -> None:
+        """Record how a forward ended (``forwarded`` or ``failed``); with ``closed``, the
+        prompt is closed for that reason in the same transaction (if still open)."""
 
     async def drop_forward(self, reg_id: str, prompt_id: str) -> None:
         """Forget a forward the agent refused (422): the prompt may be answered again."""

@@ -165,6 +165,50 @@ def test_a_forward_is_finished_or_dropped_once(opener: Opener) -> None:
     run(go())
 
 
+def test_an_answer_reads_its_prompt_and_forward_together(opener: Opener) -> None:
+    async def go() -> None:
+        store = opener()
+        await _seeded(store)
+        assert await store.prompt_and_forward("r1", "nope") == (None, None)
+        row, fwd = await store.prompt_and_forward("r1", "p1")
+        assert row == await store.prompt("r1", "p1") and fwd is None
+        assert await store.begin_forward("r1", "p1", "m1", '{"a":1}', ["alice", "bob"], "rep-a")
+        row, fwd = await store.prompt_and_forward("r1", "p1")
+        assert row is not None and row.envelope == ENV and row.closed is None
+        assert fwd == await store.forward("r1", "p1")
+        assert fwd is not None and (fwd.message_id, fwd.responders, fwd.owner) == (
+            "m1",
+            ["alice", "bob"],
+            "rep-a",
+        )
+        await store.close()
+
+    run(go())
+
+
+def test_finishing_a_forward_can_close_its_prompt_in_the_same_step(opener: Opener) -> None:
+    async def go() -> None:
+        store = opener()
+        await _seeded(store)
+        await store.see_prompt("r1", "p2", "c1", {**ENV, "prompt_id": "p2"}, None)
+        assert await store.begin_forward("r1", "p1", "m1", "{}", ["alice"])
+        await store.finish_forward("r1", "p1", "forwarded", "accepted", closed="answered")
+        row, fwd = await store.prompt_and_forward("r1", "p1")
+        assert row is not None and row.closed == "answered"
+        assert fwd is not None and fwd.state == "forwarded"
+        assert [r.prompt_id for r in await store.open_prompts()] == ["p2"]  # only its own
+        # A prompt closed before (it expired meanwhile) keeps its first reason.
+        await store.close_prompt("r1", "p2", "expired")
+        assert await store.begin_forward("r1", "p2", "m2", "{}", ["alice"])
+        await store.finish_forward("r1", "p2", "failed", "gone", closed="closed by the agent")
+        row, fwd = await store.prompt_and_forward("r1", "p2")
+        assert row is not None and row.closed == "expired"
+        assert fwd is not None and (fwd.state, fwd.detail) == ("failed", "gone")
+        await store.close()
+
+    run(go())
+
+
 def _entry(reg_id: str, action: str, responder: str | None = "alice") -> AuditEntry:
     return AuditEntry(
         time.time(),
