@@ -247,7 +247,6 @@ class PostgresStore:
                 timeout=self._timeout,
                 open=False,
                 check=self._check,
-                reset=self._used,
                 kwargs={"autocommit": True, "application_name": "hitl-nb gateway"},
                 # The pool keeps trying while the server is down (the service recovers by
                 # itself): give up a round only after a minute, then start another.
@@ -274,10 +273,6 @@ class PostgresStore:
         trip on every call under load."""
         if time.monotonic() - self._last_used.get(id(conn), 0.0) > _FRESH_SECONDS:
             await AsyncConnectionPool.check_connection(conn)
-
-    async def _used(self, conn: Conn) -> None:
-        """A connection came back to the pool (alive: a broken one is dropped)."""
-        self._last_used[id(conn)] = time.monotonic()
 
     async def _migrate(self, conn: Conn, upto: int) -> int:
         async with conn.transaction():
@@ -321,6 +316,9 @@ class PostgresStore:
         try:
             async with self._pool.connection() as conn:
                 yield conn
+                # Noted here rather than by the pool's ``reset`` hook: with one, the pool
+                # hands every returned connection to a worker task first.
+                self._last_used[id(conn)] = time.monotonic()
         except (
             psycopg.errors.SerializationFailure,
             psycopg.errors.DeadlockDetected,

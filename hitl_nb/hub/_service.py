@@ -201,5 +201,9 @@ def main(args: argparse.Namespace) -> int:
         stream=sys.stderr,
         format="[%(levelname).1s %(asctime)s %(name)s] %(message)s",
     )
+    # httpx says every request it sends and psycopg's pool every connection it lends, at
+    # INFO: a line or two per answer in the hub's log, and a share of its CPU.
+    for chatty in ("httpx", "httpcore", "psycopg.pool"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     asyncio.run(serve(options_from(args)))
     return 0
