@@ -22,8 +22,10 @@ hub's proxy with a hub user's token, as a kernel's or a browser's does.
 2. **200 answers a second from 50 clients.** ``--rate * --seconds`` answers to
    ``consensus:2`` prompts of real tasks at the agent (two users per prompt: the first
    held, the second forwarded), sent on a fixed schedule by ``--clients`` concurrent
-   clients; each answer's latency from its send. Afterwards every task is read at the
-   agent: an answer lost (none arrived) or doubled (more than one) is counted.
+   clients; each answer's latency from its send, and the CPU each process used per answer
+   (the service, the hub's proxy, the agent, this client; on PostgreSQL its server's
+   processes too). Afterwards every task is read at the agent: an answer lost (none
+   arrived) or doubled (more than one) is counted.
 3. **Memory and rows.** Each service's resident memory (VmRSS) before the seeding and
    after the listings, per open prompt; the tables' size in each database per row.
 4. **The event loop while the database works.** In this process, 50 coroutines cast
@@ -99,6 +101,21 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time a process has used so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def database_cpu(cluster: postgres.Cluster) -> float:
+    """CPU time the PostgreSQL server's processes (the postmaster and its children, the
+    backends serving the pool's connections among them) have used so far."""
+    root = int((cluster.data / "postmaster.pid").read_text().split()[0])
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(stat.parent.name) == root or int(fields[1]) == root:
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def rss_kib(pid: int) -> int:
@@ -220,6 +237,7 @@ async def answers(
     seconds: float,
     on_start: Callable[[], None] = lambda: None,
     cpu_of: dict[str, int] | None = None,
+    database: Callable[[], float] | None = None,
 ) -> tuple[list[float], dict[int, int], float, list[int], dict[str, float]]:
     n = int(rate * seconds)
     task_ids = await _tasks_at(agent, n // 2)
@@ -239,6 +257,7 @@ async def answers(
     on_start()
     pids = {**(cpu_of or {}), "this client": os.getpid()}
     cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+    db_before = database() if database else 0.0
     gate = asyncio.Semaphore(clients)
     latencies: list[float] = []
     statuses: dict[int, int] = {}
@@ -263,6 +282,8 @@ async def answers(
         await asyncio.gather(*(one(k) for k in range(n)))
         took = time.perf_counter() - start
     cpu = {name: (cpu_seconds(pid) - cpu_before[name]) * 1000 / n for name, pid in pids.items()}
+    if database is not None:
+        cpu["PostgreSQL server"] = (database() - db_before) * 1000 / n
     await asyncio.sleep(2)
     return latencies, statuses, n / took, await _answers_at(agent, task_ids), cpu
 
@@ -540,7 +561,17 @@ def measure(
 
         cpu_of = {"service": pids[service], "hub proxy": proxy_pid, "agent": agent_pid}
         lat, statuses, achieved, counts, cpu = asyncio.run(
-            answers(bench, service, agent, args.rate, args.clients, args.seconds, spy, cpu_of)
+            answers(
+                bench,
+                service,
+                agent,
+                args.rate,
+                args.clients,
+                args.seconds,
+                spy,
+                cpu_of,
+                (lambda: database_cpu(cluster)) if service == "hitl" else None,
+            )
         )
         for running in spies:
             running.wait(60)
