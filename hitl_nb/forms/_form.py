@@ -446,6 +446,12 @@ class Form(W.VBox):  # type: ignore[misc]
         return await wait_async(lambda: self.submitted, timeout, click=_CLICK)
 
     @property
+    def touched(self) -> bool:
+        """Whether any field holds a value a person (or the caller, with ``value=``) put
+        there; the schema's defaults alone do not count."""
+        return self.root.touched()
+
+    @property
     def disabled(self) -> bool:
         """Whether the inputs are disabled (they are after a submit)."""
         return self._disabled

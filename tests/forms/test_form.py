@@ -709,3 +709,18 @@ def _widgets(widget):
     yield widget
     for child in getattr(widget, "children", ()):
         yield from _widgets(child)
+
+
+def test_touched_counts_what_was_put_in_not_the_defaults() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "approve": {"type": "boolean"},
+            "level": {"type": "string", "enum": ["low", "high"], "default": "low"},
+        },
+    }
+    form = Form(schema)
+    assert not form.touched  # a default shown is not an answer given
+    form.value = {"approve": False}
+    assert form.touched
+    assert Form(schema, value={"level": "high"}).touched  # pre-filled by the caller
