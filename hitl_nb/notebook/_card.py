@@ -106,7 +106,8 @@ class Card:
 
     A card fills in :meth:`_meta` (the line under the question), :meth:`_notes`,
     :meth:`_text_lines` (its plain text before the form) and what closing
-    (:meth:`_disable`) and opening again (:meth:`_reopen`) do to its inputs.
+    (:meth:`_disable`), opening again (:meth:`_reopen`) and being done
+    (:meth:`_put_away`) do to its inputs.
     """
 
     #: Whether the card has a notes line (a plain-text question has none).
@@ -132,6 +133,7 @@ class Card:
             self.notes = bare(W.HTML, ("hitl-card-findings",), value=self._notes_html())
             notes.append(self.notes)
         self.status = bare(W.HTML, ("hitl-card-status",), value="")
+        self._body = list(body)
         self.widget = W.VBox([self.header, *notes, *body, self.status])
         self.widget.add_class("hitl-card")
 
@@ -154,6 +156,21 @@ class Card:
 
     def _reopen(self) -> None:
         """The card takes another answer."""
+
+    def _put_away(self) -> None:
+        """The card is done: its Submit button goes, and so do inputs nobody filled in
+        (the outcome says why the card closed); an answer given stays in view, read-only."""
+        form = self._form
+        if form is None:
+            return
+        form.submit_button.layout.display = "none"
+        sent = form.submitted.done() and not form.submitted.cancelled()
+        if not sent and not form.touched:
+            self._drop(self._body)
+
+    def _drop(self, widgets: Sequence[W.Widget]) -> None:
+        """Take ``widgets`` off the card."""
+        self.widget.children = tuple(c for c in self.widget.children if c not in widgets)
 
     # --- reading --------------------------------------------------------------------------
 
@@ -194,6 +211,7 @@ class Card:
             self.state = state
         if state == "done":
             self._disable()
+            self._put_away()
             self.redraw()  # no countdown on a closed prompt, no notes about answering
         return self._record(outcome)
 
@@ -781,6 +799,7 @@ class GatewayCard(Card):
             self.state = "done"
         self._gone = True
         self._disable()
+        self._put_away()
         self.redraw()
 
     # --- display --------------------------------------------------------------------------
@@ -904,6 +923,11 @@ class QuestionCard(Card):
 
     def _disable(self) -> None:
         self.text.disabled = self.send_button.disabled = True
+
+    def _put_away(self) -> None:
+        self.send_button.layout.display = "none"
+        if not self.text.value.strip():
+            self._drop([self.text, self.send_button])
 
     # --- told by the conversation ---------------------------------------------------------
 

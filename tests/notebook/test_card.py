@@ -141,3 +141,74 @@ def test_an_answer_that_meets_a_closing_card_waits_for_its_outcome(agent: MockAg
         closing = Outcome("closed", "the task was canceled before this prompt was answered")
         threading.Timer(0.3, card._finish, (closing,)).start()
         assert card._await_outcome(timeout=10) is closing
+
+
+# -- a card that is done puts its inputs away ------------------------------------------
+
+
+def _on_card(card: object, widget: object) -> bool:
+    return widget in card.widget.children  # type: ignore[attr-defined]
+
+
+def _closed(agent: MockAgent, typed: dict[str, object] | None) -> Conversation:
+    content = {"scenario": "deadline", "deadline_seconds": 0.5, "on_deadline": "fail"}
+    chat = Conversation.start(agent.url, content)
+    card = chat.cards[-1]
+    if typed is not None:
+        card.form.value = typed
+    time.sleep(1.0)
+    end = time.monotonic() + 30
+    while card.outcome is None and time.monotonic() < end:
+        chat.refresh()
+        time.sleep(0.2)
+    assert card.outcome is not None and card.outcome.status == "expired"
+    return chat
+
+
+def test_a_card_closed_before_anyone_answered_drops_its_empty_form(agent: MockAgent) -> None:
+    with _closed(agent, None) as chat:
+        card = chat.cards[-1]
+        assert not _on_card(card, card.form)  # nothing to read in an empty, dead form
+        assert _on_card(card, card.header) and _on_card(card, card.status)
+        assert "expired" in card.status.value
+
+
+def test_a_card_closed_with_a_typed_answer_keeps_it_without_a_submit(agent: MockAgent) -> None:
+    with _closed(agent, {"comment": "half-written"}) as chat:
+        card = chat.cards[-1]
+        assert card.form.touched and _on_card(card, card.form)
+        assert card.form.disabled  # what was typed stays readable, read-only
+        assert card.form.submit_button.layout.display == "none"
+
+
+def test_an_accepted_card_keeps_the_answer_and_loses_its_submit(agent: MockAgent) -> None:
+    with Conversation.start(agent.url, {"scenario": "approval"}) as chat:
+        card = chat.cards[-1]
+        assert not card.form.touched and card.form.submit_button.layout.display != "none"
+        chat.answer({"approve": True})
+        end = time.monotonic() + 30
+        while card.state != "done" and time.monotonic() < end:
+            time.sleep(0.05)
+        assert card.state == "done" and _on_card(card, card.form)
+        assert card.form.submit_button.layout.display == "none"
+
+
+def test_a_text_question_closed_without_an_answer_drops_its_text_box(agent: MockAgent) -> None:
+    from hitl_nb.a2a import Message, Part, Role, Task, TaskState, TaskStatus
+    from hitl_nb.notebook._card import QuestionCard
+    from hitl_nb.notebook._link import Link
+
+    asking = Message("m1", Role.AGENT, [Part(text="Ship it?")])
+    task = Task("t1", "c1", TaskStatus(TaskState.INPUT_REQUIRED, asking))
+    link = Link(agent.url)
+    try:
+        empty, typed = QuestionCard(link, task), QuestionCard(link, task)
+        typed.text.value = "not yet"
+        canceled = Task("t1", "c1", TaskStatus(TaskState.CANCELED))
+        for card in (empty, typed):
+            card.closed_by(canceled)
+            assert card.state == "done" and card.send_button.layout.display == "none"
+        assert not _on_card(empty, empty.text) and not _on_card(empty, empty.send_button)
+        assert _on_card(typed, typed.text) and typed.text.disabled
+    finally:
+        link.close()
