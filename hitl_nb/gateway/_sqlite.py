@@ -251,7 +251,7 @@ class SQLiteStore:
             raise
 
     def _atomic(self, work: Callable[[], Any]) -> Any:
-        self._db.execute("BEGIN IMMEDIATE")
+        self._run("BEGIN IMMEDIATE")  # a file another process keeps locked: unavailable
         try:
             result = work()
         except BaseException:

@@ -1,5 +1,6 @@
 """The SQLite file's schema versions: a new file starts at the latest, an older one is
-brought up to date in place keeping its rows, a newer one is refused."""
+brought up to date in place keeping its rows, a newer one is refused. A file another
+process keeps locked makes the store unavailable (the host's 503), changing nothing."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hitl_nb.gateway import SCHEMA_VERSION, SQLiteStore
+from hitl_nb.gateway import SCHEMA_VERSION, Registration, SQLiteStore, StoreUnavailable
 
 # The layout hitl-nb wrote before its schema had a number (what users' files hold).
 FIRST_LAYOUT = """
@@ -90,3 +91,34 @@ def test_a_failed_step_leaves_the_file_as_it_was(tmp_path: Path) -> None:
     with sqlite3.connect(path) as db:
         columns = [r[1] for r in db.execute("PRAGMA table_info(registrations)")]
     assert "registrant" not in columns  # the step's first change was rolled back too
+
+
+def test_a_file_locked_by_another_process_is_unavailable_and_unchanged(tmp_path: Path) -> None:
+    path = tmp_path / "gateway.sqlite"
+
+    async def go() -> None:
+        store = SQLiteStore(path)
+        await store.open()
+        reg = await store.add_registration(
+            Registration("r1", "http://agent.invalid", "t1", "Alice", 1.0, "alice")
+        )
+        await store.see_prompt(reg.id, "p1", None, {"prompt_id": "p1", "prompt": "?"}, None)
+        assert await store.begin_forward(reg.id, "p1", "m1", "{}", ["alice"])
+        store._db.execute("PRAGMA busy_timeout=50")  # not the 10 s a service waits
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another writer holds the file
+        try:
+            with pytest.raises(StoreUnavailable, match="locked"):
+                await store.cast_ballot(reg.id, "p1", "bob", "{}")  # a transaction
+            with pytest.raises(StoreUnavailable, match="locked"):
+                await store.finish_forward(reg.id, "p1", "forwarded", "ok", closed="answered")
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        assert await store.ballots(reg.id, "p1") == []
+        row, fwd = await store.prompt_and_forward(reg.id, "p1")
+        assert row is not None and row.closed is None
+        assert fwd is not None and fwd.state == "forwarding"
+        await store.close()
+
+    asyncio.run(go())
