@@ -522,21 +522,11 @@ class Gateway:
         self._in_flight.add(key)
         in_doubt = False
         try:
-            if not await self.store.begin_forward(
+            claimed = await self.store.begin_forward(
                 reg.id, prompt_id, message_id, canonical, responders, owner=self.replica
-            ):
-                return await self._claimed_by_another(reg, prompt_id, responder, canonical)
-            claimed = Forward(
-                reg.id,
-                prompt_id,
-                message_id,
-                canonical,
-                responders,
-                "forwarding",
-                None,
-                time.time(),
-                self.replica,
             )
+            if claimed is None:
+                return await self._claimed_by_another(reg, prompt_id, responder, canonical)
             client = self.pool.client(reg.agent_url)
             reply = await deliver(self.store, client, claimed, reg.task_id, row.context_id)
             if reply.status == 202:

@@ -590,14 +590,26 @@ class PostgresStore:
         payload: str,
         responders: list[str],
         owner: str = "",
-    ) -> bool:
-        """Write-ahead: claim the prompt's one forward. False if it was claimed before."""
+    ) -> Forward | None:
+        """Write-ahead: claim the prompt's one forward; it as written, or None if it was
+        claimed before."""
+        fwd = Forward(
+            reg_id,
+            prompt_id,
+            message_id,
+            payload,
+            list(responders),
+            "forwarding",
+            None,
+            time.time(),
+            owner,
+        )
         inserted = await self._count(
             f"INSERT INTO forwards ({_FORWARD}) "
             "VALUES (%s, %s, %s, %s, %s, 'forwarding', NULL, %s, %s) ON CONFLICT DO NOTHING",
-            (reg_id, prompt_id, message_id, payload, json.dumps(responders), time.time(), owner),
+            (reg_id, prompt_id, message_id, payload, json.dumps(responders), fwd.at, owner),
         )
-        return inserted == 1
+        return fwd if inserted == 1 else None
 
     async def finish_forward(
         self, reg_id: str, prompt_id: str, state: str, detail: str, *, closed: str | None = None

@@ -463,14 +463,26 @@ class SQLiteStore:
         payload: str,
         responders: list[str],
         owner: str = "",
-    ) -> bool:
-        """Write-ahead: claim the prompt's one forward. False if it was claimed before."""
+    ) -> Forward | None:
+        """Write-ahead: claim the prompt's one forward; it as written, or None if it was
+        claimed before."""
+        fwd = Forward(
+            reg_id,
+            prompt_id,
+            message_id,
+            payload,
+            list(responders),
+            "forwarding",
+            None,
+            time.time(),
+            owner,
+        )
         cur = self._run(
             f"INSERT OR IGNORE INTO forwards ({_FORWARD}) "
             "VALUES (?, ?, ?, ?, ?, 'forwarding', NULL, ?, ?)",
-            (reg_id, prompt_id, message_id, payload, json.dumps(responders), time.time(), owner),
+            (reg_id, prompt_id, message_id, payload, json.dumps(responders), fwd.at, owner),
         )
-        return cur.rowcount == 1
+        return fwd if cur.rowcount == 1 else None
 
     async def finish_forward(
         self, reg_id: str, prompt_id: str, state: str, detail: str, *, closed: str | None = None

@@ -10,7 +10,7 @@ that ships; every implementation must keep these promises, which
 - every change is committed when the call returns (a crash after it loses nothing);
 - :meth:`GatewayStore.begin_forward` is the at-most-once guard: a unique claim in the
   database, so of any number of callers (tasks of one loop, or processes sharing the
-  database) exactly one gets True for a prompt;
+  database) exactly one gets its forward back for a prompt (the others None);
 - :meth:`GatewayStore.cast_ballot` writes a responder's answer and reads the prompt's
   answers in one transaction: each caller sees every ballot cast before its own;
 - first sightings win (:meth:`GatewayStore.see_prompt`, :meth:`GatewayStore.add_registration`,
@@ -288,9 +288,9 @@ class GatewayStore(Protocol):
         payload: str,
         responders: list[str],
         owner: str = "",
-    ) -> bool:
-        """Write-ahead: claim the prompt's one forward (for replica ``owner``). False if
-        it was claimed before."""
+    ) -> Forward | None:
+        """Write-ahead: claim the prompt's one forward (for replica ``owner``); the
+        forward as written (``forwarding``), or None if it was claimed before."""
 
     async def finish_forward(
         self, reg_id: str, prompt_id: str, state: str, detail: str, *, closed: str | None = None

@@ -79,7 +79,7 @@ def test_one_forward_claim_among_fifty_racing_tasks(opener: Opener) -> None:
         store = opener()
         await _seeded(store)
         claims = [store.begin_forward("r1", "p1", f"m{i}", "{}", [f"u{i}"]) for i in range(50)]
-        got = list(await asyncio.gather(*claims))
+        got = [fwd is not None for fwd in await asyncio.gather(*claims)]
         await store.close()
         return got
 
@@ -98,7 +98,8 @@ def test_one_forward_claim_among_connections_racing_in_threads(opener: Opener) -
             store = opener()
             start.wait()
             try:
-                return await store.begin_forward("r1", "p1", f"m{i}", "{}", [f"u{i}"])
+                fwd = await store.begin_forward("r1", "p1", f"m{i}", "{}", [f"u{i}"])
+                return fwd is not None
             finally:
                 await store.close()
 
@@ -172,10 +173,11 @@ def test_an_answer_reads_its_prompt_and_forward_together(opener: Opener) -> None
         assert await store.prompt_and_forward("r1", "nope") == (None, None)
         row, fwd = await store.prompt_and_forward("r1", "p1")
         assert row == await store.prompt("r1", "p1") and fwd is None
-        assert await store.begin_forward("r1", "p1", "m1", '{"a":1}', ["alice", "bob"], "rep-a")
+        claimed = await store.begin_forward("r1", "p1", "m1", '{"a":1}', ["alice", "bob"], "rep-a")
         row, fwd = await store.prompt_and_forward("r1", "p1")
         assert row is not None and row.envelope == ENV and row.closed is None
-        assert fwd == await store.forward("r1", "p1")
+        assert fwd == await store.forward("r1", "p1") == claimed  # the claim, as written
+        assert await store.begin_forward("r1", "p1", "m2", "{}", ["carol"]) is None
         assert fwd is not None and (fwd.message_id, fwd.responders, fwd.owner) == (
             "m1",
             ["alice", "bob"],
