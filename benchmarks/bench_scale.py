@@ -97,24 +97,28 @@ def stats(values: list[float]) -> str:
     return f"median {statistics.median(ms):7.1f} ms   p95 {p95(ms):7.1f} ms   (n={len(ms)})"
 
 
-def cpu_seconds(pid: int) -> float:
+def _stat(pid: int | str) -> list[str]:
+    """The fields of /proc/<pid>/stat after the command name (state, ppid, ...)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def cpu_seconds(pid: int | str) -> float:
     """User + system CPU time a process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = _stat(pid)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def database_cpu(cluster: postgres.Cluster) -> float:
     """CPU time the PostgreSQL server's processes (the postmaster and its children, the
     backends serving the pool's connections among them) have used so far."""
-    root = int((cluster.data / "postmaster.pid").read_text().split()[0])
-    total = 0.0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    root = (cluster.data / "postmaster.pid").read_text().split()[0]
+    total = cpu_seconds(root)
+    for proc in Path("/proc").glob("[0-9]*"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
+            if _stat(proc.name)[1] == root:
+                total += cpu_seconds(proc.name)
+        except OSError:  # gone meanwhile
             continue
-        if int(stat.parent.name) == root or int(fields[1]) == root:
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
 
 
