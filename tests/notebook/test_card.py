@@ -10,7 +10,8 @@ from collections.abc import Iterator
 import pytest
 
 from hitl_nb.mock_agent import MockAgent
-from hitl_nb.notebook import Conversation
+from hitl_nb.notebook import Conversation, Outcome
+from tests.helpers.until import until
 
 
 @pytest.fixture(scope="module")
@@ -97,15 +98,26 @@ def test_problems_are_listed_once_by_label(agent: MockAgent) -> None:
         assert sum(line.startswith("    Approve:") for line in lines) == 1  # the outcome's
 
 
-def test_a_card_closed_by_its_deadline_says_so_without_a_form_line(agent: MockAgent) -> None:
-    content = {"scenario": "deadline", "deadline_seconds": 0.5, "on_deadline": "fail"}
-    with Conversation.start(agent.url, content) as chat:
-        assert _lines(chat)[2].startswith("  deadline: ")
-        time.sleep(1.0)
-        end = time.monotonic() + 30
-        while chat.cards[-1].outcome is None and time.monotonic() < end:
-            chat.refresh()
+EXPIRING = {"scenario": "deadline", "deadline_seconds": 0.5, "on_deadline": "fail"}
+
+
+def _until_closed(chat: Conversation) -> Outcome:
+    """Read the task (every 0.2 s) until its deadline has closed the last card."""
+    card = chat.cards[-1]
+
+    def looked() -> Outcome | None:
+        if card.outcome is None:
             time.sleep(0.2)
+            chat.refresh()
+        return card.outcome
+
+    return until(looked, timeout=30, what="the deadline to close the card")
+
+
+def test_a_card_closed_by_its_deadline_says_so_without_a_form_line(agent: MockAgent) -> None:
+    with Conversation.start(agent.url, EXPIRING) as chat:
+        assert _lines(chat)[2].startswith("  deadline: ")
+        _until_closed(chat)
         lines = _lines(chat)
         assert lines[-1] == "  expired: the deadline passed and the task failed"
         assert not any(line.startswith("  form:") for line in lines)
@@ -132,8 +144,6 @@ def test_an_answer_that_meets_a_closing_card_waits_for_its_outcome(agent: MockAg
     a card with none recorded (seen under load in a Run All test)."""
     import threading
 
-    from hitl_nb.notebook._outcomes import Outcome
-
     with Conversation.start(agent.url, {"scenario": "approval"}) as chat:
         card = chat.cards[-1]
         with card._lock:
@@ -151,17 +161,10 @@ def _on_card(card: object, widget: object) -> bool:
 
 
 def _closed(agent: MockAgent, typed: dict[str, object] | None) -> Conversation:
-    content = {"scenario": "deadline", "deadline_seconds": 0.5, "on_deadline": "fail"}
-    chat = Conversation.start(agent.url, content)
-    card = chat.cards[-1]
+    chat = Conversation.start(agent.url, EXPIRING)
     if typed is not None:
-        card.form.value = typed
-    time.sleep(1.0)
-    end = time.monotonic() + 30
-    while card.outcome is None and time.monotonic() < end:
-        chat.refresh()
-        time.sleep(0.2)
-    assert card.outcome is not None and card.outcome.status == "expired"
+        chat.cards[-1].form.value = typed
+    assert _until_closed(chat).status == "expired"
     return chat
 
 
@@ -186,10 +189,8 @@ def test_an_accepted_card_keeps_the_answer_and_loses_its_submit(agent: MockAgent
         card = chat.cards[-1]
         assert not card.form.touched and card.form.submit_button.layout.display != "none"
         chat.answer({"approve": True})
-        end = time.monotonic() + 30
-        while card.state != "done" and time.monotonic() < end:
-            time.sleep(0.05)
-        assert card.state == "done" and _on_card(card, card.form)
+        until(lambda: card.state == "done", timeout=30, what="the agent to move on")
+        assert _on_card(card, card.form)
         assert card.form.submit_button.layout.display == "none"
 
 
