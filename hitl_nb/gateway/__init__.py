@@ -31,7 +31,7 @@ from hitl_nb.gateway._forward import GatewayReply, message_for
 from hitl_nb.gateway._gateway import Gateway, GatewayError
 from hitl_nb.gateway._push import PUSH_PATH, PushDesk, Refused
 from hitl_nb.gateway._push_http import push_handlers
-from hitl_nb.gateway._settings import GatewaySettings
+from hitl_nb.gateway._settings import GatewaySettings, Seconds
 from hitl_nb.gateway._sqlite import SCHEMA_VERSION, SQLiteStore
 from hitl_nb.gateway._store import (
     AuditEntry,
@@ -77,6 +77,7 @@ __all__ = [
     "Refused",
     "Registration",
     "SQLiteStore",
+    "Seconds",
     "StoreUnavailable",
     "check_agent_url",
     "check_db_url",

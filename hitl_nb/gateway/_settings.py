@@ -1,37 +1,162 @@
-"""What an administrator decides about a gateway, whichever host runs it.
+"""What an administrator decides about a gateway, declared once for both hosts.
 
-The Jupyter server extension fills these from ``c.HitlServer`` (traitlets), the hub
-service from its command line (written by :func:`hitl_nb.hub.configure`).
+:class:`GatewaySettings` is a traitlets ``Configurable``, as JupyterHub's own classes
+are: each setting is one trait, with its default and its help, and both hosts read the
+same declaration:
+
+- the Jupyter server extension as ``c.HitlServer.<name>`` (:class:`hitl_nb.server.HitlServer`
+  is this class with the server's own settings added);
+- the hub service as ``hitl-nb hub-service --<name-with-dashes>``
+  (:class:`hitl_nb.hub.HubSettings` adds the service's own; its command line is built
+  from the traits by :mod:`hitl_nb.hub._options`, and :func:`hitl_nb.hub.configure`
+  writes it from keyword arguments of the same names).
+
+docs/server.md's settings table is this declaration, row for row
+(``tests/gateway/test_settings.py`` holds it to that). A new setting is one trait
+tagged ``config=True`` here (or in one host's class, when only that host has it): it
+then appears in ``c.HitlServer``, among the hub's flags and, once the test has shown the
+table's new row, in the docs. A ``List`` is given on the hub's command line one item per
+flag, named in the singular (``--allowed-agent-host``); a ``Bool`` as ``--name`` and
+``--no-name``. Nothing secret is a setting: a command line is shown to whoever may read
+the hub's services (the database URL and the cookie secret come from the environment).
+
+Two traits are not settings but facts of the host, set by the host's class:
+``show_all`` and ``where``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from typing import Any
 
-__all__ = ["GatewaySettings"]
+from traitlets import Bool, Float, Int, List, TraitError, Unicode
+from traitlets.config import Configurable
+
+__all__ = ["GatewaySettings", "Seconds"]
 
 
-@dataclass
-class GatewaySettings:
-    """A gateway's settings (see :class:`hitl_nb.server.HitlServer` for each one's help).
+class Seconds(Float):  # type: ignore[type-arg]
+    """A duration in seconds: a finite number from ``low`` to ``high`` (NaN refused)."""
 
-    ``show_all``: every caller sees every open prompt (a Jupyter server, whose users
-    share the server anyway). Off (the hub): a caller sees the prompts they may answer,
-    those of tasks they registered, and, hub admins, all.
-    """
+    info_text = "a number of seconds"
 
-    allowed_agent_hosts: list[str] = field(default_factory=list)
-    max_registrations: int = 1000
-    accept_after_deadline: bool = False
-    watch: bool = True
-    poll_interval: float = 10.0
-    max_streams: int = 20
-    push: bool = True
-    max_push_bytes: int = 1024 * 1024
-    agent_timeout: float = 30.0
-    show_all: bool = True
+    def __init__(
+        self, default_value: float, *, low: float, high: float = math.inf, **kwargs: Any
+    ) -> None:
+        super().__init__(default_value, **kwargs)
+        self.low, self.high = low, high
+
+    def validate(self, obj: Any, value: Any) -> float:
+        seconds = float(super().validate(obj, value))
+        if not (math.isfinite(seconds) and self.low <= seconds <= self.high):
+            bounds = f"from {self.low:g} to {self.high:g}"
+            if not math.isfinite(self.high):
+                bounds = f"of at least {self.low:g}"
+            raise TraitError(f"{self.name}: give seconds {bounds}, not {value!r}")
+        return seconds
+
+
+class GatewaySettings(Configurable):
+    """A gateway's settings, whichever host runs it (the module docstring says how)."""
+
+    allowed_agent_hosts = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "Host names (or patterns like '*.example.org', 'host:port') of agents users may "
+            "register with the gateway. Empty: any host. Requests to a host not on the list, "
+            "including interfaces named by an agent's card, are refused."
+        ),
+    ).tag(config=True)
+
+    # Counted over every task ever registered (registrations are kept for the audit
+    # trail): 10,000 lets a team's hub run for a long while; the store is measured at
+    # 10,000 open prompts (benchmarks/bench_scale.py), so a server can afford it too.
+    max_registrations = Int(
+        10_000,
+        min=0,
+        help="At most this many registered tasks (across all users); more are refused (429).",
+    ).tag(config=True)
+
+    accept_after_deadline = Bool(
+        False,
+        help=(
+            "Forward answers that arrive after a prompt's deadline. Off: the gateway's own "
+            "timer (spec S-4) closes the prompt at its deadline and later answers get 410."
+        ),
+    ).tag(config=True)
+
+    watch = Bool(
+        True,
+        help="Watch registered tasks (subscribe or poll) so new prompts appear unasked.",
+    ).tag(config=True)
+
+    poll_interval = Seconds(
+        10.0,
+        low=0.05,
+        help="Seconds between two reads of a task that is polled, not streamed.",
+    ).tag(config=True)
+
+    max_streams = Int(
+        20,
+        min=0,
+        help="At most this many open subscriptions to agents; other tasks are polled.",
+    ).tag(config=True)
+
+    push = Bool(
+        True,
+        help=(
+            "Ask agents whose card advertises push notifications to POST each update of a "
+            "registered task to this host (A2A push). The agents must be able to reach it; "
+            "tasks whose agent does not push are watched as before."
+        ),
+    ).tag(config=True)
+
+    max_push_bytes = Int(
+        1024 * 1024,
+        min=1,
+        help="The largest push notification accepted, in bytes (larger ones get 413).",
+    ).tag(config=True)
+
+    agent_timeout = Seconds(
+        30.0,
+        low=0.05,
+        help="Seconds the gateway waits for an agent's answer to one request.",
+    ).tag(config=True)
+
+    lease_seconds = Seconds(
+        15.0,
+        low=0.5,
+        high=3600.0,
+        help=(
+            "Replicas on one database: a replica that stops renewing its leases (it died) "
+            "loses its watched tasks and forwards in doubt to the others after this many "
+            "seconds; each replica's rounds run every third of it."
+        ),
+    ).tag(config=True)
+
+    mock_agent = Bool(
+        True,
+        help=(
+            "Serve the bundled mock agent behind the host's login: {base_url}hitl/mock-agent/ "
+            "on a Jupyter server, {hub}/services/hitl/mock-agent/ on the hub service."
+        ),
+    ).tag(config=True)
+
+    state_dir = Unicode(
+        "",
+        help=(
+            "Folder of the SQLite files (the gateway's state, the hosted mock agent's tasks; "
+            "the hub service's cookie secret). Default: 'hitl_nb' in a Jupyter server's "
+            "data directory; 'hitl-state' in the hub service's working directory."
+        ),
+    ).tag(config=True)
+
+    # -- facts of the host, not settings ------------------------------------------------
+
+    #: Every caller sees every open prompt (a Jupyter server, whose users share the
+    #: server anyway). Off (the hub): a caller sees the prompts they may answer, those of
+    #: tasks they registered, and, hub admins, all.
+    show_all = Bool(True)
     #: What the host is called in messages ("this server", "this hub").
-    where: str = "this server"
-    #: Replicas on one database: a replica that stops renewing its leases (it died)
-    #: loses them after this many seconds; rounds run every third of it.
-    lease_seconds: float = 15.0
+    where = Unicode("this server")

@@ -22,8 +22,9 @@ without a hub login, only with the task's secret. Hub administrators (and whoeve
 registered a task) read the audit trail at ``api/audit``.
 
 :func:`configure` writes the service's entry and the scopes; ``hitl-nb hub-service``
-(:mod:`hitl_nb.hub._service`, its options in :mod:`hitl_nb.hub._options`) is the
-process the hub starts.
+(:mod:`hitl_nb.hub._service`) is the process the hub starts, its settings
+(:class:`HubSettings`, the gateway's declared once in :class:`hitl_nb.gateway.GatewaySettings`)
+on its command line (:mod:`hitl_nb.hub._options`).
 """
 
 from __future__ import annotations
@@ -31,8 +32,16 @@ from __future__ import annotations
 import argparse
 
 from hitl_nb.hub._configure import SERVICE_NAME, configure, replica_environment, service_scopes
+from hitl_nb.hub._options import HubSettings
 
-__all__ = ["SERVICE_NAME", "configure", "register_cli", "replica_environment", "service_scopes"]
+__all__ = [
+    "SERVICE_NAME",
+    "HubSettings",
+    "configure",
+    "register_cli",
+    "replica_environment",
+    "service_scopes",
+]
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -23,9 +23,11 @@ What it writes into the hub's config ``c`` (and nothing else):
 - ``HITL_NB_HUB_SERVICE`` in the servers' environment (``c.Spawner.environment``), the
   service's name for kernels to look up in the hub's service list.
 
-An administrator narrows it with the keyword options: which agent hosts users may
-register (``allowed_agent_hosts``), the URL agents push to (``push_url``), the mock
-agent on or off (``mock_agent``); and through roles: a user without the access scope
+An administrator narrows it with the settings, given as keywords (any setting of
+:class:`~hitl_nb.hub.HubSettings`: which agent hosts users may register
+(``allowed_agent_hosts``), the URL agents push to (``push_url``), the mock agent on or off
+(``mock_agent``), ...), each written into the service's command as its flag; and through
+roles: a user without the access scope
 (a ``user`` role without it, e.g. for a group) cannot use the service.
 
 More replicas of the service (``replicas``, with a PostgreSQL ``db_url`` they share):
@@ -46,6 +48,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from hitl_nb.hub._options import COMMAND, HubSettings, command_line
 
 __all__ = ["SERVICE_NAME", "configure", "replica_environment", "service_scopes"]
 
@@ -151,12 +155,9 @@ def configure(
     name: str = SERVICE_NAME,
     ip: str = "127.0.0.1",
     state_dir: str | Path | None = None,
-    allowed_agent_hosts: Sequence[str] = (),
-    push_url: str | None = None,
-    mock_agent: bool = True,
-    poll_interval: float | None = None,
     options: Sequence[str] = (),
     replicas: Sequence[Mapping[str, str]] = (),
+    **settings: Any,
 ) -> dict[str, Any]:
     """Add the hitl-nb service to JupyterHub's config ``c``; returns its service entry.
 
@@ -167,17 +168,25 @@ def configure(
     ``sqlite:///path`` or ``postgresql://user@host:port/database`` (several replicas, a
     team's scale; the password may be in the URL, ``PGPASSWORD`` or ``~/.pgpass``).
     ``replicas``: more replicas as external services (see the module docstring; they
-    need the PostgreSQL ``db_url``). ``allowed_agent_hosts``: host names or patterns
-    (``*.example.org``, ``host:port``) users may register agents of (empty: any).
-    ``push_url``: the service's URL as agents reach it, e.g.
-    ``https://hub.example.org/services/hitl/`` (default: the hub's ``public_url`` when
-    set, else the service's own). ``mock_agent``: serve the bundled mock agent under
-    ``mock-agent/``. ``options``: more ``hitl-nb hub-service`` options, verbatim.
+    need the PostgreSQL ``db_url``). ``settings``: any setting of
+    :class:`~hitl_nb.hub.HubSettings` by its name (docs/server.md's table), e.g.
+    ``allowed_agent_hosts=["*.example.org"]``, ``push_url=...``, ``mock_agent=False``,
+    ``poll_interval=5`` (None: the default): each is checked here, at hub start, and
+    written into the service's command as its flag. ``options``: more
+    ``hitl-nb hub-service`` options, verbatim.
     """
     from hitl_nb.gateway import check_db_url
 
+    known = set(HubSettings.class_traits(config=True)) - {"state_dir"}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise TypeError(
+            f"configure() got no setting named {', '.join(map(repr, unknown))}; "
+            f"its settings: {', '.join(sorted(known))}"
+        )
+    given = {key: value for key, value in settings.items() if value is not None}
     folder = Path(state_dir) if state_dir is not None else Path.cwd() / "hitl-state"
-    folder = folder.resolve()
+    chosen = HubSettings(state_dir=str(folder.resolve()), **given)
     check_db_url(db_url)  # a db_url it cannot open fails here, at hub start
     shared = bool(db_url) and urlsplit(db_url or "").scheme.startswith("postgres")
     if replicas and not shared:
@@ -186,16 +195,7 @@ def configure(
             "(postgresql://user@host:port/database)"
         )
     extra = [_replica_entry(spec, i, name) for i, spec in enumerate(replicas)]
-    args = [*_command(), "hub-service", "--state-dir", str(folder)]
-    for host in allowed_agent_hosts:
-        args += ["--allowed-agent-host", host]
-    if push_url:
-        args += ["--push-url", push_url]
-    if not mock_agent:
-        args.append("--no-mock-agent")
-    if poll_interval is not None:
-        args += ["--poll-interval", repr(float(poll_interval))]
-    args += list(options)
+    args = [*_command(), COMMAND, *command_line(chosen), *options]
     environment = {"HITL_NB_DB_URL": db_url} if db_url else {}
     entry: dict[str, Any] = {
         "name": name,

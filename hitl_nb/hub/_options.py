@@ -1,7 +1,13 @@
 """``hitl-nb hub-service``'s options: what the administrator decides, on the command line.
 
-:func:`hitl_nb.hub.configure` writes them into the service's command; the hub starts
-it. Secrets never come this way (the hub shows a service's command to those who may read
+The settings are declared once, as traits (:class:`HubSettings`: the gateway's settings
+of :class:`hitl_nb.gateway.GatewaySettings` and the service's own); this module turns
+them into the command's flags (``max_registrations`` is ``--max-registrations``, each
+flag's help the trait's) and back: :func:`options_from` reads a parsed command line,
+:func:`command_line` writes one, which is how :func:`hitl_nb.hub.configure` puts the
+settings into the service's command. The hub starts the service with it.
+
+Secrets never come this way (the hub shows a service's command to those who may read
 it): the database URL comes from ``HITL_NB_DB_URL``, the cookie secret from
 ``HITL_NB_COOKIE_SECRET`` or a file in the state folder. Nothing here imports JupyterHub,
 so ``hitl-nb --help`` works where it is not installed.
@@ -11,64 +17,115 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from hitl_nb.gateway import GatewaySettings
+from traitlets import Bool, Float, Int, List, TraitError, TraitType, Unicode, default
 
-__all__ = ["COMMAND", "ServiceOptions", "options_from", "register_cli"]
+from hitl_nb.gateway import GatewaySettings, Seconds
+
+__all__ = [
+    "COMMAND",
+    "HubSettings",
+    "ServiceOptions",
+    "command_line",
+    "flag_of",
+    "options_from",
+    "register_cli",
+]
 
 #: The subcommand of ``hitl-nb`` that runs the service.
 COMMAND = "hub-service"
 
-
-@dataclass
-class ServiceOptions:
-    """What the administrator decided (:func:`options_from` reads the command line)."""
-
-    state_dir: Path
-    db_url: str | None = None
-    settings: GatewaySettings = field(default_factory=GatewaySettings)
-    push_url: str | None = None
-    mock_agent: bool = True
-    cache_max_age: int = 60
-    listen: str | None = None
+#: ``--state-dir`` when not given: this folder in the working directory.
+DEFAULT_STATE_DIR = "hitl-state"
 
 
-def options_from(
-    args: argparse.Namespace, environ: Mapping[str, str] | None = None
-) -> ServiceOptions:
-    """The service's options from its command line (and ``HITL_NB_DB_URL``)."""
-    env = os.environ if environ is None else environ
-    settings = GatewaySettings(
-        allowed_agent_hosts=list(args.allowed_agent_host or []),
-        max_registrations=args.max_registrations,
-        accept_after_deadline=args.accept_after_deadline,
-        poll_interval=args.poll_interval,
-        max_streams=args.max_streams,
-        push=args.push,
-        agent_timeout=args.agent_timeout,
-        lease_seconds=args.lease_seconds,
-        show_all=False,
-        where="this hub",
-    )
-    return ServiceOptions(
-        state_dir=Path(args.state_dir).resolve(),
-        db_url=env.get("HITL_NB_DB_URL") or None,
-        settings=settings,
-        push_url=args.push_url,
-        mock_agent=args.mock_agent,
-        cache_max_age=args.cache_max_age,
-        listen=args.listen,
-    )
+class HubSettings(GatewaySettings):
+    """Settings of the hub service: the gateway's, and the service's own.
+
+    A caller sees the prompts they may answer, those of tasks they registered, and (hub
+    admins) all (``show_all`` off): each person of a hub has their own server.
+    """
+
+    push_url = Unicode(
+        "",
+        help=(
+            "The service's URL as agents reach it, e.g. https://hub.example.org/services/"
+            "hitl/; agents push to URLs under {push_url}push/. Default: the hub's public "
+            "URL when it has one, else the service's own."
+        ),
+    ).tag(config=True)
+
+    cache_max_age = Int(
+        60,
+        min=0,
+        help="Seconds the hub's word on a token is kept.",
+    ).tag(config=True)
+
+    listen = Unicode(
+        "",
+        help="Listen at this URL instead of the hub's JUPYTERHUB_SERVICE_URL.",
+    ).tag(config=True)
+
+    @default("show_all")
+    def _each_their_own(self) -> bool:
+        return False
+
+    @default("where")
+    def _this_hub(self) -> str:
+        return "this hub"
 
 
-def _positive(text: str) -> float:
-    value = float(text)
-    if not 0.5 <= value <= 3600:  # also refuses NaN
-        raise argparse.ArgumentTypeError("give seconds from 0.5 to 3600")
-    return value
+def _settings_of(cls: type[GatewaySettings]) -> dict[str, TraitType[Any, Any]]:
+    """A settings class's settings (its ``config=True`` traits), by name."""
+    return dict(sorted(cls.class_traits(config=True).items()))
+
+
+def flag_of(name: str, trait: TraitType[Any, Any]) -> str:
+    """The command-line flag of a setting: a list's is in the singular, given once per
+    item (``allowed_agent_hosts``: ``--allowed-agent-host``)."""
+    if isinstance(trait, List):
+        name = name.removesuffix("s")
+    return "--" + name.replace("_", "-")
+
+
+def _parse(name: str, trait: TraitType[Any, Any]) -> Callable[[str], Any]:
+    """The argparse ``type`` of a setting: its text read and checked by its trait."""
+    item = trait._trait if isinstance(trait, List) else trait
+
+    def parse(text: str) -> Any:
+        try:
+            value = item.from_string(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {item.info()}") from None
+        try:
+            HubSettings(**{name: [value] if isinstance(trait, List) else value})
+        except TraitError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return value
+
+    return parse
+
+
+def _default_words(trait: TraitType[Any, Any]) -> str:
+    value = trait.default()
+    if isinstance(trait, Bool):
+        return "on" if value else "off"
+    if isinstance(trait, Float):
+        return f"{value:g}"
+    if isinstance(trait, Int):
+        return str(value)
+    return ""  # the help says what an empty text or list means
+
+
+def _help(trait: TraitType[Any, Any]) -> str:
+    # argparse %-formats help texts.
+    text = (trait.help or "").replace("%", "%%")
+    words = _default_words(trait)
+    return f"{text} (default: {words})" if words else text
 
 
 def register_cli(
@@ -83,77 +140,85 @@ def register_cli(
         "hub as a managed service (from hitl_nb.hub import configure; configure(c) in "
         "jupyterhub_config.py writes its entry). The database URL comes from HITL_NB_DB_URL.",
     )
-    p.add_argument(
-        "--state-dir",
-        default="hitl-state",
-        help="folder of the SQLite file, the mock agent's tasks and the cookie secret",
-    )
-    p.add_argument(
-        "--allowed-agent-host",
-        action="append",
-        metavar="HOST",
-        help="a host (or '*.example.org', 'host:port') users may register agents "
-        "of; repeat it; none: any host",
-    )
-    p.add_argument(
-        "--push-url",
-        help="the service's URL as agents reach it, e.g. "
-        "https://hub.example.org/services/hitl/ (default: the hub's public URL "
-        "when it has one, else the service's own)",
-    )
-    p.add_argument(
-        "--no-push",
-        dest="push",
-        action="store_false",
-        help="never ask agents to push (watch by streaming and polling only)",
-    )
-    p.add_argument(
-        "--no-mock-agent",
-        dest="mock_agent",
-        action="store_false",
-        help="do not serve the bundled mock agent under mock-agent/",
-    )
-    p.add_argument(
-        "--poll-interval",
-        type=float,
-        default=10.0,
-        help="seconds between two reads of a task that is polled (default 10)",
-    )
-    p.add_argument(
-        "--max-streams",
-        type=int,
-        default=20,
-        help="at most this many open subscriptions to agents (default 20)",
-    )
-    p.add_argument(
-        "--max-registrations",
-        type=int,
-        default=10_000,
-        help="at most this many registered tasks, across users (default 10000)",
-    )
-    p.add_argument(
-        "--accept-after-deadline",
-        action="store_true",
-        help="forward answers that arrive after a prompt's deadline",
-    )
-    p.add_argument(
-        "--agent-timeout",
-        type=float,
-        default=30.0,
-        help="seconds to wait for an agent's answer to one request (default 30)",
-    )
-    p.add_argument(
-        "--cache-max-age",
-        type=int,
-        default=60,
-        help="seconds the hub's word on a token is kept (default 60)",
-    )
-    p.add_argument(
-        "--lease-seconds",
-        type=_positive,
-        default=15.0,
-        help="replicas on one database: a replica that stops (dies) loses its watched "
-        "tasks and forwards in doubt to the others after this many seconds (default 15)",
-    )
-    p.add_argument("--listen", help="listen here instead of JUPYTERHUB_SERVICE_URL")
+    for name, trait in _settings_of(HubSettings).items():
+        flag = flag_of(name, trait)
+        # Only what is given lands in the namespace: the defaults are the traits'.
+        common: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS}
+        if isinstance(trait, Bool):
+            action: Any = argparse.BooleanOptionalAction
+            p.add_argument(flag, action=action, help=_help(trait), **common)
+        elif isinstance(trait, List):
+            p.add_argument(
+                flag,
+                action="append",
+                type=_parse(name, trait),
+                metavar=name.removesuffix("s").rsplit("_", 1)[-1].upper(),
+                help=_help(trait) + " Repeat the flag for each.",
+                **common,
+            )
+        elif isinstance(trait, (Int, Float, Unicode)):
+            metavar = "SECONDS" if isinstance(trait, Seconds) else None
+            metavar = "N" if isinstance(trait, Int) else metavar
+            p.add_argument(
+                flag, type=_parse(name, trait), metavar=metavar, help=_help(trait), **common
+            )
+        else:
+            raise TypeError(f"HubSettings.{name}: no command-line flag for a {type(trait)}")
     p.set_defaults(func=run)
+
+
+@dataclass
+class ServiceOptions:
+    """What the service was given: its settings (the command line) and, from the
+    environment, the database URL (:func:`options_from`)."""
+
+    settings: HubSettings
+    db_url: str | None = None
+
+    @property
+    def state_dir(self) -> Path:
+        """The folder of the SQLite file, the mock agent's tasks and the cookie secret."""
+        return Path(self.settings.state_dir or DEFAULT_STATE_DIR).resolve()
+
+    @property
+    def push_url(self) -> str | None:
+        """Where agents push to, when the administrator said (else the hub decides)."""
+        return self.settings.push_url or None
+
+    @property
+    def mock_agent(self) -> bool:
+        """Serve the bundled mock agent under ``mock-agent/``."""
+        return bool(self.settings.mock_agent)
+
+
+def options_from(
+    args: argparse.Namespace, environ: Mapping[str, str] | None = None
+) -> ServiceOptions:
+    """The service's options from its command line (and ``HITL_NB_DB_URL``)."""
+    env = os.environ if environ is None else environ
+    given = {name: getattr(args, name) for name in _settings_of(HubSettings) if name in args}
+    settings = HubSettings(**given)
+    settings.state_dir = str(Path(settings.state_dir or DEFAULT_STATE_DIR).resolve())
+    return ServiceOptions(settings, env.get("HITL_NB_DB_URL") or None)
+
+
+def _flags(name: str, trait: TraitType[Any, Any], value: Any) -> Iterator[str]:
+    flag = flag_of(name, trait)
+    if isinstance(trait, Bool):
+        yield flag if value else "--no-" + flag[2:]
+    elif isinstance(trait, List):
+        for item in value:
+            yield from (flag, str(item))
+    else:
+        yield from (flag, repr(value) if isinstance(value, float) else str(value))
+
+
+def command_line(settings: HubSettings) -> list[str]:
+    """``settings`` as ``hitl-nb hub-service`` flags: those that differ from the
+    defaults, ``--state-dir`` first."""
+    out = ["--state-dir", settings.state_dir] if settings.state_dir else []
+    for name, trait in _settings_of(HubSettings).items():
+        value = getattr(settings, name)
+        if name != "state_dir" and value != trait.default():
+            out += _flags(name, trait, value)
+    return out

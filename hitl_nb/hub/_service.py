@@ -100,7 +100,7 @@ class HubService:
         env = os.environ if environ is None else environ
         self.options = options
         self.name = env.get("JUPYTERHUB_SERVICE_NAME") or "hitl"
-        self.url = options.listen or _env(env, "JUPYTERHUB_SERVICE_URL")
+        self.url = options.settings.listen or _env(env, "JUPYTERHUB_SERVICE_URL")
         prefix = env.get("JUPYTERHUB_SERVICE_PREFIX") or f"/services/{self.name}/"
         self.prefix = prefix if prefix.endswith("/") else prefix + "/"
         options.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -109,7 +109,7 @@ class HubService:
             api_url=_env(env, "JUPYTERHUB_API_URL"),
             oauth_client_id=_env(env, "JUPYTERHUB_CLIENT_ID"),
             base_url=self.prefix,
-            cache_max_age=options.cache_max_age,
+            cache_max_age=options.settings.cache_max_age,
             access_scopes=access_scopes(self.name, env),
         )
         bind = urlsplit(self.url)

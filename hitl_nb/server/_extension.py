@@ -61,14 +61,13 @@ def load(serverapp: Any) -> Gateway:
         web_app.settings[INTERNAL_SETTING] = internal
         handlers += host_handlers(mock_agent_handlers(prefix, store=folder / "mock-agent.sqlite"))
         serverapp.log.info("hitl-nb: mock agent hosted at %s", prefix)
-    settings = config.gateway_settings()
     pool = AgentPool(
-        settings.allowed_agent_hosts, settings.agent_timeout, internal, streams=settings.max_streams
+        config.allowed_agent_hosts, config.agent_timeout, internal, streams=config.max_streams
     )
-    gateway = Gateway(open_store(None, folder), pool, settings)
+    gateway = Gateway(open_store(None, folder), pool, config)
     web_app.settings[GATEWAY_SETTING] = gateway
     handlers += gateway_handlers(url_path_join(base_url, API_PATH), GatewayAPI(gateway))
-    if settings.push:
+    if config.push:
 
         def push_url(reg_id: str) -> str:
             # Read when a task is registered: the server's port is known by then.

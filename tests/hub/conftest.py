@@ -50,7 +50,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
 @pytest.fixture
 def service(hub: Hub, tmp_path: Path, jp_asyncio_loop: asyncio.AbstractEventLoop) -> Iterator[Any]:
     """The hub service's code, in this process, on a free port (see the module doc)."""
-    from hitl_nb.gateway import GatewaySettings
+    from hitl_nb.hub import HubSettings
     from hitl_nb.hub._service import HubService, ServiceOptions
 
     port = free_port()
@@ -63,8 +63,8 @@ def service(hub: Hub, tmp_path: Path, jp_asyncio_loop: asyncio.AbstractEventLoop
         "JUPYTERHUB_API_URL": hub.api,
         "JUPYTERHUB_CLIENT_ID": "service-hitl",
     }
-    settings = GatewaySettings(show_all=False, where="this hub", poll_interval=2.0)
-    options = ServiceOptions(state_dir=tmp_path / "service", settings=settings)
+    settings = HubSettings(state_dir=str(tmp_path / "service"), poll_interval=2.0)
+    options = ServiceOptions(settings)
     running = HubService(options, environ)
     jp_asyncio_loop.run_until_complete(running.start())
     yield running

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from traitlets import TraitError
 from traitlets.config import Config
 
 from hitl_nb.hub import SERVICE_NAME, configure, service_scopes
@@ -213,3 +215,33 @@ def test_a_replicas_environment_names_it_and_its_database() -> None:
     assert env["JUPYTERHUB_SERVICE_PREFIX"] == "/services/hitl-2/"
     assert env["JUPYTERHUB_PUBLIC_URL"] == "https://hub.example.org/services/hitl-2/"
     assert env["HITL_NB_DB_URL"] == "postgresql://hitl@db/hitl"
+
+
+def test_every_setting_is_a_keyword_written_as_its_flag(tmp_path: Path) -> None:
+    c = Config()
+    configure(c, state_dir=tmp_path, max_registrations=500, lease_seconds=30, watch=False)
+    command = c.JupyterHub.services[0]["command"]
+    assert command[command.index("--max-registrations") + 1] == "500"
+    assert command[command.index("--lease-seconds") + 1] == "30.0"
+    assert "--no-watch" in command
+    configure(c, state_dir=tmp_path, push_url=None, poll_interval=None)  # None: the default
+    assert c.JupyterHub.services[0]["command"][4:] == []
+
+
+@pytest.mark.parametrize(
+    ("settings", "error", "words"),
+    [
+        pytest.param({"pol_interval": 3}, TypeError, "no setting named 'pol_interval'", id="typo"),
+        pytest.param({"db_url": "x"}, TypeError, "multiple values", id="db-url-twice"),
+        pytest.param({"cookie_secret": "ab"}, TypeError, "no setting named", id="a-secret"),
+        pytest.param({"lease_seconds": 0}, TraitError, "give seconds", id="bad-lease"),
+        pytest.param({"max_streams": "many"}, TraitError, "max_streams", id="bad-number"),
+    ],
+)
+def test_a_setting_it_cannot_use_fails_when_the_hub_reads_its_config(
+    settings: dict[str, Any], error: type[Exception], words: str, tmp_path: Path
+) -> None:
+    c = Config()
+    with pytest.raises(error, match=words):
+        configure(c, 10101, None, state_dir=tmp_path, **settings)
+    assert "services" not in c.JupyterHub  # nothing written

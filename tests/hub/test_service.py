@@ -1,6 +1,6 @@
-"""``hitl-nb hub-service``: its command line, what it takes from the hub's environment,
-and what it keeps across restarts (the restart itself, by the hub after ``kill -9``, is
-in ``test_end_to_end.py``)."""
+"""``hitl-nb hub-service``: what it takes from the hub's environment, and what it keeps
+across restarts (the restart itself, by the hub after ``kill -9``, is in
+``test_end_to_end.py``; its command line in ``test_options.py``)."""
 
 from __future__ import annotations
 
@@ -26,39 +26,6 @@ HUB_ENV = {
 
 def _args(*argv: str) -> object:
     return build_parser("hub-service").parse_args(["hub-service", *argv])
-
-
-def test_the_command_line_fills_the_gateways_settings(tmp_path: Path) -> None:
-    args = _args(
-        "--state-dir",
-        str(tmp_path),
-        "--allowed-agent-host",
-        "a.example.org",
-        "--allowed-agent-host",
-        "*.b.example",
-        "--no-mock-agent",
-        "--no-push",
-        "--poll-interval",
-        "3",
-        "--max-streams",
-        "5",
-        "--accept-after-deadline",
-        "--push-url",
-        "https://hub.example.org/services/hitl/",
-    )
-    options = options_from(args, {"HITL_NB_DB_URL": f"sqlite:///{tmp_path}/x.sqlite"})
-    s = options.settings
-    assert s.allowed_agent_hosts == ["a.example.org", "*.b.example"]
-    assert (s.push, s.poll_interval, s.max_streams, s.accept_after_deadline) == (
-        False,
-        3.0,
-        5,
-        True,
-    )
-    assert s.show_all is False and s.where == "this hub"  # a hub's users see their own
-    assert options.mock_agent is False and options.state_dir == tmp_path.resolve()
-    assert options.db_url == f"sqlite:///{tmp_path}/x.sqlite"
-    assert options.push_url == "https://hub.example.org/services/hitl/"
 
 
 def test_the_access_scopes_are_the_hubs_word_and_never_none() -> None:
@@ -102,18 +69,3 @@ def test_agents_push_to_the_public_url_when_the_hub_has_one(tmp_path: Path) -> N
     assert public.gateway.push_url("r1") == "https://hub.example.org/services/hitl/push/r1"
     for service in (own, public):
         asyncio.run(service.gateway.close())
-
-
-@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "1e9", "soon", ""])
-def test_a_lease_it_cannot_keep_is_refused_on_the_command_line(
-    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    with pytest.raises(SystemExit):
-        _args("--state-dir", str(tmp_path), "--lease-seconds", value)
-    assert "--lease-seconds" in capsys.readouterr().err
-
-
-def test_the_lease_reaches_the_gateways_settings(tmp_path: Path) -> None:
-    options = options_from(_args("--state-dir", str(tmp_path), "--lease-seconds", "4.5"), {})
-    assert options.settings.lease_seconds == 4.5
-    assert options_from(_args("--state-dir", str(tmp_path)), {}).settings.lease_seconds == 15.0
