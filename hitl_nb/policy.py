@@ -8,7 +8,9 @@ is that check, for one prompt:
 - ``any``: any authenticated responder;
 - ``specific:<id>``: only the named principals (several ``specific`` entries: any of them);
 - ``consensus:N``: the answer is forwarded once N distinct responders have sent the same
-  payload; until then it is held (§Responder policy);
+  payload; until then it is held (§Responder policy). How the answers stand is a
+  :class:`Tally`, counted by :func:`tally` wherever a consensus is counted: here, in the
+  gateway (its replies and its listings) and in the cards' words;
 - unknown patterns are ignored (forward compatibility); a list with nothing but unknown
   patterns reads like an absent one, ``["any"]``.
 
@@ -20,8 +22,10 @@ JupyterHub. The gate decides; it authenticates nobody.
 from __future__ import annotations
 
 import os
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ._json import dumps_compact
 from .responders import (
@@ -32,7 +36,7 @@ from .responders import (
     UnknownResponder,
 )
 
-__all__ = ["Decision", "ResponderGate", "current_responder"]
+__all__ = ["Decision", "ResponderGate", "Tally", "current_responder", "tally"]
 
 
 def current_responder(explicit: str | None = None) -> str | None:
@@ -40,19 +44,46 @@ def current_responder(explicit: str | None = None) -> str | None:
     return explicit or os.environ.get("JUPYTERHUB_USER") or None
 
 
+class Tally(NamedTuple):
+    """How a consensus prompt's answers stand: ``agreeing`` of ``needed`` agree, out of
+    ``answers`` given (one per responder, their latest); ``disagreement`` when the
+    answers differ."""
+
+    agreeing: int
+    needed: int
+    answers: int
+    disagreement: bool
+
+    @property
+    def reached(self) -> bool:
+        """Enough responders agree: the answer goes to the agent."""
+        return self.agreeing >= self.needed
+
+
+def tally(answers: Iterable[str], needed: int, of: str | None = None) -> Tally:
+    """Count a consensus: ``answers`` are each responder's latest answer as canonical
+    JSON (equal answers are equal texts). ``agreeing`` counts the answers equal to
+    ``of`` (the one just given: does it complete the consensus?), else the largest
+    group of equal answers (how close the prompt is)."""
+    groups = Counter(answers)
+    agreeing = groups[of] if of is not None else max(groups.values(), default=0)
+    return Tally(agreeing, needed, sum(groups.values()), len(groups) > 1)
+
+
 @dataclass(frozen=True)
 class Decision:
     """What the gate decided about one answer.
 
     ``action`` is ``"forward"`` (send ``payload`` to the agent now), ``"hold"`` (a
-    consensus is not reached yet: ``votes`` of ``needed``) or ``"refuse"`` (``reason``).
+    consensus is not reached yet) or ``"refuse"`` (``reason``); ``tally``: how a
+    consensus stands with this answer counted (None for a prompt one answer settles, or
+    an answer refused).
     """
 
     action: Literal["forward", "hold", "refuse"]
     reason: str
     payload: dict[str, Any] | None = None
-    votes: int = 0
-    needed: int = 1
+    tally: Tally | None = None
 
 
 @dataclass
@@ -99,23 +130,28 @@ class ResponderGate:
 
     def submit(self, responder: str | None, payload: dict[str, Any]) -> Decision:
         """Record ``responder``'s answer and decide: forward, hold, or refuse."""
-        needed = self.needed
         if self._forwarded:
-            return Decision("refuse", "an answer was already forwarded", needed=needed)
+            return Decision("refuse", "an answer was already forwarded")
         reason = self.may_answer(responder)
         if reason is not None:
-            return Decision("refuse", reason, needed=needed)
+            return Decision("refuse", reason)
         key = responder if responder is not None else "(anonymous)"
         self._ballots[key] = payload  # a responder may change their mind before consensus
-        if needed == 1:
+        if self.needed == 1:
             self._forwarded = True
-            return Decision("forward", "allowed", payload, votes=1, needed=1)
-        canonical = dumps_compact(payload)
-        votes = sum(1 for p in self._ballots.values() if dumps_compact(p) == canonical)
-        if votes >= needed:
+            return Decision("forward", "allowed", payload)
+        count = self.tally(of=payload)
+        words = f"{count.agreeing} of {count.needed} agree"
+        if count.reached:
             self._forwarded = True
-            return Decision("forward", f"{votes} of {needed} agree", payload, votes, needed)
-        return Decision("hold", f"{votes} of {needed} agree so far", None, votes, needed)
+            return Decision("forward", words, payload, count)
+        return Decision("hold", f"{words} so far", None, count)
+
+    def tally(self, of: dict[str, Any] | None = None) -> Tally:
+        """How the answers recorded here stand (:func:`tally`; ``of``: one answer's
+        agreeing, else the largest group's)."""
+        answers = (dumps_compact(p) for p in self._ballots.values())
+        return tally(answers, self.needed, None if of is None else dumps_compact(of))
 
     @property
     def ballots(self) -> dict[str, dict[str, Any]]:

@@ -14,8 +14,9 @@ the hub service) knows which user sent a request; a kernel only knows what it is
 At most one forward per prompt: the claim is a unique row in the store
 (:meth:`~hitl_nb.gateway.GatewayStore.begin_forward`), written before anything is sent,
 so of any number of racing submissions, on one loop or in several processes sharing the
-database, exactly one forwards. A consensus ballot is cast and the tally read in one
-store transaction, so each voter sees every vote cast before theirs.
+database, exactly one forwards. A consensus ballot is cast and the prompt's ballots read
+in one store transaction, so each answer is counted (:func:`hitl_nb.policy.tally`) with
+every answer given before it.
 
 Several gateway processes (replicas) on one database act as one: each is a replica with
 its own id; which of them watches a task, takes over a forward another left in doubt,
@@ -30,7 +31,6 @@ import asyncio
 import logging
 import time
 import uuid
-from collections import Counter
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -62,7 +62,7 @@ from hitl_nb.gateway._store import (
 )
 from hitl_nb.gateway._views import Caller, prompt_view, refusal, shown_to
 from hitl_nb.gateway._watcher import Watchers
-from hitl_nb.policy import ResponderGate
+from hitl_nb.policy import ResponderGate, tally
 from hitl_nb.spec import PromptEnvelope
 
 __all__ = ["Gateway", "GatewayError"]
@@ -489,14 +489,13 @@ class Gateway:
         responder = caller.name if caller.name is not None else caller.display
         if needed > 1:
             ballots = await self.store.cast_ballot(reg.id, prompt_id, responder, canonical)
-            agreeing = [b.responder for b in ballots if b.payload == canonical]
-            tally = Counter(b.payload for b in ballots)
-            if len(agreeing) < needed:
-                disagree = len(tally) > 1
-                message = f"{len(agreeing)} of {needed} answers agree so far"
-                if disagree:
+            count = tally([b.payload for b in ballots], needed, of=canonical)
+            if not count.reached:
+                message = f"{count.agreeing} of {needed} answers agree so far"
+                if count.disagreement:
+                    different = len({b.payload for b in ballots})
                     message += (
-                        f"; the {len(ballots)} answers given differ ({len(tally)} different "
+                        f"; the {count.answers} answers given differ ({different} different "
                         f"answers), so nothing is forwarded until {needed} agree"
                     )
                 return GatewayReply(
@@ -504,14 +503,11 @@ class Gateway:
                     {
                         "status": "collecting",
                         "prompt_id": prompt_id,
-                        "agreeing": len(agreeing),
-                        "needed": needed,
-                        "answers": len(ballots),
-                        "disagreement": disagree,
+                        **count._asdict(),
                         "message": message,
                     },
                 )
-            responders = agreeing[:needed]
+            responders = [b.responder for b in ballots if b.payload == canonical][:needed]
         else:
             responders = [responder]
         message_id = str(uuid.uuid4())

@@ -10,12 +10,11 @@ responders answered.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 from hitl_nb.gateway._store import Ballot, Forward, PromptRow, Registration
-from hitl_nb.policy import ResponderGate
+from hitl_nb.policy import ResponderGate, tally
 from hitl_nb.spec import parse_responders
 
 __all__ = [
@@ -101,7 +100,7 @@ def prompt_view(
     """The prompt as ``caller`` sees it (JSON), from its forward and ballots."""
     env = row.envelope
     gate = responder_gate(env)
-    tally = Counter(b.payload for b in ballots)
+    count = tally((b.payload for b in ballots), gate.needed)
     mine = next((b for b in ballots if caller.name and b.responder == caller.name), None)
     reason = refusal(gate, caller)
     return {
@@ -119,9 +118,9 @@ def prompt_view(
         "state": state_of(row, fwd),
         "may_answer": reason is None,
         "why_not": reason,
-        "answers": len(ballots),
-        "agreeing": max(tally.values(), default=0),
-        "disagreement": len(tally) > 1,
+        "answers": count.answers,
+        "agreeing": count.agreeing,
+        "disagreement": count.disagreement,
         "your_answer": None if mine is None else json.loads(mine.payload),
         "forwarded_for": fwd.responders if fwd and fwd.state == "forwarded" else None,
     }

@@ -42,7 +42,7 @@ from hitl_nb.a2a import Task
 from hitl_nb.client import SyncHitlClient
 from hitl_nb.errors import HitlError, PromptConflict
 from hitl_nb.forms import Form, FormClosed, FormInvalid, FormValueError, bare
-from hitl_nb.policy import ResponderGate
+from hitl_nb.policy import ResponderGate, Tally
 from hitl_nb.spec import PromptEnvelope
 
 from ._deadline import deadline_html, deadline_text
@@ -53,7 +53,6 @@ from ._outcomes import (
     ACCEPTED,
     GONE,
     Outcome,
-    Tally,
     Verdict,
     broken,
     cannot_hold,

@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from hitl_nb.a2a import Artifact, Task, TaskState
 from hitl_nb.client import AnswerReceipt, GatewayAnswer
@@ -43,6 +43,7 @@ from hitl_nb.errors import (
     ResponseInvalid,
     TransportError,
 )
+from hitl_nb.policy import Tally
 from hitl_nb.spec import PromptEnvelope
 
 from ._deadline import seconds_left
@@ -56,7 +57,6 @@ __all__ = [
     "Outcome",
     "SERVER",
     "Status",
-    "Tally",
     "Verdict",
     "accepted_words",
     "broken",
@@ -459,18 +459,9 @@ def consensus_closed(
 # --- a consensus' count -------------------------------------------------------------------
 
 
-class Tally(NamedTuple):
-    """A consensus prompt's count: ``agreeing`` of ``needed`` agree, out of ``answers``
-    given; ``disagreement`` when they differ (a tuple, as a card's ``who.tally`` is)."""
-
-    agreeing: int
-    needed: int
-    answers: int
-    disagreement: bool
-
-
 def tally_words(tally: Tally) -> str:
-    """A consensus' count in words ("" for a prompt one answer settles)."""
+    """A consensus' count (:class:`~hitl_nb.policy.Tally`) in words ("" for a prompt one
+    answer settles)."""
     if tally.needed <= 1:
         return ""
     more = max(0, tally.needed - tally.agreeing)

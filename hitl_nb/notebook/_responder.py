@@ -24,13 +24,12 @@ from typing import Any
 
 import ipywidgets as W
 
-from hitl_nb._json import dumps_compact
 from hitl_nb.forms import bare
-from hitl_nb.policy import Decision, ResponderGate, current_responder
+from hitl_nb.policy import Decision, ResponderGate, Tally, current_responder
 from hitl_nb.responders import AnyResponder, ConsensusResponder, SpecificResponder
 from hitl_nb.spec import PromptEnvelope
 
-from ._outcomes import SERVER, Tally, tally_words
+from ._outcomes import SERVER, tally_words
 from ._style import COLORS, MUTED, esc
 
 __all__ = ["ResponderField", "responders_html", "responders_text"]
@@ -65,8 +64,9 @@ class ResponderField:
     """The "Answering as" field of one card and its S-3 decision.
 
     ``gate`` is the :class:`~hitl_nb.policy.ResponderGate` (its ballots hold a
-    consensus); ``widget`` (and ``input``, ``note``, ``override``) only for prompts that
-    name their responders: None for prompts anyone may answer.
+    consensus, its :meth:`~hitl_nb.policy.ResponderGate.tally` counts them); ``widget``
+    (and ``input``, ``note``, ``override``) only for prompts that name their responders:
+    None for prompts anyone may answer.
     """
 
     def __init__(
@@ -148,7 +148,7 @@ class ResponderField:
                 f"<code>{esc(self.value)}</code>"
             )
         if self.gate.needed > 1:
-            parts.append(esc(tally_words(self._local_tally())))
+            parts.append(esc(tally_words(self.gate.tally())))
         if extra:
             parts.append(extra)
         if not parts:
@@ -185,15 +185,6 @@ class ResponderField:
         self.note.value = self._tally_html(
             f'<span style="color:{COLORS["error"]}">{esc(reason)}</span>'
         )
-
-    def _local_tally(self) -> Tally:
-        """This card's own count of a consensus (the answers it holds)."""
-        counts: dict[str, int] = {}
-        for payload in self.gate.ballots.values():
-            key = dumps_compact(payload)
-            counts[key] = counts.get(key, 0) + 1
-        agreeing = max(counts.values(), default=0)
-        return Tally(agreeing, self.gate.needed, len(self.gate.ballots), len(counts) > 1)
 
     def decide(
         self, payload: dict[str, Any], responder: str | None = None, override: bool = False
@@ -249,7 +240,7 @@ class ResponderField:
         if not self.names_responders or self.value is None:
             return ""
         if self.server_user is None:
-            count = tally_words(self._local_tally()) if self.gate.needed > 1 else ""
+            count = tally_words(self.gate.tally()) if self.gate.needed > 1 else ""
             return f"answering as: {self.value}" + (f"; {count}" if count else "")
         count = self._count_words()
         return f"answering as: {self.value} ({self.host} says so)" + (f"; {count}" if count else "")

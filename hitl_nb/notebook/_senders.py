@@ -27,6 +27,7 @@ from typing import Any
 from hitl_nb.a2a import Task
 from hitl_nb.client import AnswerOutcomeUnknown, GatewayAnswer
 from hitl_nb.errors import HitlError, PromptConflict, ResponseInvalid
+from hitl_nb.policy import Tally
 from hitl_nb.spec import PromptEnvelope
 
 from ._gateway_link import GatewayLink
@@ -35,7 +36,6 @@ from ._outcomes import (
     ACCEPTED,
     SERVER,
     Outcome,
-    Tally,
     Verdict,
     accepted_words,
     closing,

@@ -37,7 +37,6 @@ from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import Conversation, Outcome, _outcomes
 from hitl_nb.notebook._outcomes import (
     HUB,
-    Tally,
     consensus_closed,
     gateway_refusal,
     gateway_silent,
@@ -46,6 +45,7 @@ from hitl_nb.notebook._outcomes import (
     sending_html,
     tally_words,
 )
+from hitl_nb.policy import Tally
 from hitl_nb.spec import PromptEnvelope
 from tests.helpers.sdk_agent import SdkAgent
 

@@ -27,9 +27,10 @@ from hitl_nb.errors import (
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook._gateway_link import GatewayLink
 from hitl_nb.notebook._link import Link
-from hitl_nb.notebook._outcomes import ACCEPTED, Tally
+from hitl_nb.notebook._outcomes import ACCEPTED
 from hitl_nb.notebook._senders import DirectSender, GatewaySender
 from hitl_nb.notebook._worker import shared_loop
+from hitl_nb.policy import Tally
 from hitl_nb.spec import PromptEnvelope
 from tests.helpers.tiny_server import serve
 
