@@ -14,60 +14,25 @@ import typing
 
 from .. import _lazy
 
-if typing.TYPE_CHECKING:  # at run time each name loads its module on first use (PEP 562)
-    from ._checks import CHECK_IDS, CHECKS, select
-    from ._cli import register as register_cli
-    from ._driver import (
-        CallableDriver,
-        Driver,
-        MessageDriver,
-        PromptInfo,
-        ScenarioDriver,
-        as_driver,
-    )
-    from ._records import Settings
-    from ._report import CheckResult, Failure, Report
-    from ._runner import arun, run
+# The public table (see hitl_nb._lazy): each name loads its module on first use, so that
+# pytest loading the plugin (pytest_plugin, in this package) for every run of anyone who
+# has hitl-nb installed costs nothing until --hitl-agent is given.
+if typing.TYPE_CHECKING:
+    from ._checks import CHECK_IDS as CHECK_IDS
+    from ._checks import CHECKS as CHECKS
+    from ._checks import select as select
+    from ._cli import register_cli as register_cli
+    from ._driver import CallableDriver as CallableDriver
+    from ._driver import Driver as Driver
+    from ._driver import MessageDriver as MessageDriver
+    from ._driver import PromptInfo as PromptInfo
+    from ._driver import ScenarioDriver as ScenarioDriver
+    from ._driver import as_driver as as_driver
+    from ._records import Settings as Settings
+    from ._report import CheckResult as CheckResult
+    from ._report import Failure as Failure
+    from ._report import Report as Report
+    from ._runner import arun as arun
+    from ._runner import run as run
 
-__all__ = [
-    "CHECKS",
-    "CHECK_IDS",
-    "CallableDriver",
-    "CheckResult",
-    "Driver",
-    "Failure",
-    "MessageDriver",
-    "PromptInfo",
-    "Report",
-    "ScenarioDriver",
-    "Settings",
-    "arun",
-    "as_driver",
-    "register_cli",
-    "run",
-    "select",
-]
-
-# Lazy, so that pytest loading the plugin (pytest_plugin, in this package) for every
-# run of anyone who has hitl-nb installed costs nothing until --hitl-agent is given.
-__getattr__, __dir__ = _lazy.attach(
-    __name__,
-    {
-        "CHECKS": "_checks",
-        "CHECK_IDS": "_checks",
-        "select": "_checks",
-        "CallableDriver": "_driver",
-        "Driver": "_driver",
-        "MessageDriver": "_driver",
-        "PromptInfo": "_driver",
-        "ScenarioDriver": "_driver",
-        "as_driver": "_driver",
-        "Settings": "_records",
-        "CheckResult": "_report",
-        "Failure": "_report",
-        "Report": "_report",
-        "arun": "_runner",
-        "run": "_runner",
-        "register_cli": "_cli:register",
-    },
-)
+__getattr__, __dir__, __all__ = _lazy.attach_table(__name__, __file__)

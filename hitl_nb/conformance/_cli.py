@@ -35,7 +35,7 @@ __all__ = [
     "make_driver",
     "parse_headers",
     "parse_ids",
-    "register",
+    "register_cli",
     "run_cli",
 ]
 
@@ -91,7 +91,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="print only the summary line")
 
 
-def register(sub: Any) -> None:
+def register_cli(sub: Any) -> None:
     """Add the ``conformance`` subcommand to the ``hitl-nb`` subparsers."""
     parser = sub.add_parser(
         "conformance",

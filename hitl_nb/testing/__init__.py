@@ -16,39 +16,21 @@
 import typing
 
 from hitl_nb import _lazy
-from hitl_nb._display import STABLE_OUTPUT_ENV
 
-from ._sanitize import sanitize, sanitize_file, sanitize_patterns, write_sanitize_file
+# The public table (see hitl_nb._lazy): each name loads its module on first use, so that
+# pytest loading the fixtures (pytest_plugin, in this package) for every run of anyone
+# who has hitl-nb installed costs nothing until a test asks for one.
+if typing.TYPE_CHECKING:
+    from .._display import STABLE_OUTPUT_ENV as STABLE_OUTPUT_ENV
+    from ._cli import register_cli as register_cli
+    from ._sanitize import sanitize as sanitize
+    from ._sanitize import sanitize_file as sanitize_file
+    from ._sanitize import sanitize_patterns as sanitize_patterns
+    from ._sanitize import write_sanitize_file as write_sanitize_file
+    from ._stable import stable_output as stable_output
+    from ._transcript import Difference as Difference
+    from ._transcript import Replay as Replay
+    from ._transcript import Transcript as Transcript
+    from ._transcript import TranscriptError as TranscriptError
 
-if typing.TYPE_CHECKING:  # at run time these load their module on first use (PEP 562)
-    from ._cli import register as register_cli
-    from ._stable import stable_output
-    from ._transcript import Difference, Replay, Transcript, TranscriptError
-
-__all__ = [
-    "STABLE_OUTPUT_ENV",
-    "Difference",
-    "Replay",
-    "Transcript",
-    "TranscriptError",
-    "register_cli",
-    "sanitize",
-    "sanitize_file",
-    "sanitize_patterns",
-    "stable_output",
-    "write_sanitize_file",
-]
-
-# Lazy, so that pytest loading the fixtures (pytest_plugin, in this package) for every
-# run of anyone who has hitl-nb installed costs nothing until a test asks for one.
-__getattr__, __dir__ = _lazy.attach(
-    __name__,
-    {
-        "register_cli": "_cli:register",
-        "stable_output": "_stable",
-        "Difference": "_transcript",
-        "Replay": "_transcript",
-        "Transcript": "_transcript",
-        "TranscriptError": "_transcript",
-    },
-)
+__getattr__, __dir__, __all__ = _lazy.attach_table(__name__, __file__)

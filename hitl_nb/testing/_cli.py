@@ -8,7 +8,7 @@ from typing import Any
 
 from ._sanitize import sanitize_file, write_sanitize_file
 
-__all__ = ["register", "run_cli"]
+__all__ = ["register_cli", "run_cli"]
 
 
 def run_cli(args: argparse.Namespace) -> int:
@@ -25,7 +25,7 @@ def run_cli(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: Any) -> None:
+def register_cli(sub: Any) -> None:
     """Add the ``nbval-sanitize`` subcommand to the ``hitl-nb`` subparsers."""
     parser = sub.add_parser(
         "nbval-sanitize",
