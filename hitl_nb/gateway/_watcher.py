@@ -11,7 +11,8 @@ One watcher per registered task, on the host's event loop:
   asks; then the gateway reads the task (GetTask) and stores the agent's own snapshot;
 - while a prompt is open nothing streams: the task is read again every
   ``poll_interval`` seconds (someone may answer at the agent directly), and at once
-  when the gateway itself forwards an answer (:meth:`Watchers.poke`);
+  when the gateway itself forwards an answer (:meth:`Watchers.poke`, a
+  :class:`~hitl_nb._pace.Pace` per task);
 - at most ``max_streams`` subscriptions are open at once (each holds a connection);
   other tasks and agents that do not stream are polled;
 - a task in a terminal state is no longer watched (``ended`` is told, so no replica
@@ -20,6 +21,18 @@ One watcher per registered task, on the host's event loop:
   to push the task's updates to this gateway (``arrange_push``, see
   :mod:`hitl_nb.gateway._push`); once it agreed nothing streams for that task (no
   connection held) and the task is read every ``poll_interval`` only as a fallback.
+
+A notebook's card follows its task by the same rule (A2A's: a stream while the task
+works, reads while a prompt is open, a read soon after an answer), through the same
+client and the same :class:`~hitl_nb._pace.Pace`, but for another reader
+(:mod:`hitl_nb.notebook._follower`), so the two loops differ where their readers do.
+The gateway wants the prompts of many tasks, not their progress: a stream's events are
+dropped and the task's snapshot read once the stream ends (that snapshot is what the
+store keeps); subscriptions are capped and push preferred (connections are shared by
+every task of the server); reads of a task not streamed are ``poll_interval`` apart,
+flat, with no back-off (a task whose agent is down is read again at the same pace, as
+the agent may come back any time); and deadlines are the gateway's own timers
+(:mod:`hitl_nb.gateway._replicas`), not the watcher's.
 """
 
 from __future__ import annotations
@@ -28,6 +41,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from hitl_nb._pace import Pace
 from hitl_nb.a2a import Task
 from hitl_nb.client import HitlClient
 from hitl_nb.errors import HitlError
@@ -64,7 +78,7 @@ class Watchers:
         self.poll_interval = poll_interval
         self.max_streams = max_streams
         self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._wake: dict[str, asyncio.Event] = {}
+        self._paces: dict[str, Pace] = {}
         self.streaming: set[str] = set()
 
     def watch(self, reg: Registration) -> None:
@@ -72,6 +86,7 @@ class Watchers:
         current = self._tasks.get(reg.id)
         if current is not None and not current.done():
             return
+        self._paces[reg.id] = Pace()
         task = asyncio.ensure_future(self._run(reg))
         self._tasks[reg.id] = task
 
@@ -83,18 +98,11 @@ class Watchers:
 
     def poke(self, reg_id: str) -> None:
         """Read this task again now (the gateway just forwarded an answer to it)."""
-        if reg_id in self._tasks and not self._tasks[reg_id].done():
+        pace = self._paces.get(reg_id)
+        if pace is not None and self.watching(reg_id):
             # Kept until the watcher next pauses, so a poke while it is busy (reading
             # the task, setting up push) is not lost.
-            self._wake.setdefault(reg_id, asyncio.Event()).set()
-
-    async def _pause(self, reg_id: str, seconds: float) -> None:
-        event = self._wake.setdefault(reg_id, asyncio.Event())
-        try:
-            await asyncio.wait_for(event.wait(), seconds)
-        except asyncio.TimeoutError:
-            pass
-        event.clear()
+            pace.wake()
 
     def watching(self, reg_id: str) -> bool:
         """Is the task of this registration being watched?"""
@@ -110,6 +118,8 @@ class Watchers:
         self._tasks.clear()
 
     async def _run(self, reg: Registration) -> None:
+        pace = self._paces[reg.id]
+        pace.start()
         try:
             arrange = self._arrange_push
             while True:
@@ -125,23 +135,24 @@ class Watchers:
                         self.pushed.add(reg.id)
                         continue  # read the task again: nothing said before push is lost
                 if reg.id in self.pushed:
-                    await self._pause(reg.id, self.poll_interval)  # the fallback read
+                    await pace.sleep(self.poll_interval)  # the fallback read
                     continue
                 working = task is not None and not task.status.state.is_interrupted
                 if working and await self._can_stream(reg):
                     loop = asyncio.get_running_loop()
                     began = loop.time()
-                    await self._stream(reg)
+                    await self._stream(reg, pace)
                     if loop.time() - began < 1.0:  # never a tight subscribe loop
-                        await self._pause(reg.id, min(1.0, self.poll_interval))
+                        await pace.sleep(min(1.0, self.poll_interval))
                     continue  # the agent asks (or ended): read the task again
-                await self._pause(reg.id, self.poll_interval)
+                await pace.sleep(self.poll_interval)
         except asyncio.CancelledError:
             raise
         except Exception:  # a watcher must never take the host down
             log.exception("hitl-nb gateway: watching task %s stopped", reg.task_id)
         finally:
-            self._wake.pop(reg.id, None)
+            if self._paces.get(reg.id) is pace:
+                del self._paces[reg.id]
             self.pushed.discard(reg.id)
 
     async def _can_stream(self, reg: Registration) -> bool:
@@ -153,7 +164,7 @@ class Watchers:
             return False
         return bool(card.capabilities.streaming)
 
-    async def _stream(self, reg: Registration) -> None:
+    async def _stream(self, reg: Registration, pace: Pace) -> None:
         self.streaming.add(reg.id)
         client = self._client_for(reg.agent_url)
         try:
@@ -161,6 +172,6 @@ class Watchers:
                 pass  # the stream ends when the task is interrupted (a prompt) or ends
         except HitlError as exc:
             log.info("hitl-nb gateway: subscription to %s ended (%s); polling", reg.task_id, exc)
-            await self._pause(reg.id, self.poll_interval)
+            await pace.sleep(self.poll_interval)
         finally:
             self.streaming.discard(reg.id)

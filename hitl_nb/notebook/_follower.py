@@ -13,11 +13,22 @@ Each status goes to the conversation with the prompt the client found in it: the
 client hands that prompt out as the next event, made from the same wire event, and the
 follower gives the two together (the envelope is checked once, by the client).
 
+The gateway's watcher (:mod:`hitl_nb.gateway._watcher`) follows registered tasks by the
+same rule, through the same client and the same :class:`~hitl_nb._pace.Pace`, for
+another reader. This one serves a person watching one task live, so: every event of a
+stream is shown as it comes (the agent's messages, artifacts and statuses, not only its
+prompts); a task it cannot stream is read soon and then less often (0.25 s doubling up to
+``poll_interval``), and so is an open prompt after an answer (0.2 s doubling), so a card
+moves on within a moment; the open prompt's deadline is watched here (the card closes at
+it); an agent that cannot be reached is tried again with a growing pause (1 s doubling
+up to :data:`MAX_RETRY_DELAY`); there is no cap on subscriptions (one per conversation)
+and no push (a kernel cannot be reached by agents).
+
 :class:`Looking` looks at an inbox's list every ``interval`` seconds and at once after
-an answer, backing off while the list cannot be read. Both wait on a :class:`Pace`
-(sleep until the next look or a wake from any thread) and hold what they report to
-only weakly: a conversation or inbox nobody refers to any more is collected, and its
-following ends at its next step.
+an answer, backing off while the list cannot be read. Both wait on a
+:class:`~hitl_nb._pace.Pace` (sleep until the next look or a wake from any thread) and
+hold what they report to only weakly: a conversation or inbox nobody refers to any more
+is collected, and its following ends at its next step.
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any, Protocol
 
+from hitl_nb._pace import Pace
 from hitl_nb._sync import LoopThread
 from hitl_nb.a2a import Message, Task, TaskState
 from hitl_nb.client import (
@@ -44,7 +56,7 @@ from hitl_nb.errors import AgentTimeout, AgentUnreachable, HitlError
 
 from ._link import Link
 
-__all__ = ["Follower", "Looking", "Pace", "Prompt", "Sink"]
+__all__ = ["Follower", "Looking", "Prompt", "Sink"]
 
 log = logging.getLogger("hitl_nb.notebook")
 
@@ -55,48 +67,6 @@ SETTLE_DELAY = 0.2
 
 #: The prompt a status carries, as the client read it.
 Prompt = PromptEvent | MalformedPromptEvent
-
-
-class Pace:
-    """When to look next: sleep until a time, or until :meth:`wake` (from any thread).
-
-    :meth:`start` binds it to the running loop; a wake before that makes the first
-    sleep end at once.
-    """
-
-    def __init__(self) -> None:
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._event: asyncio.Event | None = None
-        self._early = False
-
-    def start(self) -> None:
-        """Bind to the running loop (call it on the loop, before the first sleep)."""
-        self._loop = asyncio.get_running_loop()
-        self._event = asyncio.Event()
-
-    def wake(self) -> None:
-        """End the current (or next) sleep soon; safe from any thread."""
-        loop, event = self._loop, self._event
-        if loop is None or event is None:
-            self._early = True
-            return
-        try:
-            loop.call_soon_threadsafe(event.set)
-        except RuntimeError:  # the loop is closed
-            pass
-
-    async def sleep(self, seconds: float) -> bool:
-        """Sleep up to ``seconds``; True when woken early by :meth:`wake`."""
-        assert self._event is not None, "Pace.start() first"
-        if self._early:
-            self._early = False
-            return True
-        try:
-            await asyncio.wait_for(self._event.wait(), max(seconds, 0.0))
-        except asyncio.TimeoutError:
-            return False
-        self._event.clear()
-        return True
 
 
 def backoff(delay: float) -> float:

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import threading
 from collections.abc import AsyncGenerator
 from typing import Any
 
 from hitl_nb.a2a import Message, Part, Role, Task, TaskState, TaskStatus
 from hitl_nb.client import ClientEvent, PromptEvent, StatusEvent, TaskEvent, prompt_of
 from hitl_nb.errors import AgentUnreachable
-from hitl_nb.notebook._follower import Looking, Pace, _paired
+from hitl_nb.notebook._follower import Looking, _paired
 from hitl_nb.notebook._worker import shared_loop
 from hitl_nb.spec import EXTENSION_URI
 from tests.helpers.until import until
@@ -61,21 +60,6 @@ def test_a_status_without_its_prompt_goes_on_alone_and_a_stray_prompt_too() -> N
     other = PromptEvent("t2", "c2", prompt.envelope, "3")  # another task's: not this one's
     last = TaskEvent(Task("t1", "c1", _status(TaskState.INPUT_REQUIRED)))
     assert _pairs(plain, other, last) == [(plain, None), (other, None), (last, None)]
-
-
-def test_a_wake_ends_the_sleep_from_another_thread_and_one_before_start_is_kept() -> None:
-    pace = Pace()
-    pace.wake()  # before the loop binds it: the first sleep ends at once
-
-    async def sleeps() -> list[bool]:
-        pace.start()
-        first = await pace.sleep(30)
-        threading.Timer(0.05, pace.wake).start()
-        second = await pace.sleep(30)
-        third = await pace.sleep(0.01)
-        return [first, second, third]
-
-    assert asyncio.run(sleeps()) == [True, True, False]
 
 
 class _Source:
