@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from . import _pointer
 from ._json import dumps_compact
+from ._rfc3339 import read_date_time
 from .errors import SchemaRejected
 from .responders import _RESPONDER
 from .validation import MAX_SCHEMA_BYTES, compile_schema
@@ -28,9 +29,6 @@ RESPONSE_MEMBERS = ("prompt_id", "payload")
 
 _UUID = re.compile(
     r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-([0-9a-fA-F])[0-9a-fA-F]{3}-([0-9a-fA-F])[0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
-)
-_RFC3339 = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))"
 )
 
 S_FIELDS = "§Prompt Envelope / Field requirements"
@@ -66,26 +64,22 @@ def _errors(findings: list[Finding]) -> list[Finding]:
 
 
 def parse_rfc3339(text: str) -> datetime | None:
-    """An aware datetime for an RFC 3339 timestamp, or None if it is not one."""
-    m = _RFC3339.fullmatch(text)
-    if m is None:
+    """An aware datetime for an RFC 3339 timestamp, or None if it is not one (read by
+    :mod:`hitl_nb._rfc3339`; a leap second counts as the second before it, as
+    :mod:`datetime` has none)."""
+    reading = read_date_time(text)
+    if reading is None or reading.date is None:
         return None
-    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
-    micro = int((m.group(7) or ".0")[1:7].ljust(6, "0"))
-    offset = 0
-    if m.group(8):
-        offset = int(m.group(9)) * 60 + int(m.group(10))
-        if m.group(8) == "-":
-            offset = -offset
-    leap = second == 60  # RFC 3339 allows a leap second; datetime does not.
-    if offset and abs(offset) >= 24 * 60:
+    offset = reading.offset_minutes
+    if abs(offset) >= 24 * 60:
         return None
+    hour, minute, second, micro = reading.time
     try:
         tz = timezone.utc if offset == 0 else timezone(timedelta(minutes=offset))
-        value = datetime(year, month, day, hour, minute, 59 if leap else second, micro, tz)
+        second = 59 if second == 60 else second
+        return datetime(*reading.date, hour, minute, second, micro, tz)
     except ValueError:
         return None
-    return value
 
 
 def _check_uuid(value: Any, pointer: str, section: str, mode: Mode) -> list[Finding]:

@@ -11,10 +11,11 @@ the note under the picker says so.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from typing import Any
 
 import ipywidgets as W
+
+from hitl_nb._rfc3339 import read_date, read_date_time, read_time
 
 from ._base import FieldKind, LeafField
 from ._fields import check_type
@@ -39,9 +40,10 @@ class DateField(LeafField):
         )
 
     def _parse(self, text: str) -> Any:
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        date = read_date(text)
+        if date is None:
             raise ValueError(text)
-        return dt.date.fromisoformat(text)
+        return dt.date(*date)
 
     def _format(self, value: Any) -> str:
         return str(value.isoformat())
@@ -124,9 +126,6 @@ def _local_offset() -> str:
     return _offset_text(offset)
 
 
-_FRACTION = re.compile(r"\.(\d+)")
-
-
 class _ZonedField(DateField):
     """A picker for the wall-clock part and a UTC-offset dropdown beside it."""
 
@@ -174,19 +173,9 @@ class _ZonedField(DateField):
         self.zone.value = offset
         self.input.value = wall
 
-    @staticmethod
-    def _offset_of(text: str) -> tuple[str, str]:
-        """Split ``text`` into its wall-clock part and its offset (``Z`` -> +00:00)."""
-        if text[-1:] in "Zz":
-            return text[:-1], "+00:00"
-        return text[:-6], text[-6:]
-
     def set_disabled(self, disabled: bool) -> None:
         super().set_disabled(disabled)
         self.zone.disabled = disabled or self.readonly
-
-
-_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
 
 
 class DateTimeField(_ZonedField):
@@ -206,21 +195,15 @@ class DateTimeField(_ZonedField):
         )
 
     def _parse(self, text: str) -> Any:
-        if not _RFC3339.fullmatch(text):
+        reading = read_date_time(text, space=True)
+        if reading is None or reading.date is None:
             raise ValueError(text)
-        wall, offset = self._offset_of(text[:10] + "T" + text[11:])
-        frac = _FRACTION.search(wall)
-        if frac and len(frac.group(1)) > 6:  # Python keeps microseconds only
-            wall = wall.replace(frac.group(0), "." + frac.group(1)[:6], 1)
-        return dt.datetime.fromisoformat(wall), offset
+        return dt.datetime(*reading.date, *reading.time), reading.offset
 
     def _format(self, value: Any) -> str:
         wall, offset = value
         text = wall.isoformat(timespec="seconds" if not wall.microsecond else "auto")
         return str(text + ("Z" if offset == "+00:00" else offset))
-
-
-_TIME = re.compile(r"\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
 
 
 class TimeField(_ZonedField):
@@ -241,13 +224,10 @@ class TimeField(_ZonedField):
         )
 
     def _parse(self, text: str) -> Any:
-        if not _TIME.fullmatch(text):
+        reading = read_time(text)
+        if reading is None:
             raise ValueError(text)
-        wall, offset = self._offset_of(text)
-        frac = _FRACTION.search(wall)
-        if frac and len(frac.group(1)) > 6:
-            wall = wall.replace(frac.group(0), "." + frac.group(1)[:6], 1)
-        return dt.time.fromisoformat(wall), offset
+        return dt.time(*reading.time), reading.offset
 
     def _format(self, value: Any) -> str:
         wall, offset = value

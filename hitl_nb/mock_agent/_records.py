@@ -26,6 +26,7 @@ from hitl_nb.a2a import (
 )
 from hitl_nb.mock_agent._outbox import Outbox
 from hitl_nb.mock_agent._scenarios import DeadlinePolicy, Step
+from hitl_nb.spec import parse_rfc3339
 
 __all__ = [
     "OpenPrompt",
@@ -89,7 +90,7 @@ class OpenPrompt:
     def deadline_at(self) -> datetime | None:
         """The deadline as an aware datetime, or None."""
         text = self.envelope.get("deadline")
-        return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
+        return parse_rfc3339(text) if text else None
 
 
 @dataclass

@@ -53,6 +53,7 @@ from hitl_nb.mock_agent._outbox import Outbox
 from hitl_nb.mock_agent._records import Plan, TaskRecord, record_from_json, record_to_json
 from hitl_nb.mock_agent._scenarios import Step
 from hitl_nb.mock_agent._store import Store
+from hitl_nb.spec import parse_rfc3339
 
 __all__ = [
     "Alarms",
@@ -82,7 +83,7 @@ def now_iso() -> str:
 
 def _status_time(rec: TaskRecord) -> datetime:
     stamp = rec.task.status.timestamp
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00")) if stamp else _EPOCH
+    return (parse_rfc3339(stamp) if stamp else None) or _EPOCH
 
 
 # -- the roles the book plays for the parts -----------------------------------------------
