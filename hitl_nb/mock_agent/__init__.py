@@ -22,7 +22,7 @@ from hitl_nb.mock_agent._scenarios import (
     TaskEnd,
 )
 from hitl_nb.mock_agent._script import TIMEOUT_KEY
-from hitl_nb.mock_agent._store import MemoryStore, SQLiteStore
+from hitl_nb.mock_agent._store import MemoryTaskStore, SQLiteTaskStore
 
 __all__ = [
     "BUILTIN_SCENARIOS",
@@ -30,9 +30,9 @@ __all__ = [
     "FAULT_NAMES",
     "TIMEOUT_KEY",
     "Faults",
-    "MemoryStore",
+    "MemoryTaskStore",
     "MockAgent",
-    "SQLiteStore",
+    "SQLiteTaskStore",
     "Scenario",
     "ScenarioRegistry",
     "Step",

@@ -38,7 +38,7 @@ from hitl_nb.mock_agent._push_delivery import PushSettings
 from hitl_nb.mock_agent._records import Plan, TaskRecord
 from hitl_nb.mock_agent._scenarios import DeadlinePolicy, ScenarioRegistry, Step
 from hitl_nb.mock_agent._script import Script
-from hitl_nb.mock_agent._store import Store
+from hitl_nb.mock_agent._store import TaskStore
 from hitl_nb.mock_agent._task_book import TaskBook
 from hitl_nb.mock_agent._tck import TCK_SCENARIO, TckContract, is_tck
 from hitl_nb.spec import RESPONSE_KEY
@@ -64,7 +64,7 @@ class AgentCore:
         self,
         *,
         scenarios: ScenarioRegistry,
-        store: Store,
+        store: TaskStore,
         faults: Faults | None = None,
         deadline_seconds: float = 30.0,
         on_deadline: DeadlinePolicy = "keep-open",

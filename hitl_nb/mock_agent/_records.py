@@ -125,7 +125,7 @@ class TaskRecord:
 
 
 def record_to_json(rec: TaskRecord) -> dict[str, Any]:
-    """The record as JSON for :meth:`~hitl_nb.mock_agent._store.Store.commit`."""
+    """The record as JSON for :meth:`~hitl_nb.mock_agent._store.TaskStore.commit`."""
     p = rec.prompt
     prompt = None
     if p is not None:

@@ -38,7 +38,7 @@ from hitl_nb.mock_agent._scenarios import (
     ScenarioRegistry,
     deadline_policy,
 )
-from hitl_nb.mock_agent._store import open_store
+from hitl_nb.mock_agent._store import open_task_store
 
 __all__ = [
     "MockAgent",
@@ -89,7 +89,7 @@ def mock_agent_handlers(
     fault_set = _faults(faults)
     core = AgentCore(
         scenarios=ScenarioRegistry(scenarios),
-        store=open_store(store),
+        store=open_task_store(store),
         faults=fault_set,
         deadline_seconds=deadline_seconds,
         on_deadline=on_deadline,
@@ -218,7 +218,7 @@ class MockAgent:
         try:
             self.core = AgentCore(
                 scenarios=self.scenarios,
-                store=open_store(self.store),
+                store=open_task_store(self.store),
                 faults=self.faults,
                 deadline_seconds=self.deadline_seconds,
                 on_deadline=self.on_deadline,

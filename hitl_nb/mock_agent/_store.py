@@ -1,12 +1,20 @@
-"""Where the mock agent keeps its state: in memory, or in a SQLite file that survives crashes.
+"""Where the mock agent keeps its tasks: in memory, or in a SQLite file that survives crashes.
 
 The agent's core holds everything in memory and writes each change through
-:meth:`Store.commit` in one transaction: the task (with its open prompt and answers),
-the new outbox events, and the prompt ids it issued or closed. :class:`MemoryStore`
-keeps nothing beyond the process; :class:`SQLiteStore` keeps it in a SQLite database in
-WAL mode, so after ``kill -9`` and a restart on the same file an open prompt is replayed
-identically, can be answered, and an answered prompt id is still refused (409), and no
-prompt id is ever issued twice (spec S-5).
+:meth:`TaskStore.commit` in one transaction: the task (with its open prompt and answers),
+the new outbox events, and the prompt ids it issued or closed. :class:`MemoryTaskStore`
+keeps nothing beyond the process; :class:`SQLiteTaskStore` keeps it in a SQLite database
+in WAL mode, so after ``kill -9`` and a restart on the same file an open prompt is
+replayed identically, can be answered, and an answered prompt id is still refused (409),
+and no prompt id is ever issued twice (spec S-5). :func:`open_task_store` picks one.
+
+Not the responder gateway's store (:class:`hitl_nb.gateway.GatewayStore`, whose SQLite
+and PostgreSQL stores a gateway opens with :func:`hitl_nb.gateway.open_store`): that one
+is the orchestrator's side (registrations, prompts, ballots, forwards, the audit trail),
+asynchronous, shared by replicas on one database and migrated across schema versions.
+This one is an agent's own: whole task records as JSON and each task's event log (its
+outbox, for replay), written synchronously from the agent's one loop thread, one agent
+per file (an exclusive lock), a store to test against rather than to run a team on.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MemoryStore", "SQLiteStore", "Store", "StoredState", "open_store"]
+__all__ = ["MemoryTaskStore", "SQLiteTaskStore", "TaskStore", "StoredState", "open_task_store"]
 
 _SCHEMA_VERSION = "1"
 
@@ -34,7 +42,7 @@ class StoredState:
     prompts: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
-class Store(ABC):
+class TaskStore(ABC):
     """The interface: ``load`` once at start, ``commit`` after every change, ``close``.
 
     An abstract base: every store implements all three.
@@ -67,7 +75,7 @@ class Store(ABC):
         """Release the store's resources."""
 
 
-class MemoryStore(Store):
+class MemoryTaskStore(TaskStore):
     """Keeps nothing beyond the agent's own memory: state ends with the process."""
 
     def load(self) -> StoredState:
@@ -86,7 +94,7 @@ class MemoryStore(Store):
         """Nothing to release."""
 
 
-class SQLiteStore(Store):
+class SQLiteTaskStore(TaskStore):
     """State in a SQLite database (stdlib ``sqlite3``, WAL journal), chosen by a path.
 
     One agent at a time: the file stays locked (SQLite's exclusive locking mode) until
@@ -198,6 +206,6 @@ class SQLiteStore(Store):
             self._db.close()
 
 
-def open_store(path: str | os.PathLike[str] | None) -> Store:
-    """A :class:`SQLiteStore` on ``path``, or a :class:`MemoryStore` when it is None."""
-    return MemoryStore() if path is None else SQLiteStore(path)
+def open_task_store(path: str | os.PathLike[str] | None) -> TaskStore:
+    """A :class:`SQLiteTaskStore` on ``path``, or a :class:`MemoryTaskStore` when it is None."""
+    return MemoryTaskStore() if path is None else SQLiteTaskStore(path)

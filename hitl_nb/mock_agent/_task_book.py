@@ -52,7 +52,7 @@ from hitl_nb.errors import TaskNotFound
 from hitl_nb.mock_agent._outbox import Outbox
 from hitl_nb.mock_agent._records import Plan, TaskRecord, record_from_json, record_to_json
 from hitl_nb.mock_agent._scenarios import Step
-from hitl_nb.mock_agent._store import Store
+from hitl_nb.mock_agent._store import TaskStore
 from hitl_nb.spec import parse_rfc3339
 
 __all__ = [
@@ -156,7 +156,7 @@ class Alarms(Protocol):
 class TaskBook:
     """The tasks of one mock agent, their store and their loop. Use from that loop only."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: TaskStore) -> None:
         self.store = store
         self.tasks: dict[str, TaskRecord] = {}
         self._watchers: list[CommitWatcher] = []

@@ -14,7 +14,7 @@ import pytest
 
 from hitl_nb.a2a import Message, Part, Role, TaskState
 from hitl_nb.errors import PromptConflict, ResponseInvalid
-from hitl_nb.mock_agent import Faults, MemoryStore, MockAgent, ScenarioRegistry
+from hitl_nb.mock_agent import Faults, MemoryTaskStore, MockAgent, ScenarioRegistry
 from hitl_nb.mock_agent._acceptance import Acceptance
 from hitl_nb.mock_agent._records import TaskRecord, record_to_json
 from hitl_nb.mock_agent._script import Script
@@ -136,7 +136,7 @@ def test_exactly_one_of_50_racing_answers_is_accepted(agent: MockAgent) -> None:
 
 def _approval(faults: Faults) -> tuple[TaskBook, Acceptance, TaskRecord, list[int]]:
     """A started approval task (call on a running loop), and the commits heard."""
-    book = TaskBook(MemoryStore())
+    book = TaskBook(MemoryTaskStore())
     book.attach(asyncio.get_running_loop())
     script = Script(book, ScenarioRegistry(), faults, {})
     first = Message(str(uuid.uuid4()), Role.USER, [Part(text="approval")])

@@ -13,7 +13,7 @@ import pytest
 
 from hitl_nb.a2a import Message, Part, PushConfig, Role, TaskState
 from hitl_nb.errors import InvalidParams, PromptConflict, UnsupportedOperation
-from hitl_nb.mock_agent import MemoryStore, ScenarioRegistry, SQLiteStore
+from hitl_nb.mock_agent import MemoryTaskStore, ScenarioRegistry, SQLiteTaskStore
 from hitl_nb.mock_agent._core import AgentCore
 from hitl_nb.mock_agent._push_configs import IncomingPush
 from hitl_nb.mock_agent._records import TaskRecord
@@ -31,7 +31,7 @@ def _message(
 
 
 def _core(store: Any = None) -> AgentCore:
-    core = AgentCore(scenarios=ScenarioRegistry(), store=store or MemoryStore())
+    core = AgentCore(scenarios=ScenarioRegistry(), store=store or MemoryTaskStore())
     core.attach(asyncio.get_running_loop())
     return core
 
@@ -110,7 +110,7 @@ def test_an_answer_must_name_its_task() -> None:
 
 def test_a_task_stopped_between_an_answer_and_its_next_step_carries_on(tmp_path: Path) -> None:
     async def first_life() -> str:
-        core = _core(SQLiteStore(tmp_path / "a.db"))
+        core = _core(SQLiteTaskStore(tmp_path / "a.db"))
         rec = _task(core.send(_message(Part(text="approval"))))
         core.send(_message(Part(data={"approve": True}), task_id=rec.id))
         assert rec.task.status.state is TaskState.WORKING  # the end is one loop turn away
@@ -118,7 +118,7 @@ def test_a_task_stopped_between_an_answer_and_its_next_step_carries_on(tmp_path:
         return rec.id
 
     async def second_life(task_id: str) -> TaskState:
-        core = _core(SQLiteStore(tmp_path / "a.db"))
+        core = _core(SQLiteTaskStore(tmp_path / "a.db"))
         rec = core.get(task_id)
         await core.settled(rec)
         state = rec.task.status.state

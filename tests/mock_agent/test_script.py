@@ -16,7 +16,7 @@ from hitl_nb.a2a import Message, Part, Role
 from hitl_nb.errors import InvalidParams
 from hitl_nb.mock_agent import (
     Faults,
-    MemoryStore,
+    MemoryTaskStore,
     MockAgent,
     Scenario,
     ScenarioRegistry,
@@ -240,7 +240,7 @@ def _first(*parts: Part) -> Message:
 @pytest.fixture()
 def script() -> Script:
     defaults = {"deadline": {"deadline_seconds": 7.0, "on_deadline": "fail"}}
-    return Script(TaskBook(MemoryStore()), ScenarioRegistry(), Faults(), defaults)
+    return Script(TaskBook(MemoryTaskStore()), ScenarioRegistry(), Faults(), defaults)
 
 
 def test_the_first_message_picks_the_scenario(script: Script) -> None:

@@ -14,20 +14,20 @@ from pathlib import Path
 
 import pytest
 
-from hitl_nb.mock_agent import MockAgent, SQLiteStore
+from hitl_nb.mock_agent import MockAgent, SQLiteTaskStore
 from tests.helpers.mock_agent_client import Collector, Wire, envelope_of, headers
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_sqlite_store_round_trip(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "s.db")
+    store = SQLiteTaskStore(tmp_path / "s.db")
     store.commit(
         {"id": "t1", "x": 1}, [(1, {"task": {}}), (2, {"statusUpdate": {}})], [("p1", "t1", "open")]
     )
     store.commit({"id": "t1", "x": 2}, [(3, {"statusUpdate": {}})], [("p1", "t1", "answered")])
     store.close()
-    reopened = SQLiteStore(tmp_path / "s.db")
+    reopened = SQLiteTaskStore(tmp_path / "s.db")
     state = reopened.load()
     reopened.close()  # the store holds the file's lock until closed
     assert state.tasks == [{"id": "t1", "x": 2}]
@@ -37,7 +37,7 @@ def test_sqlite_store_round_trip(tmp_path: Path) -> None:
 
 
 def test_a_failed_commit_changes_nothing(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "s.db")
+    store = SQLiteTaskStore(tmp_path / "s.db")
     store.commit({"id": "t1"}, [(1, {})], [])
     with pytest.raises(sqlite3.IntegrityError):
         store.commit({"id": "t1", "new": True}, [(1, {})], [("p", "t1", "open")])
@@ -49,7 +49,7 @@ def test_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.db"
     bad.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(ValueError, match="not a usable mock-agent store"):
-        SQLiteStore(bad)
+        SQLiteTaskStore(bad)
 
 
 def test_restart_in_process_replays_the_open_prompt(tmp_path: Path) -> None:

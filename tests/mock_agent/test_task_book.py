@@ -20,7 +20,7 @@ from hitl_nb.a2a import (
     TaskState,
 )
 from hitl_nb.errors import TaskNotFound
-from hitl_nb.mock_agent import MemoryStore, SQLiteStore
+from hitl_nb.mock_agent import MemoryTaskStore, SQLiteTaskStore
 from hitl_nb.mock_agent._records import Plan, TaskRecord
 from hitl_nb.mock_agent._task_book import TaskBook
 
@@ -32,7 +32,7 @@ def hello(context_id: str | None = None) -> Message:
 
 
 def reload(path: Path) -> list[TaskRecord]:
-    store = SQLiteStore(path)
+    store = SQLiteTaskStore(path)
     book = TaskBook(store)
     book.load(lambda name, options: [])
     store.close()
@@ -40,7 +40,7 @@ def reload(path: Path) -> list[TaskRecord]:
 
 
 def test_open_makes_a_submitted_task_and_stores_it_when_the_block_ends(tmp_path: Path) -> None:
-    book = TaskBook(SQLiteStore(tmp_path / "b.db"))
+    book = TaskBook(SQLiteTaskStore(tmp_path / "b.db"))
     heard: list[list[tuple[int, StreamEvent]]] = []
     book.watch(lambda rec, events: heard.append(events))
     first = hello("ctx-1")
@@ -63,7 +63,7 @@ def test_open_makes_a_submitted_task_and_stores_it_when_the_block_ends(tmp_path:
 
 
 def test_a_task_whose_start_raises_is_forgotten(tmp_path: Path) -> None:
-    book = TaskBook(SQLiteStore(tmp_path / "b.db"))
+    book = TaskBook(SQLiteTaskStore(tmp_path / "b.db"))
     heard: list[object] = []
     book.watch(lambda rec, events: heard.append(events))
     with pytest.raises(RuntimeError, match="refused"):
@@ -78,14 +78,14 @@ def test_a_task_whose_start_raises_is_forgotten(tmp_path: Path) -> None:
 
 
 def test_a_context_is_made_when_the_message_has_none() -> None:
-    book = TaskBook(MemoryStore())
+    book = TaskBook(MemoryTaskStore())
     with book.open(hello(), PLAN) as a, book.open(hello(), PLAN) as b:
         pass
     assert a.task.context_id and b.task.context_id and a.task.context_id != b.task.context_id
 
 
 def test_watchers_hear_each_event_once() -> None:
-    book = TaskBook(MemoryStore())
+    book = TaskBook(MemoryTaskStore())
     heard: list[int] = []
     book.watch(lambda rec, events: heard.extend(seq for seq, _ in events))
     with book.open(hello(), PLAN) as rec:
@@ -98,7 +98,7 @@ def test_watchers_hear_each_event_once() -> None:
 
 
 def test_keep_puts_the_message_in_the_tasks_context() -> None:
-    book = TaskBook(MemoryStore())
+    book = TaskBook(MemoryTaskStore())
     with book.open(hello("ctx"), PLAN) as rec:
         pass
     note = hello()
@@ -109,7 +109,7 @@ def test_keep_puts_the_message_in_the_tasks_context() -> None:
 
 
 def test_a_later_chunk_extends_the_artifact_it_belongs_to() -> None:
-    book = TaskBook(MemoryStore())
+    book = TaskBook(MemoryTaskStore())
     with book.open(hello(), PLAN) as rec:
         pass
     book.add_artifact(rec, Artifact("a1", [Part(text="one ")]), last_chunk=False)
@@ -124,7 +124,7 @@ def test_a_later_chunk_extends_the_artifact_it_belongs_to() -> None:
 
 def test_settled_waits_for_later_steps_and_the_steps_they_schedule() -> None:
     async def run() -> list[str]:
-        book = TaskBook(MemoryStore())
+        book = TaskBook(MemoryTaskStore())
         assert book.attach(asyncio.get_running_loop())
         assert not book.attach(asyncio.get_running_loop())  # already bound
         with book.open(hello(), PLAN) as rec:
@@ -151,7 +151,7 @@ def test_settled_waits_for_later_steps_and_the_steps_they_schedule() -> None:
 
 def test_nobody_waits_for_an_alarm() -> None:
     async def run() -> None:
-        book = TaskBook(MemoryStore())
+        book = TaskBook(MemoryTaskStore())
         book.attach(asyncio.get_running_loop())
         with book.open(hello(), PLAN) as rec:
             pass
@@ -167,7 +167,7 @@ def test_nobody_waits_for_an_alarm() -> None:
 
 def test_close_ends_streams_and_deadlines() -> None:
     async def run() -> None:
-        book = TaskBook(MemoryStore())
+        book = TaskBook(MemoryTaskStore())
         book.attach(asyncio.get_running_loop())
         with book.open(hello(), PLAN) as rec:
             pass
@@ -181,7 +181,7 @@ def test_close_ends_streams_and_deadlines() -> None:
 
 
 def test_the_book_needs_its_loop_before_it_schedules() -> None:
-    book = TaskBook(MemoryStore())
+    book = TaskBook(MemoryTaskStore())
     with book.open(hello(), PLAN) as rec:
         pass
     with pytest.raises(RuntimeError, match="not attached"):
@@ -189,7 +189,7 @@ def test_the_book_needs_its_loop_before_it_schedules() -> None:
 
 
 def test_select_is_newest_status_first_and_filters() -> None:
-    book = TaskBook(MemoryStore())
+    book = TaskBook(MemoryTaskStore())
     recs = []
     for i, ctx in enumerate(("a", "b", "a")):
         with book.open(hello(ctx), PLAN) as rec:
