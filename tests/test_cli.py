@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from hitl_nb.cli import build_parser, main
-from hitl_nb.mock_agent._run import agent_from_cli
+from hitl_nb.mock_agent._cli import agent_from_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,7 @@ See :mod:`~hitl_nb.mock_agent._scenarios` for the scripts (and how to add yours)
 
 from __future__ import annotations
 
-from hitl_nb.mock_agent._cli import register as register_cli
+from hitl_nb.mock_agent._cli import register_cli
 from hitl_nb.mock_agent._faults import FAULT_NAMES, Faults
 from hitl_nb.mock_agent._run import MockAgent, mock_agent_handlers
 from hitl_nb.mock_agent._scenarios import (

@@ -4,9 +4,9 @@
 modes, the URL prefix). :class:`BaseHandler` reads bounded JSON bodies, echoes the
 extension's activation header, writes errors and pumps a task's events as SSE; the
 JSON-RPC (``_jsonrpc.py``) and HTTP+JSON (``_rest.py``) handlers build on it, and so
-does the agent card's handler (``_card_http.py``). The request handling both bindings
-have in common is in ``_requests.py``. Which path
-goes to which handler is the route table in ``_routes.py``.
+does the agent card's handler (``_card.py``). The request handling both bindings have in
+common is in ``_requests.py``. Which path goes to which handler is the route table in
+``_run.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import tornado.web
@@ -22,11 +22,6 @@ from tornado.iostream import StreamClosedError
 
 from hitl_nb._json import parse_json
 from hitl_nb.a2a import (
-    AgentCapabilities,
-    AgentCard,
-    AgentExtension,
-    AgentInterface,
-    AgentSkill,
     Codec,
     Message,
     StreamEvent,
@@ -43,7 +38,6 @@ from hitl_nb.errors import (
     WireDecodeError,
     WrongContentType,
 )
-from hitl_nb.mock_agent._card_cache import CardStamps
 from hitl_nb.mock_agent._core import AgentCore
 from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._outbox import CLOSED, Listener, ends_stream, follow
@@ -51,18 +45,14 @@ from hitl_nb.mock_agent._push_configs import IncomingPush
 from hitl_nb.mock_agent._records import TaskRecord
 from hitl_nb.mock_agent._requests import parse_count
 from hitl_nb.mock_agent._views import event_view, task_view
-from hitl_nb.mock_agent._wire_errors import (
-    VALIDATION_DETAIL_TYPE,
-)
 from hitl_nb.spec import (
     EXTENSION_URI,
     HEADER_EXTENSIONS,
     HEADER_EXTENSIONS_V03,
     HEADER_VERSION,
-    agent_card_extension,
 )
 
-__all__ = ["AgentService", "BaseHandler", "VALIDATION_DETAIL_TYPE"]
+__all__ = ["AgentService", "BaseHandler"]
 
 JSON_TYPES = ("application/json", "application/a2a+json")
 MAX_BODY_BYTES = 1024 * 1024
@@ -71,7 +61,8 @@ MAX_BODY_DEPTH = 64
 
 @dataclass
 class AgentService:
-    """What the handlers share: the core, the faults, the card's text, the limits."""
+    """What the handlers share: the core, the faults, the card's words (name,
+    description, version: :func:`~hitl_nb.mock_agent._card.agent_card`), the limits."""
 
     core: AgentCore
     faults: Faults
@@ -81,41 +72,6 @@ class AgentService:
     prefix: str = ""
     max_body: int = MAX_BODY_BYTES
     ping_interval: float = 15.0
-    card_stamps: CardStamps = field(default_factory=CardStamps)
-
-    def card(self, base_url: str) -> AgentCard:
-        """The agent card for clients that reach the agent at ``base_url``."""
-        ext = agent_card_extension()
-        skills = [
-            AgentSkill(
-                s.name,
-                s.name,
-                f'{s.description} Start it with a data part {{"scenario": "{s.name}"}} '
-                f'or the text "{s.name}" in the first message (default: approval).',
-                tags=["hitl-prompt", "scenario"],
-                examples=[s.name],
-            )
-            for s in self.core.scenarios
-        ]
-        return AgentCard(
-            name=self.name,
-            description=self.description,
-            version=self.version,
-            supported_interfaces=[
-                AgentInterface(base_url + "/", "JSONRPC", "1.0"),
-                AgentInterface(base_url, "HTTP+JSON", "1.0"),
-            ],
-            capabilities=AgentCapabilities(
-                streaming=True,
-                push_notifications=self.core.push.enabled,
-                extensions=[
-                    AgentExtension(ext["uri"], ext["description"], ext["required"], ext["params"])
-                ],
-            ),
-            skills=skills,
-            default_input_modes=["text/plain", "application/json"],
-            default_output_modes=["text/plain", "application/json"],
-        )
 
 
 class BaseHandler(tornado.web.RequestHandler):

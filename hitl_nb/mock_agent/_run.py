@@ -4,20 +4,20 @@
   own thread and event loop, never the caller's: a notebook cell's synchronous request
   to a server on the kernel's own loop would deadlock. ``.url``, ``.stop()``, and
   ``with MockAgent() as agent:``.
-- :func:`serve` runs it in the foreground until SIGINT/SIGTERM (``hitl-nb mock-agent``).
-- :func:`mock_agent_handlers` gives the tornado route table under a prefix, to mount the
-  agent in another tornado application (a Jupyter server, for instance).
+- :func:`serve` runs it in the foreground until SIGINT/SIGTERM (``hitl-nb mock-agent``,
+  :mod:`~hitl_nb.mock_agent._cli`).
+- :func:`mock_agent_handlers` gives the tornado route table (:func:`routes`) under a
+  prefix, to mount the agent in another tornado application (a Jupyter server, for
+  instance).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import logging
 import os
 import signal
 import socket
-import sys
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -25,13 +25,23 @@ from typing import Any
 import tornado.web
 from tornado.httpserver import HTTPServer
 
+from hitl_nb.mock_agent._card import AgentCardHandler, CardStamps
 from hitl_nb.mock_agent._core import AgentCore
-from hitl_nb.mock_agent._faults import FAULT_NAMES, Faults
+from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._http import MAX_BODY_BYTES, AgentService
+from hitl_nb.mock_agent._jsonrpc import JsonRpcHandler
 from hitl_nb.mock_agent._push_delivery import PushSettings
-from hitl_nb.mock_agent._routes import make_handlers
+from hitl_nb.mock_agent._rest import (
+    ExtendedCardHandler,
+    MessageSendHandler,
+    MessageStreamHandler,
+    NotFoundHandler,
+    PushConfigHandler,
+    TaskActionHandler,
+    TaskHandler,
+    TasksHandler,
+)
 from hitl_nb.mock_agent._scenarios import (
-    DEADLINE_POLICIES,
     MAX_DEADLINE_SECONDS,
     DeadlinePolicy,
     Scenario,
@@ -40,14 +50,7 @@ from hitl_nb.mock_agent._scenarios import (
 )
 from hitl_nb.mock_agent._store import open_task_store
 
-__all__ = [
-    "MockAgent",
-    "add_cli_arguments",
-    "agent_from_cli",
-    "mock_agent_handlers",
-    "run_cli",
-    "serve",
-]
+__all__ = ["MockAgent", "mock_agent_handlers", "routes", "serve"]
 
 # Tornado itself refuses bodies over this (closing the connection); below it the agent
 # answers an oversize body with a clear A2A error.
@@ -63,6 +66,40 @@ def _access_log(handler: tornado.web.RequestHandler) -> None:
     _access.debug(
         "%s %s %s %.1fms", handler.get_status(), req.method, req.uri, 1000 * req.request_time()
     )
+
+
+def routes(service: AgentService) -> list[tuple[str, type, dict[str, Any]]]:
+    """The route table under ``service.prefix``, ready for ``Application.add_handlers``.
+
+    Relative to the prefix (``""`` standalone, anything when mounted)::
+
+        GET  /.well-known/agent-card.json     the agent card (A2A §8)  (_card.py)
+        POST /                                JSON-RPC 1.0 and 0.3   (_jsonrpc.py)
+        POST /message:send                    HTTP+JSON (A2A §11)    (_rest.py)
+        POST /message:stream
+        GET  /tasks/{id}       GET /tasks
+        POST /tasks/{id}:cancel
+        POST /tasks/{id}:subscribe            (GET too)
+        POST|GET   /tasks/{id}/pushNotificationConfigs          create, list
+        GET|DELETE /tasks/{id}/pushNotificationConfigs/{cid}    get, delete
+        GET  /extendedAgentCard                       ExtendedAgentCardNotConfigured
+    """
+    p = service.prefix.rstrip("/")
+    service.prefix = p
+    kw = {"service": service}
+    tid = r"([^/:]+)"
+    return [
+        (rf"{p}/\.well-known/agent-card\.json", AgentCardHandler, {**kw, "stamps": CardStamps()}),
+        (rf"{p}/?", JsonRpcHandler, kw),
+        (rf"{p}/message:send", MessageSendHandler, kw),
+        (rf"{p}/message:stream", MessageStreamHandler, kw),
+        (rf"{p}/tasks", TasksHandler, kw),
+        (rf"{p}/tasks/{tid}", TaskHandler, kw),
+        (rf"{p}/tasks/{tid}:(cancel|subscribe)", TaskActionHandler, kw),
+        (rf"{p}/tasks/{tid}/pushNotificationConfigs/?(?:/([^/]+))?", PushConfigHandler, kw),
+        (rf"{p}/extendedAgentCard", ExtendedCardHandler, kw),
+        (rf"{p}/.*", NotFoundHandler, kw),
+    ]
 
 
 def _faults(faults: Iterable[str] | Faults | None) -> Faults:
@@ -96,7 +133,7 @@ def mock_agent_handlers(
         push=PushSettings(enabled=push_notifications),
     )
     service = AgentService(core=core, faults=fault_set, prefix=prefix, max_body=max_body)
-    return make_handlers(service)
+    return routes(service)
 
 
 class MockAgent:
@@ -234,7 +271,7 @@ class MockAgent:
             max_body=self.max_body,
             ping_interval=self.ping_interval,
         )
-        app = tornado.web.Application(make_handlers(service), log_function=_access_log)
+        app = tornado.web.Application(routes(service), log_function=_access_log)
         self.port = sock.getsockname()[1]
         # Tornado's defaults let a client take an hour over its headers and forever over
         # its body (slowloris); idle_connection_timeout also bounds the wait for headers.
@@ -332,56 +369,3 @@ async def serve(agent: MockAgent, *, announce: bool = True) -> None:
         for sig in handled:
             loop.remove_signal_handler(sig)
         await agent._teardown()
-
-
-def add_cli_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``hitl-nb mock-agent``."""
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=0, help="port (0: any free port)")
-    parser.add_argument("--store", metavar="PATH", help="SQLite file that survives restarts")
-    parser.add_argument(
-        "--fault",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="turn on a fault mode (repeatable): " + ", ".join(FAULT_NAMES),
-    )
-    parser.add_argument("--deadline-seconds", type=float, default=30.0)
-    parser.add_argument("--on-deadline", choices=DEADLINE_POLICIES, default="keep-open")
-    parser.add_argument(
-        "--no-push",
-        dest="push_notifications",
-        action="store_false",
-        help="no push notifications: the card says so and the push methods are refused",
-    )
-
-
-def agent_from_cli(args: argparse.Namespace) -> MockAgent:
-    """The (not yet started) agent ``hitl-nb mock-agent`` options describe.
-
-    Raises ValueError for options that do not make an agent (an unknown fault...).
-    """
-    return MockAgent(
-        host=args.host,
-        port=args.port,
-        store=args.store,
-        faults=args.fault,
-        deadline_seconds=args.deadline_seconds,
-        on_deadline=args.on_deadline,
-        push_notifications=args.push_notifications,
-    )
-
-
-def run_cli(args: argparse.Namespace) -> int:
-    """Run ``hitl-nb mock-agent`` in the foreground; 0 on a clean stop, 2 on bad options."""
-    try:
-        agent = agent_from_cli(args)
-    except ValueError as exc:
-        print(f"hitl-nb mock-agent: {exc}", file=sys.stderr)
-        return 2
-    try:
-        asyncio.run(serve(agent))
-    except (OSError, ValueError) as exc:
-        print(f"hitl-nb mock-agent: {exc}", file=sys.stderr)
-        return 1
-    return 0

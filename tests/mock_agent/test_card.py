@@ -12,7 +12,7 @@ import pytest
 
 from hitl_nb.errors import HITL_ERROR_DOMAIN as ERROR_DOMAIN
 from hitl_nb.mock_agent import MockAgent, Scenario, Step
-from hitl_nb.mock_agent._card_cache import CardStamps, not_modified
+from hitl_nb.mock_agent._card import CardStamps, not_modified
 from hitl_nb.spec import EXTENSION_URI
 from tests.helpers.mock_agent_client import Wire, envelope_of
 
