@@ -1,26 +1,38 @@
-"""The mock agent's card caching (A2A 1.0 §8.6) and the ErrorInfo domain of its rejections."""
+"""The mock agent's card (hitl_nb.mock_agent._card): what it says, and its caching
+(A2A 1.0 §8.6)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
-from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
-from hitl_nb.errors import HITL_ERROR_DOMAIN as ERROR_DOMAIN
-from hitl_nb.mock_agent import MockAgent, Scenario, Step
+from hitl_nb.mock_agent import BUILTIN_SCENARIOS, MockAgent, Scenario, Step
 from hitl_nb.mock_agent._card import CardStamps, not_modified
-from hitl_nb.spec import EXTENSION_URI
-from tests.helpers.mock_agent_client import Wire, envelope_of
+from tests.helpers.mock_agent_client import URI, Wire
 
 
 @pytest.fixture(scope="module")
 def agent() -> Iterator[MockAgent]:
     with MockAgent() as running:
         yield running
+
+
+@pytest.fixture()
+def builtin() -> Iterator[MockAgent]:
+    """An agent with the built-in scenarios only (the module's agent gets one more)."""
+    with MockAgent() as running:
+        yield running
+
+
+@pytest.fixture()
+def wire(builtin: MockAgent) -> Iterator[Wire]:
+    w = Wire(builtin.url)
+    yield w
+    w.close()
 
 
 def test_the_card_is_cacheable_and_answers_conditional_gets(agent: MockAgent) -> None:
@@ -64,20 +76,22 @@ def test_card_stamps_are_bounded_and_the_rule_is_rfc_9110() -> None:
     assert not not_modified(None, None, etag, datetime.now(timezone.utc))
 
 
-def test_hitl_rejections_use_the_extensions_own_error_domain(agent: MockAgent) -> None:
-    assert ERROR_DOMAIN == urlsplit(EXTENSION_URI).hostname  # consistent with the URI
-    wire = Wire(agent.url)
-    try:
-        task = wire.start("approval")
-        pid = envelope_of(task)["prompt_id"]
-        _, invalid = wire.answer(task["id"], pid, {"approve": "no"})
-        assert invalid["error"]["data"][0]["domain"] == ERROR_DOMAIN
-        assert invalid["error"]["data"][0]["reason"] == "HITL_RESPONSE_INVALID"
-        _, unknown = wire.answer(task["id"], "0d7f1e7e-0000-4000-8000-000000000000", {})
-        assert unknown["error"]["data"][0]["domain"] == ERROR_DOMAIN
-        _, missing = wire.rpc("GetTask", {"id": "nope"})
-        assert missing["error"]["data"][0]["domain"] == "a2a-protocol.org"  # A2A's own
-        rest = httpx.post(agent.url + "/message:send", json={"message": {}}, timeout=5)
-        assert rest.json()["error"]["details"][0]["domain"] == "a2a-protocol.org"
-    finally:
-        wire.close()
+def test_card(wire: Wire, builtin: MockAgent) -> None:
+    agent = builtin
+    card = wire.http.get(agent.card_url).json()
+    assert card["supportedInterfaces"] == [
+        {"url": agent.url + "/", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+        {"url": agent.url, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+    ]
+    caps = card["capabilities"]
+    assert caps["streaming"] is True and caps["pushNotifications"] is True
+    assert caps["extensions"] == [
+        {
+            "uri": URI,
+            "description": "Structured HITL prompt envelope on INPUT_REQUIRED state.",
+            "required": False,
+            "params": {},
+        }
+    ]
+    assert [s["id"] for s in card["skills"]] == [s.name for s in BUILTIN_SCENARIOS]
+    assert all('"scenario"' in s["description"] for s in card["skills"])

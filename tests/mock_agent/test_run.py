@@ -1,4 +1,5 @@
-"""The mock agent's handlers mounted under a prefix in someone else's tornado app."""
+"""Serving the mock agent (hitl_nb.mock_agent._run): its handlers mounted under a prefix in
+someone else's tornado app, and a MockAgent's life on its own thread."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import tornado.web
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 
-from hitl_nb.mock_agent import mock_agent_handlers
+from hitl_nb.mock_agent import MockAgent, mock_agent_handlers
 from tests.helpers.mock_agent_client import Wire, envelope_of
 
 
@@ -74,3 +75,25 @@ def test_mounted_under_a_prefix(host_url: str) -> None:
         time.sleep(0.01)
     assert wire.get_task(late["id"])["status"]["state"] == "TASK_STATE_FAILED"
     wire.close()
+
+
+def test_lifecycle_errors_and_stop_from_the_agent_thread() -> None:
+    agent = MockAgent()
+    with pytest.raises(RuntimeError, match="not running"):
+        _ = agent.url
+    with pytest.raises(ValueError, match="on_deadline"):
+        MockAgent(on_deadline="never")
+    agent.start()
+    with pytest.raises(RuntimeError, match="already started"):
+        agent.start()
+    assert agent._loop is not None and agent._thread is not None
+    agent._loop.call_soon_threadsafe(agent.stop)  # e.g. a scenario stopping its agent
+    agent._thread.join(5)
+    assert not agent.running
+    agent.stop()  # idempotent
+
+
+def test_port_in_use_is_reported_by_start() -> None:
+    with MockAgent() as first:
+        with pytest.raises(OSError):
+            MockAgent(port=first.port).start()
