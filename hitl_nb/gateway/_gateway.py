@@ -503,7 +503,10 @@ class Gateway:
                     {
                         "status": "collecting",
                         "prompt_id": prompt_id,
-                        **count._asdict(),
+                        "agreeing": count.agreeing,
+                        "needed": count.needed,
+                        "answers": count.answers,
+                        "disagreement": count.disagreement,
                         "message": message,
                     },
                 )
