@@ -51,6 +51,12 @@ from hitl_nb.notify._notes import (
 )
 from hitl_nb.notify._plan import Limits, next_allowed, retry_at, stale_before, stale_reason
 from hitl_nb.notify._secrets import Secret
+from hitl_nb.notify._signature import (
+    IDEMPOTENCY_HEADER,
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    sign,
+)
 from hitl_nb.notify._targets import (
     EmailTarget,
     SignedTarget,
@@ -61,14 +67,22 @@ from hitl_nb.notify._targets import (
 )
 
 if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
+    from hitl_nb.notify._channels import Channels
+    from hitl_nb.notify._email import EmailChannel, SmtpSettings
     from hitl_nb.notify._messages import Message, compose
+    from hitl_nb.notify._webhooks import WebhookChannel
 
 __all__ = [
     "DEFAULT_TEAM",
+    "IDEMPOTENCY_HEADER",
     "KINDS",
     "OUTCOMES",
+    "SIGNATURE_HEADER",
+    "TIMESTAMP_HEADER",
     "AnswerLinks",
     "Batch",
+    "Channels",
+    "EmailChannel",
     "EmailTarget",
     "Limits",
     "Message",
@@ -77,8 +91,10 @@ __all__ = [
     "Secret",
     "SignedTarget",
     "SlackTarget",
+    "SmtpSettings",
     "Target",
     "TeamChannels",
+    "WebhookChannel",
     "check_address",
     "check_webhook_url",
     "compose",
@@ -89,6 +105,7 @@ __all__ = [
     "person",
     "recipient_parts",
     "retry_at",
+    "sign",
     "stale_before",
     "stale_reason",
     "team",
@@ -97,7 +114,11 @@ __all__ = [
 __getattr__, __dir__ = _lazy.attach(
     __name__,
     {
+        "Channels": "_channels",
+        "EmailChannel": "_email",
+        "SmtpSettings": "_email",
         "Message": "_messages",
         "compose": "_messages",
+        "WebhookChannel": "_webhooks",
     },
 )
