@@ -67,9 +67,12 @@ from hitl_nb.notify._targets import (
 )
 
 if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
+    from hitl_nb.notify._addresses import AddressBook
     from hitl_nb.notify._channels import Channels
     from hitl_nb.notify._email import EmailChannel, SmtpSettings
+    from hitl_nb.notify._hub_users import HubDirectory, HubUser
     from hitl_nb.notify._messages import Message, compose
+    from hitl_nb.notify._routes import NoRoute, Preference, Router
     from hitl_nb.notify._webhooks import WebhookChannel
 
 __all__ = [
@@ -79,15 +82,21 @@ __all__ = [
     "OUTCOMES",
     "SIGNATURE_HEADER",
     "TIMESTAMP_HEADER",
+    "AddressBook",
     "AnswerLinks",
     "Batch",
     "Channels",
     "EmailChannel",
     "EmailTarget",
+    "HubDirectory",
+    "HubUser",
     "Limits",
     "Message",
+    "NoRoute",
     "Note",
+    "Preference",
     "PromptFacts",
+    "Router",
     "Secret",
     "SignedTarget",
     "SlackTarget",
@@ -114,11 +123,17 @@ __all__ = [
 __getattr__, __dir__ = _lazy.attach(
     __name__,
     {
+        "AddressBook": "_addresses",
         "Channels": "_channels",
         "EmailChannel": "_email",
         "SmtpSettings": "_email",
+        "HubDirectory": "_hub_users",
+        "HubUser": "_hub_users",
         "Message": "_messages",
         "compose": "_messages",
+        "NoRoute": "_routes",
+        "Preference": "_routes",
+        "Router": "_routes",
         "WebhookChannel": "_webhooks",
     },
 )
