@@ -49,6 +49,7 @@ from hitl_nb.notify._notes import (
     recipient_parts,
     team,
 )
+from hitl_nb.notify._outbox import Outbox
 from hitl_nb.notify._plan import Limits, next_allowed, retry_at, stale_before, stale_reason
 from hitl_nb.notify._secrets import Secret
 from hitl_nb.notify._signature import (
@@ -73,6 +74,7 @@ if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
     from hitl_nb.notify._hub_users import HubDirectory, HubUser
     from hitl_nb.notify._messages import Message, compose
     from hitl_nb.notify._routes import NoRoute, Preference, Router
+    from hitl_nb.notify._sender import Round, Sender
     from hitl_nb.notify._webhooks import WebhookChannel
 
 __all__ = [
@@ -94,10 +96,13 @@ __all__ = [
     "Message",
     "NoRoute",
     "Note",
+    "Outbox",
     "Preference",
     "PromptFacts",
+    "Round",
     "Router",
     "Secret",
+    "Sender",
     "SignedTarget",
     "SlackTarget",
     "SmtpSettings",
@@ -134,6 +139,8 @@ __getattr__, __dir__ = _lazy.attach(
         "NoRoute": "_routes",
         "Preference": "_routes",
         "Router": "_routes",
+        "Round": "_sender",
+        "Sender": "_sender",
         "WebhookChannel": "_webhooks",
     },
 )
