@@ -54,9 +54,11 @@ class Quote:
 
 @dataclass(frozen=True)
 class Link:
-    """The one link a message carries (built by :class:`AnswerLinks`)."""
+    """A link of ours (built by :class:`AnswerLinks`); ``label``: what the HTML part
+    shows instead of the address (plain text and chat show the address)."""
 
     url: str
+    label: str | None = None
 
 
 Piece = str | Quote | Link
@@ -121,7 +123,11 @@ class Message:
 
     def html(self) -> str:
         """The text/html body: every piece escaped, the link a link."""
-        body = "".join(f"<p>{_join(p, _html_piece)}</p>\n" for p in self.paragraphs)
+        body = "".join(
+            # a block quote is a block of its own, never inside a <p>
+            f"{_join(p, _html_piece)}\n" if _is_block(p) else f"<p>{_join(p, _html_piece)}</p>\n"
+            for p in self.paragraphs
+        )
         head = '<!DOCTYPE html>\n<html><body style="font-family: sans-serif">\n'
         return f"{head}{body}</body></html>\n"
 
@@ -149,6 +155,10 @@ class Message:
         return json.dumps(self.to_json(), ensure_ascii=False, separators=(",", ":")).encode()
 
 
+def _is_block(pieces: Sequence[Piece]) -> bool:
+    return len(pieces) == 1 and isinstance(pieces[0], Quote) and pieces[0].block
+
+
 def _join(pieces: Sequence[Piece], render: Any) -> str:
     return "".join(render(piece) for piece in pieces)
 
@@ -172,7 +182,7 @@ def _html_piece(piece: Piece) -> str:
         return " ".join(text.split())
     if isinstance(piece, Link):
         url = _html.escape(piece.url, quote=True)
-        return f'<a href="{url}">{url}</a>'
+        return f'<a href="{url}">{_html.escape(piece.label) if piece.label else url}</a>'
     return _html.escape(piece, quote=True)
 
 
@@ -385,7 +395,9 @@ def _digest(
             if f.deadline is not None and note.kind != "outcome"
             else ""
         )
-        paragraphs.append(("- ", lead, Quote(f.question, LINE_LIMIT), due, " ", Link(link)))
+        paragraphs.append(
+            ("- ", lead, Quote(f.question, LINE_LIMIT), due, " ", Link(link, "open it"))
+        )
     if total > len(notes):
         paragraphs.append((f"... and {total - len(notes)} more.",))
     paragraphs.append(("See them all here: ", Link(links.inbox())))
