@@ -10,8 +10,9 @@ that records the prompt (or its end) and write their notes there:
   the default team channel, else nobody), which gets the reminder too. A prompt naming
   more than ``max_named`` people goes to the team channel instead: one agent cannot
   make the service write to a crowd.
-- :func:`outcome_notes`: the prompt's end, for the task's registrant: the agent
-  accepted the answer (unless the registrant alone gave it), refused it, or nobody
+- :func:`outcome_notes`: what became of the prompt, for the task's registrant: the
+  agent accepted the answer (unless the registrant alone gave it), refused it (the
+  prompt stays open for another answer: a later acceptance is told too), or nobody
   answered in time.
 
 What to withdraw when things change is the store's part, in the same transactions
@@ -139,9 +140,12 @@ def outcome_notes(facts: PromptFacts, now: float) -> list[Note]:
     if facts.outcome == "forwarded" and set(facts.responders) == {facts.registrant}:
         return []  # they answered it themselves: they know
     recipient = person(facts.registrant)
+    # keyed by the outcome too: an answer the agent refused leaves the prompt open, and
+    # the next answer's acceptance is news of its own
+    key = note_key(f"outcome:{facts.outcome}", facts.reg_id, facts.prompt_id, recipient)
     return [
         Note(
-            key=note_key("outcome", facts.reg_id, facts.prompt_id, recipient),
+            key=key,
             recipient=recipient,
             kind="outcome",
             facts=facts,

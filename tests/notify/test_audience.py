@@ -72,6 +72,12 @@ def test_the_registrant_learns_the_outcome_unless_they_answered_alone():
     assert outcome_notes(facts(), NOW) == []
 
 
+def test_a_refusal_and_the_acceptance_after_it_are_two_notes():
+    (refused,) = outcome_notes(facts(outcome="refused", responders=("bob",)), NOW)
+    (accepted,) = outcome_notes(facts(outcome="forwarded", responders=("carol",)), NOW + 60)
+    assert refused.key != accepted.key
+
+
 @pytest.mark.parametrize("host", ["", "a/b", "x@y", "a b", "h:80"])
 def test_team_channels_are_named_by_host(host):
     with pytest.raises(NotifyRefused):

@@ -80,7 +80,7 @@ def assert_plain(out: str, *, newlines: bool) -> None:
 
 @pytest.mark.property
 @given(text, limits)
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 def test_clean_is_plain_text_within_the_limit(value, limit):
     out = clean(value, limit)
     assert len(out) <= limit
@@ -91,7 +91,7 @@ def test_clean_is_plain_text_within_the_limit(value, limit):
 
 @pytest.mark.property
 @given(text, limits)
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 def test_one_line_holds_no_line_break_and_no_control(value, limit):
     out = one_line(value, limit)
     assert len(out) <= limit
@@ -102,7 +102,7 @@ def test_one_line_holds_no_line_break_and_no_control(value, limit):
 
 @pytest.mark.property
 @given(text, limits)
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)
 def test_chat_leaves_no_live_mention_or_link(value, limit):
     out = chat(value, limit)
     assert_dead(out)
@@ -114,7 +114,7 @@ def test_chat_leaves_no_live_mention_or_link(value, limit):
 
 @pytest.mark.property
 @given(text, limits)
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 def test_html_is_escaped_and_dead(value, limit):
     out = html(value, limit)
     assert "<" not in out and ">" not in out and '"' not in out
@@ -125,6 +125,7 @@ def test_html_is_escaped_and_dead(value, limit):
 
 @pytest.mark.property
 @given(st.text(max_size=200))
+@settings(deadline=None)
 def test_defang_reads_the_same_and_at_most_doubles(value):
     out = defang(value)
     assert out.replace(ZWSP, "") == value.replace(ZWSP, "")
