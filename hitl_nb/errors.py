@@ -26,6 +26,12 @@
     ├── GatewayUnavailable       (notebook) ``gateway=True`` and no responder gateway
     │                            found for this kernel; (client) ``find_gateway(strict=True)``:
     │                            the kernel's server did not answer
+    ├── NotifyRefused            (notify) a notification setting or a webhook address
+    │                            refused (a host not allowed, credentials in a URL, not an
+    │                            email address); also a ValueError
+    ├── DeliveryFailed           (notify) a channel could not deliver a message (the SMTP
+    │                            server or the webhook receiver); ``permanent``: retrying
+    │                            cannot help
     ├── TransportError           the agent could not be reached or talked nonsense
     │   ├── AgentUnreachable     connect failure, connection dropped
     │   │   └── AnswerOutcomeUnknown  (client) an answer may or may not have landed
@@ -200,6 +206,24 @@ class GatewayUnavailable(HitlError):
     def __init__(self, message: str, info: Any = None) -> None:
         super().__init__(message)
         self.info = info
+
+
+class NotifyRefused(HitlError, ValueError):
+    """A notification setting, or an address to send to, that hitl-nb refuses: a webhook
+    whose host the administrator did not allow, credentials or an IP literal in its URL,
+    a name that makes no email address. The message names what was wrong (never a
+    secret)."""
+
+
+class DeliveryFailed(HitlError):
+    """A channel could not deliver a message: the SMTP server or the webhook receiver
+    could not be reached, timed out, or refused it. ``permanent``: the receiver said
+    retrying cannot help (an SMTP 5xx, an HTTP 4xx other than 408 and 429, a redirect),
+    so the message is given up at once rather than retried."""
+
+    def __init__(self, message: str, *, permanent: bool = False) -> None:
+        super().__init__(message)
+        self.permanent = permanent
 
 
 class TransportError(HitlError):

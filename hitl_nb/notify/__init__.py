@@ -1,0 +1,146 @@
+"""Telling people who are not in Jupyter that a prompt waits for them: email and webhooks.
+
+The gateway knows who may answer each prompt and by when; this package tells them, by
+email (SMTP) or a chat or JSON webhook, through an outbox:
+
+- **Who is told what** (:func:`opened_notes`, :func:`outcome_notes`): the people a
+  prompt names get a message when it opens and a reminder before its deadline; a prompt
+  for anyone goes to the team channel of its agent's host (:class:`TeamChannels`); the
+  task's registrant learns the outcome. Each is a :class:`Note`, written to the store in
+  the same transaction as what it tells of.
+- **The sender** (:class:`Sender`) claims a recipient's due notes from the
+  :class:`Outbox` (a store implements it), finds where they go (:class:`Router`: a
+  person's own :class:`Preference`, else their address from the :class:`AddressBook`:
+  a table, the hub's auth state through :class:`HubDirectory`, or a template), makes
+  one :class:`Message` of them (:func:`compose`: one note, or a digest), and sends it by
+  its channel (:class:`EmailChannel` with :class:`SmtpSettings`, :class:`WebhookChannel`
+  for :class:`SlackTarget` and the signed :class:`SignedTarget`), retrying with backoff
+  and giving up after a bound, with an audit entry.
+- **Limits** (:class:`Limits`): one message per recipient per minute (what comes within
+  it is one digest), a ceiling per process, a bound on retries.
+- **Safety**: the agent's words are neutralised for each channel (no header injection,
+  no mention, no link but ours); every message's one link (:class:`AnswerLinks`) opens
+  the place to answer and holds no token; secrets (:class:`Secret`) are read from the
+  environment or a file and shown nowhere; webhooks go only where the administrator
+  said (:func:`check_webhook_url`), and never follow a redirect.
+
+docs/notify.md describes it for administrators and receivers (the signature check).
+
+What the gateway needs inside its transactions (the notes, who is told what) is
+imported with the package; the sending side (channels, SMTP, the sender, routing) is
+loaded on first use (PEP 562), so a gateway without notifications does not pay for it.
+"""
+
+from __future__ import annotations
+
+import typing
+
+from hitl_nb import _lazy
+from hitl_nb.notify._audience import DEFAULT_TEAM, TeamChannels, opened_notes, outcome_notes
+from hitl_nb.notify._links import AnswerLinks
+from hitl_nb.notify._notes import (
+    KINDS,
+    OUTCOMES,
+    Batch,
+    Note,
+    PromptFacts,
+    note_key,
+    person,
+    recipient_parts,
+    team,
+)
+from hitl_nb.notify._outbox import Outbox
+from hitl_nb.notify._plan import Limits, next_allowed, retry_at, stale_before, stale_reason
+from hitl_nb.notify._secrets import Secret
+from hitl_nb.notify._signature import (
+    IDEMPOTENCY_HEADER,
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    sign,
+)
+from hitl_nb.notify._targets import (
+    EmailTarget,
+    SignedTarget,
+    SlackTarget,
+    Target,
+    check_address,
+    check_webhook_url,
+)
+
+if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
+    from hitl_nb.notify._addresses import AddressBook
+    from hitl_nb.notify._channels import Channels
+    from hitl_nb.notify._email import EmailChannel, SmtpSettings
+    from hitl_nb.notify._hub_users import HubDirectory, HubUser
+    from hitl_nb.notify._messages import Message, compose
+    from hitl_nb.notify._routes import NoRoute, Preference, Router
+    from hitl_nb.notify._sender import Round, Sender
+    from hitl_nb.notify._webhooks import WebhookChannel
+
+__all__ = [
+    "DEFAULT_TEAM",
+    "IDEMPOTENCY_HEADER",
+    "KINDS",
+    "OUTCOMES",
+    "SIGNATURE_HEADER",
+    "TIMESTAMP_HEADER",
+    "AddressBook",
+    "AnswerLinks",
+    "Batch",
+    "Channels",
+    "EmailChannel",
+    "EmailTarget",
+    "HubDirectory",
+    "HubUser",
+    "Limits",
+    "Message",
+    "NoRoute",
+    "Note",
+    "Outbox",
+    "Preference",
+    "PromptFacts",
+    "Round",
+    "Router",
+    "Secret",
+    "Sender",
+    "SignedTarget",
+    "SlackTarget",
+    "SmtpSettings",
+    "Target",
+    "TeamChannels",
+    "WebhookChannel",
+    "check_address",
+    "check_webhook_url",
+    "compose",
+    "next_allowed",
+    "note_key",
+    "opened_notes",
+    "outcome_notes",
+    "person",
+    "recipient_parts",
+    "retry_at",
+    "sign",
+    "stale_before",
+    "stale_reason",
+    "team",
+]
+
+__getattr__, __dir__ = _lazy.attach(
+    __name__,
+    {
+        "AddressBook": "_addresses",
+        "Channels": "_channels",
+        "EmailChannel": "_email",
+        "SmtpSettings": "_email",
+        "HubDirectory": "_hub_users",
+        "HubUser": "_hub_users",
+        "Message": "_messages",
+        "compose": "_messages",
+        "NoRoute": "_routes",
+        "Preference": "_routes",
+        "Router": "_routes",
+        "Round": "_sender",
+        "Sender": "_sender",
+        "WebhookChannel": "_webhooks",
+    },
+)

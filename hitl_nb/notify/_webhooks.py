@@ -1,0 +1,126 @@
+"""Chat and JSON webhooks: one POST per message, to a host someone was allowed to name.
+
+- A :class:`~hitl_nb.notify.SlackTarget` gets ``{"text": ...}`` (Slack, Mattermost and
+  other Slack-compatible incoming webhooks), the text rendered by
+  :meth:`~hitl_nb.notify.Message.chat`: no mention and no link but ours.
+- A :class:`~hitl_nb.notify.SignedTarget` gets the message as a JSON document
+  (:meth:`~hitl_nb.notify.Message.to_json`), signed (:mod:`hitl_nb.notify._signature`).
+
+Every request carries ``Idempotency-Key`` (the message's stable key: a receiver that
+already has it can drop a retry). The URL is checked again before each request
+(:func:`~hitl_nb.notify.check_webhook_url`, against the allow-list of the moment), the
+client never follows a redirect (a 3xx is a failure that retrying cannot mend), the
+whole exchange is bounded by ``timeout`` seconds however slowly the receiver drips, and
+the answer's body is never read. 2xx is delivered; 408, 429 and 5xx, a timeout or no
+connection are retried; any other status is permanent. A webhook URL is shown in
+messages and logs by its scheme and host only: its path is often its credential.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Iterable
+
+import httpx
+
+from hitl_nb.errors import DeliveryFailed, NotifyRefused
+from hitl_nb.notify._messages import Message
+from hitl_nb.notify._signature import IDEMPOTENCY_HEADER, signed_headers
+from hitl_nb.notify._targets import SignedTarget, SlackTarget, check_webhook_url, shown_url
+
+__all__ = ["WebhookChannel"]
+
+_RETRIED = {408, 429}
+
+
+class WebhookChannel:
+    """POSTs messages to webhooks (see the module docstring). ``allowed_hosts``: the
+    administrator's allow-list for people's own webhooks (read at each request: pass a
+    callable to follow changes); ``client``: an ``httpx.AsyncClient`` to use (it must
+    not follow redirects); ``clock``: the signatures' time."""
+
+    def __init__(
+        self,
+        allowed_hosts: Iterable[str] | Callable[[], Iterable[str]] = (),
+        *,
+        timeout: float = 10.0,
+        client: httpx.AsyncClient | None = None,
+        clock: Callable[[], float] | None = None,
+        user_agent: str = "hitl-nb",
+    ) -> None:
+        if callable(allowed_hosts):
+            self._allowed: Callable[[], Iterable[str]] = allowed_hosts
+        else:
+            fixed = list(allowed_hosts)
+            self._allowed = lambda: fixed
+        self.timeout = timeout
+        self._own = client is None
+        self._client = client or httpx.AsyncClient(follow_redirects=False)
+        if self._client.follow_redirects:
+            raise NotifyRefused("a webhook client must not follow redirects")
+        self._clock = clock or time.time
+        self.user_agent = user_agent
+
+    def request_for(
+        self, message: Message, target: SlackTarget | SignedTarget
+    ) -> tuple[bytes, dict[str, str]]:
+        """The body and headers of the POST for ``message`` (no I/O)."""
+        headers = {
+            "Content-Type": "application/json",
+            "User-Agent": self.user_agent,
+            IDEMPOTENCY_HEADER: message.key,
+        }
+        if isinstance(target, SignedTarget):
+            body = message.to_json_bytes()
+            secret = target.secret.read()
+            headers.update(signed_headers(secret, int(self._clock()), body, message.key))
+        else:
+            body = json.dumps({"text": message.chat()}, ensure_ascii=False).encode("utf-8")
+        return body, headers
+
+    async def deliver(self, message: Message, target: SlackTarget | SignedTarget) -> None:
+        """POST ``message`` to ``target``; :class:`~hitl_nb.errors.DeliveryFailed`
+        unless it answered 2xx."""
+        where = shown_url(target.url)
+        try:
+            check_webhook_url(target.url, self._allowed(), admin=target.admin)
+        except NotifyRefused as exc:
+            raise DeliveryFailed(f"not sent to {where}: {exc}", permanent=True) from None
+        try:
+            body, headers = self.request_for(message, target)
+        except NotifyRefused as exc:  # the signing secret is missing
+            raise DeliveryFailed(f"not sent to {where}: {exc}") from None
+        try:
+            status, location = await asyncio.wait_for(
+                self._post(target.url, body, headers), self.timeout
+            )
+        except asyncio.TimeoutError:
+            raise DeliveryFailed(f"{where} did not answer within {self.timeout:g} s") from None
+        except httpx.HTTPError as exc:
+            raise DeliveryFailed(f"{where} could not be reached ({type(exc).__name__})") from None
+        if 200 <= status < 300:
+            return
+        if 300 <= status < 400:
+            raise DeliveryFailed(
+                f"{where} answered {status}, a redirect{location}; redirects are not followed",
+                permanent=True,
+            )
+        permanent = 400 <= status < 500 and status not in _RETRIED
+        raise DeliveryFailed(f"{where} answered {status}", permanent=permanent)
+
+    async def _post(self, url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
+        request = self._client.build_request("POST", url, content=body, headers=headers)
+        response = await self._client.send(request, stream=True, follow_redirects=False)
+        try:
+            location = response.headers.get("location")
+            shown = f" to {shown_url(location)}" if location else ""
+            return response.status_code, shown
+        finally:
+            await response.aclose()
+
+    async def aclose(self) -> None:
+        """Close the client, if this channel made it."""
+        if self._own:
+            await self._client.aclose()
