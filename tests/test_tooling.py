@@ -286,3 +286,57 @@ def test_the_marker_check_follows_fixtures_helpers_and_conftests(tmp_path: Path)
         "from tests.helpers import lab\ndef test_page():\n    with lab.playwright(): ...\n"
     )
     assert _unmarked(tmp_path)[1] == ["test_lab.py", "test_own.py"]
+
+
+# -- waits: every wait in the suite goes through tests/helpers/until.py, whose failure
+# names what it waited for and what it saw last. A loop that sleeps is a wait written by
+# hand (and may end in whatever the code after it does with a missing value).
+
+_SLEEPS = {("time", "sleep"), ("asyncio", "sleep")}
+
+
+def _sleeping_loops(source: str) -> list[int]:
+    """Lines of the loops in ``source`` that sleep (``time.sleep``, ``asyncio.sleep``,
+    Playwright's ``wait_for_timeout``) in their body."""
+
+    def sleeps(node: ast.AST) -> bool:
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+                owner, name = call.func.value, call.func.attr
+                if name == "wait_for_timeout" or (
+                    isinstance(owner, ast.Name) and (owner.id, name) in _SLEEPS
+                ):
+                    return True
+        return False
+
+    loops = (ast.While, ast.For, ast.AsyncFor)
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, loops) and sleeps(node)
+    ]
+
+
+def test_every_wait_goes_through_until():
+    until = ROOT / "tests" / "helpers" / "until.py"
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if path != until
+        for line in _sleeping_loops(path.read_text("utf-8"))
+    ]
+    assert found == [], "wait with tests/helpers/until.py instead"
+    assert _sleeping_loops(until.read_text("utf-8")) != []  # the check sees a wait
+
+
+@pytest.mark.parametrize(
+    ("source", "lines"),
+    [
+        ("while not done():\n    time.sleep(0.1)\n", [1]),
+        ("async def f():\n    for _ in range(9):\n        await asyncio.sleep(0)\n", [2]),
+        ("while True:\n    page.wait_for_timeout(500)\n", [1]),
+        ("for x in xs:\n    print(x)\ntime.sleep(1)\n", []),  # a pause, not a wait loop
+    ],
+)
+def test_the_wait_check_finds_sleeping_loops(source, lines):
+    assert _sleeping_loops(source) == lines

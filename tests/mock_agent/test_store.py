@@ -11,11 +11,13 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hitl_nb.mock_agent import MockAgent, SQLiteStore
 from tests.helpers.mock_agent_client import Collector, Wire, envelope_of, headers
+from tests.helpers.until import until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,13 +83,20 @@ def test_a_deadline_that_passed_while_down_fires_after_restart(tmp_path: Path) -
     time.sleep(0.3)
     with MockAgent(store=db) as agent:
         wire = Wire(agent.url)
-        for _ in range(200):
-            if wire.get_task(task["id"])["status"]["state"] == "TASK_STATE_FAILED":
-                break
-            time.sleep(0.01)
-        final = wire.get_task(task["id"])
+        final = until(
+            lambda: _in_state(wire, task["id"], "TASK_STATE_FAILED"),
+            timeout=30,
+            what="the deadline to fail the task",
+            interval=0.01,
+        )
         assert final["status"]["state"] == "TASK_STATE_FAILED"
         wire.close()
+
+
+def _in_state(wire: Wire, task_id: str, state: str) -> dict[str, Any] | None:
+    """The task when it is in ``state`` (None otherwise)."""
+    task = wire.get_task(task_id)
+    return task if task["status"]["state"] == state else None
 
 
 @pytest.fixture()
