@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,8 @@ def test_sqlite_store_round_trip(tmp_path: Path) -> None:
     assert state.tasks == [{"id": "t1", "x": 2}]
     assert [seq for seq, _ in state.events["t1"]] == [1, 2, 3]
     assert state.prompts == {"p1": ("t1", "answered")}
-    assert sqlite3.connect(tmp_path / "s.db").execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    with closing(sqlite3.connect(tmp_path / "s.db")) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
 def test_a_failed_commit_changes_nothing(tmp_path: Path) -> None:
@@ -44,6 +46,7 @@ def test_a_failed_commit_changes_nothing(tmp_path: Path) -> None:
     with pytest.raises(sqlite3.IntegrityError):
         store.commit({"id": "t1", "new": True}, [(1, {})], [("p", "t1", "open")])
     state = store.load()
+    store.close()
     assert state.tasks == [{"id": "t1"}] and state.prompts == {}
 
 
