@@ -59,7 +59,24 @@ def server_kernel(url: str, token: str, runtime: Path) -> Iterator[Callable[[str
             elif msg["msg_type"] == "error":
                 printed.append("\n".join(msg["content"]["traceback"]))
 
-        reply = kc.execute_interactive(code, timeout=120, output_hook=hook)
+        try:
+            reply = kc.execute_interactive(code, timeout=120, output_hook=hook)
+        except TimeoutError:
+            # A cell still running would hold every later cell of the module behind it
+            # (each waiting its 120 s in turn): interrupt it, and fail this test only.
+            httpx.post(f"{url}api/kernels/{kernel_id}/interrupt", headers=headers, timeout=60)
+            # Its reply first: a cell sent before it would be aborted with it.
+            until(
+                lambda: kc.get_shell_msg(timeout=1)["msg_type"] == "execute_reply",
+                timeout=60,
+                what="the interrupted cell to end",
+                interval=0,
+                ignore=queue.Empty,
+            )
+            raise AssertionError(
+                "the cell did not finish within 120 s (interrupted); it printed:\n"
+                + "".join(printed)
+            ) from None
         text = "".join(printed)
         assert reply["content"]["status"] == "ok", text
         return text
