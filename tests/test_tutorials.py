@@ -74,9 +74,11 @@ def test_forwarding_stops_the_child(tmp_path, signum):
     pidfile = tmp_path / "child.pid"
     child = (
         "import os, pathlib, signal, sys, time\n"
-        f"pathlib.Path({str(pidfile)!r}).write_text(str(os.getpid()))\n"
         "signal.signal(signal.SIGINT, lambda *a: sys.exit(3))\n"
         "signal.signal(signal.SIGTERM, lambda *a: sys.exit(3))\n"
+        # The pid file says the child is ready: written once its handlers are in place
+        # (before, a stop signal could come first on a loaded machine: exit -15).
+        f"pathlib.Path({str(pidfile)!r}).write_text(str(os.getpid()))\n"
         "time.sleep(60)\n"
     )
     parent = (
