@@ -7,6 +7,7 @@ so the (absolute) path is set here, where it works from any directory. The file 
 one users get (:func:`hitl_nb.testing.sanitize_file`): one copy, tested by our notebooks.
 """
 
+import asyncio
 import faulthandler
 import os
 import signal
@@ -64,13 +65,34 @@ _LAST_RESORT = 300.0
 _LAST_RESORT_KEY = pytest.StashKey[threading.Timer]()
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> Iterator[object]:
     timer = threading.Timer(settings.timeout + _LAST_RESORT, _end_the_process, (item,))
+    timer.name = f"last resort for {item.nodeid}"
     timer.daemon = True
     item.stash[_LAST_RESORT_KEY] = timer
     timer.start()
-    # None: pytest-timeout arms its own timer next.
+    armed = yield  # pytest-timeout arms its own timer
+    handler = signal.getsignal(signal.SIGALRM)
+    if callable(handler) and threading.current_thread() is threading.main_thread():
+        # A test that hangs in an event loop shows the loop idle in select(): what each
+        # of its tasks awaits is the stack that says why.
+        def with_tasks(signum: int, frame: Any) -> None:
+            __tracebackhide__ = True
+            _print_tasks()
+            handler(signum, frame)
+
+        signal.signal(signal.SIGALRM, with_tasks)
+    return armed
+
+
+def _print_tasks() -> None:
+    loop = asyncio._get_running_loop()
+    if loop is None:
+        return
+    for task in asyncio.all_tasks(loop):
+        print(f"~~~~~ asyncio task {task.get_name()}: {task.get_coro()!r}", file=sys.stdout)
+        task.print_stack(file=sys.stdout)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 HANGING = """
-import threading, time
+import asyncio, threading, time
 import pytest
 
 @pytest.fixture(scope="module")
@@ -25,6 +25,12 @@ def test_hangs_in_a_sleep(server):
 
 def test_hangs_on_a_thread(server):
     threading.Event().wait()
+
+def test_hangs_in_an_event_loop(server):
+    async def the_task_that_waits():
+        await asyncio.Event().wait()
+
+    asyncio.run(the_task_that_waits())
 
 def test_after(server):
     pass
@@ -62,7 +68,9 @@ def test_a_hanging_test_fails_and_its_module_is_torn_down(tmp_path: Path, worker
         timeout=120,
     )
     out = done.stdout
-    assert "2 failed, 1 passed" in out, out
-    assert out.count("Failed: Timeout (>2.0s) from pytest-timeout") == 2, out
+    assert "3 failed, 1 passed" in out, out
+    assert out.count("Failed: Timeout (>2.0s) from pytest-timeout") == 3, out
     assert "in test_hangs_in_a_sleep" in out or "time.sleep(600)" in out, out  # its stack
+    # In an event loop the main thread only waits in select(): its tasks say where.
+    assert "the_task_that_waits() running at" in out, out
     assert (tmp_path / "stopped").read_text() == "the module's server was stopped"
