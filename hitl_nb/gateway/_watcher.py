@@ -28,6 +28,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from hitl_nb._sync import wait_event
 from hitl_nb.a2a import Task
 from hitl_nb.client import HitlClient
 from hitl_nb.errors import HitlError
@@ -90,10 +91,7 @@ class Watchers:
 
     async def _pause(self, reg_id: str, seconds: float) -> None:
         event = self._wake.setdefault(reg_id, asyncio.Event())
-        try:
-            await asyncio.wait_for(event.wait(), seconds)
-        except asyncio.TimeoutError:
-            pass
+        await wait_event(event, seconds)  # a close() while woken still stops the watcher
         event.clear()
 
     def watching(self, reg_id: str) -> bool:

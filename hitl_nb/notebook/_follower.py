@@ -30,7 +30,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any, Protocol
 
-from hitl_nb._sync import LoopThread
+from hitl_nb._sync import LoopThread, wait_event
 from hitl_nb.a2a import Message, Task, TaskState
 from hitl_nb.client import (
     ClientEvent,
@@ -91,9 +91,7 @@ class Pace:
         if self._early:
             self._early = False
             return True
-        try:
-            await asyncio.wait_for(self._event.wait(), max(seconds, 0.0))
-        except asyncio.TimeoutError:
+        if not await wait_event(self._event, seconds):  # a stop while woken still stops
             return False
         self._event.clear()
         return True
