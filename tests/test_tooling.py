@@ -299,14 +299,16 @@ _SLEEPS = {("time", "sleep"), ("asyncio", "sleep")}
 
 def _sleeping_loops(source: str) -> list[int]:
     """Lines of the loops in ``source`` that sleep (``time.sleep``, ``asyncio.sleep``,
-    Playwright's ``wait_for_timeout``) in their body."""
+    Playwright's ``wait_for_timeout``) in their body; ``asyncio.sleep(0)`` gives the loop
+    a turn and waits for nothing."""
 
     def sleeps(node: ast.AST) -> bool:
         for call in ast.walk(node):
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
                 owner, name = call.func.value, call.func.attr
+                a_turn = [ast.dump(a) for a in call.args] == [ast.dump(ast.Constant(0))]
                 if name == "wait_for_timeout" or (
-                    isinstance(owner, ast.Name) and (owner.id, name) in _SLEEPS
+                    isinstance(owner, ast.Name) and (owner.id, name) in _SLEEPS and not a_turn
                 ):
                     return True
         return False
@@ -335,9 +337,10 @@ def test_every_wait_goes_through_until():
     ("source", "lines"),
     [
         ("while not done():\n    time.sleep(0.1)\n", [1]),
-        ("async def f():\n    for _ in range(9):\n        await asyncio.sleep(0)\n", [2]),
+        ("async def f():\n    for _ in range(9):\n        await asyncio.sleep(0.1)\n", [2]),
         ("while True:\n    page.wait_for_timeout(500)\n", [1]),
         ("for x in xs:\n    print(x)\ntime.sleep(1)\n", []),  # a pause, not a wait loop
+        ("for _ in range(3):\n    await asyncio.sleep(0)\n", []),  # loop turns, not time
     ],
 )
 def test_the_wait_check_finds_sleeping_loops(source, lines):
