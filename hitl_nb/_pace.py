@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 
+from hitl_nb._sync import wait_event
+
 __all__ = ["Pace"]
 
 
@@ -50,9 +52,7 @@ class Pace:
         if self._early:
             self._early = False
             return True
-        try:
-            await asyncio.wait_for(self._event.wait(), max(seconds, 0.0))
-        except asyncio.TimeoutError:
+        if not await wait_event(self._event, seconds):  # a stop while woken still stops
             return False
         self._event.clear()
         return True

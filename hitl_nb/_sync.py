@@ -21,7 +21,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Coroutine, Iterator
 from typing import Any, TypeVar
 
-__all__ = ["LoopThread", "SyncIterator", "run_sync"]
+__all__ = ["LoopThread", "SyncIterator", "run_sync", "wait_event"]
 
 T = TypeVar("T")
 
@@ -195,3 +195,19 @@ def run_sync(coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
             raise TimeoutError(f"gave up after {timeout} s") from None
     with LoopThread(name="hitl-nb-run-sync") as runner:
         return runner.run(coro, timeout)
+
+
+async def wait_event(event: asyncio.Event, seconds: float) -> bool:
+    """Wait up to ``seconds`` for ``event``; True when it was set.
+
+    Not ``asyncio.wait_for(event.wait(), seconds)``: before Python 3.12 that returns
+    normally when a cancellation comes just after the event is set (CPython gh-86296), so a
+    loop that pauses that way and is cancelled to stop never stops (its ``close()`` then
+    waits forever). ``asyncio.wait`` lets the cancellation through.
+    """
+    waiting = asyncio.ensure_future(event.wait())
+    try:
+        done, _ = await asyncio.wait({waiting}, timeout=max(seconds, 0.0))
+    finally:
+        waiting.cancel()
+    return bool(done)

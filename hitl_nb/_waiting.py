@@ -42,7 +42,7 @@ def in_kernel_cell() -> bool:
     if threading.current_thread() is not threading.main_thread():
         return False
     try:
-        from IPython import get_ipython
+        from IPython.core.getipython import get_ipython
     except ImportError:  # pragma: no cover - IPython comes with ipywidgets
         return False
     return getattr(get_ipython(), "kernel", None) is not None

@@ -73,6 +73,7 @@ rejections as from an agent and whose other refusals are :class:`GatewayRefused`
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from http import HTTPStatus
 from typing import Any, ClassVar, Literal, overload
 
 #: ErrorInfo domain of A2A's own error reasons.
@@ -81,6 +82,26 @@ A2A_ERROR_DOMAIN = "a2a-protocol.org"
 #: its URI, https://agentic-sandbox.aiwg.io/extensions/hitl-prompt/v1), since A2A keeps
 #: ``a2a-protocol.org`` for its own reasons.
 HITL_ERROR_DOMAIN = "agentic-sandbox.aiwg.io"
+
+#: Reason phrases Python 3.13 renamed (to RFC 9110's), kept as every earlier Python and
+#: the spec name them (§Acceptance and rejection: "422 Unprocessable Entity").
+_FIXED_REASONS = {
+    413: "Request Entity Too Large",
+    414: "Request-URI Too Long",
+    416: "Requested Range Not Satisfiable",
+    422: "Unprocessable Entity",
+}
+
+
+def reason_phrase(status: int) -> str:
+    """The HTTP reason phrase hitl-nb's servers send with ``status`` and its traces
+    record: the same on every Python ("Unknown" for a status HTTP does not name)."""
+    if status in _FIXED_REASONS:
+        return _FIXED_REASONS[status]
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Unknown"
 
 
 class HitlError(Exception):

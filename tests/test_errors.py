@@ -162,3 +162,17 @@ def test_moved_errors_are_still_importable_where_users_import_them(module, names
     package = importlib.import_module(module)
     for name in names:
         assert getattr(package, name) is getattr(errors, name), f"{module}.{name}"
+
+
+@pytest.mark.parametrize(
+    ("status", "phrase"),
+    [
+        (422, "Unprocessable Entity"),  # the spec's words (3.13 says "Unprocessable Content")
+        (413, "Request Entity Too Large"),  # 3.13: "Content Too Large"
+        (409, "Conflict"),
+        (200, "OK"),
+        (299, "Unknown"),
+    ],
+)
+def test_reason_phrases_are_the_same_on_every_python(status: int, phrase: str) -> None:
+    assert errors.reason_phrase(status) == phrase

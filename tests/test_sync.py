@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from hitl_nb._sync import LoopThread, SyncIterator, run_sync
+from hitl_nb._sync import LoopThread, SyncIterator, run_sync, wait_event
 
 
 async def _where() -> tuple[str, int]:
@@ -141,3 +141,44 @@ def test_run_sync_without_and_with_a_running_loop() -> None:
         return name
 
     assert asyncio.run(inside_a_loop()) == "hitl-nb-run-sync"
+
+
+async def _stop_just_after_a_wake(yields: int) -> bool:
+    """Cancel a loop that pauses on an event, ``yields`` loop turns after the event was
+    set; True when the cancellation stopped it."""
+    event = asyncio.Event()
+
+    async def pausing() -> None:
+        while True:
+            await wait_event(event, 60)
+            event.clear()
+
+    task = asyncio.create_task(pausing())
+    for _ in range(3):
+        await asyncio.sleep(0)  # it pauses now
+    event.set()
+    for _ in range(yields):
+        await asyncio.sleep(0)
+    task.cancel()
+    done, _ = await asyncio.wait({task}, timeout=5)
+    if not done:  # the cancellation was lost: it paused again
+        task.cancel()
+        await asyncio.wait({task})
+    return task in done and task.cancelled()
+
+
+@pytest.mark.parametrize("yields", range(6))
+def test_a_pause_woken_and_cancelled_at_once_still_stops(yields: int) -> None:
+    # asyncio.wait_for(event.wait(), t) returns normally when the cancellation comes just
+    # after the event is set, before Python 3.12: a gateway's watchers then never
+    # stopped and its close() waited forever (a replica test hung in CI).
+    assert asyncio.run(_stop_just_after_a_wake(yields))
+
+
+def test_wait_event_says_whether_the_event_came() -> None:
+    async def go() -> tuple[bool, bool]:
+        event = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.01, event.set)
+        return await wait_event(event, 30), await wait_event(asyncio.Event(), 0.01)
+
+    assert asyncio.run(go()) == (True, False)

@@ -79,10 +79,12 @@ def test_every_runtime_dependency_is_imported():
 
 
 def test_ci_runs_exactly_the_readmes_test_command():
-    """The README's second command is what CI runs, so a missing install step fails CI."""
+    """The README's second command is what CI runs first, so a missing install step fails
+    CI (the other Pythons the project claims come after it)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
-    command = ci[-1].strip()
+    runs = [line.strip() for line in ci if "pytest" in line and not line.lstrip().startswith("#")]
+    command = runs[0]
     assert command.startswith('pip install -e ".[test]"'), command
     assert command in readme
 
@@ -286,3 +288,60 @@ def test_the_marker_check_follows_fixtures_helpers_and_conftests(tmp_path: Path)
         "from tests.helpers import lab\ndef test_page():\n    with lab.playwright(): ...\n"
     )
     assert _unmarked(tmp_path)[1] == ["test_lab.py", "test_own.py"]
+
+
+# -- waits: every wait in the suite goes through tests/helpers/until.py, whose failure
+# names what it waited for and what it saw last. A loop that sleeps is a wait written by
+# hand (and may end in whatever the code after it does with a missing value).
+
+_SLEEPS = {("time", "sleep"), ("asyncio", "sleep")}
+
+
+def _sleeping_loops(source: str) -> list[int]:
+    """Lines of the loops in ``source`` that sleep (``time.sleep``, ``asyncio.sleep``,
+    Playwright's ``wait_for_timeout``) in their body; ``asyncio.sleep(0)`` gives the loop
+    a turn and waits for nothing."""
+
+    def sleeps(node: ast.AST) -> bool:
+        for call in ast.walk(node):
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+                owner, name = call.func.value, call.func.attr
+                a_turn = [ast.dump(a) for a in call.args] == [ast.dump(ast.Constant(0))]
+                if name == "wait_for_timeout" or (
+                    isinstance(owner, ast.Name) and (owner.id, name) in _SLEEPS and not a_turn
+                ):
+                    return True
+        return False
+
+    loops = (ast.While, ast.For, ast.AsyncFor)
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, loops) and sleeps(node)
+    ]
+
+
+def test_every_wait_goes_through_until():
+    until = ROOT / "tests" / "helpers" / "until.py"
+    found = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if path != until
+        for line in _sleeping_loops(path.read_text("utf-8"))
+    ]
+    assert found == [], "wait with tests/helpers/until.py instead"
+    assert _sleeping_loops(until.read_text("utf-8")) != []  # the check sees a wait
+
+
+@pytest.mark.parametrize(
+    ("source", "lines"),
+    [
+        ("while not done():\n    time.sleep(0.1)\n", [1]),
+        ("async def f():\n    for _ in range(9):\n        await asyncio.sleep(0.1)\n", [2]),
+        ("while True:\n    page.wait_for_timeout(500)\n", [1]),
+        ("for x in xs:\n    print(x)\ntime.sleep(1)\n", []),  # a pause, not a wait loop
+        ("for _ in range(3):\n    await asyncio.sleep(0)\n", []),  # loop turns, not time
+    ],
+)
+def test_the_wait_check_finds_sleeping_loops(source, lines):
+    assert _sleeping_loops(source) == lines

@@ -5,7 +5,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +14,7 @@ import nbformat
 import pytest
 
 from hitl_nb import tutorials
+from tests.helpers.until import until
 
 
 def parse(*argv):
@@ -66,15 +66,6 @@ def _alive(pid: int) -> bool:
     return not (stat.exists() and stat.read_text().split(") ", 1)[1].startswith("Z"))
 
 
-def _wait_gone(pid: int, seconds: float = 20) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if not _alive(pid):
-            return True
-        time.sleep(0.1)
-    return False
-
-
 @pytest.mark.skipif(os.name != "posix", reason="signals as on POSIX")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_forwarding_stops_the_child(tmp_path, signum):
@@ -83,9 +74,11 @@ def test_forwarding_stops_the_child(tmp_path, signum):
     pidfile = tmp_path / "child.pid"
     child = (
         "import os, pathlib, signal, sys, time\n"
-        f"pathlib.Path({str(pidfile)!r}).write_text(str(os.getpid()))\n"
         "signal.signal(signal.SIGINT, lambda *a: sys.exit(3))\n"
         "signal.signal(signal.SIGTERM, lambda *a: sys.exit(3))\n"
+        # The pid file says the child is ready: written once its handlers are in place
+        # (before, a stop signal could come first on a loaded machine: exit -15).
+        f"pathlib.Path({str(pidfile)!r}).write_text(str(os.getpid()))\n"
         "time.sleep(60)\n"
     )
     parent = (
@@ -96,14 +89,15 @@ def test_forwarding_stops_the_child(tmp_path, signum):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-c", parent], env=env)
     try:
-        end = time.monotonic() + 20
-        while not (pidfile.exists() and pidfile.read_text()):
-            assert proc.poll() is None and time.monotonic() < end, "the child never started"
-            time.sleep(0.05)
-        child_pid = int(pidfile.read_text())
+
+        def child() -> str:
+            assert proc.poll() is None, "the command exited before its child started"
+            return pidfile.read_text() if pidfile.exists() else ""
+
+        child_pid = int(until(child, timeout=20, what="the child to start"))
         proc.send_signal(signum)
         assert proc.wait(20) == 3  # the child's own exit status, passed through
-        assert _wait_gone(child_pid), "the child outlived the command"
+        until(lambda: not _alive(child_pid), timeout=20, what="the child to end with the command")
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -149,17 +143,20 @@ def _tutorials_running(tmp_path: Path, folder: Path) -> Iterator[tuple[subproces
     base = f"http://127.0.0.1:{port}"
     with (tmp_path / "lab.log").open("w") as log:
         proc = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+        def ready() -> bool:
+            assert proc.poll() is None, (tmp_path / "lab.log").read_text()
+            return httpx.get(f"{base}/api/status", headers=AUTH).status_code == 200
+
         try:
-            end = time.monotonic() + 90
-            while True:
-                try:
-                    if httpx.get(f"{base}/api/status", headers=AUTH).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                assert proc.poll() is None, (tmp_path / "lab.log").read_text()
-                assert time.monotonic() < end, "JupyterLab did not start"
-                time.sleep(0.3)
+            until(
+                ready,
+                timeout=90,
+                what="JupyterLab to answer",
+                interval=0.3,
+                ignore=httpx.TransportError,
+                detail=(tmp_path / "lab.log").read_text,
+            )
             yield proc, base
         finally:
             if proc.poll() is None:
@@ -213,18 +210,17 @@ def test_the_command_opens_the_quickstart_and_prints_its_url(tmp_path):
         page = httpx.get(f"{base}{quickstart}", headers=AUTH)
         assert page.status_code == 200 and "JupyterLab" in page.text
         # The server logs its URLs once it listens, just after /api/status answers.
-        printed = _printed_urls(tmp_path / "lab.log", base)
-    assert printed and all(url.startswith(f"{base}{quickstart}?token=") for url in printed)
+        printed = until(
+            lambda: _printed_urls(tmp_path / "lab.log", base),
+            timeout=30,
+            what="JupyterLab to print its URLs",
+        )
+    assert all(url.startswith(f"{base}{quickstart}?token=") for url in printed)
 
 
 def _printed_urls(log: Path, base: str) -> list[str]:
     """The URLs on ``base`` the server printed for people to open."""
-    end = time.monotonic() + 30
-    while True:
-        urls = [w for w in log.read_text().split() if w.startswith(f"{base}/")]
-        if urls or time.monotonic() > end:
-            return urls
-        time.sleep(0.2)
+    return [w for w in log.read_text().split() if w.startswith(f"{base}/")]
 
 
 def _orphans(folder: Path) -> list[int]:

@@ -13,7 +13,6 @@ skipped, except under ``CI=true``, where a missing browser is a failure.
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import httpx
 import pytest
 
 from tests.helpers.lab import TOKEN, jupyter_server
+from tests.helpers.until import until
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
@@ -48,6 +48,24 @@ STATE_JS = """() => {
   }
   return {status: kernel.status, cells};
 }"""
+
+
+def _when_run(page: Any, looks: int) -> dict[str, Any]:
+    """The open notebook's state (:data:`STATE_JS`) once its kernel is idle and every
+    code cell ran, or a cell failed (Run All stops at an error), ``looks`` looks in a
+    row, half a second apart."""
+    in_a_row = [0]
+
+    def look() -> dict[str, Any] | None:
+        state = page.evaluate(STATE_JS) or {}
+        cells = state.get("cells") or []
+        ran = all(c["count"] is not None for c in cells)
+        failed = any(c["errors"] for c in cells)
+        done = state.get("status") == "idle" and (ran or failed)
+        in_a_row[0] = in_a_row[0] + 1 if done else 0
+        return state if in_a_row[0] >= looks else None
+
+    return until(look, timeout=300, what="the notebook's cells to run", interval=0.5)
 
 
 @pytest.fixture(scope="module")
@@ -97,23 +115,8 @@ def test_run_all_in_jupyterlab_has_no_error(lab, page, notebook: str) -> None:  
         )
         page.evaluate("window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
         page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        # Done when the kernel is idle and every code cell ran, or a cell failed (Run All
-        # stops at an error). Idle must hold twice in a row: between two cells it blinks.
-        end = time.monotonic() + 300
-        settled = 0
-        state: dict[str, object] = {}
-        while time.monotonic() < end:
-            page.wait_for_timeout(500)
-            state = page.evaluate(STATE_JS) or {}
-            cells = state.get("cells") or []
-            ran = all(c["count"] is not None for c in cells)  # type: ignore[index]
-            failed = any(c["errors"] for c in cells)  # type: ignore[index]
-            if state.get("status") == "idle" and (ran or failed):
-                settled += 1
-                if settled >= 2:
-                    break
-            else:
-                settled = 0
+        # Idle must hold twice in a row: between two cells it blinks.
+        state = _when_run(page, looks=2)
         cells = state.get("cells") or []
         errors = [e for c in cells for e in c["errors"]]  # type: ignore[index]
         assert errors == [], f"{notebook}: error output in JupyterLab: {errors}"
@@ -188,16 +191,7 @@ def test_a_student_who_clicks_submit_is_not_punished(lab, page) -> None:  # type
             " return window.jupyterapp.commands.execute('notebook:run-all-below'); }",
             answer_index,
         )
-        end = time.monotonic() + 300
-        state: dict[str, object] = {}
-        while time.monotonic() < end:
-            page.wait_for_timeout(500)
-            state = page.evaluate(STATE_JS) or {}
-            cells = state.get("cells") or []
-            failed = any(c["errors"] for c in cells)  # type: ignore[index]
-            ran = all(c["count"] is not None for c in cells)  # type: ignore[index]
-            if state.get("status") == "idle" and (ran or failed):
-                break
+        state = _when_run(page, looks=1)
         cells = state.get("cells") or []
         assert [e for c in cells for e in c["errors"]] == []  # type: ignore[index]
         text = page.locator(".jp-NotebookPanel:visible .jp-OutputArea").all_inner_texts()

@@ -4,13 +4,13 @@ cell waits; blocking, the cell is told at once instead of hanging the kernel."""
 from __future__ import annotations
 
 import json
-import time
 from queue import Empty
 
 import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
 
 from tests.helpers.kernel import kernel, run_queued
+from tests.helpers.until import until
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernel]
 
@@ -40,17 +40,26 @@ def _click_yes_and_submit(kc: BlockingKernelClient, ids: list[str]) -> None:
         kc.shell_channel.send(kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data}))
 
 
+def _started(kc: BlockingKernelClient, msg_id: str) -> None:
+    """Until the kernel says it runs the cell ``msg_id`` (its ``execute_input``)."""
+
+    def running() -> bool:
+        io = kc.get_iopub_msg(timeout=0.2)
+        return io["parent_header"].get("msg_id") == msg_id and io["msg_type"] == "execute_input"
+
+    until(running, timeout=60, what="the cell to start", interval=0, ignore=Empty)
+
+
 def _reply(kc: BlockingKernelClient, msg_id: str, timeout: float) -> tuple[str, str]:
     """The cell's reply status and stdout."""
-    status, out, deadline = "", "", time.monotonic() + timeout
-    while not status and time.monotonic() < deadline:
-        try:
-            msg = kc.get_shell_msg(timeout=0.2)
-            if msg["parent_header"].get("msg_id") == msg_id:
-                status = msg["content"]["status"]
-        except Empty:
-            pass
-    while True:
+
+    def replied() -> str | None:
+        msg = kc.get_shell_msg(timeout=0.2)
+        return msg["content"]["status"] if msg["parent_header"].get("msg_id") == msg_id else None
+
+    status = until(replied, timeout=timeout, what="the cell's reply", interval=0, ignore=Empty)
+    out = ""
+    while True:  # what the cell printed, all in by now
         try:
             io = kc.get_iopub_msg(timeout=0.2)
         except Empty:
@@ -84,7 +93,7 @@ def test_a_cell_awaits_a_click_and_a_blocking_wait_never_hangs_the_kernel() -> N
                 f"print(json.dumps(got) if {name!r} == 'form' else got.status)"
             )
             msg_id = kc.execute(cell)
-            time.sleep(0.5)  # the cell is awaiting now
+            _started(kc, msg_id)  # the click comes once the cell runs
             _click_yes_and_submit(kc, ids[name])
             status, out = _reply(kc, msg_id, timeout=60)
             assert status == "ok", (name, out)

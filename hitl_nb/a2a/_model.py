@@ -31,7 +31,19 @@ __all__ = [
 ]
 
 
-class TaskState(str, enum.Enum):
+class _Named(str, enum.Enum):
+    """A string enum that reads ``TaskState.COMPLETED`` in ``str()`` and f-strings on
+    every Python: before 3.11 a format of a ``str`` enum gave its value instead
+    (``completed``), so what a person saw depended on the interpreter."""
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+class TaskState(_Named):
     """The lifecycle state of a task (A2A §4.1.3), named neutrally."""
 
     SUBMITTED = "submitted"
@@ -60,7 +72,7 @@ _TERMINAL = frozenset(
 )
 
 
-class Role(str, enum.Enum):
+class Role(_Named):
     """Who sent a message."""
 
     USER = "user"

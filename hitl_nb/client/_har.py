@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
+
+from hitl_nb.errors import reason_phrase
 
 from ._exchange import Exchange
 
@@ -76,10 +77,7 @@ def _stream_text(ex: Exchange) -> str:
 
 def _response(ex: Exchange) -> dict[str, Any]:
     status = ex.status or 0
-    try:
-        reason = HTTPStatus(status).phrase
-    except ValueError:
-        reason = ""
+    reason = reason_phrase(status) if status else ""
     if ex.streamed:
         text = _stream_text(ex)
         size = len(text.encode("utf-8"))

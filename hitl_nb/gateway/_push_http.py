@@ -17,6 +17,7 @@ from typing import Any
 
 import tornado.web
 
+from hitl_nb.errors import reason_phrase
 from hitl_nb.gateway._push import PUSH_PATH, PushDesk, Refused, push_reply
 from hitl_nb.gateway._store import StoreUnavailable
 
@@ -79,7 +80,7 @@ class PushHandler(tornado.web.RequestHandler):
     def _answer(self, status: int, message: str) -> None:
         if self._finished:
             return
-        self.set_status(status)
+        self.set_status(status, reason_phrase(status))
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps(push_reply(status, message)))
 

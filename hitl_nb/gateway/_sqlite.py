@@ -228,12 +228,16 @@ class SQLiteStore:
         self.path = str(path)
         self.where = f"the gateway's SQLite file {self.path}"
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        # Another process on the same file (a second replica) waits for the lock.
-        self._db.execute("PRAGMA busy_timeout=10000")
-        #: The schema version the file had when opened (0: a new file).
-        self.found_version: int | None = migrate(self._db)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            # Another process on the same file (a second replica) waits for the lock.
+            self._db.execute("PRAGMA busy_timeout=10000")
+            #: The schema version the file had when opened (0: a new file).
+            self.found_version: int | None = migrate(self._db)
+        except BaseException:  # a file refused (newer, a failed step) is not left open
+            self._db.close()
+            raise
 
     async def open(self) -> None:
         """Nothing to do: the file was opened and migrated when the store was made."""

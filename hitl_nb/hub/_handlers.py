@@ -21,6 +21,7 @@ from typing import Any
 import tornado.web
 from jupyterhub.services.auth import HubOAuth, HubOAuthCallbackHandler, HubOAuthenticated
 
+from hitl_nb.errors import reason_phrase
 from hitl_nb.gateway import GATEWAY_HEADER, ApiRequest, GatewayAPI, InternalCaller
 from hitl_nb.hub._auth import NotVouched, caller_of, hub_user
 
@@ -68,12 +69,12 @@ class HubRoute(_JSONErrors, HubOAuthenticated, tornado.web.RequestHandler):  # t
             content_type=self.request.headers.get("Content-Type", ""),
         )
         reply = await self.api.handle(self.route, caller, request)
-        self.set_status(reply.status)
+        self.set_status(reply.status, reason_phrase(reply.status))
         self.set_header("Content-Type", reply.media)
         self.finish(reply.text())
 
     def _reply(self, status: int, body: dict[str, Any]) -> None:
-        self.set_status(status)
+        self.set_status(status, reason_phrase(status))
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps(body))
 

@@ -34,6 +34,7 @@ from hitl_nb.errors import (
     PromptConflict,
     ResponseInvalid,
     VersionNotSupported,
+    reason_phrase,
 )
 from hitl_nb.mock_agent._http import BaseHandler
 from hitl_nb.mock_agent._requests import (
@@ -177,7 +178,7 @@ class JsonRpcHandler(BaseHandler):
             # the JSON-RPC error with HTTP 422 (409 for -32010). 1.0 keeps HTTP 200: the
             # official SDK's JSON-RPC client raises on any other status before reading
             # the error object.
-            self.set_status(exc.http_status)
+            self.set_status(exc.http_status, reason_phrase(exc.http_status))
         self.reply({"jsonrpc": "2.0", "id": self.request_id, "error": err})
 
     def wrap(self, event: StreamEvent) -> dict[str, Any]:

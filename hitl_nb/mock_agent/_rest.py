@@ -28,6 +28,7 @@ from hitl_nb.errors import (
     MethodNotAllowed,
     MethodNotFound,
     VersionNotSupported,
+    reason_phrase,
 )
 from hitl_nb.mock_agent._http import BaseHandler
 from hitl_nb.mock_agent._records import TaskRecord
@@ -75,7 +76,7 @@ class RestHandler(BaseHandler):
         if self._streaming:
             self.finish()
             return
-        self.set_status(exc.http_status)
+        self.set_status(exc.http_status, reason_phrase(exc.http_status))
         self.set_header("Content-Type", A2A_JSON)
         self.finish(json.dumps(rest_error_body(exc)))
 

@@ -466,14 +466,34 @@ class Conversation:
             self._render()
 
     def answer_accepted(self, card: Any, result: Any) -> None:
-        """A card's answer was accepted: show the task as the agent returned it, look again."""
+        """A card's answer was accepted: show the task as the agent returned it, look again.
+
+        The follower may have seen the task move on while the answer was on its way
+        (the card was still sending then, so it did not settle): the card settles now,
+        since a follower that has seen the last state looks no more.
+        """
         if isinstance(result, Task):
             self.receive(TaskEvent(result))
+        with self._lock:
+            task, moved_on = self.task, self._moved_past(card)
         follower = self._box[0]
-        if follower is not None and follower.running:
+        if not moved_on and follower is not None and follower.running:
             follower.wake()
-        elif self.task is not None:
-            card.settled(self.task)
+        elif task is not None:
+            card.settled(task)
+
+    def _moved_past(self, card: Any) -> bool:
+        """The task as last seen has left ``card``'s prompt: it ended, or (a prompt
+        card) waits on another prompt or question."""
+        if self.task is None:
+            return False
+        state = self.task.status.state
+        if state.is_terminal:
+            return True
+        if not isinstance(card, PromptCard) or not state.is_interrupted:
+            return False
+        prompt = self._prompt
+        return not (isinstance(prompt, PromptEvent) and prompt.prompt_id == card.prompt_id)
 
     # --- one method per event -----------------------------------------------------------
 

@@ -49,7 +49,7 @@ def shared_loop() -> LoopThread:
 
 def _ipython() -> Any:
     try:
-        from IPython import get_ipython
+        from IPython.core.getipython import get_ipython
     except ImportError:  # pragma: no cover - IPython comes with ipywidgets
         return None
     return get_ipython()

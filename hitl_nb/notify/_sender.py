@@ -31,6 +31,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hitl_nb._sync import wait_event
 from hitl_nb.errors import DeliveryFailed
 from hitl_nb.notify._channels import Channels
 from hitl_nb.notify._links import AnswerLinks
@@ -152,8 +153,7 @@ class Sender:
                 continue
             now = self._clock()
             wait = max(self.poll, self.ceiling.free_at(now) - now)
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), wait)
+            await wait_event(self._wake, wait)  # a stop while woken still stops
 
     # -- one round ---------------------------------------------------------------------
 

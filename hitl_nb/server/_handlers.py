@@ -17,6 +17,7 @@ from jupyter_server.auth.identity import IdentityProvider, PasswordIdentityProvi
 from jupyter_server.base.handlers import APIHandler
 from tornado import web
 
+from hitl_nb.errors import reason_phrase
 from hitl_nb.gateway import ApiRequest, Caller, GatewayAPI
 from hitl_nb.server._hosted import AUTH_RESOURCE
 
@@ -57,7 +58,7 @@ class GatewayRoute(APIHandler):
             content_type=self.request.headers.get("Content-Type", ""),
         )
         reply = await self.api.handle(self.route, self.caller(), request)
-        self.set_status(reply.status)
+        self.set_status(reply.status, reason_phrase(reply.status))
         self.set_header("Content-Type", reply.media)
         self.finish(reply.text())
 

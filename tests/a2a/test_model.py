@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from hitl_nb.a2a import CODEC_V03, CODEC_V1, codec_for
@@ -89,3 +91,17 @@ def test_decode_error_is_a_protocol_violation_naming_the_member() -> None:
     assert isinstance(err, ProtocolViolation)
     assert str(err) == "/message/parts/0: bad"
     assert err.pointer == "/message/parts/0"
+
+
+@pytest.mark.parametrize("member", [TaskState.INPUT_REQUIRED, Role.AGENT])
+def test_an_enum_reads_the_same_on_every_python(member: TaskState | Role) -> None:
+    # Before 3.11 an f-string of a str enum gave its value, so the words and reprs a
+    # person sees (TaskEvent(...), "the task is ...") differed by interpreter.
+    name = f"{type(member).__name__}.{member.name}"
+    assert (str(member), f"{member}", f"{member:>30}", format(member)) == (
+        name,
+        name,
+        name.rjust(30),
+        name,
+    )
+    assert member == member.value and json.dumps(member) == f'"{member.value}"'  # the wire

@@ -22,6 +22,7 @@ from hitl_nb.gateway import (
 )
 from hitl_nb.gateway._postgres import postgres_conninfo
 from tests.helpers import postgres
+from tests.helpers.until import until_async
 
 
 def test_the_urls_it_takes_and_the_words_it_uses() -> None:
@@ -124,12 +125,13 @@ def test_an_outage_fails_fast_naming_the_database_and_the_store_recovers(
         finally:
             pg_cluster.start()
         # The same store, no reopening: the pool replaced its dead connections.
-        for _ in range(100):
-            try:
-                regs = await store.registrations()
-                break
-            except StoreUnavailable:
-                await asyncio.sleep(0.1)
+        regs = await until_async(
+            store.registrations,
+            timeout=30,
+            what="the store to reach PostgreSQL again",
+            interval=0.1,
+            ignore=StoreUnavailable,
+        )
         assert [r.id for r in regs] == ["r1"]  # r2 was never half-written
         await store.close()
 

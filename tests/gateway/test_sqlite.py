@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,7 @@ INSERT INTO push VALUES ('r1', 'kept-secret', 4.0, 2);
 
 
 def _version(path: Path) -> int:
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
@@ -49,7 +50,7 @@ def test_a_new_file_starts_at_the_latest_version(tmp_path: Path) -> None:
 
 def test_a_file_of_the_first_layout_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.executescript(FIRST_LAYOUT)
 
     async def go() -> None:
@@ -74,7 +75,7 @@ def test_a_file_of_the_first_layout_is_migrated_and_keeps_its_rows(tmp_path: Pat
 
 def test_a_file_from_a_newer_hitl_nb_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "future.sqlite"
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(RuntimeError, match="newer than this hitl-nb"):
         SQLiteStore(path)
@@ -82,13 +83,13 @@ def test_a_file_from_a_newer_hitl_nb_is_refused(tmp_path: Path) -> None:
 
 def test_a_failed_step_leaves_the_file_as_it_was(tmp_path: Path) -> None:
     path = tmp_path / "half.sqlite"
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         db.executescript(FIRST_LAYOUT)
         db.execute("CREATE TABLE audit (id INTEGER)")  # in the way of step 2
     with pytest.raises(sqlite3.OperationalError):
         SQLiteStore(path)
     assert _version(path) == 0
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:
         columns = [r[1] for r in db.execute("PRAGMA table_info(registrations)")]
     assert "registrant" not in columns  # the step's first change was rolled back too
 

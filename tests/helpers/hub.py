@@ -21,7 +21,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ import httpx
 
 from tests.helpers.js import npm_workdir
 from tests.helpers.jupyter_process import free_port
+from tests.helpers.until import until
 
 PROXY_SOURCE = Path(__file__).resolve().parents[1] / "hub" / "proxy"
 ADMIN_TOKEN = "test-admin-token-0123456789abcdef"
@@ -126,14 +126,14 @@ class Hub:
         with self.admin() as hub:
             r = hub.post(f"users/{user}/server")
             assert r.status_code in (201, 202, 400), r.text  # 400: running already
-            deadline = time.monotonic() + 180
-            while True:
+
+            def ready() -> Any:
                 model = hub.get(f"users/{user}").json()
                 server = (model.get("servers") or {}).get("")
-                if server and server.get("ready"):
-                    return self.url.rstrip("/") + str(server["url"])
-                assert time.monotonic() < deadline, f"{user}'s server did not start: {model}"
-                time.sleep(0.5)
+                return server if server and server.get("ready") else None
+
+            server = until(ready, timeout=180, what=f"{user}'s server to start", interval=0.5)
+            return self.url.rstrip("/") + str(server["url"])
 
     def runtime_dir(self, user: str) -> Path:
         """Where ``user``'s server keeps its kernels' connection files."""
@@ -152,20 +152,22 @@ class Hub:
 
 
 def _wait(check: Any, what: str, hub: Hub | None, timeout: float = 120) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            value = check()
-        except httpx.TransportError:
-            value = None
-        if value:
-            return value
+    """Until ``check()`` is truthy (a refused connection counts as not yet); fails at
+    once, with the hub's log, when the hub has exited."""
+
+    def ready() -> Any:
         if hub is not None and hub.proc.poll() is not None:
-            raise RuntimeError(f"the hub exited while waiting for {what}:\n{hub.log()[-6000:]}")
-        if time.monotonic() > deadline:
-            log = hub.log()[-6000:] if hub is not None else ""
-            raise RuntimeError(f"timed out waiting for {what}\n{log}")
-        time.sleep(0.3)
+            raise AssertionError(f"the hub exited while waiting for {what}:\n{hub.log()[-6000:]}")
+        return check()
+
+    return until(
+        ready,
+        timeout=timeout,
+        what=what,
+        interval=0.3,
+        ignore=httpx.TransportError,
+        detail=(lambda: hub.log()[-6000:]) if hub is not None else None,
+    )
 
 
 def wait_for_service(hub: Hub, timeout: float = 120) -> None:

@@ -18,11 +18,12 @@ import os
 import shutil
 import subprocess
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.helpers.until import until
 
 SOURCE = Path(__file__).resolve().parents[1] / "interop" / "js"
 FILES = ("package.json", "package-lock.json", "client.mjs", "agent.mjs")
@@ -96,6 +97,7 @@ class NodeProcess:
         self.proc: subprocess.Popen[str] | None = None
         self.url = ""
         self.stderr: list[str] = []
+        self.stdout: list[str] = []
         self._drains: list[threading.Thread] = []
 
     def __enter__(self) -> NodeProcess:
@@ -108,27 +110,38 @@ class NodeProcess:
             text=True,
         )
         assert self.proc.stdout is not None and self.proc.stderr is not None
-        self._start_drain(self.proc.stderr)
-        deadline = time.monotonic() + 30
-        line = self.proc.stdout.readline()
-        while "listening on" not in line and line and time.monotonic() < deadline:
-            line = self.proc.stdout.readline()
-        if "listening on" not in line:
+        self._start_drain(self.proc.stderr, self.stderr)
+        self._start_drain(self.proc.stdout, self.stdout)
+        proc = self.proc
+
+        def listening() -> str | None:
+            line = next((line for line in self.stdout if "listening on" in line), None)
+            assert line is not None or proc.poll() is None, f"node {self.script} exited"
+            return line
+
+        try:
+            line = until(
+                listening,
+                timeout=30,
+                what=f"node {self.script} to listen",
+                detail=lambda: "".join(self.stderr)[-2000:],
+            )
+        except BaseException:
             self.__exit__()
-            raise RuntimeError(f"node {self.script} did not start: {''.join(self.stderr)[-2000:]}")
+            raise
         self.url = line.rsplit(" ", 1)[-1].strip()
-        self._start_drain(self.proc.stdout)
         return self
 
-    def _start_drain(self, stream: Any) -> None:
-        thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
+    def _start_drain(self, stream: Any, into: list[str]) -> None:
+        thread = threading.Thread(target=self._drain, args=(stream, into), daemon=True)
         thread.start()
         self._drains.append(thread)
 
-    def _drain(self, stream: Any) -> None:
+    @staticmethod
+    def _drain(stream: Any, into: list[str]) -> None:
         for line in stream:
-            self.stderr.append(line)
-            del self.stderr[:-200]
+            into.append(line)
+            del into[:-200]
 
     def __exit__(self, *exc: object) -> None:
         proc = self.proc

@@ -11,13 +11,14 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from tests.helpers.until import until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,18 +88,21 @@ def jupyter_server(
             stderr=subprocess.STDOUT,
         )
     url = f"http://127.0.0.1:{port}/"
+
+    def ready() -> bool:
+        assert proc.poll() is None, "the server exited: " + log_path.read_text()
+        r = httpx.get(url + "api/status", headers=dict(ready_headers or {}), timeout=2)
+        return r.status_code == 200
+
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                r = httpx.get(url + "api/status", headers=dict(ready_headers or {}), timeout=2)
-                if r.status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert proc.poll() is None, log_path.read_text()
-            assert time.monotonic() < deadline, "the server did not start: " + log_path.read_text()
-            time.sleep(0.2)
+        until(
+            ready,
+            timeout=60,
+            what="the Jupyter server to answer",
+            interval=0.2,
+            ignore=httpx.TransportError,
+            detail=log_path.read_text,
+        )
         yield url
     finally:
         proc.terminate()

@@ -13,7 +13,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -21,6 +20,8 @@ from typing import Any
 
 import httpx
 import nbformat
+
+from tests.helpers.until import until
 
 TOKEN = "hitl-nb-browser-test"
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -136,22 +137,23 @@ def jupyter_server(
     log = log_path.open("w")
     server = subprocess.Popen(command, env=environ, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
+
+    def ready() -> bool:
+        assert server.poll() is None, f"{app} exited:\n" + log_path.read_text()
+        status = httpx.get(
+            f"{base}/api/status", headers={"Authorization": f"token {ready_token}"}, timeout=2
+        )
+        return status.status_code == 200
+
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                ready = httpx.get(
-                    f"{base}/api/status",
-                    headers={"Authorization": f"token {ready_token}"},
-                    timeout=2,
-                )
-                if ready.status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{app} did not start:\n" + log_path.read_text())
-            time.sleep(0.3)
+        until(
+            ready,
+            timeout=90,
+            what=f"{app} to answer",
+            interval=0.3,
+            ignore=httpx.TransportError,
+            detail=log_path.read_text,
+        )
         yield base
     finally:
         server.terminate()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -47,6 +46,7 @@ from starlette.applications import Starlette
 from hitl_nb.errors import HITL_ERROR_DOMAIN
 from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY
 from hitl_nb.validation import validate_payload
+from tests.helpers.until import until
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -279,11 +279,13 @@ class SdkAgent:
             target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
         )
         self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self._server.started and time.monotonic() < deadline:
-            time.sleep(0.01)
-        if not self._server.started:
-            raise RuntimeError("the a2a-sdk agent did not start")
+        server, thread = self._server, self._thread
+
+        def started() -> bool:
+            assert thread.is_alive() or server.started, "the a2a-sdk agent's thread ended"
+            return bool(server.started)
+
+        until(started, timeout=30, what="the a2a-sdk agent to start", interval=0.01)
         return self
 
     def __exit__(self, *exc: object) -> None:

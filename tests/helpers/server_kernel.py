@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import queue
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,32 +13,29 @@ from typing import Any
 import httpx
 from jupyter_client import BlockingKernelClient
 
+from tests.helpers.until import until
+
 
 def _wait_for_ready(kc: BlockingKernelClient, path: Path, timeout: float = 90.0) -> None:
     # A kernel_info reply on shell, then iopub traffic (no heartbeat check: a loaded
     # machine can fail it before the kernel's first beat). A kernel that could not bind
     # its ports is restarted by the server on new ones, written to its connection file:
     # connect again when the file changes.
-    deadline = time.monotonic() + timeout
-    known = path.read_bytes()
-    while True:
-        assert time.monotonic() < deadline, "the kernel did not answer kernel_info"
-        now = path.read_bytes() if path.exists() else known
-        if now != known:
-            known = now
+    known = [path.read_bytes()]
+
+    def answered() -> bool:
+        now = path.read_bytes() if path.exists() else known[0]
+        if now != known[0]:
+            known[0] = now
             kc.stop_channels()
             kc.load_connection_file()
             kc.start_channels()
         kc.kernel_info()
-        try:
-            kc.get_shell_msg(timeout=2)
-        except queue.Empty:
-            continue
-        try:
-            kc.get_iopub_msg(timeout=2)
-        except queue.Empty:
-            continue
-        return
+        kc.get_shell_msg(timeout=2)
+        kc.get_iopub_msg(timeout=2)
+        return True
+
+    until(answered, timeout=timeout, what="the kernel to answer kernel_info", ignore=queue.Empty)
 
 
 @contextmanager
@@ -63,7 +59,24 @@ def server_kernel(url: str, token: str, runtime: Path) -> Iterator[Callable[[str
             elif msg["msg_type"] == "error":
                 printed.append("\n".join(msg["content"]["traceback"]))
 
-        reply = kc.execute_interactive(code, timeout=120, output_hook=hook)
+        try:
+            reply = kc.execute_interactive(code, timeout=120, output_hook=hook)
+        except TimeoutError:
+            # A cell still running would hold every later cell of the module behind it
+            # (each waiting its 120 s in turn): interrupt it, and fail this test only.
+            httpx.post(f"{url}api/kernels/{kernel_id}/interrupt", headers=headers, timeout=60)
+            # Its reply first: a cell sent before it would be aborted with it.
+            until(
+                lambda: kc.get_shell_msg(timeout=1)["msg_type"] == "execute_reply",
+                timeout=60,
+                what="the interrupted cell to end",
+                interval=0,
+                ignore=queue.Empty,
+            )
+            raise AssertionError(
+                "the cell did not finish within 120 s (interrupted); it printed:\n"
+                + "".join(printed)
+            ) from None
         text = "".join(printed)
         assert reply["content"]["status"] == "ok", text
         return text

@@ -58,15 +58,13 @@ def run_json(run: Run, code: str, **names: Any) -> dict[str, Any]:
 
 
 START = """
-import json, time
+import json
 from hitl_nb.client import find_gateway
 from hitl_nb.notebook import Conversation
+from tests.helpers.until import until
 info = find_gateway(strict=True)
 chat = Conversation.start(AGENT, SCENARIO, poll_interval=0.3)
-for _ in range(200):
-    if chat.registration:
-        break
-    time.sleep(0.05)
+until(lambda: chat.registration, timeout=60, what="the hub to register the task")
 card = chat.next_prompt(timeout=60)
 print("RESULT" + json.dumps({"how": info.how, "on_hub": info.on_hub, "api": info.api_url,
       "task": chat.task.id, "registration": chat.registration, "prompt": card.prompt_id,

@@ -88,6 +88,7 @@ def test_rest_statuses_409_and_422(wire: Wire, agent: MockAgent) -> None:
 
     r = send({"approve": 3})
     assert r.status_code == 422 and r.headers["A2A-Extensions"] == URI
+    assert r.reason_phrase == "Unprocessable Entity"  # the spec's words, on every Python
     assert r.headers["Content-Type"] == "application/a2a+json"
     error = r.json()["error"]
     assert (

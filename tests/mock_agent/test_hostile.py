@@ -20,6 +20,7 @@ import pytest
 
 from hitl_nb.mock_agent import MockAgent, Scenario, Step
 from tests.helpers.mock_agent_client import Wire, envelope_of, headers, user_message
+from tests.helpers.until import until
 
 
 @dataclass
@@ -698,10 +699,8 @@ def test_subscribers_that_hang_up_are_forgotten_at_once() -> None:
         for _ in range(50):
             _raw_subscribe(agent.port, task_id).close()
         with _raw_subscribe(agent.port, task_id):
-            deadline = time.monotonic() + 10
-            while outbox.listeners != 1 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert outbox.listeners == 1  # only the one still connected
+            # only the one still connected
+            until(lambda: outbox.listeners == 1, timeout=30, what="one listener", interval=0.05)
         wire.close()
 
 

@@ -31,6 +31,7 @@ from google.protobuf.struct_pb2 import Struct  # noqa: E402
 
 from hitl_nb.mock_agent import MockAgent  # noqa: E402
 from hitl_nb.spec import EXTENSION_URI, PromptEnvelope  # noqa: E402
+from tests.helpers.until import until_async  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -87,10 +88,11 @@ async def _round_trip(url: str, binding: str, streaming: bool) -> dict[str, Any]
 
         sub = asyncio.create_task(subscribe()) if streaming else None
         if sub is not None:
-            for _ in range(200):
-                if events:
-                    break
-                await asyncio.sleep(0.01)
+
+            async def first_event() -> bool:
+                return bool(events)
+
+            await until_async(first_event, timeout=30, what="the first event", interval=0.01)
         answer = _answer(task_id, env.prompt_id, {"approve": True, "comment": "sdk"})
         async for resp in client.send_message(answer, context=ctx):
             last = MessageToDict(resp)

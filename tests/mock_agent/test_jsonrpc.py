@@ -83,6 +83,7 @@ def test_v03_invalid_response_vector(wire: Wire) -> None:
     }
     r, body = wire.rpc("message/send", {"message": request}, version=None)
     assert r.status_code == 422  # the example's httpStatus
+    assert r.reason_phrase == "Unprocessable Entity"
     assert r.headers["X-A2A-Extensions"] == URI
     assert body["error"]["code"] == -32011
     assert body["error"]["message"] == "hitl_response_invalid"

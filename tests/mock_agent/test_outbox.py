@@ -8,6 +8,7 @@ import pytest
 
 from hitl_nb.a2a._model import TaskState, TaskStatus, TaskStatusUpdateEvent
 from hitl_nb.mock_agent._outbox import CLOSED, Outbox, ends_stream, follow
+from tests.helpers.until import until_async
 
 
 def ev(state: TaskState) -> TaskStatusUpdateEvent:
@@ -66,8 +67,11 @@ def test_idle_follow_yields_pings_and_close_ends_it() -> None:
                 seen.append(item)
 
         task = asyncio.create_task(consume())
-        while len(seen) < 2:
-            await asyncio.sleep(0.01)
+
+        async def two_pings() -> bool:
+            return len(seen) >= 2
+
+        await until_async(two_pings, timeout=30, what="two pings", interval=0.01)
         box.close()
         await asyncio.wait_for(task, 5)
         return seen

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -15,6 +14,7 @@ from tornado.netutil import bind_sockets
 
 from hitl_nb.mock_agent import MockAgent, mock_agent_handlers
 from tests.helpers.mock_agent_client import Wire, envelope_of
+from tests.helpers.until import until
 
 
 class Hello(tornado.web.RequestHandler):
@@ -69,11 +69,12 @@ def test_mounted_under_a_prefix(host_url: str) -> None:
     assert wire.http.get(host_url + "/hitl/agent/nothing").status_code == 404
     # Deadlines fire in a mounted agent too (it binds to the host's loop).
     late = wire.start("deadline", deadline_seconds=0.05, on_deadline="fail")
-    for _ in range(200):
-        if wire.get_task(late["id"])["status"]["state"] == "TASK_STATE_FAILED":
-            break
-        time.sleep(0.01)
-    assert wire.get_task(late["id"])["status"]["state"] == "TASK_STATE_FAILED"
+    until(
+        lambda: wire.get_task(late["id"])["status"]["state"] == "TASK_STATE_FAILED",
+        timeout=30,
+        what="the deadline to fail the task",
+        interval=0.01,
+    )
     wire.close()
 
 

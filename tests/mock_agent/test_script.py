@@ -27,6 +27,7 @@ from hitl_nb.mock_agent._script import Script
 from hitl_nb.mock_agent._task_book import TaskBook
 from hitl_nb.spec import PromptEnvelope
 from tests.helpers.mock_agent_client import Collector, Wire, envelope_of, headers, user_message
+from tests.helpers.until import until
 
 OBJ: dict[str, Any] = {"type": "object", "properties": {"x": {"type": "integer"}}}
 
@@ -122,11 +123,12 @@ def test_deadline_keep_open_signals_and_still_accepts(wire: Wire, agent: MockAge
 def test_deadline_fail_policy_fails_the_task(wire: Wire) -> None:
     task = wire.start("deadline", deadline_seconds=0.1, on_deadline="fail")
     pid = envelope_of(task)["prompt_id"]
-    for _ in range(100):
+
+    def moved_on() -> Any:
         now = wire.get_task(task["id"])
-        if now["status"]["state"] != "TASK_STATE_INPUT_REQUIRED":
-            break
-        time.sleep(0.02)
+        return now if now["status"]["state"] != "TASK_STATE_INPUT_REQUIRED" else None
+
+    now = until(moved_on, timeout=30, what="the deadline to end the prompt")
     assert now["status"]["state"] == "TASK_STATE_FAILED"
     assert wire.answer(task["id"], pid, {"approve": True})[1]["error"]["code"] == -32010
 
@@ -198,10 +200,12 @@ def test_start_delay_keeps_the_task_working_before_its_first_prompt() -> None:
             # a blocking send waits for the prompt
             blocking = wire.start("approval", start_delay_seconds=0.2)
             assert blocking["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
-            deadline = time.monotonic() + 10
-            while wire.get_task(task["id"])["status"]["state"] == "TASK_STATE_WORKING":
-                assert time.monotonic() < deadline, "the first prompt never came"
-                time.sleep(0.05)
+            until(
+                lambda: wire.get_task(task["id"])["status"]["state"] != "TASK_STATE_WORKING",
+                timeout=30,
+                what="the first prompt",
+                interval=0.05,
+            )
             assert envelope_of(wire.get_task(task["id"]))["prompt"]
             # a task canceled while it thinks stays canceled
             part = {"data": {"scenario": "approval", "start_delay_seconds": 0.2}}

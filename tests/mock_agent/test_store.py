@@ -10,12 +10,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hitl_nb.mock_agent import MockAgent, SQLiteTaskStore
 from tests.helpers.mock_agent_client import Collector, Wire, envelope_of, headers
+from tests.helpers.until import until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +36,8 @@ def test_sqlite_store_round_trip(tmp_path: Path) -> None:
     assert state.tasks == [{"id": "t1", "x": 2}]
     assert [seq for seq, _ in state.events["t1"]] == [1, 2, 3]
     assert state.prompts == {"p1": ("t1", "answered")}
-    assert sqlite3.connect(tmp_path / "s.db").execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    with closing(sqlite3.connect(tmp_path / "s.db")) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
 def test_a_failed_commit_changes_nothing(tmp_path: Path) -> None:
@@ -42,6 +46,7 @@ def test_a_failed_commit_changes_nothing(tmp_path: Path) -> None:
     with pytest.raises(sqlite3.IntegrityError):
         store.commit({"id": "t1", "new": True}, [(1, {})], [("p", "t1", "open")])
     state = store.load()
+    store.close()
     assert state.tasks == [{"id": "t1"}] and state.prompts == {}
 
 
@@ -81,13 +86,20 @@ def test_a_deadline_that_passed_while_down_fires_after_restart(tmp_path: Path) -
     time.sleep(0.3)
     with MockAgent(store=db) as agent:
         wire = Wire(agent.url)
-        for _ in range(200):
-            if wire.get_task(task["id"])["status"]["state"] == "TASK_STATE_FAILED":
-                break
-            time.sleep(0.01)
-        final = wire.get_task(task["id"])
+        final = until(
+            lambda: _in_state(wire, task["id"], "TASK_STATE_FAILED"),
+            timeout=30,
+            what="the deadline to fail the task",
+            interval=0.01,
+        )
         assert final["status"]["state"] == "TASK_STATE_FAILED"
         wire.close()
+
+
+def _in_state(wire: Wire, task_id: str, state: str) -> dict[str, Any] | None:
+    """The task when it is in ``state`` (None otherwise)."""
+    task = wire.get_task(task_id)
+    return task if task["status"]["state"] == state else None
 
 
 @pytest.fixture()

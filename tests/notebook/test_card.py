@@ -4,7 +4,6 @@ outcome; never a list of empty fields, never a problem the browser does not show
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -107,11 +106,10 @@ def _until_closed(chat: Conversation) -> Outcome:
 
     def looked() -> Outcome | None:
         if card.outcome is None:
-            time.sleep(0.2)
             chat.refresh()
         return card.outcome
 
-    return until(looked, timeout=30, what="the deadline to close the card")
+    return until(looked, timeout=30, what="the deadline to close the card", interval=0.2)
 
 
 def test_a_card_closed_by_its_deadline_says_so_without_a_form_line(agent: MockAgent) -> None:

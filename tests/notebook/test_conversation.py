@@ -2,10 +2,11 @@
 
 import pytest
 
-from hitl_nb.client import SyncHitlClient
+from hitl_nb.client import SyncHitlClient, TaskEvent
 from hitl_nb.errors import HitlError
 from hitl_nb.mock_agent import MockAgent, Scenario, Step
 from hitl_nb.notebook import Conversation, PromptCard
+from tests.helpers.until import until_async
 
 SNEAKY = Scenario(
     name="sneaky",
@@ -162,3 +163,45 @@ def _sample(schema):
         "number": 1,
         "boolean": True,
     }.get(kind, "x")
+
+
+class _LastLookTaken:
+    """A follower that has seen the task's last state and is ending: it looks no more."""
+
+    running = True
+
+    def wake(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        self.running = False
+
+
+def test_an_answer_accepted_after_the_task_was_seen_to_end_settles_its_card(client):
+    # The follower can see the task move on while an answer is still on its way (the
+    # card is sending then, so it does not settle) and end without another look. The
+    # acceptance then settles the card itself; before, the card waited for a look that
+    # never came and said "has not continued" (a consensus card under load, 60 s).
+    chat = Conversation(client, client.send({"scenario": "approval"}), follow=False)
+    chat._box[0] = _LastLookTaken()
+    card = chat.current
+    assert isinstance(card, PromptCard)
+    send = card.sender.send
+
+    async def send_then_see_the_end(*args, **kwargs):
+        verdict = await send(*args, **kwargs)
+
+        async def ended():
+            task = await card.link.client.get_task(chat.task.id)
+            return task if task.status.state.is_terminal else None
+
+        task = await until_async(ended, timeout=30, what="the agent to finish the task")
+        chat.receive(TaskEvent(task))  # what the follower's last look delivers
+        assert chat.task.status.state.name == "COMPLETED" and card.state == "sending"
+        return verdict
+
+    card.sender.send = send_then_see_the_end
+    outcome = card.answer({"approve": True}, timeout=30)
+    assert outcome.status == "accepted", outcome
+    assert outcome.message.endswith("the task is now COMPLETED"), outcome.message
+    chat.close()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
-import time
 from collections.abc import Iterator
 
 import httpx
@@ -129,7 +128,13 @@ def test_a_409_after_the_deadline_is_expired_not_already_answered(agent: MockAge
         chat = Conversation(client, client.send(content), follow=False)
         card = chat.current
         assert card is not None
-        time.sleep(1.5)  # nobody answers in time (no assertion on timing)
+        # nobody answers in time: the agent fails the task at the deadline
+        until(
+            lambda: client.get_task(chat.task.id).status.state is TaskState.FAILED,
+            timeout=30,
+            what="the deadline to fail the task",
+            interval=0.1,
+        )
         outcome = card.answer({"approve": True})
         assert outcome.status == "expired" and "deadline passed" in outcome.message
         assert card.form.disabled

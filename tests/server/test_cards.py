@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from hitl_nb.client import _gateway as client_gateway
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import Conversation, GatewayLink, GatewayUnavailable, _gateway_link
 from tests.helpers.jupyter_process import free_port
+from tests.helpers.until import until
 from tests.server.conftest import answers_at_agent, start_task
 
 pytestmark = pytest.mark.slow
@@ -131,11 +131,14 @@ def test_consensus_collects_two_people_reports_disagreement_and_forwards_once(
 
 
 def _after_held(card: Any, timeout: float = 60.0) -> Any:
-    """The card's outcome once it is no longer ``held`` (the task moved on)."""
-    deadline = time.monotonic() + timeout
-    while card.outcome.status == "held" and time.monotonic() < deadline:
-        time.sleep(0.1)  # the conversation follows the task on its own thread
-    return card.outcome
+    """The card's outcome once it is no longer ``held`` (the task moved on: the
+    conversation follows it on its own thread)."""
+    return until(
+        lambda: card.outcome if card.outcome.status != "held" else None,
+        timeout=timeout,
+        what="the card's held answer to settle",
+        interval=0.1,
+    )
 
 
 def test_an_unreachable_gateway_sends_nothing_and_never_goes_direct(agent: MockAgent) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers.tasks import answers_at_agent, start_task
+from tests.helpers.until import until_async
 
 pytestmark = pytest.mark.kernel
 
@@ -179,11 +180,12 @@ async def test_the_gateway_keeps_its_own_deadline_timer(api: Any, agent: MockAge
     task = await start_task(agent.url, "deadline", deadline_seconds=1)
     reg = await register(api, agent.url, task.id)
     path = answer_path(reg)
-    for _ in range(100):
-        status, view = await api("GET", f"hitl/api/tasks/{reg['id']}")
-        if view["prompts"][0]["state"] == "expired":
-            break
-        await asyncio.sleep(0.05)
+
+    async def expired() -> Any:
+        _status, view = await api("GET", f"hitl/api/tasks/{reg['id']}")
+        return view if view["prompts"][0]["state"] == "expired" else None
+
+    view = await until_async(expired, timeout=30, what="the gateway to close the prompt")
     (prompt,) = view["prompts"]
     assert prompt["state"] == "expired" and prompt["deadline_passed"] is True
     status, late = await api("POST", path, body={"payload": YES})

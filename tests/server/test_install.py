@@ -8,6 +8,7 @@ import subprocess
 import sys
 import sysconfig
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,11 @@ def test_pip_install_enables_the_extension(tmp_path: Path) -> None:
         timeout=120,
     )
     (wheel,) = dist.glob("hitl_nb-*.whl")
+    with zipfile.ZipFile(wheel) as built:  # the license travels with the package
+        (name,) = [n for n in built.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+        shipped = built.read(name)
+    assert shipped == (ROOT / "LICENSE").read_bytes()
+    assert b"Apache License" in shipped and b"Version 2.0, January 2004" in shipped
     env_dir = tmp_path / "env"
     venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"

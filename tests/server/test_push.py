@@ -20,7 +20,7 @@ from hitl_nb.mock_agent import MockAgent
 from hitl_nb.spec import EXTENSION_URI
 from tests.helpers.jupyter_process import jupyter_server
 from tests.helpers.jupyter_users import auth
-from tests.helpers.until import until_async
+from tests.helpers.until import until, until_async
 
 ENVELOPE_KEY = EXTENSION_URI
 
@@ -273,14 +273,6 @@ def test_end_to_end_the_registering_client_is_gone(tmp_path: Path) -> None:
             "max_streams": 0,
         }
     }
-
-    def until(check: Any) -> Any:
-        for _ in range(600):
-            value = check()
-            if value:
-                return value
-            asyncio.run(asyncio.sleep(0.05))
-        raise AssertionError("the condition did not come true")
 
     with MockAgent(store=tmp_path / "agent.sqlite") as agent:
 

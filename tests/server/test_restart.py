@@ -15,6 +15,7 @@ from hitl_nb.mock_agent import MockAgent
 from tests.helpers.jupyter_process import jupyter_server
 from tests.helpers.jupyter_users import auth
 from tests.helpers.tasks import answers_at_agent, start_task
+from tests.helpers.until import until_async
 
 YES = {"approve": True}
 
@@ -55,12 +56,11 @@ async def _gateway(path: Path) -> Gateway:
 
 
 async def _wait_settled(gw: Gateway, reg_id: str, prompt_id: str) -> Any:
-    for _ in range(200):
+    async def settled() -> Any:
         fwd = await gw.store.forward(reg_id, prompt_id)
-        if fwd is not None and fwd.state != "forwarding":
-            return fwd
-        await asyncio.sleep(0.05)
-    raise AssertionError("the forward was not settled")
+        return fwd if fwd is not None and fwd.state != "forwarding" else None
+
+    return await until_async(settled, timeout=30, what="the forward to be settled")
 
 
 async def _history_ids(url: str, task_id: str) -> list[str]:
