@@ -169,6 +169,13 @@ class PromptBook:
                 return held
         return None
 
+    def refuse(self, held: Hold, error: A2AError) -> None:
+        """The executor refused a taken answer after all, having emitted nothing for it:
+        the prompt is open again, and the middleware answers the request with ``error``."""
+        held.refusal = error
+        self._closed.pop(held.asked.prompt_id, None)
+        self._asked[held.asked.prompt_id] = held.asked
+
     def close(self, prompt_id: str) -> None:
         """``prompt_id`` is answered or cancelled: no answer is taken for it any more."""
         self._asked.pop(prompt_id, None)
