@@ -65,7 +65,10 @@ class Run:
     def __init__(self, book: PromptBook, context: RequestContext, queue: EventQueue) -> None:
         self.book = book
         self.task_id = context.task_id or ""
-        self.context_id = context.context_id or ""
+        # The task's own context: the SDK gives a message that names a task but no
+        # contextId a fresh context id of its own.
+        current = context.current_task
+        self.context_id = current.context_id if current is not None else context.context_id or ""
         self.first = context
         self.queue = queue
         self.relay = Relay(self)

@@ -3,7 +3,7 @@
 What an agent author writes with ``hitl-nb[agent]``: an ``AgentExecutor`` that asks one
 approval question per task (two with ``two_questions``), the extension declared on the
 card, the executor wrapped, the middleware in front of the SDK's routes. JSON-RPC at
-``/rpc`` (0.3 compatible), HTTP+JSON at ``/rest``; served on 127.0.0.1, port 0, from a
+``/`` (0.3 compatible), HTTP+JSON at ``/rest``; served on 127.0.0.1, port 0, from a
 thread (``hitl_nb.agent.serve``). ``db`` names a SQLite file for the SDK's
 ``DatabaseTaskStore`` (a restart keeps the tasks); without it the store is in memory.
 ``executor.answers`` lists every payload the agent's own code received.
@@ -43,20 +43,24 @@ SCHEMA: dict[str, Any] = {
         "copies": {"type": "integer", "minimum": 1, "maximum": 3, "default": 2},
     },
 }
-NOTE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["note"],
-    "properties": {"note": {"type": "string", "minLength": 1}},
-}
 
 
 class ReleaseExecutor(AgentExecutor):
-    """Asks "Approve the release?" (then, with ``two_questions``, for a release note)
-    and completes with what it was told."""
+    """Asks ``question`` with ``schema`` (then, with ``two_questions``, for a release note
+    in words) and completes with what it was told."""
 
-    def __init__(self, *, two_questions: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        two_questions: bool = False,
+        question: str = "Approve the release? <b>v2</b>",
+        schema: Any = SCHEMA,
+        **ask_options: Any,
+    ) -> None:
         self.two_questions = two_questions
+        self.question = question
+        self.schema = schema
+        self.ask_options = ask_options
         self.answers: list[dict[str, Any]] = []
         self.runs = 0
 
@@ -72,13 +76,13 @@ class ReleaseExecutor(AgentExecutor):
                 )
             )
         await updater.start_work()
-        answer = await ask(updater, "Approve the release? <b>v2</b>", SCHEMA)
+        answer = await ask(updater, self.question, self.schema, **self.ask_options)
         self.answers.append(answer)
-        words = "approved" if answer["approved"] else "rejected"
+        words = "approved" if answer.get("approved") else "rejected"
         if self.two_questions:
-            note = await ask(updater, "Write the release note", NOTE_SCHEMA)
+            note = await ask(updater, "Write the release note")  # answered in words
             self.answers.append(note)
-            words += f": {note['note']}"
+            words += f": {note['text']}"
         await updater.complete(updater.new_agent_message([Part(text=words)]))
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -93,7 +97,7 @@ def card(base: str, hitl: HitlExtension) -> AgentCard:
             version="1.0.0",
             supported_interfaces=[
                 AgentInterface(
-                    url=base + "/rpc", protocol_binding="JSONRPC", protocol_version="1.0"
+                    url=base + "/", protocol_binding="JSONRPC", protocol_version="1.0"
                 ),
                 AgentInterface(
                     url=base + "/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"
@@ -112,9 +116,15 @@ def card(base: str, hitl: HitlExtension) -> AgentCard:
 class AskAgent:
     """``with AskAgent() as agent: agent.url``; ``agent.executor.answers``."""
 
-    def __init__(self, *, db: Path | None = None, two_questions: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        db: Path | None = None,
+        two_questions: bool = False,
+        executor: ReleaseExecutor | None = None,
+    ) -> None:
         self.db = db
-        self.executor = ReleaseExecutor(two_questions=two_questions)
+        self.executor = executor or ReleaseExecutor(two_questions=two_questions)
         self.served: Served | None = None
         self.url = ""
         self.store: TaskStore | None = None
@@ -141,8 +151,8 @@ class AskAgent:
         )
         routes = [
             *create_agent_card_routes(agent_card),
-            *create_jsonrpc_routes(handler, "/rpc", enable_v0_3_compat=True),
             *create_rest_routes(handler, path_prefix="/rest"),
+            *create_jsonrpc_routes(handler, "/", enable_v0_3_compat=True),
         ]
         app = Starlette(routes=routes, middleware=[hitl.middleware()])
         stops = [hitl.aclose, handler.aclose]
