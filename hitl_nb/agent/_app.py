@@ -9,7 +9,7 @@ agent's :class:`~hitl_nb.agent.HitlExtension`.
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from a2a.server.agent_execution import AgentExecutor
@@ -41,6 +41,7 @@ def agent_app(
     task_store: Any = None,
     host: str = "127.0.0.1",
     port: int = 0,
+    on_stop: Iterable[Callable[[], Awaitable[Any]]] = (),
 ) -> Served:
     """Serve the executor ``executor_for(hitl)`` as an agent (JSON-RPC at ``/``,
     HTTP+JSON at ``/rest``, 0.3 JSON-RPC too) on a thread of its own."""
@@ -76,4 +77,4 @@ def agent_app(
         *create_jsonrpc_routes(handler, "/", enable_v0_3_compat=True),
     ]
     app = Starlette(routes=routes, middleware=[hitl.middleware()])
-    return serve(app, sock=sock, on_stop=[hitl.aclose, handler.aclose])
+    return serve(app, sock=sock, on_stop=[hitl.aclose, handler.aclose, *on_stop])

@@ -57,7 +57,9 @@ def test_the_agent_gets_the_validated_payload(
             task = await client.get_task(prompt.task_id)
             assert task.status.state is TaskState.INPUT_REQUIRED
             assert ask_agent.executor.answers == before
-            await client.respond(prompt.task_id, prompt.prompt_id, {"approved": True, "copies": 2})
+            await client.respond(
+                prompt.task_id, prompt.prompt_id, {"approved": True, "copies": 2}, wait=True
+            )
             done = await client.get_task(prompt.task_id)
             assert done.status.state is TaskState.COMPLETED
             got = ask_agent.executor.answers[-1]
@@ -72,12 +74,12 @@ def test_two_questions_each_with_a_fresh_prompt_id() -> None:
     with AskAgent(two_questions=True) as agent, SyncHitlClient(agent.url) as client:
         first = list(client.stream("release"))[-1]
         assert isinstance(first, PromptEvent)
-        client.respond(first.task_id, first.prompt_id, {"approved": True})
+        client.respond(first.task_id, first.prompt_id, {"approved": True}, wait=True)
         second = prompt_of(client.get_task(first.task_id))
         assert isinstance(second, PromptEvent)
         assert second.prompt == "Write the release note" and second.prompt_id != first.prompt_id
         assert second.response_schema["required"] == ["text"]  # a question in words
-        client.respond(second.task_id, second.prompt_id, {"text": "Faster."})
+        client.respond(second.task_id, second.prompt_id, {"text": "Faster."}, wait=True)
         task = client.get_task(first.task_id)
         assert task.status.state is TaskState.COMPLETED
         assert task.status.message is not None
@@ -213,7 +215,7 @@ def test_the_answer_message_is_kept_in_the_history(ask_agent: AskAgent) -> None:
     with SyncHitlClient(ask_agent.url) as client:
         prompt = list(client.stream("go"))[-1]
         assert isinstance(prompt, PromptEvent)
-        client.respond(prompt.task_id, prompt.prompt_id, {"approved": True})
+        client.respond(prompt.task_id, prompt.prompt_id, {"approved": True}, wait=True)
         task = client.get_task(prompt.task_id)
         answers = [m for m in task.history if (m.metadata or {}).get(RESPONSE_KEY)]
         assert [m.metadata[RESPONSE_KEY]["prompt_id"] for m in answers] == [prompt.prompt_id]  # type: ignore[index]

@@ -45,7 +45,7 @@ def test_a_prompt_outlives_a_restart_on_the_sqlite_store(tmp_path: Path) -> None
         with pytest.raises(ResponseInvalid):
             client.respond(prompt.task_id, prompt.prompt_id, {"copies": 9}, validate=False)
         assert again.executor.answers == [] and again.executor.runs == 0
-        client.respond(prompt.task_id, prompt.prompt_id, {"approved": True, "copies": 3})
+        client.respond(prompt.task_id, prompt.prompt_id, {"approved": True, "copies": 3}, wait=True)
         done = client.get_task(prompt.task_id)
         assert done.status.state is TaskState.COMPLETED
         # The body ran again from the top; ask() returned this answer without asking.
@@ -61,14 +61,14 @@ def test_answers_given_before_a_restart_are_given_back(tmp_path: Path) -> None:
     with AskAgent(db=db, two_questions=True) as first, SyncHitlClient(first.url) as client:
         prompt = list(client.stream("release"))[-1]
         assert isinstance(prompt, PromptEvent)
-        client.respond(prompt.task_id, prompt.prompt_id, {"approved": True, "copies": 2})
+        client.respond(prompt.task_id, prompt.prompt_id, {"approved": True, "copies": 2}, wait=True)
         note = prompt_of(client.get_task(prompt.task_id))
         assert isinstance(note, PromptEvent)
     with AskAgent(db=db, two_questions=True) as again, SyncHitlClient(again.url) as client:
         # The first prompt is answered: only the note is open.
         with pytest.raises(PromptConflict):
             client.respond(prompt.task_id, prompt.prompt_id, {"approved": False})
-        client.respond(note.task_id, note.prompt_id, {"text": "Faster builds."})
+        client.respond(note.task_id, note.prompt_id, {"text": "Faster builds."}, wait=True)
         done = client.get_task(prompt.task_id)
         assert done.status.state is TaskState.COMPLETED
         assert done.status.message is not None
@@ -94,7 +94,7 @@ def test_a_message_after_a_restart_that_answers_nothing_keeps_the_prompt(tmp_pat
         assert [e.prompt_id for e in events if isinstance(e, PromptEvent)] == [prompt.prompt_id]
         assert client.get_task(prompt.task_id).status.state is TaskState.INPUT_REQUIRED
         assert again.executor.answers == []
-        client.respond(prompt.task_id, prompt.prompt_id, {"approved": False})
+        client.respond(prompt.task_id, prompt.prompt_id, {"approved": False}, wait=True)
         assert client.get_task(prompt.task_id).status.state is TaskState.COMPLETED
         assert again.executor.answers == [{"approved": False}]
 

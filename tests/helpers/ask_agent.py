@@ -96,9 +96,7 @@ def card(base: str, hitl: HitlExtension) -> AgentCard:
             description="asks a person before each release (a2a-sdk + hitl_nb.agent)",
             version="1.0.0",
             supported_interfaces=[
-                AgentInterface(
-                    url=base + "/", protocol_binding="JSONRPC", protocol_version="1.0"
-                ),
+                AgentInterface(url=base + "/", protocol_binding="JSONRPC", protocol_version="1.0"),
                 AgentInterface(
                     url=base + "/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"
                 ),

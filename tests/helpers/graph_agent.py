@@ -15,6 +15,7 @@ each node (what reached the graph).
 from __future__ import annotations
 
 import operator
+import time
 from collections import Counter
 from typing import Annotated, Any
 
@@ -53,13 +54,15 @@ class State(TypedDict, total=False):
     log: Annotated[list[str], operator.add]
 
 
-def release_graph(calls: Counter[str], *, note: bool = False) -> Any:
+def release_graph(calls: Counter[str], *, note: bool = False, slow_review: float = 0) -> Any:
     def draft(state: State) -> State:
         calls["draft"] += 1
         return {"draft": f"Release notes for {state.get('request', '?')}", "log": ["draft"]}
 
     def review(state: State) -> State:
         calls["review"] += 1
+        if slow_review and calls["review"] > 1:
+            time.sleep(slow_review)  # work a node does again before its interrupt()
         decision = interrupt(
             {"question": "Approve the release?", "draft": state["draft"]},
             response_schema=Approval,
@@ -142,15 +145,32 @@ def request_inputs(context: Any) -> State:
 class GraphAgent:
     """``with GraphAgent() as agent: agent.url``; ``agent.calls`` counts node runs."""
 
-    def __init__(self, kind: str = "release", **options: Any) -> None:
+    def __init__(
+        self,
+        kind: str = "release",
+        *,
+        graph: Any = None,
+        task_store: Any = None,
+        grace: float = 0.25,
+        **options: Any,
+    ) -> None:
         self.calls: Counter[str] = Counter()
         builders = {"release": release_graph, "parallel": parallel_graph, "broken": broken_graph}
-        self.graph = builders[kind](self.calls, **options)
+        self.graph = graph if graph is not None else builders[kind](self.calls, **options)
+        self.task_store = task_store
+        self.grace = grace
         self.served: Served | None = None
         self.url = ""
 
     def __enter__(self) -> GraphAgent:
-        self.served = serve_graph(self.graph, name="release graph", inputs=request_inputs)
+        self.served = serve_graph(
+            self.graph,
+            name="release graph",
+            inputs=request_inputs,
+            task_store=self.task_store,
+            grace=self.grace,
+            on_stop=[self.task_store.engine.dispose] if self.task_store is not None else [],
+        )
         self.url = self.served.url
         return self
 
