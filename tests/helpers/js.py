@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 SOURCE = Path(__file__).resolve().parents[1] / "interop" / "js"
-FILES = ("package.json", "package-lock.json", "client.mjs", "agent.mjs")
+FILES = ("package.json", "package-lock.json", "client.mjs", "agent.mjs", "answer.mjs")
 
 
 def _missing(what: str, tests: str) -> None:
