@@ -183,16 +183,17 @@ class GraphExecutor(AgentExecutor):
         """Ask the first pending interrupt, or complete with the graph's result."""
         snapshot = await self.graph.aget_state(config)
         if snapshot.interrupts:
-            asked = prompt_for(snapshot.interrupts[0], updater.task_id, _node_of(snapshot))
-            await self._emit(asked, updater)
+            first = snapshot.interrupts[0]
+            asked = prompt_for(first, updater.task_id, _node_of(snapshot))
+            await self._emit(asked, updater, value=first.value)
             return
         await self._complete(snapshot.values, updater)
 
-    async def _emit(self, asked: Asked, updater: TaskUpdater, note: str | None = None) -> None:
-        value = None
-        for interrupt in (await self.graph.aget_state(_config(updater))).interrupts:
-            if interrupt.id == asked.tag:
-                value = interrupt.value
+    async def _emit(
+        self, asked: Asked, updater: TaskUpdater, note: str | None = None, value: Any = None
+    ) -> None:
+        """INPUT_REQUIRED with ``asked``; the interrupt's ``value`` beside the question
+        when it is an object, and ``note`` after it."""
         extra = []
         if isinstance(value, dict):
             data = Value()
@@ -233,7 +234,9 @@ class GraphExecutor(AgentExecutor):
         problems = "; ".join(f"{i['path'] or '/'}: {i['message']}" for i in issues_of(error))
         again = prompt_for(_Again(asked), updater.task_id, "(asked again)")
         note = f"The previous answer was refused by the graph: {problems}"
-        await self._emit(again, updater, note)
+        snapshot = await self.graph.aget_state({"configurable": {"thread_id": updater.task_id}})
+        value = next((i.value for i in snapshot.interrupts if i.id == asked.tag), None)
+        await self._emit(again, updater, note, value=value)
         log.info("task %s: answer refused by the graph after WORKING", updater.task_id)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
@@ -260,10 +263,6 @@ class _Again:
         self.value = asked.envelope.prompt
         self.response_schema = asked.envelope.response_schema
         self.id = asked.tag
-
-
-def _config(updater: TaskUpdater) -> dict[str, Any]:
-    return {"configurable": {"thread_id": updater.task_id}}
 
 
 def _node_of(snapshot: Any) -> str:
