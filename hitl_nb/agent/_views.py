@@ -57,11 +57,15 @@ def declare_in_card(card: Any) -> bool:
     if not isinstance(entries, list):
         return False
     changed = False
-    for entry in entries:
+    for i, entry in enumerate(entries):
         if isinstance(entry, dict) and entry.get("uri") == EXTENSION_URI:
-            whole = agent_card_extension(entry.get("description"))
-            for key in ("required", "params"):
-                if entry.get(key) != whole[key]:
-                    entry[key] = whole[key]
-                    changed = True
+            # In the spec's order: uri, description, required, params.
+            whole = {**agent_card_extension(entry.get("description")), **_others(entry)}
+            if list(whole.items()) != list(entry.items()):
+                entries[i] = whole
+                changed = True
     return changed
+
+
+def _others(entry: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in entry.items() if k not in ("uri", "description", "required", "params")}
