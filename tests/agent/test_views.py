@@ -51,6 +51,11 @@ def test_the_card_entry_is_written_out_whole() -> None:
         {"uri": EXTENSION_URI, "description": "d", "required": False, "params": {}},
         {"uri": "o"},
     ]
-    assert list(card["capabilities"]["extensions"][0]) == ["uri", "description", "required", "params"]
+    assert list(card["capabilities"]["extensions"][0]) == [
+        "uri",
+        "description",
+        "required",
+        "params",
+    ]
     assert not declare_in_card(card)  # already whole
     assert not declare_in_card({"capabilities": {}}) and not declare_in_card([])
