@@ -23,8 +23,8 @@ from hitl_nb.spec import EXTENSION_URI, agent_card_extension
 
 from ._asgi import MAX_BODY_BYTES, App, HitlMiddleware, Scope
 from ._executor import HitlExecutor
-from ._gate import Gate, StoredTask, TaskReader
-from ._prompts import PromptBook
+from ._gate import Gate, TaskReader
+from ._prompts import PromptBook, StoredTask
 from ._stored import stored_task
 
 if TYPE_CHECKING:

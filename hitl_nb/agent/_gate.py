@@ -21,26 +21,15 @@ too: the SDK answers those with its own errors (TaskNotFound, InvalidParams).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from hitl_nb.a2a import Message
 from hitl_nb.errors import InvalidParams
 
 from ._answers import check_payload, conflict, plain_answer, read_response, response_in
-from ._prompts import Asked, Hold, PromptBook
+from ._prompts import Asked, Hold, PromptBook, StoredTask
 
 __all__ = ["Gate", "StoredTask", "TaskReader"]
-
-
-@dataclass(frozen=True)
-class StoredTask:
-    """What the gate needs of a stored task: its context, whether it waits for input,
-    and its status message's metadata as plain JSON."""
-
-    context_id: str
-    input_required: bool
-    status_metadata: dict[str, Any] | None
 
 
 #: Reads a task from the SDK's store for the request at hand (None: no such task).
@@ -68,7 +57,7 @@ class Gate:
         task = await read_task(message.task_id)
         if task is None or (message.context_id not in (None, task.context_id)):
             return None  # the SDK's own answer: TaskNotFound, or InvalidParams
-        asked = self.book.open_prompt(message.task_id, task.input_required, task.status_metadata)
+        asked = self.book.open_prompt(message.task_id, task)
         if raw is None:
             if asked is None:
                 return None

@@ -20,9 +20,8 @@ and the hold it leads to.
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +29,7 @@ from hitl_nb._schema_in import settle_schema
 from hitl_nb.errors import A2AError, MalformedPrompt
 from hitl_nb.spec import EXTENSION_URI, PromptEnvelope
 
-__all__ = ["TEXT_SCHEMA", "Asked", "Hold", "PromptBook", "envelope_in"]
+__all__ = ["TEXT_SCHEMA", "Asked", "Hold", "PromptBook", "StoredTask", "envelope_in"]
 
 #: The response_schema of a question answered in words: the answer is ``{"text": ...}``.
 #: A client that did not activate hitl-prompt/v1 may answer it with a plain text message.
@@ -89,6 +88,34 @@ class Hold:
     refusal: A2AError | None = None
 
 
+@dataclass(frozen=True)
+class StoredTask:
+    """What the store says of a task: its context, whether it waits for input, the
+    prompt_id and tag of the envelope in its status message, and (``metadata()``, read
+    only when needed: it holds the whole schema) that message's metadata as JSON."""
+
+    context_id: str
+    input_required: bool
+    prompt_id: str | None
+    tag: str | None
+    metadata: Callable[[], Mapping[str, Any] | None]
+
+    @classmethod
+    def from_json(
+        cls, input_required: bool, metadata: Mapping[str, Any] | None, context_id: str = ""
+    ) -> StoredTask:
+        """From a status message's metadata already in JSON."""
+        found = envelope_in(metadata)
+        prompt_id = found[0].get("prompt_id") if found else None
+        return cls(
+            context_id,
+            input_required,
+            prompt_id if isinstance(prompt_id, str) else None,
+            found[1] if found else None,
+            lambda: metadata,
+        )
+
+
 def envelope_in(metadata: Mapping[str, Any] | None) -> tuple[dict[str, Any], str | None] | None:
     """``(envelope JSON, tag)`` from a status message's metadata (plain JSON), or None."""
     if not isinstance(metadata, Mapping):
@@ -116,16 +143,20 @@ class PromptBook:
         """The prompt asked here under ``prompt_id`` (None: not asked in this process)."""
         return self._asked.get(prompt_id)
 
-    def open_prompt(
-        self, task_id: str, input_required: bool, metadata: Mapping[str, Any] | None
-    ) -> Asked | None:
+    def open_prompt(self, task_id: str, stored: StoredTask) -> Asked | None:
         """The prompt a task waits on, from what the store says of it: its state is
-        INPUT_REQUIRED and its status message's ``metadata`` (plain JSON) carries an
-        envelope of ours that is not closed here."""
-        found = envelope_in(metadata) if input_required else None
-        if found is None or found[0].get("prompt_id") in self._closed:
+        INPUT_REQUIRED and its status message carries an envelope of ours that is not
+        closed here. The envelope itself is read only for a prompt not asked in this
+        process (after a restart)."""
+        if not stored.input_required or stored.prompt_id is None:
             return None
-        return self.asked_from(task_id, *found)
+        if stored.prompt_id in self._closed:
+            return None
+        known = self._asked.get(stored.prompt_id)
+        if known is not None:
+            return known if known.task_id == task_id else None
+        found = envelope_in(stored.metadata())
+        return None if found is None else self.asked_from(task_id, *found)
 
     def asked_from(self, task_id: str, raw: dict[str, Any], tag: str | None) -> Asked | None:
         """The prompt an envelope read from the store stands for: as asked here, or read
@@ -149,8 +180,9 @@ class PromptBook:
         return prompt_id in self._held
 
     def hold(self, asked: Asked, message_id: str, payload: dict[str, Any]) -> Hold:
-        """Hold a checked answer for ``asked``; the caller checked it is not held."""
-        held = Hold(asked, message_id, json.loads(json.dumps(payload)))
+        """Hold a checked answer for ``asked`` (a payload of its own: parsed from this
+        request); the caller checked it is not held."""
+        held = Hold(asked, message_id, payload)
         self._held[asked.prompt_id] = held
         return held
 

@@ -30,10 +30,10 @@ from google.protobuf.json_format import MessageToDict
 
 from hitl_nb.a2a import CODEC_V1, Message, Role
 from hitl_nb.errors import WireDecodeError
+from hitl_nb.spec import EXTENSION_URI
 
 from ._answers import plain_answer, response_in
-from ._gate import StoredTask
-from ._prompts import Asked, PromptBook, envelope_in
+from ._prompts import TAG_KEY, Asked, PromptBook, StoredTask, envelope_in
 
 __all__ = ["Past", "StoreGet", "past_prompts", "stored_task", "whole_numbers"]
 
@@ -58,17 +58,37 @@ def _plain(task: Task) -> dict[str, Any]:
 
 
 def stored_task(found: Any) -> StoredTask | None:
-    """The gate's reading of what the store's ``get`` returned (None: no such task)."""
+    """The gate's reading of what the store's ``get`` returned (None: no such task).
+
+    Only the envelope's ``prompt_id`` and the tag are read at once, from the protobuf
+    ``Struct``; the whole metadata (the schema) is converted only if the prompt was not
+    asked in this process."""
     task = getattr(found, "task", found)  # a versioned store wraps the task
     if not isinstance(task, Task):
         return None
-    metadata = None
-    if task.status.HasField("message") and task.status.message.HasField("metadata"):
-        metadata = MessageToDict(task.status.message.metadata)
+    message = task.status.message if task.status.HasField("message") else None
+    fields = message.metadata.fields if message is not None else {}
+    envelope = fields.get(EXTENSION_URI)
+    prompt_id = tag = None
+    if envelope is not None and envelope.HasField("struct_value"):
+        value = envelope.struct_value.fields.get("prompt_id")
+        if value is not None and value.HasField("string_value"):
+            prompt_id = value.string_value
+    if TAG_KEY in fields and fields[TAG_KEY].HasField("string_value"):
+        tag = fields[TAG_KEY].string_value
+
+    def metadata() -> dict[str, Any] | None:
+        if message is None or not message.HasField("metadata"):
+            return None
+        out: dict[str, Any] = MessageToDict(message.metadata)
+        return out
+
     return StoredTask(
         context_id=task.context_id,
         input_required=task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED,
-        status_metadata=metadata,
+        prompt_id=prompt_id,
+        tag=tag,
+        metadata=metadata,
     )
 
 

@@ -76,7 +76,9 @@ def test_the_open_prompt_in_the_status_counts_as_its_latest_emission() -> None:
     assert past.answer is None  # "huh?" came before the prompt was asked again
     seen = stored_task(task)
     assert seen is not None and seen.input_required and seen.context_id == "c"
-    assert seen.status_metadata is not None and EXTENSION_URI in seen.status_metadata
+    assert seen.prompt_id == one.prompt_id and seen.tag is None
+    metadata = seen.metadata()
+    assert metadata is not None and EXTENSION_URI in metadata
     assert stored_task(None) is None and past_prompts(None, PromptBook()) == []
 
 

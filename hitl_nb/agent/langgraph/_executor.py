@@ -144,9 +144,7 @@ class GraphExecutor(AgentExecutor):
         found = stored_task(context.current_task)
         asked = None
         if found is not None:
-            asked = self.book.open_prompt(
-                context.task_id or "", found.input_required, found.status_metadata
-            )
+            asked = self.book.open_prompt(context.task_id or "", found)
         if asked is not None:
             await event_queue.enqueue_event(prompt_update(asked, context.context_id or ""))
             self.book.record(asked)
