@@ -25,7 +25,8 @@ Two figures per agent:
    event's way out to a streaming client.
 
 The agents take turns trial by trial (round robin), so machine noise hits all alike;
-target: ``ask`` and ``graph`` p95 at most 1.2x ``sdk``'s. Then the import time of
+target: ``ask`` and ``graph`` p95 at most 1.2x ``sdk``'s. Then LangGraph's own share
+(the same graph run in process, no A2A around it), and the import time of
 ``hitl_nb.agent`` in fresh interpreters, beside the SDK modules an agent imports anyway.
 """
 
@@ -127,6 +128,34 @@ async def measure(urls: dict[str, str], trials: int) -> dict[str, dict[str, Any]
     return out
 
 
+async def graph_alone(trials: int) -> dict[str, dict[str, float]]:
+    """LangGraph's own share: the bench graph run in this process, no A2A around it,
+    from a new thread's input to its interrupt read back (``aget_state``), and from
+    ``Command(resume=...)`` to the end."""
+    from langgraph.types import Command
+
+    from benchmarks._hitl_bench_agents import graph
+
+    compiled = graph()
+    ask: list[float | None] = []
+    resume: list[float | None] = []
+    for i in range(trials + 10):
+        config = {"configurable": {"thread_id": f"t{i}"}}
+        t0 = time.perf_counter()
+        async for _ in compiled.astream({}, config, stream_mode="updates"):
+            pass
+        (pending,) = (await compiled.aget_state(config)).interrupts
+        t1 = time.perf_counter()
+        command: Command[Any] = Command(resume={pending.id: {"approve": True}})
+        async for _ in compiled.astream(command, config, stream_mode="updates"):
+            pass
+        t2 = time.perf_counter()
+        if i >= 10:  # after the warm-up
+            ask.append(t1 - t0)
+            resume.append(t2 - t1)
+    return {"to interrupt": stats(ask), "resume to end": stats(resume)}
+
+
 def import_times(runs: int) -> dict[str, float]:
     """Median seconds of each import, each in a fresh interpreter (alternating)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -163,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     with ExitStack() as stack:
         urls = {name: stack.enter_context(agent_process(cmd))[0] for name, cmd in AGENTS.items()}
         results: dict[str, Any] = asyncio.run(measure(urls, args.trials))
+    results["langgraph alone"] = asyncio.run(graph_alone(args.trials))
     results["imports"] = import_times(args.imports)
     results["load"] = {"before": load, "after": os.getloadavg()}
     sdk = results["sdk"]
@@ -175,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {name:<34}{r['p50']:8.2f} {r['p95']:8.2f} {r['max']:8.2f} {ratio:9.2f}"
                 + (f"  ({r['timeouts']} timeouts)" if r["timeouts"] else "")
             )
+    print("LangGraph alone, in process, the same graph (ms)      p50      p95")
+    for name, r in results["langgraph alone"].items():
+        print(f"  {name:<50}{r['p50']:8.2f} {r['p95']:8.2f}")
     print(f"imports, median of {args.imports} fresh interpreters (ms)")
     for name, seconds in results["imports"].items():
         print(f"  {name:<52}{seconds * 1000:8.1f}")
