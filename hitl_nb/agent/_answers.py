@@ -13,7 +13,6 @@ bounded as S-2 asks (:mod:`hitl_nb.validation`).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from hitl_nb._json import parse_json
@@ -104,8 +103,3 @@ def check_payload(asked: Asked, payload: Any) -> None:
         },
         validation_errors=errors,
     )
-
-
-def same_json(a: Any, b: Any) -> bool:
-    """Are two JSON values the same (numbers compared as JSON compares them)?"""
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)

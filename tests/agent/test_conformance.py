@@ -11,6 +11,8 @@ import pytest
 
 from hitl_nb.conformance import Settings, run
 
+pytestmark = pytest.mark.slow
+
 DIALECTS = [
     pytest.param(("JSONRPC", "1.0"), id="jsonrpc-1.0"),
     pytest.param(("HTTP+JSON", "1.0"), id="http-json-1.0"),

@@ -43,6 +43,7 @@ from hitl_nb.errors import ResponseInvalid
 from hitl_nb.spec import EXTENSION_URI
 
 from .._events import agent_message, first_task, prompt_update, status_update
+from .._extension import HitlExtension
 from .._prompts import Asked, Hold, PromptBook
 from .._stored import stored_task
 from ._interrupts import issues_of, prompt_for, resume_value
@@ -97,7 +98,7 @@ class GraphExecutor(AgentExecutor):
     def __init__(
         self,
         graph: Any,
-        extension: Any,
+        extension: HitlExtension,
         *,
         inputs: Inputs = default_inputs,
         result: Result = default_result,
