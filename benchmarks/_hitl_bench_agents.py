@@ -5,6 +5,8 @@
 SCHEMA)``, then completes. ``--kind graph``: a LangGraph graph whose one node calls
 ``interrupt("Approve?", response_schema=SCHEMA)``, served by ``serve_graph``. Both take
 ``{"approve": true}``. JSON-RPC at ``/``; prints its URL, serves until killed.
+``--grace S``: how long the graph's executor waits for LangGraph's own check of an answer
+before showing the task WORKING (0: not at all).
 """
 
 from __future__ import annotations
@@ -76,6 +78,9 @@ def graph() -> Any:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kind", choices=["ask", "graph"], required=True)
+    parser.add_argument(
+        "--grace", type=float, default=0.25, help="the graph's GraphExecutor grace (s)"
+    )
     args = parser.parse_args()
     served: Served
     if args.kind == "ask":
@@ -87,7 +92,9 @@ def main() -> None:
     else:
         from hitl_nb.agent.langgraph import serve_graph
 
-        served = serve_graph(graph(), name="graph bench agent", inputs=lambda _: {})
+        served = serve_graph(
+            graph(), name="graph bench agent", inputs=lambda _: {}, grace=args.grace
+        )
     print(f"{args.kind} bench agent listening on {served.url}", flush=True)
     signal.sigwait({signal.SIGTERM, signal.SIGINT})
     served.stop()

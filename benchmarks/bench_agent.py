@@ -9,7 +9,9 @@ completing when answered ``{"approve": true}``; all driven by the same lean clie
 (``_rawhttp``: JSON-RPC 1.0, keep-alive, the extension activated):
 
 - ``ask``: an a2a-sdk executor with ``await ask(...)`` (``_hitl_bench_agents.py``);
-- ``graph``: a LangGraph graph, ``interrupt()`` in its one node, ``serve_graph``;
+- ``graph``: a LangGraph graph, ``interrupt()`` in its one node, ``serve_graph``; and the
+  same with ``grace=0`` (WORKING shown before the graph resumes, so LangGraph's own
+  check of an answer can no longer be a 422: see ``hitl_nb.agent.langgraph``);
 - ``sdk``: a bare a2a-sdk agent emitting the envelope by hand, no checks
   (``_sdk_bench_agent.py``, as in bench_resume.py);
 - ``mock``: ``hitl-nb mock-agent``.
@@ -57,6 +59,14 @@ PY = sys.executable
 AGENTS = {
     "ask": [PY, str(ROOT / "benchmarks" / "_hitl_bench_agents.py"), "--kind", "ask"],
     "graph": [PY, str(ROOT / "benchmarks" / "_hitl_bench_agents.py"), "--kind", "graph"],
+    "graph, grace 0": [
+        PY,
+        str(ROOT / "benchmarks" / "_hitl_bench_agents.py"),
+        "--kind",
+        "graph",
+        "--grace",
+        "0",
+    ],
     "sdk": [PY, str(ROOT / "benchmarks" / "_sdk_bench_agent.py")],
     "mock": [PY, "-m", "hitl_nb.cli", "mock-agent"],
 }
