@@ -73,6 +73,7 @@ MAX_BODY_DEPTH = 64
 _V1_SENDS = ("SendMessage", "SendStreamingMessage")
 _V03_SENDS = ("message/send", "message/stream")
 _REST_SENDS = ("/message:send", "/message:stream")
+_REST_V03_SENDS = ("/v1/message:send", "/v1/message:stream")
 _CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 
 
@@ -137,7 +138,8 @@ class HitlMiddleware:
         path = scope.get("path", "")
         reply = _Reply(send, activated=activated, legacy=legacy)
         reply.card = scope["method"] == "GET" and path.endswith(_CARD_PATHS)
-        if scope["method"] != "POST":
+        if scope["method"] != "POST" or path.endswith(_REST_V03_SENDS):
+            # (A2A 0.3's HTTP+JSON routes, /v1/message:send, are left to the SDK.)
             await self.app(scope, receive, reply)
             return
         body, whole = await _read_body(receive, self.max_body)
