@@ -9,7 +9,9 @@
 - :func:`broken_graph`: a node interrupts with a schema that is not ``type: "object"``.
 
 ``GraphAgent`` serves one on 127.0.0.1 (``serve_graph``); ``calls`` counts the runs of
-each node (what reached the graph).
+each node (what reached the graph). Its ``grace`` is 5 s: LangGraph's own check of an
+answer is a 422 however busy the machine (a trivial graph resumes in a millisecond, so
+WORKING still follows at once).
 """
 
 from __future__ import annotations
@@ -151,7 +153,7 @@ class GraphAgent:
         *,
         graph: Any = None,
         task_store: Any = None,
-        grace: float = 0.25,
+        grace: float = 5.0,
         **options: Any,
     ) -> None:
         self.calls: Counter[str] = Counter()

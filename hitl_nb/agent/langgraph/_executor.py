@@ -16,8 +16,8 @@ with none pending the task completes with ``result(values)``.
 
 LangGraph validates a resume value against a Pydantic schema itself (its
 ``ValidationError`` marked ``is_invalid_resume``, nothing saved). Our JSON Schema check
-comes first, and the graph is given ``grace`` seconds after a resume before the task is
-shown WORKING: a refusal of LangGraph's within that time is answered 422 with its errors,
+comes first, and the graph is given ``grace`` seconds (0.5) after a resume before the
+task is shown WORKING: a refusal of LangGraph's within that time is answered 422 with its errors,
 the task still waiting (the executor emitted nothing). One after it (a node that works
 long before its ``interrupt()``) asks the question again, under a new prompt_id, with the
 errors in the message.
@@ -102,7 +102,7 @@ class GraphExecutor(AgentExecutor):
         *,
         inputs: Inputs = default_inputs,
         result: Result = default_result,
-        grace: float = 0.25,
+        grace: float = 0.5,
     ) -> None:
         if getattr(graph, "checkpointer", None) is None:
             raise ValueError(

@@ -20,7 +20,7 @@ def serve_graph(
     inputs: Inputs = default_inputs,
     result: Result = default_result,
     task_store: Any = None,
-    grace: float = 0.25,
+    grace: float = 0.5,
     host: str = "127.0.0.1",
     port: int = 0,
     on_stop: Iterable[Callable[[], Awaitable[Any]]] = (),
