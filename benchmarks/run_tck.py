@@ -1,4 +1,4 @@
-"""Run the official A2A TCK (a2aproject/a2a-tck, branch 1.0-dev) against the mock agent.
+"""Run the official A2A TCK (a2aproject/a2a-tck, branch 1.0-dev) against hitl-nb's agents.
 
 Not part of the test suite: it needs a checkout of the TCK, which is not vendored here.
 From the repository root::
@@ -11,9 +11,12 @@ What it does:
 1. Makes a throwaway virtual environment for the TCK (default ``/tmp/a2a-tck-venv``;
    ``--venv`` to choose) and installs the checkout's Python dependencies into it, never
    into this project's environment.
-2. Starts ``hitl-nb mock-agent`` on 127.0.0.1 (a free port) with this interpreter, so the
-   code under test is whatever ``hitl_nb`` this interpreter imports (set ``PYTHONPATH``
-   to measure another checkout).
+2. Starts the agent on 127.0.0.1 (a free port) with this interpreter, so the code under
+   test is whatever ``hitl_nb`` this interpreter imports (set ``PYTHONPATH`` to measure
+   another checkout). ``--agent`` (default ``mock``) names one or more, each run in turn:
+   ``mock`` (``hitl-nb mock-agent``), ``sdk`` (a bare agent on the official a2a-sdk,
+   ``benchmarks/_sdk_tck_agent.py``) and ``sdk-hitl`` (the same agent with
+   ``hitl_nb.agent``): the last two side by side tell what the extension changes.
 3. Runs the TCK once per transport (``--transport``, default both of the mock agent's:
    ``jsonrpc`` and ``http_json``), ``-m must`` unless ``--level all``, with
    ``TCK_STREAMING_TIMEOUT`` (default 2.0 s) in its environment.
@@ -61,7 +64,8 @@ def ensure_venv(venv: Path, tck: Path) -> Path:
 
 
 class MockAgentProcess:
-    """``hitl-nb mock-agent`` in a child process; ``url`` once it listens."""
+    """``hitl-nb mock-agent`` in a child process; ``url`` once it listens (a subclass
+    gives another agent's ``command``)."""
 
     def __init__(self, *, push: bool = True) -> None:
         self.proc: subprocess.Popen[str] | None = None
@@ -98,6 +102,32 @@ class MockAgentProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+class SdkAgentProcess(MockAgentProcess):
+    """The a2a-sdk agent of ``benchmarks/_sdk_tck_agent.py``, bare or (``hitl``) with
+    hitl_nb.agent, in a child process."""
+
+    def __init__(self, *, hitl: bool, push: bool = True) -> None:
+        super().__init__(push=push)
+        self.hitl = hitl
+
+    @property
+    def command(self) -> list[str]:
+        """How the agent is started."""
+        cmd = [sys.executable, str(ROOT / "benchmarks" / "_sdk_tck_agent.py")]
+        cmd += ["--hitl"] if self.hitl else []
+        return cmd if self.push else [*cmd, "--no-push"]
+
+
+AGENTS = ("mock", "sdk", "sdk-hitl")
+
+
+def agent_process(name: str, *, push: bool) -> MockAgentProcess:
+    """The process of the agent named ``name`` (one of :data:`AGENTS`)."""
+    if name == "mock":
+        return MockAgentProcess(push=push)
+    return SdkAgentProcess(hitl=name == "sdk-hitl", push=push)
 
 
 #: Skip messages that mean "does not apply to this agent or transport".
@@ -224,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("tck", type=Path, help="a checkout of a2aproject/a2a-tck (1.0-dev)")
     parser.add_argument("--venv", type=Path, default=Path("/tmp/a2a-tck-venv"))
     parser.add_argument("--reports", type=Path, default=Path("/tmp/a2a-tck-reports"))
+    parser.add_argument("--agent", default="mock", help=f"one or more of {', '.join(AGENTS)}")
     parser.add_argument("--transport", default=",".join(TRANSPORTS))
     parser.add_argument(
         "--push", default=",".join(PUSH_MODES), help="on: the agent as it is; off: --no-push"
@@ -236,21 +267,27 @@ def main(argv: list[str] | None = None) -> int:
     if not (tck / "tests" / "compatibility").is_dir():
         parser.error(f"{tck} is not an a2a-tck checkout (no tests/compatibility)")
     python = ensure_venv(args.venv, tck)
-    args.reports.mkdir(parents=True, exist_ok=True)
+    for name in args.agent.split(","):
+        (args.reports / name).mkdir(parents=True, exist_ok=True)
     figures: dict[str, Any] = {}
-    for mode in args.push.split(","):
+    agents = args.agent.split(",")
+    for name in agents:
+        if name not in AGENTS:
+            parser.error(f"--agent takes {', '.join(AGENTS)}, not {name!r}")
+    for name, mode in [(n, m) for n in agents for m in args.push.split(",")]:
         if mode not in PUSH_MODES:
             parser.error(f"--push takes {' and/or '.join(PUSH_MODES)}, not {mode!r}")
-        with MockAgentProcess(push=mode == "on") as agent:
+        with agent_process(name, push=mode == "on") as agent:
             for transport in args.transport.split(","):
                 key = transport if mode == "on" else f"{transport} (push off)"
+                key = key if len(agents) == 1 else f"{name}: {key}"
                 figures[key] = run_transport(
                     python,
                     tck,
                     agent.url,
                     transport,
                     args.level,
-                    args.reports,
+                    args.reports / name,
                     args.streaming_timeout,
                     push=mode == "on",
                 )

@@ -19,6 +19,9 @@
     ├── ClickNeeded              (forms, notebook) wait() in a cell for a click, which a
     │                            cell that blocks cannot receive (also a RuntimeError)
     ├── AnswerNotAccepted        (notebook) raise_for_status(): the answer was not accepted
+    ├── AskError                 (agent) ask() outside a wrapped executor, or a task run
+    │                            again after a restart asks something else (also a
+    │                            RuntimeError)
     ├── AgentNotAllowed          (server) the gateway may not talk to that agent host
     ├── GatewayRefused           (client) the server gateway refused a request (403
     │                            not yours, 404, 410 past its deadline, 502): every
@@ -188,6 +191,13 @@ class AnswerNotAccepted(HitlError):
         self.outcome = outcome
         errors = getattr(outcome, "validation_errors", None)
         self.validation_errors: list[dict[str, Any]] = list(errors or [])
+
+
+class AskError(HitlError, RuntimeError):
+    """``hitl_nb.agent.ask`` cannot go on: it was called outside an executor wrapped by
+    ``HitlExtension.wrap`` (or not with the event queue that executor was given), or a
+    task run again after a restart asks a different question where it asked one before
+    (the code before each ``ask`` must ask the same questions in the same order)."""
 
 
 class SchemaRejected(HitlError):

@@ -122,10 +122,11 @@ def layer_of(module: str) -> int:
 
 
 def subpackage_of(module: str) -> str | None:
-    """``hitl_nb.client`` for ``hitl_nb.client._http``; None for top-level modules."""
+    """``hitl_nb.client`` for ``hitl_nb.client._http``; None for top-level modules. A
+    package inside a subpackage (``hitl_nb.agent.langgraph``) is part of it."""
     parts = module.split(".")
     if MODULES[module].name == "__init__.py":
-        return module if len(parts) > 1 else None
+        return ".".join(parts[:2]) if len(parts) > 1 else None
     return ".".join(parts[:2]) if len(parts) > 2 else None
 
 

@@ -95,3 +95,13 @@ def test_the_push_off_run_starts_an_agent_without_push_and_runs_the_push_tests(
     assert everything[-2:] == ["-m", "must"] and "-k" not in everything
     assert push_only[-2:] == ["-k", "push"] and "must" not in push_only
     assert "--sut-host=http://a" in push_only and "--transport=jsonrpc" in push_only
+
+
+def test_the_sdk_agents_are_one_program_with_and_without_the_extension(
+    run_tck: ModuleType,
+) -> None:
+    bare = run_tck.agent_process("sdk", push=True).command
+    hitl = run_tck.agent_process("sdk-hitl", push=False).command
+    assert bare[1].endswith("_sdk_tck_agent.py") and bare[1:] == [bare[1]]
+    assert hitl[1:] == [bare[1], "--hitl", "--no-push"]
+    assert run_tck.agent_process("mock", push=True).command == run_tck.MockAgentProcess().command

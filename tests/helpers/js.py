@@ -26,7 +26,7 @@ import pytest
 from tests.helpers.until import until
 
 SOURCE = Path(__file__).resolve().parents[1] / "interop" / "js"
-FILES = ("package.json", "package-lock.json", "client.mjs", "agent.mjs")
+FILES = ("package.json", "package-lock.json", "client.mjs", "agent.mjs", "answer.mjs")
 
 
 def _missing(what: str, tests: str) -> None:

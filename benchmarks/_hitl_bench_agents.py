@@ -1,0 +1,105 @@
+"""Benchmark-only: the two agents hitl_nb.agent serves, doing what the mock agent's
+``approval`` scenario does, for bench_agent.py to compare with a bare a2a-sdk agent.
+
+``--kind ask``: an a2a-sdk executor that asks at once, ``await ask(updater, "Approve?",
+SCHEMA)``, then completes. ``--kind graph``: a LangGraph graph whose one node calls
+``interrupt("Approve?", response_schema=SCHEMA)``, served by ``serve_graph``. Both take
+``{"approve": true}``. JSON-RPC at ``/``; prints its URL, serves until killed.
+``--grace S``: how long the graph's executor waits for LangGraph's own check of an answer
+before showing the task WORKING (0: not at all).
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from a2a.server.agent_execution import AgentExecutor, RequestContext  # noqa: E402
+from a2a.server.events import EventQueue  # noqa: E402
+from a2a.server.tasks import TaskUpdater  # noqa: E402
+from a2a.types import Part, Task, TaskState, TaskStatus  # noqa: E402
+
+from hitl_nb.agent import HitlExtension, Served, ask  # noqa: E402
+from hitl_nb.agent._app import agent_app  # noqa: E402
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["approve"],
+    "properties": {"approve": {"type": "boolean"}, "comment": {"type": "string"}},
+}
+
+
+class Approval(AgentExecutor):
+    """Asks at once, then completes."""
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
+        if context.current_task is None:
+            await event_queue.enqueue_event(
+                Task(
+                    id=context.task_id or "",
+                    context_id=context.context_id or "",
+                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                )
+            )
+        answer = await ask(updater, "Approve?", SCHEMA)
+        done = "Approved." if answer["approve"] else "Not approved."
+        await updater.complete(updater.new_agent_message([Part(text=done)]))
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        await TaskUpdater(event_queue, context.task_id or "", context.context_id or "").cancel()
+
+
+def graph() -> Any:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.types import interrupt
+    from typing_extensions import TypedDict
+
+    class State(TypedDict, total=False):
+        approve: bool
+
+    def review(state: State) -> State:
+        return {"approve": interrupt("Approve?", response_schema=SCHEMA)["approve"]}
+
+    builder = StateGraph(State)
+    builder.add_node("review", review)
+    builder.add_edge(START, "review")
+    builder.add_edge("review", END)
+    return builder.compile(checkpointer=InMemorySaver())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kind", choices=["ask", "graph"], required=True)
+    parser.add_argument(
+        "--grace", type=float, default=0.25, help="the graph's GraphExecutor grace (s)"
+    )
+    args = parser.parse_args()
+    served: Served
+    if args.kind == "ask":
+
+        def executor(hitl: HitlExtension) -> AgentExecutor:
+            return hitl.wrap(Approval())
+
+        served = agent_app(executor, name="ask bench agent", description="asks at once")
+    else:
+        from hitl_nb.agent.langgraph import serve_graph
+
+        served = serve_graph(
+            graph(), name="graph bench agent", inputs=lambda _: {}, grace=args.grace
+        )
+    print(f"{args.kind} bench agent listening on {served.url}", flush=True)
+    signal.sigwait({signal.SIGTERM, signal.SIGINT})
+    served.stop()
+
+
+if __name__ == "__main__":
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    main()

@@ -1,0 +1,232 @@
+"""hitl_nb.agent's two agents beside a bare a2a-sdk agent and the mock agent, same run.
+
+Run by hand from the repository root::
+
+    python benchmarks/bench_agent.py [--trials 200] [--imports 9]
+
+Four agents, each in its own process, each asking "Approve?" at once on a new task and
+completing when answered ``{"approve": true}``; all driven by the same lean client
+(``_rawhttp``: JSON-RPC 1.0, keep-alive, the extension activated):
+
+- ``ask``: an a2a-sdk executor with ``await ask(...)`` (``_hitl_bench_agents.py``);
+- ``graph``: a LangGraph graph, ``interrupt()`` in its one node, ``serve_graph``; and the
+  same with ``grace=0`` (WORKING shown before the graph resumes, so LangGraph's own
+  check of an answer can no longer be a 422: see ``hitl_nb.agent.langgraph``);
+- ``sdk``: a bare a2a-sdk agent emitting the envelope by hand, no checks
+  (``_sdk_bench_agent.py``, as in bench_resume.py);
+- ``mock``: ``hitl-nb mock-agent``.
+
+Two figures per agent:
+
+1. **answer to working (CF-4)**: a subscriber holds ``SubscribeToTask`` open on a task
+   waiting on its prompt; t0 right before a valid answer is sent, t1 when the subscriber
+   sees a status leaving INPUT_REQUIRED (bench_resume.py's ``resume_once``).
+2. **ask to prompt seen**: t0 right before ``SendStreamingMessage`` opens a new task,
+   t1 when that stream delivers the INPUT_REQUIRED status carrying the envelope. Every
+   agent asks as soon as it runs, so this is the request's way in, the ask and the
+   event's way out to a streaming client.
+
+The agents take turns trial by trial (round robin), so machine noise hits all alike;
+target: ``ask`` and ``graph`` p95 at most 1.2x ``sdk``'s. Then LangGraph's own share
+(the same graph run in process, no A2A around it), and the import time of
+``hitl_nb.agent`` in fresh interpreters, beside the SDK modules an agent imports anyway.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks._rawhttp import RawConnection  # noqa: E402
+from benchmarks.bench_resume import HEADERS, Client, agent_process, pct, rpc  # noqa: E402
+from hitl_nb.a2a._sse import SSEParser  # noqa: E402
+from hitl_nb.spec import EXTENSION_URI  # noqa: E402
+
+PY = sys.executable
+AGENTS = {
+    "ask": [PY, str(ROOT / "benchmarks" / "_hitl_bench_agents.py"), "--kind", "ask"],
+    "graph": [PY, str(ROOT / "benchmarks" / "_hitl_bench_agents.py"), "--kind", "graph"],
+    "graph, grace 0": [
+        PY,
+        str(ROOT / "benchmarks" / "_hitl_bench_agents.py"),
+        "--kind",
+        "graph",
+        "--grace",
+        "0",
+    ],
+    "sdk": [PY, str(ROOT / "benchmarks" / "_sdk_bench_agent.py")],
+    "mock": [PY, "-m", "hitl_nb.cli", "mock-agent"],
+}
+
+
+async def prompt_seen(conn: RawConnection) -> float:
+    """Seconds from a new task's SendStreamingMessage to its prompt on that stream."""
+    message = {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": "approval"}]}
+    parser = SSEParser()
+    seen: float | None = None
+    t0 = time.perf_counter()
+    async for chunk in conn.post_stream(rpc("SendStreamingMessage", {"message": message}), HEADERS):
+        for ev in parser.feed(chunk):
+            result = json.loads(ev.data)["result"]
+            status = (result.get("statusUpdate") or result.get("task") or {}).get("status", {})
+            meta = (status.get("message") or {}).get("metadata") or {}
+            if seen is None and EXTENSION_URI in meta:
+                seen = time.perf_counter()
+    assert seen is not None, "no prompt on the stream"
+    return seen - t0
+
+
+class Driver:
+    """One agent's clients: a CF-4 client and a streaming connection."""
+
+    def __init__(self, url: str) -> None:
+        self.client = Client(url)
+        self.stream = RawConnection(url)
+        self.cf4: list[float | None] = []
+        self.seen: list[float] = []
+
+    async def trial(self) -> None:
+        self.seen.append(await prompt_seen(self.stream))
+        task_id, prompt_id = await self.client.open_prompt()
+        seconds, accepted = await self.client.resume_once(task_id, prompt_id)
+        assert accepted == [True]
+        self.cf4.append(seconds)
+
+    async def close(self) -> None:
+        await self.client.close()
+        await self.stream.close()
+
+
+def stats(values: list[float | None]) -> dict[str, float]:
+    ms = [v * 1000 for v in values if v is not None]
+    return {
+        "n": len(ms),
+        "timeouts": len(values) - len(ms),
+        "p50": statistics.median(ms),
+        "p95": pct(ms, 95),
+        "max": max(ms),
+    }
+
+
+async def measure(urls: dict[str, str], trials: int) -> dict[str, dict[str, Any]]:
+    drivers = {name: Driver(url + "/") for name, url in urls.items()}
+    for _ in range(10):  # warm-up: connections, caches, first compiles
+        for d in drivers.values():
+            await d.trial()
+    for d in drivers.values():
+        d.cf4.clear()
+        d.seen.clear()
+    for _ in range(trials):
+        for d in drivers.values():
+            await d.trial()
+    out = {name: {"cf4": stats(d.cf4), "seen": stats(list(d.seen))} for name, d in drivers.items()}
+    for d in drivers.values():
+        await d.close()
+    return out
+
+
+async def graph_alone(trials: int) -> dict[str, dict[str, float]]:
+    """LangGraph's own share: the bench graph run in this process, no A2A around it,
+    from a new thread's input to its interrupt read back (``aget_state``), and from
+    ``Command(resume=...)`` to the end."""
+    from langgraph.types import Command
+
+    from benchmarks._hitl_bench_agents import graph
+
+    compiled = graph()
+    ask: list[float | None] = []
+    resume: list[float | None] = []
+    for i in range(trials + 10):
+        config = {"configurable": {"thread_id": f"t{i}"}}
+        t0 = time.perf_counter()
+        async for _ in compiled.astream({}, config, stream_mode="updates"):
+            pass
+        (pending,) = (await compiled.aget_state(config)).interrupts
+        t1 = time.perf_counter()
+        command: Command[Any] = Command(resume={pending.id: {"approve": True}})
+        async for _ in compiled.astream(command, config, stream_mode="updates"):
+            pass
+        t2 = time.perf_counter()
+        if i >= 10:  # after the warm-up
+            ask.append(t1 - t0)
+            resume.append(t2 - t1)
+    return {"to interrupt": stats(ask), "resume to end": stats(resume)}
+
+
+def import_times(runs: int) -> dict[str, float]:
+    """Median seconds of each import, each in a fresh interpreter (alternating)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    stmts = {
+        "import hitl_nb.agent": "import hitl_nb.agent",
+        "from hitl_nb.agent import HitlExtension, ask": (
+            "from hitl_nb.agent import HitlExtension, ask"
+        ),
+        "the SDK server modules an agent imports": (
+            "import a2a.server.request_handlers, a2a.server.routes, a2a.server.tasks"
+        ),
+        "from hitl_nb.agent.langgraph import serve_graph": (
+            "from hitl_nb.agent.langgraph import serve_graph"
+        ),
+        "import langgraph.graph": "import langgraph.graph, langgraph.types",
+    }
+    times: dict[str, list[float]] = {k: [] for k in stmts}
+    code = "import time; t = time.perf_counter(); {}; print(time.perf_counter() - t)"
+    for _ in range(runs):
+        for name, stmt in stmts.items():
+            done = subprocess.run(
+                [PY, "-c", code.format(stmt)], capture_output=True, text=True, env=env, check=True
+            )
+            times[name].append(float(done.stdout))
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--trials", type=int, default=200)
+    parser.add_argument("--imports", type=int, default=9)
+    args = parser.parse_args(argv)
+    load = os.getloadavg()
+    with ExitStack() as stack:
+        urls = {name: stack.enter_context(agent_process(cmd))[0] for name, cmd in AGENTS.items()}
+        results: dict[str, Any] = asyncio.run(measure(urls, args.trials))
+    results["langgraph alone"] = asyncio.run(graph_alone(args.trials))
+    results["imports"] = import_times(args.imports)
+    results["load"] = {"before": load, "after": os.getloadavg()}
+    sdk = results["sdk"]
+    for key, title in (("cf4", "answer to working (CF-4)"), ("seen", "ask to prompt seen")):
+        print(f"{title}, {args.trials} trials (ms)        p50      p95      max   p95 / sdk")
+        for name in AGENTS:
+            r = results[name][key]
+            ratio = r["p95"] / sdk[key]["p95"]
+            print(
+                f"  {name:<34}{r['p50']:8.2f} {r['p95']:8.2f} {r['max']:8.2f} {ratio:9.2f}"
+                + (f"  ({r['timeouts']} timeouts)" if r["timeouts"] else "")
+            )
+    print("LangGraph alone, in process, the same graph (ms)      p50      p95")
+    for name, r in results["langgraph alone"].items():
+        print(f"  {name:<50}{r['p50']:8.2f} {r['p95']:8.2f}")
+    print(f"imports, median of {args.imports} fresh interpreters (ms)")
+    for name, seconds in results["imports"].items():
+        print(f"  {name:<52}{seconds * 1000:8.1f}")
+    print("load average before / after: {} / {}".format(*(results["load"].values())))
+    out = ROOT / "benchmarks" / "results"
+    out.mkdir(exist_ok=True)
+    (out / "bench_agent.json").write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,273 @@
+"""``GraphExecutor``: a compiled LangGraph graph as an a2a-sdk executor that asks people.
+
+One graph thread per A2A task (``thread_id`` = the task id), on the graph's own
+checkpointer. A request:
+
+- **starts** a task: the graph runs on ``inputs(context)``;
+- **answers** the open prompt (the middleware checked and held the answer): the graph
+  resumes that interrupt by id, ``Command(resume={interrupt_id: value})``;
+- **says something else** while the graph waits: the message is kept in the history and
+  the open prompt is asked again; the graph is not run.
+
+When the graph stops, each pending interrupt is a prompt, asked one at a time in the
+graph's order (an A2A task shows one status at a time; each has its own prompt_id, and
+the interrupt's id travels beside the envelope, so it is found again after a restart);
+with none pending the task completes with ``result(values)``.
+
+LangGraph validates a resume value against a Pydantic schema itself (its
+``ValidationError`` marked ``is_invalid_resume``, nothing saved). Our JSON Schema check
+comes first, and the graph is given ``grace`` seconds (0.5) after a resume before the
+task is shown WORKING: a refusal of LangGraph's within that time is answered 422 with its errors,
+the task still waiting (the executor emitted nothing). One after it (a node that works
+long before its ``interrupt()``) asks the question again, under a new prompt_id, with the
+errors in the message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types import Part, TaskState
+from google.protobuf.struct_pb2 import Value
+from langgraph.errors import is_invalid_resume
+from langgraph.types import Command
+
+from hitl_nb.errors import ResponseInvalid
+from hitl_nb.spec import EXTENSION_URI
+
+from .._events import agent_message, first_task, prompt_update, status_update
+from .._extension import HitlExtension
+from .._prompts import Asked, Hold, PromptBook
+from .._stored import stored_task
+from ._interrupts import issues_of, prompt_for, resume_value
+
+__all__ = ["GraphExecutor", "default_inputs", "default_result"]
+
+log = logging.getLogger(__name__)
+
+#: What a graph run is given for a new task.
+Inputs = Callable[[RequestContext], Any]
+#: What a finished graph answers with: text, a JSON object (a data artifact), or parts.
+Result = Callable[[Any], "str | Mapping[str, Any] | list[Part]"]
+
+
+def default_inputs(context: RequestContext) -> Any:
+    """``{"messages": [{"role": "user", "content": <the message's text>}]}`` (the shape of
+    LangGraph's ``MessagesState``)."""
+    return {"messages": [{"role": "user", "content": context.get_user_input()}]}
+
+
+def _jsonable(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    return json.loads(json.dumps(value, default=lambda v: _jsonable_leaf(v)))
+
+
+def _jsonable_leaf(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    return dump(mode="json") if callable(dump) else str(value)
+
+
+def default_result(values: Any) -> str | Mapping[str, Any]:
+    """The last message's text when the state has ``messages``, else the final state."""
+    messages = values.get("messages") if isinstance(values, dict) else None
+    if isinstance(messages, list) and messages:
+        last = messages[-1]
+        content = getattr(last, "content", None)
+        if content is None and isinstance(last, dict):
+            content = last.get("content")
+        if isinstance(content, str):
+            return content
+    out: Mapping[str, Any] = _jsonable(values) if isinstance(values, dict) else {"value": values}
+    return out
+
+
+class GraphExecutor(AgentExecutor):
+    """Serves a compiled LangGraph graph (with a checkpointer) as an A2A agent that asks
+    people through hitl-prompt/v1; see the module. Build it with the
+    :class:`~hitl_nb.agent.HitlExtension` of the agent: ``GraphExecutor(graph, hitl)``."""
+
+    def __init__(
+        self,
+        graph: Any,
+        extension: HitlExtension,
+        *,
+        inputs: Inputs = default_inputs,
+        result: Result = default_result,
+        grace: float = 0.5,
+    ) -> None:
+        if getattr(graph, "checkpointer", None) is None:
+            raise ValueError(
+                "the graph has no checkpointer: interrupts need one "
+                "(graph = builder.compile(checkpointer=InMemorySaver()))"
+            )
+        self.graph = graph
+        self.book: PromptBook = extension.book
+        self.inputs = inputs
+        self.result = result
+        self.grace = grace
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """Run, resume or re-ask, as the module says."""
+        task_id, context_id = context.task_id or "", context.context_id or ""
+        updater = TaskUpdater(event_queue, task_id, context_id)
+        config = {"configurable": {"thread_id": task_id}}
+        message = context.message
+        taken = self.book.take(task_id, message.message_id) if message is not None else None
+        if context.current_task is None:
+            await event_queue.enqueue_event(first_task(task_id, context_id, message))
+            await updater.start_work()
+            await self._run(self.inputs(context), config, updater)
+            return
+        snapshot = await self.graph.aget_state(config)
+        if not snapshot.interrupts:
+            await updater.start_work()
+            await self._run(self.inputs(context), config, updater)
+            return
+        if taken is None or taken.asked.tag not in {i.id for i in snapshot.interrupts}:
+            await self._ask_again(context, event_queue)
+            return
+        resume: Command[Any] = Command(
+            resume={taken.asked.tag: resume_value(taken.asked, taken.payload)}
+        )
+        await self._resume(resume, config, updater, taken)
+
+    async def _ask_again(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """The message answers nothing: the open prompt is asked again (kept open)."""
+        found = stored_task(context.current_task)
+        asked = None
+        if found is not None:
+            asked = self.book.open_prompt(context.task_id or "", found)
+        if asked is not None:
+            await event_queue.enqueue_event(prompt_update(asked, context.context_id or ""))
+            self.book.record(asked)
+
+    async def _resume(
+        self, resume: Command[Any], config: dict[str, Any], updater: TaskUpdater, taken: Hold
+    ) -> None:
+        run = asyncio.ensure_future(self._drain(resume, config))
+        done, _ = await asyncio.wait({run}, timeout=self.grace)
+        error = run.exception() if run in done else None
+        if error is not None and is_invalid_resume(error):
+            # Nothing emitted, nothing saved by LangGraph: the request is answered 422.
+            self.book.refuse(taken, self._refusal(taken.asked, error))
+            return
+        await updater.start_work()  # AC-4: the answer is accepted
+        try:
+            await run
+        except Exception as exc:
+            if not is_invalid_resume(exc):
+                raise
+            await self._refused_late(taken.asked, exc, updater)
+            return
+        await self._settle(config, updater)
+
+    async def _run(self, given: Any, config: dict[str, Any], updater: TaskUpdater) -> None:
+        await self._drain(given, config)
+        await self._settle(config, updater)
+
+    async def _drain(self, given: Any, config: dict[str, Any]) -> None:
+        async for _ in self.graph.astream(given, config, stream_mode="updates"):
+            pass
+
+    async def _settle(self, config: dict[str, Any], updater: TaskUpdater) -> None:
+        """Ask the first pending interrupt, or complete with the graph's result."""
+        snapshot = await self.graph.aget_state(config)
+        if snapshot.interrupts:
+            first = snapshot.interrupts[0]
+            asked = prompt_for(first, updater.task_id, _node_of(snapshot))
+            await self._emit(asked, updater, value=first.value)
+            return
+        await self._complete(snapshot.values, updater)
+
+    async def _emit(
+        self, asked: Asked, updater: TaskUpdater, note: str | None = None, value: Any = None
+    ) -> None:
+        """INPUT_REQUIRED with ``asked``; the interrupt's ``value`` beside the question
+        when it is an object, and ``note`` after it."""
+        extra = []
+        if isinstance(value, dict):
+            data = Value()
+            data.struct_value.update(_jsonable(value))
+            extra.append(Part(data=data))
+        if note:
+            extra.append(Part(text=note))
+        self.book.record(asked)
+        await updater.event_queue.enqueue_event(prompt_update(asked, updater.context_id, extra))
+
+    async def _complete(self, values: Any, updater: TaskUpdater) -> None:
+        made = self.result(values)
+        if isinstance(made, str):
+            await updater.complete(updater.new_agent_message([Part(text=made)]))
+            return
+        if isinstance(made, list):
+            await updater.complete(updater.new_agent_message(made))
+            return
+        data = Value()
+        data.struct_value.update(_jsonable(dict(made)))
+        await updater.add_artifact([Part(data=data)], name="result")
+        await updater.complete(updater.new_agent_message([Part(text="Done.")]))
+
+    def _refusal(self, asked: Asked, error: Any) -> ResponseInvalid:
+        return ResponseInvalid(
+            data={
+                "extension": EXTENSION_URI,
+                "prompt_id": asked.prompt_id,
+                "task_id": asked.task_id,
+                "detail": "the graph's own check of the answer refused it",
+            },
+            validation_errors=issues_of(error),
+        )
+
+    async def _refused_late(self, asked: Asked, error: Any, updater: TaskUpdater) -> None:
+        """LangGraph refused the answer after the task was shown WORKING: ask again,
+        under a new prompt_id, the errors in the message."""
+        problems = "; ".join(f"{i['path'] or '/'}: {i['message']}" for i in issues_of(error))
+        again = prompt_for(_Again(asked), updater.task_id, "(asked again)")
+        note = f"The previous answer was refused by the graph: {problems}"
+        snapshot = await self.graph.aget_state({"configurable": {"thread_id": updater.task_id}})
+        value = next((i.value for i in snapshot.interrupts if i.id == asked.tag), None)
+        await self._emit(again, updater, note, value=value)
+        log.info("task %s: answer refused by the graph after WORKING", updater.task_id)
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """Close the task's prompts and mark it CANCELED (the graph thread stays as is)."""
+        self.book.close_task(context.task_id or "")
+        await event_queue.enqueue_event(
+            status_update(
+                context.task_id or "",
+                context.context_id or "",
+                TaskState.TASK_STATE_CANCELED,
+                agent_message(
+                    context.task_id or "",
+                    context.context_id or "",
+                    [Part(text="Canceled at the client's request.")],
+                ),
+            )
+        )
+
+
+class _Again:
+    """An interrupt asked again: the same question, schema and id."""
+
+    def __init__(self, asked: Asked) -> None:
+        self.value = asked.envelope.prompt
+        self.response_schema = asked.envelope.response_schema
+        self.id = asked.tag
+
+
+def _node_of(snapshot: Any) -> str:
+    """The node that raised the first pending interrupt."""
+    first = snapshot.interrupts[0]
+    for task in snapshot.tasks:
+        if any(i.id == first.id for i in task.interrupts):
+            return str(task.name)
+    return "?"

@@ -1,0 +1,43 @@
+"""``serve_graph``: a compiled graph as a running A2A agent, in one call."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from .._app import agent_app
+from .._serve import Served
+from ._executor import GraphExecutor, Inputs, Result, default_inputs, default_result
+
+__all__ = ["serve_graph"]
+
+
+def serve_graph(
+    graph: Any,
+    *,
+    name: str = "LangGraph agent",
+    description: str = "A LangGraph graph that asks people (hitl-prompt/v1)",
+    inputs: Inputs = default_inputs,
+    result: Result = default_result,
+    task_store: Any = None,
+    grace: float = 0.5,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    on_stop: Iterable[Callable[[], Awaitable[Any]]] = (),
+) -> Served:
+    """Serve ``graph`` (compiled with a checkpointer) as an A2A agent on a thread of its
+    own: JSON-RPC at ``/``, HTTP+JSON at ``/rest``, the card at
+    ``/.well-known/agent-card.json``, hitl-prompt/v1 declared. ``task_store``: the SDK's
+    (default: in memory); ``inputs``, ``result`` and ``grace``: see
+    :class:`~hitl_nb.agent.langgraph.GraphExecutor`; ``on_stop``: coroutines run on the
+    server's loop when it stops (a database store's ``engine.dispose``). Returns once it
+    listens: ``.url``, ``.stop()``."""
+    return agent_app(
+        lambda hitl: GraphExecutor(graph, hitl, inputs=inputs, result=result, grace=grace),
+        name=name,
+        description=description,
+        task_store=task_store,
+        host=host,
+        port=port,
+        on_stop=on_stop,
+    )

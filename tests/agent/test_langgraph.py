@@ -1,0 +1,214 @@
+"""A LangGraph graph served by hitl_nb.agent.langgraph: each interrupt a prompt, the
+answer resuming the graph by interrupt id, several pending interrupts one prompt after
+another, LangGraph's own check of a Pydantic schema, a schema that breaks the spec, one
+graph thread per A2A task."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from hitl_nb.a2a import TaskState
+from hitl_nb.agent._prompts import TAG_KEY
+from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
+from hitl_nb.errors import PromptConflict, ResponseInvalid
+from hitl_nb.spec import EXTENSION_URI
+from tests.helpers.graph_agent import GraphAgent, release_graph
+from tests.helpers.mock_agent_client import headers
+
+
+def _first_prompt(client: SyncHitlClient, text: str = "v3") -> PromptEvent:
+    prompt = list(client.stream(text))[-1]
+    assert isinstance(prompt, PromptEvent)
+    return prompt
+
+
+def _thread(agent: GraphAgent, task_id: str) -> Any:
+    return agent.graph.get_state({"configurable": {"thread_id": task_id}})
+
+
+def test_an_interrupt_is_a_prompt_resumed_by_its_id(graph_agent: GraphAgent) -> None:
+    with SyncHitlClient(graph_agent.url) as client:
+        prompt = _first_prompt(client)
+        assert prompt.prompt == "Approve the release?"  # the "question" of the value
+        schema = prompt.response_schema
+        assert schema["title"] == "Approval" and schema["additionalProperties"] is False
+        task = client.get_task(prompt.task_id)
+        message = task.status.message
+        assert message is not None
+        (pending,) = _thread(graph_agent, prompt.task_id).interrupts
+        assert (message.metadata or {})[TAG_KEY] == pending.id  # found again after a restart
+        assert message.parts[1].data == {  # the whole value travels beside the question
+            "question": "Approve the release?",
+            "draft": "Release notes for v3",
+        }
+        assert prompt.prompt_id != pending.id and uuid.UUID(prompt.prompt_id)
+        client.respond(
+            prompt.task_id, prompt.prompt_id, {"approved": True, "comment": "ok"}, wait=True
+        )
+        done = client.get_task(prompt.task_id)
+        assert done.status.state is TaskState.COMPLETED
+        values = _thread(graph_agent, prompt.task_id).values
+        assert (values["approved"], values["comment"]) == (True, "ok")
+        assert values["log"] == ["draft", "review", "published"]
+        result = done.artifacts[0].parts[0].data
+        assert result["approved"] is True and result["request"] == "v3"
+
+
+def test_the_graph_validates_a_pydantic_schema_too(graph_agent: GraphAgent) -> None:
+    with SyncHitlClient(graph_agent.url) as client:
+        prompt = _first_prompt(client)
+        answered = graph_agent.calls["review answered"]
+        # Valid JSON Schema, refused by the model's own validator (LangGraph's check).
+        with pytest.raises(ResponseInvalid) as refused:
+            client.respond(prompt.task_id, prompt.prompt_id, {"approved": True, "comment": "NO"})
+        assert refused.value.validation_errors == [
+            {
+                "path": "/comment",
+                "keyword": "value_error",
+                "message": "Value error, please do not shout",
+            }
+        ]
+        assert graph_agent.calls["review answered"] == answered  # the node did not go on
+        task = client.get_task(prompt.task_id)
+        assert task.status.state is TaskState.INPUT_REQUIRED
+        assert prompt_of(task).prompt_id == prompt.prompt_id  # type: ignore[union-attr]
+        assert len(_thread(graph_agent, prompt.task_id).interrupts) == 1  # nothing saved
+        client.respond(prompt.task_id, prompt.prompt_id, {"approved": False}, wait=True)
+        assert client.get_task(prompt.task_id).status.state is TaskState.COMPLETED
+        assert _thread(graph_agent, prompt.task_id).values["log"][-1] == "held back"
+
+
+def test_a_refusal_after_the_task_was_shown_working_asks_again() -> None:
+    with GraphAgent(slow_review=0.3, grace=0.05) as agent, SyncHitlClient(agent.url) as client:
+        prompt = _first_prompt(client)
+        client.respond(
+            prompt.task_id, prompt.prompt_id, {"approved": True, "comment": "NO"}, wait=True
+        )
+        again = prompt_of(client.get_task(prompt.task_id))
+        assert isinstance(again, PromptEvent) and again.prompt_id != prompt.prompt_id
+        task = client.get_task(prompt.task_id)
+        assert task.status.message is not None
+        assert "please do not shout" in task.status.message.parts[-1].text  # type: ignore[operator]
+        with pytest.raises(PromptConflict):
+            client.respond(prompt.task_id, prompt.prompt_id, {"approved": True})
+        client.respond(
+            again.task_id, again.prompt_id, {"approved": True, "comment": "fine"}, wait=True
+        )
+        assert client.get_task(prompt.task_id).status.state is TaskState.COMPLETED
+
+
+def test_several_pending_interrupts_are_several_prompts() -> None:
+    with GraphAgent("parallel") as agent, SyncHitlClient(agent.url) as client:
+        first = _first_prompt(client, "ship?")
+        pending = _thread(agent, first.task_id).interrupts
+        assert len(pending) == 2
+        seen = {first.prompt: first}
+        payloads = {
+            "Legal: may we ship?": {"ok": True},
+            "Security: any concerns?": {"text": "none"},
+        }
+        client.respond(first.task_id, first.prompt_id, payloads[first.prompt], wait=True)
+        second = prompt_of(client.get_task(first.task_id))
+        assert isinstance(second, PromptEvent)
+        assert second.prompt_id != first.prompt_id and second.prompt not in seen
+        client.respond(second.task_id, second.prompt_id, payloads[second.prompt], wait=True)
+        done = client.get_task(first.task_id)
+        assert done.status.state is TaskState.COMPLETED
+        log = sorted(_thread(agent, first.task_id).values["log"])
+        assert log == ["legal True", "security none"]  # the text itself resumed security
+        assert (agent.calls["legal"], agent.calls["security"]) in ((2, 3), (3, 2))
+
+
+def test_one_graph_thread_per_task(graph_agent: GraphAgent) -> None:
+    with SyncHitlClient(graph_agent.url) as client:
+        a, b = _first_prompt(client, "alpha"), _first_prompt(client, "beta")
+        client.respond(b.task_id, b.prompt_id, {"approved": False}, wait=True)
+        assert _thread(graph_agent, b.task_id).values["log"][-1] == "held back"
+        assert _thread(graph_agent, a.task_id).values["request"] == "alpha"
+        assert len(_thread(graph_agent, a.task_id).interrupts) == 1
+        client.respond(a.task_id, a.prompt_id, {"approved": True}, wait=True)
+        assert _thread(graph_agent, a.task_id).values["log"][-1] == "published"
+
+
+def test_a_message_that_answers_nothing_does_not_run_the_graph(graph_agent: GraphAgent) -> None:
+    with SyncHitlClient(graph_agent.url) as client:
+        prompt = _first_prompt(client)
+        before = dict(graph_agent.calls)
+        events = list(client.stream("hello?", task_id=prompt.task_id))
+        assert [e.prompt_id for e in events if isinstance(e, PromptEvent)] == [prompt.prompt_id]
+        assert dict(graph_agent.calls) == before
+        assert client.get_task(prompt.task_id).status.state is TaskState.INPUT_REQUIRED
+
+
+def test_an_interrupt_without_a_schema_is_answered_in_words_even_by_a_plain_client() -> None:
+    with GraphAgent(note=True) as agent, httpx.Client(timeout=30) as http:
+
+        def send(message: dict[str, Any]) -> dict[str, Any]:
+            body = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "SendMessage",
+                "params": {"message": message},
+            }
+            reply = http.post(agent.url + "/", json=body, headers=headers(activated=False)).json()
+            task: dict[str, Any] = reply["result"]["task"]
+            return task
+
+        def message(**extra: Any) -> dict[str, Any]:
+            return {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", **extra}
+
+        task = send(message(parts=[{"text": "v4"}]))
+        assert task["status"]["message"]["parts"][0] == {"text": "Approve the release?"}
+        assert EXTENSION_URI not in str(task)
+        ids = {"taskId": task["id"], "contextId": task["contextId"]}
+        note = send(message(parts=[{"data": {"approved": True}}], **ids))
+        assert note["status"]["message"]["parts"] == [{"text": "Write the release note"}]
+        done = send(message(parts=[{"text": "Faster startup."}], **ids))
+        assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert _thread(agent, task["id"]).values["note"] == "Faster startup."
+
+
+def test_a_schema_that_breaks_the_spec_fails_the_task_naming_the_node() -> None:
+    with GraphAgent("broken") as agent, httpx.Client(timeout=30) as http:
+        message = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "go"}]}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+        reply = http.post(agent.url + "/", json=body, headers=headers()).json()
+        error = reply["error"]["message"]
+        assert "the interrupt() in node 'ask_number'" in error and 'type "object"' in error
+        listed = http.post(
+            agent.url + "/",
+            json={"jsonrpc": "2.0", "id": 2, "method": "ListTasks", "params": {}},
+            headers=headers(),
+        ).json()["result"]["tasks"]
+        (task,) = listed
+        assert task["status"]["state"] == "TASK_STATE_FAILED"
+        assert EXTENSION_URI not in str(task)
+
+
+def test_the_prompt_outlives_a_restart_of_the_a2a_side(tmp_path: Path) -> None:
+    """The graph's checkpointer keeps the thread; the SDK's SQLite store keeps the task
+    and the interrupt id beside the envelope: a new server resumes the right interrupt."""
+    pytest.importorskip("aiosqlite")
+    from collections import Counter
+
+    from a2a.server.tasks import DatabaseTaskStore
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    calls: Counter[str] = Counter()
+    graph = release_graph(calls)
+    url = f"sqlite+aiosqlite:///{tmp_path / 'tasks.sqlite'}"
+    with GraphAgent(graph=graph, task_store=DatabaseTaskStore(create_async_engine(url))) as first:
+        with SyncHitlClient(first.url) as client:
+            prompt = _first_prompt(client)
+    with GraphAgent(graph=graph, task_store=DatabaseTaskStore(create_async_engine(url))) as again:
+        with SyncHitlClient(again.url) as client:
+            with pytest.raises(ResponseInvalid):
+                client.respond(prompt.task_id, prompt.prompt_id, {"approved": 1}, validate=False)
+            client.respond(prompt.task_id, prompt.prompt_id, {"approved": True}, wait=True)
+            assert client.get_task(prompt.task_id).status.state is TaskState.COMPLETED
+    assert graph.get_state({"configurable": {"thread_id": prompt.task_id}}).values["approved"]
