@@ -33,35 +33,15 @@ import typing
 
 from .. import _lazy
 
-if typing.TYPE_CHECKING:  # at run time each name loads its module on first use (PEP 562)
-    from ._asgi import HitlMiddleware
-    from ._ask import ask
-    from ._executor import HitlExecutor
-    from ._extension import HitlExtension
-    from ._prompts import TEXT_SCHEMA
-    from ._serve import Served, serve
+# The public table (see hitl_nb._lazy): each name loads its module on first use, so the SDK
+# (protobuf, pydantic) and LangGraph load with the first name used, not with the package.
+if typing.TYPE_CHECKING:
+    from ._asgi import HitlMiddleware as HitlMiddleware
+    from ._ask import ask as ask
+    from ._executor import HitlExecutor as HitlExecutor
+    from ._extension import HitlExtension as HitlExtension
+    from ._prompts import TEXT_SCHEMA as TEXT_SCHEMA
+    from ._serve import Served as Served
+    from ._serve import serve as serve
 
-__all__ = [
-    "TEXT_SCHEMA",
-    "HitlExecutor",
-    "HitlExtension",
-    "HitlMiddleware",
-    "Served",
-    "ask",
-    "serve",
-]
-
-# Lazy: the SDK (protobuf, pydantic) loads with the first name used, not with the package.
-__getattr__, __dir__ = _lazy.attach(
-    __name__,
-    {
-        "TEXT_SCHEMA": "_prompts",
-        "HitlExecutor": "_executor",
-        "HitlExtension": "_extension",
-        "HitlMiddleware": "_asgi",
-        "Served": "_serve",
-        "ask": "_ask",
-        "serve": "_serve",
-    },
-    submodules=("langgraph",),
-)
+__getattr__, __dir__, __all__ = _lazy.attach_table(__name__, __file__, submodules=("langgraph",))

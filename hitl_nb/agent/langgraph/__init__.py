@@ -21,18 +21,12 @@ import typing
 
 from ... import _lazy
 
-if typing.TYPE_CHECKING:  # at run time each name loads its module on first use (PEP 562)
-    from ._executor import GraphExecutor, default_inputs, default_result
-    from ._serve import serve_graph
+# The public table (see hitl_nb._lazy): each name loads its module on first use, so the SDK
+# (protobuf, pydantic) and LangGraph load with the first name used, not with the package.
+if typing.TYPE_CHECKING:
+    from ._executor import GraphExecutor as GraphExecutor
+    from ._executor import default_inputs as default_inputs
+    from ._executor import default_result as default_result
+    from ._serve import serve_graph as serve_graph
 
-__all__ = ["GraphExecutor", "default_inputs", "default_result", "serve_graph"]
-
-__getattr__, __dir__ = _lazy.attach(
-    __name__,
-    {
-        "GraphExecutor": "_executor",
-        "default_inputs": "_executor",
-        "default_result": "_executor",
-        "serve_graph": "_serve",
-    },
-)
+__getattr__, __dir__, __all__ = _lazy.attach_table(__name__, __file__)
