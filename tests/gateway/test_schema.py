@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ import pytest
 
 from hitl_nb.gateway import SCHEMA_VERSION, GatewayStore, OpenQuery, PostgresStore, SQLiteStore
 from hitl_nb.gateway._sqlite import migrate
+from tests.gateway.schema3 import make as schema3
 from tests.helpers import postgres
 
 ANY = {"prompt_id": "p-any", "prompt": "Anyone?", "response_schema": {"type": "object"}}
@@ -108,6 +110,98 @@ def test_a_version_2_database_is_brought_to_version_3_keeping_its_rows(
         assert ids(anonymous) == ["p-any"]
         # The new tables work: the registration is leased to the one replica.
         assert await store.hold_leases("me", 30.0) == {"r1"}
+        await store.close()
+        again = opener()
+        await again.open()
+        assert again.found_version == SCHEMA_VERSION  # nothing more to do
+        await again.close()
+
+    asyncio.run(go())
+
+
+# -- databases written by version 3 (tests/gateway/schema3: made by that version's stores)
+
+SCHEMA3 = Path(__file__).parent / "schema3"
+
+
+def _schema3_sqlite(folder: Path) -> Callable[[], GatewayStore]:
+    path = folder / "v3.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript((SCHEMA3 / "sqlite.sql").read_text(encoding="utf-8"))
+    db.close()
+    return lambda: SQLiteStore(path)
+
+
+def _schema3_postgres(request: pytest.FixtureRequest) -> Callable[[], GatewayStore]:
+    cluster: postgres.Cluster = request.getfixturevalue("pg_cluster")
+    url = cluster.database("schema3")
+    subprocess.run(
+        [str(cluster.bin / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url]
+        + ["-f", str(SCHEMA3 / "postgresql.sql")],
+        check=True,
+        capture_output=True,
+    )
+    return lambda: PostgresStore(url)
+
+
+async def _raw(store: GatewayStore, database: str) -> dict[str, Any]:
+    """The rows the interface does not read back, straight from the database."""
+    if database == "sqlite":
+        assert isinstance(store, SQLiteStore)
+        with sqlite3.connect(store.path) as db:
+            rows = {k: db.execute(q).fetchall() for k, q in schema3.RAW_SQL.items()}
+    else:
+        assert isinstance(store, PostgresStore)
+        async with await psycopg.AsyncConnection.connect(store._conninfo) as conn:
+            rows = {}
+            for k, q in schema3.RAW_SQL.items():
+                cur = await conn.execute(q)
+                rows[k] = await cur.fetchall()
+    return schema3.raw(rows)
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_a_version_3_database_is_brought_up_to_date_with_nothing_lost(
+    database: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    opener = _schema3_sqlite(tmp_path) if database == "sqlite" else _schema3_postgres(request)
+    expected = json.loads((SCHEMA3 / "readback.json").read_text(encoding="utf-8"))
+
+    async def go() -> None:
+        store = opener()
+        await store.open()
+        assert store.found_version == 3
+        # Every row reads back with the values version 3 read: registrations, prompts,
+        # ballots, forwards, push secrets, the audit trail, and who sees and may answer
+        # what in every listing.
+        got = await schema3.read(store)
+        got["raw"] = await _raw(store, database)
+        for key in expected:
+            assert got[key] == expected[key], key
+        # Forwards in doubt: a dead replica's and an unowned one are adopted, a live
+        # replica's is not; the dead replica's leases are taken, the live one's kept.
+        adopted = await store.adopt_forwards("replica-new")
+        assert sorted(f.prompt_id for f in adopted) == ["p-doubt", "p-doubt-dead"]
+        assert await store.hold_leases("replica-new", 30.0) == {"r-bob", "r-quote"}
+        # Open prompts are still answered as before: a ballot joins the ones cast, a
+        # forward is claimed once, and not where one was claimed before.
+        ballots = await store.cast_ballot("r-team", "p-two", "dave", '{"alpha":true}')
+        assert [b.responder for b in ballots] == ["carol", "dave"]
+        assert await store.begin_forward("r-team", "p-two", "m", "{}", ["carol", "dave"])
+        assert await store.begin_forward("r-team", "p-forwarded", "m", "{}", ["x"]) is None
+        assert await store.begin_forward("r-team", "p-doubt", "m", "{}", ["x"]) is None
+        assert await store.begin_forward("r-team", "p-dropped", "m2", "{}", ["bob"])
+        # Push secrets stay; the audit trail goes on after its last id.
+        assert await store.ensure_push_secret("r-team", "other") == "secret-team-0123456789"
+        await store.add_audit(schema3.audit_entries()[0])
+        assert [e.id for e in await store.audit(None, after=10)] == [11]
+        # A new prompt for named people is listed for them alone.
+        env = schema3.envelope("p-new", ["specific:o'brien", "specific:zoë"], None)
+        await store.see_prompt("r-bob", "p-new", None, env, None)
+        for name, listed in [("zoë", True), ("o'brien", True), ("bob", False), (None, False)]:
+            query = OpenQuery(None, see_all=True, for_responder=True, responder=name)
+            page, _ = await store.list_open(query, 1000)
+            assert ("p-new" in [i.row.prompt_id for i in page]) is listed, name
         await store.close()
         again = opener()
         await again.open()
