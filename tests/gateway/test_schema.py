@@ -13,6 +13,7 @@ import json
 import sqlite3
 import subprocess
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,6 @@ import psycopg
 import pytest
 
 from hitl_nb.gateway import SCHEMA_VERSION, GatewayStore, OpenQuery, PostgresStore, SQLiteStore
-from hitl_nb.gateway._sqlite import migrate
 from tests.gateway.schema3 import make as schema3
 from tests.helpers import postgres
 
@@ -53,8 +53,10 @@ V2_ROWS: list[tuple[str, tuple[Any, ...]]] = [
 
 def _old_sqlite(folder: Path) -> Callable[[], GatewayStore]:
     path = folder / "v2.sqlite"
+    made = SQLiteStore(path, upto=2)
+    assert made.found_version == 0
+    asyncio.run(made.close())
     db = sqlite3.connect(path, isolation_level=None)
-    assert migrate(db, upto=2) == 0
     for sql, args in V2_ROWS:
         db.execute(sql, args)
     db.close()
@@ -124,15 +126,15 @@ def test_a_version_2_database_is_brought_to_version_3_keeping_its_rows(
 SCHEMA3 = Path(__file__).parent / "schema3"
 
 
-def _schema3_sqlite(folder: Path) -> Callable[[], GatewayStore]:
+def _schema3_sqlite(folder: Path) -> Path:
     path = folder / "v3.sqlite"
     db = sqlite3.connect(path)
     db.executescript((SCHEMA3 / "sqlite.sql").read_text(encoding="utf-8"))
     db.close()
-    return lambda: SQLiteStore(path)
+    return path
 
 
-def _schema3_postgres(request: pytest.FixtureRequest) -> Callable[[], GatewayStore]:
+def _schema3_postgres(request: pytest.FixtureRequest) -> str:
     cluster: postgres.Cluster = request.getfixturevalue("pg_cluster")
     url = cluster.database("schema3")
     subprocess.run(
@@ -141,18 +143,16 @@ def _schema3_postgres(request: pytest.FixtureRequest) -> Callable[[], GatewaySto
         check=True,
         capture_output=True,
     )
-    return lambda: PostgresStore(url)
+    return url
 
 
-async def _raw(store: GatewayStore, database: str) -> dict[str, Any]:
+async def _raw(where: Path | str) -> dict[str, Any]:
     """The rows the interface does not read back, straight from the database."""
-    if database == "sqlite":
-        assert isinstance(store, SQLiteStore)
-        with sqlite3.connect(store.path) as db:
+    if isinstance(where, Path):
+        with closing(sqlite3.connect(where)) as db:
             rows = {k: db.execute(q).fetchall() for k, q in schema3.RAW_SQL.items()}
     else:
-        assert isinstance(store, PostgresStore)
-        async with await psycopg.AsyncConnection.connect(store._conninfo) as conn:
+        async with await psycopg.AsyncConnection.connect(where) as conn:
             rows = {}
             for k, q in schema3.RAW_SQL.items():
                 cur = await conn.execute(q)
@@ -164,7 +164,11 @@ async def _raw(store: GatewayStore, database: str) -> dict[str, Any]:
 def test_a_version_3_database_is_brought_up_to_date_with_nothing_lost(
     database: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    opener = _schema3_sqlite(tmp_path) if database == "sqlite" else _schema3_postgres(request)
+    where = _schema3_sqlite(tmp_path) if database == "sqlite" else _schema3_postgres(request)
+
+    def opener() -> GatewayStore:
+        return SQLiteStore(where) if isinstance(where, Path) else PostgresStore(where)
+
     expected = json.loads((SCHEMA3 / "readback.json").read_text(encoding="utf-8"))
 
     async def go() -> None:
@@ -175,7 +179,7 @@ def test_a_version_3_database_is_brought_up_to_date_with_nothing_lost(
         # ballots, forwards, push secrets, the audit trail, and who sees and may answer
         # what in every listing.
         got = await schema3.read(store)
-        got["raw"] = await _raw(store, database)
+        got["raw"] = await _raw(where)
         for key in expected:
             assert got[key] == expected[key], key
         # Forwards in doubt: a dead replica's and an unowned one are adopted, a live
