@@ -376,13 +376,14 @@ def test_a_stopped_replicas_forward_is_adopted_by_one_other(opener: Opener) -> N
         store = opener()
         await _seeded(store)
         await store.see_prompt("r1", "p2", None, _env("p2"), None)
-        await store.hold_leases("A", 0.3)
-        await store.hold_leases("B", 30.0)
-        await store.hold_leases("C", 30.0)
+        for replica in "ABC":
+            await store.hold_leases(replica, 30.0)
         assert await store.begin_forward("r1", "p1", "m1", "{}", ["u"], owner="A")
         assert await store.begin_forward("r1", "p2", "m2", "{}", ["u"], owner="B")
         assert await store.adopt_forwards("C") == []  # A and B are alive
-        await asyncio.sleep(0.4)  # A's heartbeat stops
+        # A's heartbeat stops: its last one lasts 0.1 s, and more than that passes.
+        await store.hold_leases("A", 0.1)
+        await asyncio.sleep(0.2)
         got = await asyncio.gather(store.adopt_forwards("B"), store.adopt_forwards("C"))
         adopted = [f.prompt_id for fs in got for f in fs if f.prompt_id == "p1"]
         assert adopted == ["p1"]  # one adopter
