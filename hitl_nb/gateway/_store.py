@@ -235,6 +235,10 @@ class GatewayStore:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        # A registration never changes once written (the first one of a task wins, and
+        # none is deleted): each is read from the database once. An answer looks its
+        # registration up first; this saves that round trip.
+        self._registrations: dict[str, Registration] = {}
 
     @property
     def where(self) -> str:
@@ -274,7 +278,13 @@ class GatewayStore:
                 ),
             ]
         )
-        return Registration(*found[0])
+        return self._known(found[0])
+
+    def _known(self, row: Sequence[Any]) -> Registration:
+        reg = self._registrations.get(row[0])
+        if reg is None:
+            reg = self._registrations[row[0]] = Registration(*row)
+        return reg
 
     async def find_registration(self, agent_url: str, task_id: str) -> Registration | None:
         """The registration of this task, if any."""
@@ -282,17 +292,20 @@ class GatewayStore:
             f"SELECT {_REG} FROM registrations WHERE agent_url = ? AND task_id = ?",
             (agent_url, task_id),
         )
-        return Registration(*rows[0]) if rows else None
+        return self._known(rows[0]) if rows else None
 
     async def registration(self, reg_id: str) -> Registration | None:
         """The registration with this id, if any."""
-        rows = await self._db.rows(f"SELECT {_REG} FROM registrations WHERE id = ?", (reg_id,))
-        return Registration(*rows[0]) if rows else None
+        reg = self._registrations.get(reg_id)
+        if reg is None:
+            rows = await self._db.rows(f"SELECT {_REG} FROM registrations WHERE id = ?", (reg_id,))
+            reg = self._known(rows[0]) if rows else None
+        return reg
 
     async def registrations(self) -> list[Registration]:
         """Every registration, oldest first."""
         rows = await self._db.rows(f"SELECT {_REG} FROM registrations ORDER BY created, id")
-        return [Registration(*r) for r in rows]
+        return [self._known(r) for r in rows]
 
     async def count_registrations(self) -> int:
         """How many tasks are registered."""
