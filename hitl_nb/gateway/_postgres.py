@@ -52,6 +52,7 @@ _MIGRATE_LOCK = 0x68_69_74_6C_01
 _SERIAL_LOCKS = {"audit": 0x68_69_74_6C_02}
 #: A connection returned this recently is lent without a check (see ``_check``).
 _FRESH_SECONDS = 2.0
+_TUPLES = psycopg.pq.ExecStatus.TUPLES_OK
 _RETRIED = (psycopg.errors.SerializationFailure, psycopg.errors.DeadlockDetected)
 
 
@@ -75,6 +76,12 @@ def postgres_conninfo(db_url: str) -> tuple[str, str]:
     return conninfo, where
 
 
+def _has_rows(cur: psycopg.AsyncCursor[Any]) -> bool:
+    """Did the statement return rows (a SELECT: fetch them)? Read from the result's
+    status: ``cur.description`` would make a column object for each column first."""
+    return cur.pgresult is not None and cur.pgresult.status == _TUPLES
+
+
 class _Session:
     """Statements on one of the pool's connections (:class:`~hitl_nb.gateway._sql.Session`)."""
 
@@ -83,7 +90,7 @@ class _Session:
 
     async def rows(self, sql: str, args: Sequence[Any] = ()) -> Rows:
         cur = await self._conn.execute(POSTGRESQL.sql(sql), args)
-        return await cur.fetchall() if cur.description is not None else []
+        return await cur.fetchall() if _has_rows(cur) else []
 
     async def count(self, sql: str, args: Sequence[Any] = ()) -> int:
         cur = await self._conn.execute(POSTGRESQL.sql(sql), args)
@@ -241,7 +248,7 @@ class PostgresDatabase:
             await cur.execute(text, args)
             out: list[Rows] = []
             while True:
-                out.append(await cur.fetchall() if cur.description is not None else [])
+                out.append(await cur.fetchall() if _has_rows(cur) else [])
                 if not cur.nextset():
                     return out
 
