@@ -100,6 +100,44 @@ class InternalCaller:
         return value is not None and hmac.compare_digest(value.encode(), self.secret.encode())
 
 
+#: Connections for requests to agents (subscriptions apart), kept from one request to the
+#: next: what one event loop has in flight at once, with room. See :class:`_TwoPools`.
+REQUEST_CONNECTIONS = 10
+
+
+class _TwoPools(httpx.AsyncBaseTransport):
+    """Subscriptions (``Accept: text/event-stream``) on connections of their own; every
+    other request on a few connections, each kept for the next request.
+
+    Why two: httpcore's pool (1.0) goes over all its connections, and over them again for
+    each idle one, and polls each idle socket, on every request it starts and ends, so
+    its CPU grows with the square of the connections it holds (encode/httpcore#1035);
+    with one pool sized for every open subscription, that was a third of the hub
+    service's function calls per answer. Requests are short: ten connections serve them
+    (all ten kept alive, so none is closed and opened again); each open subscription
+    holds one for long, in the other pool, never in a request's way.
+    """
+
+    def __init__(self, streams: int, requests: int) -> None:
+        self._streams = httpx.AsyncHTTPTransport(
+            limits=httpx.Limits(max_connections=streams, max_keepalive_connections=streams)
+        )
+        self._requests = httpx.AsyncHTTPTransport(
+            limits=httpx.Limits(max_connections=requests, max_keepalive_connections=requests)
+        )
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Send ``request`` on its pool."""
+        if request.headers.get("accept") == "text/event-stream":
+            return await self._streams.handle_async_request(request)
+        return await self._requests.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        """Close both pools' connections."""
+        await self._streams.aclose()
+        await self._requests.aclose()
+
+
 class AgentPool:
     """One :class:`HitlClient` per agent URL, sharing one guarded httpx client."""
 
@@ -113,11 +151,10 @@ class AgentPool:
         self.allowed_hosts = list(allowed_hosts)
         self.internal = internal
         self.limits = HttpLimits(timeout=timeout, connect_timeout=min(timeout, 5.0))
-        # Each open subscription holds a connection: room for them and the rest.
         self._http = httpx.AsyncClient(
             follow_redirects=False,
             event_hooks={"request": [self._guard]},
-            limits=httpx.Limits(max_connections=streams + 50, max_keepalive_connections=20),
+            transport=_TwoPools(streams, REQUEST_CONNECTIONS),
         )
         self._clients: dict[str, HitlClient] = {}
 
