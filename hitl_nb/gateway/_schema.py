@@ -38,7 +38,19 @@ from hitl_nb.spec import parse_responders
 
 __all__ = ["SCHEMA_VERSION", "audience", "upgrade"]
 
-_V1 = """
+#: Push secrets: in version 1's layout, and again (for files of the unnumbered first layout
+#: made before it had them) in version 2.
+_PUSH = """
+CREATE TABLE IF NOT EXISTS push (
+    reg_id {id} PRIMARY KEY,
+    secret text NOT NULL,
+    configured double precision,
+    received bigint NOT NULL DEFAULT 0
+)
+"""
+
+_V1 = (
+    """
 CREATE TABLE IF NOT EXISTS registrations (
     id {id} PRIMARY KEY,
     agent_url text NOT NULL,
@@ -76,22 +88,14 @@ CREATE TABLE IF NOT EXISTS forwards (
     at double precision NOT NULL,
     PRIMARY KEY (reg_id, prompt_id)
 );
-CREATE TABLE IF NOT EXISTS push (
-    reg_id {id} PRIMARY KEY,
-    secret text NOT NULL,
-    configured double precision,
-    received bigint NOT NULL DEFAULT 0
-)
 """
+    + _PUSH
+)
 
-_V2 = """
-ALTER TABLE registrations ADD COLUMN registrant text;
-CREATE TABLE IF NOT EXISTS push (
-    reg_id {id} PRIMARY KEY,
-    secret text NOT NULL,
-    configured double precision,
-    received bigint NOT NULL DEFAULT 0
-);
+_V2 = (
+    "ALTER TABLE registrations ADD COLUMN registrant text;"
+    + _PUSH
+    + """;
 CREATE TABLE audit (
     id {serial},
     at double precision NOT NULL,
@@ -111,6 +115,7 @@ CREATE TABLE audit (
 );
 CREATE INDEX audit_by_registration ON audit (reg_id, id)
 """
+)
 
 #: Who may answer, and open prompts in listing order (versions 3 and 4).
 _AUDIENCE = """
@@ -124,7 +129,8 @@ CREATE INDEX IF NOT EXISTS prompts_open
     ON prompts ((deadline IS NULL), deadline, first_seen, prompt_id) WHERE closed IS NULL
 """
 
-_V3 = f"""
+_V3 = (
+    """
 ALTER TABLE registrations ADD COLUMN ended double precision;
 ALTER TABLE prompts ADD COLUMN needed integer NOT NULL DEFAULT 1;
 ALTER TABLE prompts ADD COLUMN named integer NOT NULL DEFAULT 0;
@@ -135,14 +141,15 @@ CREATE TABLE replicas (
     expires double precision NOT NULL
 );
 CREATE TABLE leases (
-    reg_id {{id}} PRIMARY KEY,
+    reg_id {id} PRIMARY KEY,
     holder text NOT NULL,
     expires double precision NOT NULL
 );
 CREATE INDEX leases_by_holder ON leases (holder);
 CREATE INDEX forwards_unsettled ON forwards (owner) WHERE state = 'forwarding';
-{_AUDIENCE}
 """
+    + _AUDIENCE
+)
 
 
 def audience(envelope: dict[str, Any]) -> tuple[list[str], int]:
