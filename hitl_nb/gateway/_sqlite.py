@@ -117,6 +117,8 @@ class SQLiteDatabase:
 
     async def batch(self, steps: Sequence[Statement], *, serial: str | None = None) -> list[Rows]:
         """Run ``steps`` in one transaction (``serial``: every write here is)."""
+        if len(steps) == 1:  # a statement is a transaction of its own
+            return [await self.rows(*steps[0])]
 
         async def work(tx: Session) -> list[Rows]:
             return [await tx.rows(sql, args) for sql, args in steps]
