@@ -391,7 +391,7 @@ async def breakdown(make: Callable[[], GatewayStore], agent: str, n: int = 100) 
 
 def table_sizes_pg(cluster: postgres.Cluster, database: str) -> list[str]:
     out = []
-    for table in ("registrations", "prompts", "ballots", "forwards", "audit", "leases"):
+    for table in ("registrations", "prompts", "audience", "ballots", "forwards", "audit", "leases"):
         rows = int(cluster.psql(f"SELECT count(*) FROM {table}", database))
         size = int(cluster.psql(f"SELECT pg_total_relation_size('{table}')", database))
         out.append(

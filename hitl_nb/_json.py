@@ -91,7 +91,9 @@ def parse_json(
     except RecursionError:
         # The C scanner stops at the interpreter's recursion limit (about 1000 levels).
         raise BadJSON(f"JSON nested deeper than {max_depth} levels") from None
-    if json_depth(value, max_depth) > max_depth:
+    # Each array or object opens with a bracket: a document with few brackets (in
+    # strings too) cannot nest deeper than that, and needs no walk to tell.
+    if text.count("{") + text.count("[") > max_depth and json_depth(value, max_depth) > max_depth:
         raise BadJSON(f"JSON nested deeper than {max_depth} levels")
     return value
 

@@ -72,6 +72,16 @@ def test_depth_counts_containers_only():
     assert json_depth(deep, 32) == 33  # stops counting past the limit, no recursion
 
 
+def test_the_depth_limit_holds_whether_brackets_are_nested_or_quoted():
+    # Brackets in strings count for nothing but the shortcut (fewer brackets than the
+    # limit: no walk); the walk still refuses what nests too deep.
+    assert parse_json('["' + "[{" * 40 + '"]', max_depth=32) == ["[{" * 40]
+    nested = "[" * 20 + '"' + "[" * 20 + '"' + "]" * 20
+    assert json_depth(parse_json(nested, max_depth=32), 40) == 20
+    with pytest.raises(BadJSON, match="deeper than 32"):
+        parse_json("[" * 33 + "]" * 33, max_depth=32)
+
+
 def test_dumps_compact_is_canonical_and_refuses_nan():
     assert dumps_compact({"b": 1, "a": "é"}) == '{"a":"é","b":1}'
     with pytest.raises(ValueError):

@@ -60,7 +60,9 @@ def string(value: Any, pointer: str) -> str:
 
 def req_str(o: dict[str, Any], key: str, pointer: str) -> str:
     """The required string member ``key``."""
-    return string(req(o, key, pointer), child(pointer, key))
+    value = req(o, key, pointer)
+    # The member's pointer is made only to name it in an error.
+    return value if isinstance(value, str) else string(value, child(pointer, key))
 
 
 def exactly_one(o: dict[str, Any], keys: tuple[str, ...], pointer: str, what: str) -> str:
@@ -80,7 +82,9 @@ def exactly_one(o: dict[str, Any], keys: tuple[str, ...], pointer: str, what: st
 def opt_str(o: dict[str, Any], key: str, pointer: str) -> str | None:
     """The optional string member ``key`` (absent or null gives None)."""
     value = o.get(key)
-    return None if value is None else string(value, child(pointer, key))
+    if value is None or isinstance(value, str):
+        return value
+    return string(value, child(pointer, key))
 
 
 def opt_bool(o: dict[str, Any], key: str, pointer: str, default: bool = False) -> bool:
@@ -96,7 +100,9 @@ def opt_bool(o: dict[str, Any], key: str, pointer: str, default: bool = False) -
 def opt_obj(o: dict[str, Any], key: str, pointer: str) -> dict[str, Any] | None:
     """The optional object member ``key``."""
     value = o.get(key)
-    return None if value is None else obj(value, child(pointer, key))
+    if value is None or isinstance(value, dict):
+        return value
+    return obj(value, child(pointer, key))
 
 
 def array(value: Any, pointer: str) -> list[Any]:

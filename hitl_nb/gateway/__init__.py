@@ -31,8 +31,9 @@ from hitl_nb.gateway._forward import GatewayReply, message_for
 from hitl_nb.gateway._gateway import Gateway, GatewayError
 from hitl_nb.gateway._push import PUSH_PATH, PushDesk, Refused
 from hitl_nb.gateway._push_http import push_handlers
+from hitl_nb.gateway._schema import SCHEMA_VERSION
 from hitl_nb.gateway._settings import GatewaySettings, Seconds
-from hitl_nb.gateway._sqlite import SCHEMA_VERSION, SQLiteStore
+from hitl_nb.gateway._sqlite import SQLiteStore
 from hitl_nb.gateway._store import (
     AuditEntry,
     Ballot,

@@ -18,7 +18,7 @@ import fnmatch
 import hmac
 import ipaddress
 import secrets
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from urllib.parse import urlsplit
 
 import httpx
@@ -100,6 +100,92 @@ class InternalCaller:
         return value is not None and hmac.compare_digest(value.encode(), self.secret.encode())
 
 
+#: Connections for requests to agents (subscriptions apart), each kept from one request to
+#: the next: what one event loop has in flight at once, with room. See :class:`_Lanes`.
+REQUEST_CONNECTIONS = 10
+
+
+class _Counted(httpx.AsyncByteStream):
+    """An answer's body that says when it was closed (its lane is free again)."""
+
+    def __init__(self, inner: httpx.AsyncByteStream, closed: Callable[[], None]) -> None:
+        self._inner = inner
+        self._closed = closed
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:
+            yield chunk
+
+    async def aclose(self) -> None:
+        try:
+            await self._inner.aclose()
+        finally:
+            self._closed()
+
+
+class _Lanes(httpx.AsyncBaseTransport):
+    """How the gateway's requests reach agents: subscriptions (``Accept:
+    text/event-stream``) on connections of their own, every other request on one of
+    ``requests`` lanes of one kept connection each: the least busy lane, one that last
+    went to the same agent when several are (else one not used yet).
+
+    Why lanes rather than one pool: httpcore's pool (1.0) goes over every connection it
+    holds, again for each idle one, and polls each idle socket, whenever a request
+    starts or ends (encode/httpcore#1035): its cost grows with the square of its
+    connections. Sized for every open subscription, it made a third of the hub
+    service's function calls per answer, and closed and reopened connections beyond the
+    twenty it kept. A lane's pool holds one connection: nothing to go over.
+    """
+
+    def __init__(self, streams: int, requests: int) -> None:
+        self._streams = httpx.AsyncHTTPTransport(
+            limits=httpx.Limits(max_connections=streams, max_keepalive_connections=streams)
+        )
+        one = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        self._lanes = [httpx.AsyncHTTPTransport(limits=one) for _ in range(requests)]
+        self._busy = [0] * requests
+        self._went_to: list[tuple[bytes, bytes, int | None] | None] = [None] * requests
+
+    def _lane(self, origin: tuple[bytes, bytes, int | None]) -> int:
+        least = min(self._busy)
+        free = [i for i, busy in enumerate(self._busy) if busy == least]
+        same = (i for i in free if self._went_to[i] == origin)
+        unused = (i for i in free if self._went_to[i] is None)
+        return next(same, next(unused, free[0]))
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Send ``request`` on a subscription's connection or on a lane."""
+        if request.headers.get("accept") == "text/event-stream":
+            return await self._streams.handle_async_request(request)
+        url = request.url
+        origin = (url.raw_scheme, url.raw_host, url.port)
+        lane = self._lane(origin)
+        self._busy[lane] += 1
+        self._went_to[lane] = origin
+
+        def closed() -> None:
+            self._busy[lane] -= 1
+
+        try:
+            response = await self._lanes[lane].handle_async_request(request)
+        except BaseException:
+            closed()
+            raise
+        assert isinstance(response.stream, httpx.AsyncByteStream)
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_Counted(response.stream, closed),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        """Close every connection."""
+        await self._streams.aclose()
+        for lane in self._lanes:
+            await lane.aclose()
+
+
 class AgentPool:
     """One :class:`HitlClient` per agent URL, sharing one guarded httpx client."""
 
@@ -113,11 +199,10 @@ class AgentPool:
         self.allowed_hosts = list(allowed_hosts)
         self.internal = internal
         self.limits = HttpLimits(timeout=timeout, connect_timeout=min(timeout, 5.0))
-        # Each open subscription holds a connection: room for them and the rest.
         self._http = httpx.AsyncClient(
             follow_redirects=False,
             event_hooks={"request": [self._guard]},
-            limits=httpx.Limits(max_connections=streams + 50, max_keepalive_connections=20),
+            transport=_Lanes(streams, REQUEST_CONNECTIONS),
         )
         self._clients: dict[str, HitlClient] = {}
 

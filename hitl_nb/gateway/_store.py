@@ -1,10 +1,13 @@
-"""What the gateway keeps, and the one interface every database behind it offers.
+"""What the gateway keeps, and the one store that keeps it (in SQLite or PostgreSQL).
 
 The rows (:class:`Registration`, :class:`PromptRow`, :class:`Ballot`, :class:`Forward`,
-:class:`AuditEntry`) are plain values; :class:`GatewayStore` is the interface the
-gateway, its push desk and its forwarder use, every method a coroutine so a networked
-database can sit behind it. :class:`~hitl_nb.gateway._sqlite.SQLiteStore` is the one
-that ships; every implementation must keep these promises, which
+:class:`AuditEntry`) are plain values; :class:`GatewayStore` is what the gateway, its push
+desk and its forwarder use: every operation written once, as SQL (the schema:
+:mod:`hitl_nb.gateway._schema`), over a :class:`~hitl_nb.gateway._sql.Database`, every
+method a coroutine so a networked database can sit behind it. Two databases ship:
+:class:`~hitl_nb.gateway._sqlite.SQLiteStore`, a file (the Jupyter server's, a hub with
+one service process), and :class:`~hitl_nb.gateway._postgres.PostgresStore`, for a hub
+whose service runs as several replicas. On each the store keeps these promises, which
 ``tests/gateway/test_store.py`` checks on each:
 
 - every change is committed when the call returns (a crash after it loses nothing);
@@ -29,8 +32,14 @@ that ships; every implementation must keep these promises, which
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
+
+from hitl_nb.gateway._schema import SCHEMA_VERSION, audience
+from hitl_nb.gateway._sql import Database, Session, Statement
 
 __all__ = [
     "AuditEntry",
@@ -195,37 +204,112 @@ class AuditEntry:
         }
 
 
-class GatewayStore(Protocol):
-    """The gateway's database (see the module docstring for what every one promises)."""
+_REG = "id, agent_url, task_id, registered_by, created, registrant"
+_PROMPT = "reg_id, prompt_id, context_id, envelope, deadline, first_seen, closed"
+_FORWARD = "reg_id, prompt_id, message_id, payload, responders, state, detail, at, owner"
+_AUDIT = (
+    "at, reg_id, task_id, agent_url, prompt_id, responder, display, action, status, "
+    "reason, payload_sha256, schema_sha256, responders, agent_reply"
+)
 
-    #: The database in words, for messages (``PostgreSQL hitl at db.example:5432``).
-    where: str
-    #: The schema version the database had when opened (0: new; None: not opened yet).
-    found_version: int | None
 
-    async def open(self) -> None:
+def _columns(table: str, columns: str) -> str:
+    return ", ".join(f"{table}.{c}" for c in columns.split(", "))
+
+
+_REG_R = _columns("r", _REG)
+_PROMPT_P = _columns("p", _PROMPT)
+_FORWARD_F = _columns("f", _FORWARD)
+_BALLOTS = "SELECT responder, payload, at FROM ballots WHERE reg_id = ? AND prompt_id = ?"
+_ORDER = "ORDER BY p.deadline IS NULL, p.deadline, p.first_seen, p.prompt_id"
+_UPSERT_LEASE = (
+    "ON CONFLICT (reg_id) DO UPDATE SET holder = excluded.holder, expires = excluded.expires "
+    "WHERE leases.expires < {now}"
+)
+
+
+class GatewayStore:
+    """The gateway's database, every operation once (see the module docstring): made
+    by :class:`~hitl_nb.gateway._sqlite.SQLiteStore` or
+    :class:`~hitl_nb.gateway._postgres.PostgresStore` over their database."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        # A registration never changes once written (the first one of a task wins, and
+        # none is deleted): each is read from the database once. An answer looks its
+        # registration up first; this saves that round trip.
+        self._registrations: dict[str, Registration] = {}
+
+    @property
+    def where(self) -> str:
+        """The database in words, for messages (``PostgreSQL hitl at db.example:5432``)."""
+        return self._db.where
+
+    @property
+    def found_version(self) -> int | None:
+        """The schema version the database had when opened (0: new; None: not opened yet)."""
+        return self._db.found_version
+
+    async def open(self, upto: int = SCHEMA_VERSION) -> None:
         """Connect and bring the schema up to date (the host calls it at start; each
-        call opens first when needed)."""
+        call opens first when needed). ``upto``: lower only to make an older database
+        in tests."""
+        await self._db.open(upto)
 
     async def close(self) -> None:
         """Let go of the database."""
+        await self._db.close()
 
     # -- registrations ---------------------------------------------------------------
 
     async def add_registration(self, reg: Registration) -> Registration:
         """Store ``reg``; an existing registration of the same task wins (returned)."""
+        args = (reg.id, reg.agent_url, reg.task_id, reg.registered_by, reg.created, reg.registrant)
+        _, found = await self._db.batch(
+            [
+                (
+                    f"INSERT INTO registrations ({_REG}) VALUES (?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT DO NOTHING",
+                    args,
+                ),
+                (
+                    f"SELECT {_REG} FROM registrations WHERE agent_url = ? AND task_id = ?",
+                    (reg.agent_url, reg.task_id),
+                ),
+            ]
+        )
+        return self._known(found[0])
+
+    def _known(self, row: Sequence[Any]) -> Registration:
+        reg = self._registrations.get(row[0])
+        if reg is None:
+            reg = self._registrations[row[0]] = Registration(*row)
+        return reg
 
     async def find_registration(self, agent_url: str, task_id: str) -> Registration | None:
         """The registration of this task, if any."""
+        rows = await self._db.rows(
+            f"SELECT {_REG} FROM registrations WHERE agent_url = ? AND task_id = ?",
+            (agent_url, task_id),
+        )
+        return self._known(rows[0]) if rows else None
 
     async def registration(self, reg_id: str) -> Registration | None:
         """The registration with this id, if any."""
+        reg = self._registrations.get(reg_id)
+        if reg is None:
+            rows = await self._db.rows(f"SELECT {_REG} FROM registrations WHERE id = ?", (reg_id,))
+            reg = self._known(rows[0]) if rows else None
+        return reg
 
     async def registrations(self) -> list[Registration]:
         """Every registration, oldest first."""
+        rows = await self._db.rows(f"SELECT {_REG} FROM registrations ORDER BY created, id")
+        return [self._known(r) for r in rows]
 
     async def count_registrations(self) -> int:
         """How many tasks are registered."""
+        return int((await self._db.rows("SELECT count(*) FROM registrations"))[0][0])
 
     # -- prompts ---------------------------------------------------------------------
 
@@ -238,31 +322,132 @@ class GatewayStore(Protocol):
         deadline: float | None,
     ) -> PromptRow:
         """Record a prompt the agent shows (first sighting wins); returns the row."""
+        row = await self.prompt(reg_id, prompt_id)
+        if row is not None:
+            return row  # the usual case: a prompt seen again
+        names, needed = audience(envelope)
+        text = json.dumps(envelope)
+        first_seen = time.time()
+
+        async def work(tx: Session) -> bool:
+            inserted = await tx.count(
+                f"INSERT INTO prompts ({_PROMPT}, needed, named) "
+                "VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?) ON CONFLICT DO NOTHING",
+                (
+                    reg_id,
+                    prompt_id,
+                    context_id,
+                    text,
+                    deadline,
+                    first_seen,
+                    needed,
+                    int(bool(names)),
+                ),
+            )
+            if inserted and names:
+                await tx.many(
+                    "INSERT INTO audience (reg_id, prompt_id, name) VALUES (?, ?, ?)",
+                    [(reg_id, prompt_id, n) for n in names],
+                )
+            return inserted == 1
+
+        if await self._db.atomic(work):
+            return PromptRow(
+                reg_id, prompt_id, context_id, json.loads(text), deadline, first_seen, None
+            )
+        row = await self.prompt(reg_id, prompt_id)  # another sighting was first
+        assert row is not None
+        return row
 
     async def prompt(self, reg_id: str, prompt_id: str) -> PromptRow | None:
         """The prompt row, if the gateway has seen it."""
+        rows = await self._db.rows(
+            f"SELECT {_PROMPT} FROM prompts WHERE reg_id = ? AND prompt_id = ?",
+            (reg_id, prompt_id),
+        )
+        return _prompt(rows[0]) if rows else None
 
     async def prompt_and_forward(
         self, reg_id: str, prompt_id: str
     ) -> tuple[PromptRow | None, Forward | None]:
         """The prompt row and its forward (each None when absent), read together: what
         an answer is checked against, in one round trip."""
+        rows = await self._db.rows(
+            f"SELECT {_PROMPT_P}, {_FORWARD_F} FROM prompts p "
+            "LEFT JOIN forwards f ON f.reg_id = p.reg_id AND f.prompt_id = p.prompt_id "
+            "WHERE p.reg_id = ? AND p.prompt_id = ?",
+            (reg_id, prompt_id),
+        )
+        if not rows:
+            return None, None
+        row = rows[0]
+        return _prompt(row[:7]), None if row[7] is None else _forward(row[7:])
 
     async def prompts(self, reg_id: str) -> list[PromptRow]:
         """The registration's prompts, first seen first."""
+        rows = await self._db.rows(
+            f"SELECT {_PROMPT} FROM prompts WHERE reg_id = ? ORDER BY first_seen, prompt_id",
+            (reg_id,),
+        )
+        return [_prompt(r) for r in rows]
 
     async def open_prompts(self) -> list[PromptRow]:
         """Every prompt still open here."""
+        rows = await self._db.rows(f"SELECT {_PROMPT} FROM prompts WHERE closed IS NULL")
+        return [_prompt(r) for r in rows]
 
     async def close_prompt(self, reg_id: str, prompt_id: str, why: str) -> bool:
         """Mark an open prompt closed (``why``); False if it was closed already."""
+        changed = await self._db.count(
+            "UPDATE prompts SET closed = ? WHERE reg_id = ? AND prompt_id = ? AND closed IS NULL",
+            (why, reg_id, prompt_id),
+        )
+        return changed == 1
 
     async def list_open(self, query: OpenQuery, limit: int) -> tuple[list[Listed], int]:
         """The first ``limit`` open prompts ``query`` selects, soonest deadline first
-        (then first seen, prompt id), and how many it selects in all."""
+        (then first seen, prompt id), and how many it selects in all.
+
+        The page and its count come from one statement; its forwards and ballots are
+        read just after (no transaction), so a forward made in between shows, as a
+        later listing would show it."""
+        where, args = _selection(query)
+        joined = f"FROM prompts p JOIN registrations r ON r.id = p.reg_id WHERE {where}"
+        rows = await self._db.rows(
+            f"SELECT {_REG_R}, {_PROMPT_P}, (SELECT count(*) {joined}) {joined} {_ORDER} LIMIT ?",
+            (*args, *args, limit),
+        )
+        if not rows:
+            total = await self._db.rows(f"SELECT count(*) {joined}", args)
+            return [], int(total[0][0])
+        keys = [(r[6], r[7]) for r in rows]
+        pairs = f"(reg_id, prompt_id) IN (VALUES {', '.join('(?, ?)' for _ in keys)})"
+        flat = [v for key in keys for v in key]
+        forwards = {
+            (f[0], f[1]): _forward(f)
+            for f in await self._db.rows(f"SELECT {_FORWARD} FROM forwards WHERE {pairs}", flat)
+        }
+        ballots: dict[tuple[str, str], list[Ballot]] = {}
+        for reg_id, prompt_id, responder, payload, at in await self._db.rows(
+            f"SELECT reg_id, prompt_id, responder, payload, at FROM ballots WHERE {pairs} "
+            "ORDER BY at, responder",
+            flat,
+        ):
+            ballots.setdefault((reg_id, prompt_id), []).append(Ballot(responder, payload, at))
+        listed = [
+            Listed(Registration(*r[:6]), _prompt(r[6:13]), forwards.get(k), ballots.get(k, []))
+            for r, k in zip(rows, keys, strict=True)
+        ]
+        return listed, int(rows[0][13])
 
     async def due_prompts(self, before: float) -> list[PromptRow]:
         """Open prompts whose deadline is at most ``before``."""
+        rows = await self._db.rows(
+            f"SELECT {_PROMPT} FROM prompts WHERE closed IS NULL AND deadline IS NOT NULL "
+            "AND deadline <= ?",
+            (before,),
+        )
+        return [_prompt(r) for r in rows]
 
     # -- ballots ---------------------------------------------------------------------
 
@@ -270,13 +455,43 @@ class GatewayStore(Protocol):
         self, reg_id: str, prompt_id: str, responder: str, payload: str
     ) -> list[Ballot]:
         """Record (or replace) a responder's answer; the prompt's ballots after it,
-        oldest first, read in the same transaction."""
+        oldest first, read in the same transaction.
+
+        The prompt's row is locked first (PostgreSQL; SQLite locks the file), so ballots
+        of one prompt are counted one after the other across replicas; the ballots are
+        read by a statement of their own, after the lock was granted (a snapshot that
+        holds every ballot committed before)."""
+        key = (reg_id, prompt_id)
+        *_, ballots = await self._db.batch(
+            [
+                (
+                    "SELECT 1 FROM prompts WHERE reg_id = ? AND prompt_id = ?{for_update}",
+                    key,
+                ),
+                (
+                    "INSERT INTO ballots (reg_id, prompt_id, responder, payload, at) "
+                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT (reg_id, prompt_id, responder) "
+                    "DO UPDATE SET payload = excluded.payload, at = excluded.at",
+                    (*key, responder, payload, time.time()),
+                ),
+                (f"{_BALLOTS} ORDER BY at, responder", key),
+            ]
+        )
+        return [Ballot(*r) for r in ballots]
 
     async def ballots(self, reg_id: str, prompt_id: str) -> list[Ballot]:
         """The answers collected for a prompt, oldest first."""
+        rows = await self._db.rows(f"{_BALLOTS} ORDER BY at, responder", (reg_id, prompt_id))
+        return [Ballot(*r) for r in rows]
 
     async def all_ballots(self) -> dict[tuple[str, str], list[Ballot]]:
         """Every collected answer, by (registration, prompt)."""
+        out: dict[tuple[str, str], list[Ballot]] = {}
+        for reg_id, prompt_id, responder, payload, at in await self._db.rows(
+            "SELECT reg_id, prompt_id, responder, payload, at FROM ballots ORDER BY at, responder"
+        ):
+            out.setdefault((reg_id, prompt_id), []).append(Ballot(responder, payload, at))
+        return out
 
     # -- forwards --------------------------------------------------------------------
 
@@ -290,29 +505,83 @@ class GatewayStore(Protocol):
         owner: str = "",
     ) -> Forward | None:
         """Write-ahead: claim the prompt's one forward (for replica ``owner``); the
-        forward as written (``forwarding``), or None if it was claimed before."""
+        forward as written (``forwarding``), or None if it was claimed before. The claim
+        is the row's primary key: of any number of callers, one inserts it."""
+        at = time.time()
+        fwd = Forward(
+            reg_id, prompt_id, message_id, payload, list(responders), "forwarding", None, at, owner
+        )
+        inserted = await self._db.count(
+            f"INSERT INTO forwards ({_FORWARD}) "
+            "VALUES (?, ?, ?, ?, ?, 'forwarding', NULL, ?, ?) ON CONFLICT DO NOTHING",
+            (reg_id, prompt_id, message_id, payload, json.dumps(responders), at, owner),
+        )
+        return fwd if inserted == 1 else None
 
     async def finish_forward(
         self, reg_id: str, prompt_id: str, state: str, detail: str, *, closed: str | None = None
     ) -> None:
         """Record how a forward ended (``forwarded`` or ``failed``); with ``closed``, the
         prompt is closed for that reason in the same transaction (if still open)."""
+        key = (reg_id, prompt_id)
+        steps: list[Statement] = [
+            (
+                "UPDATE forwards SET state = ?, detail = ?, at = ? "
+                "WHERE reg_id = ? AND prompt_id = ?",
+                (state, detail, time.time(), *key),
+            )
+        ]
+        if closed is not None:
+            steps.append(
+                (
+                    "UPDATE prompts SET closed = ? "
+                    "WHERE reg_id = ? AND prompt_id = ? AND closed IS NULL",
+                    (closed, *key),
+                )
+            )
+        await self._db.batch(steps)
 
     async def drop_forward(self, reg_id: str, prompt_id: str) -> None:
         """Forget a forward the agent refused (422): the prompt may be answered again."""
+        await self._db.count(
+            "DELETE FROM forwards WHERE reg_id = ? AND prompt_id = ?", (reg_id, prompt_id)
+        )
 
     async def forward(self, reg_id: str, prompt_id: str) -> Forward | None:
         """The prompt's forward, if one was claimed."""
+        rows = await self._db.rows(
+            f"SELECT {_FORWARD} FROM forwards WHERE reg_id = ? AND prompt_id = ?",
+            (reg_id, prompt_id),
+        )
+        return _forward(rows[0]) if rows else None
 
     async def all_forwards(self) -> dict[tuple[str, str], Forward]:
         """Every forward, by (registration, prompt)."""
+        rows = await self._db.rows(f"SELECT {_FORWARD} FROM forwards")
+        return {(r[0], r[1]): _forward(r) for r in rows}
 
     async def unsettled_forwards(self) -> list[Forward]:
         """Forwards whose fate is unknown (a crash or a lost connection mid-forward)."""
+        rows = await self._db.rows(f"SELECT {_FORWARD} FROM forwards WHERE state = 'forwarding'")
+        return [_forward(r) for r in rows]
 
     async def adopt_forwards(self, replica: str) -> list[Forward]:
         """Take over the unsettled forwards of replicas whose heartbeat stopped (and
         those of no known owner); every unsettled forward ``replica`` now owns."""
+        _, mine = await self._db.batch(
+            [
+                (
+                    "UPDATE forwards SET owner = ? WHERE state = 'forwarding' AND owner NOT IN "
+                    "(SELECT id FROM replicas WHERE expires > {now})",
+                    (replica,),
+                ),
+                (
+                    f"SELECT {_FORWARD} FROM forwards WHERE state = 'forwarding' AND owner = ?",
+                    (replica,),
+                ),
+            ]
+        )
+        return [_forward(r) for r in mine]
 
     # -- replicas and leases ---------------------------------------------------------
 
@@ -321,39 +590,211 @@ class GatewayStore(Protocol):
         to its fair share (registrations still watched, divided by live replicas) and
         give back what it holds beyond that; the registrations it holds now."""
 
+        async def work(tx: Session) -> set[str]:
+            ((now,),) = await tx.rows("SELECT {now}")
+            await tx.rows(
+                "INSERT INTO replicas (id, started, expires) VALUES (?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET expires = excluded.expires",
+                (replica, now, now + ttl),
+            )
+            await tx.rows("DELETE FROM replicas WHERE expires < ?", (now - 3600,))
+            ((live, watched),) = await tx.rows(
+                "SELECT (SELECT count(*) FROM replicas WHERE expires > ?), "
+                "(SELECT count(*) FROM registrations WHERE ended IS NULL)",
+                (now,),
+            )
+            share = -(-int(watched) // max(int(live), 1))
+            await tx.rows("UPDATE leases SET expires = ? WHERE holder = ?", (now + ttl, replica))
+            held = [r[0] for r in await tx.rows(_HELD, (replica,))]
+            if len(held) > share:
+                beyond, args = self._db.dialect.one_of("reg_id", held[share:])
+                await tx.rows(f"DELETE FROM leases WHERE holder = ? AND {beyond}", (replica, *args))
+                return set(held[:share])
+            if len(held) < share:
+                await tx.rows(
+                    "INSERT INTO leases (reg_id, holder, expires) "
+                    "SELECT r.id, ?, ? FROM registrations r LEFT JOIN leases l ON l.reg_id = r.id "
+                    "WHERE r.ended IS NULL AND (l.reg_id IS NULL OR l.expires < ?) "
+                    f"ORDER BY r.created, r.id LIMIT ? {_UPSERT_LEASE}",
+                    (replica, now + ttl, now, share - len(held)),
+                )
+                held = [r[0] for r in await tx.rows(_HELD, (replica,))]
+            return set(held)
+
+        return await self._db.atomic(work)
+
     async def take_lease(self, reg_id: str, replica: str, ttl: float) -> bool:
         """Lease one registration to ``replica`` if nobody holds it (a new task)."""
+        taken = await self._db.count(
+            "INSERT INTO leases (reg_id, holder, expires) VALUES (?, ?, {now} + ?) "
+            f"{_UPSERT_LEASE} OR leases.holder = ?",
+            (reg_id, replica, ttl, replica),
+        )
+        return taken == 1
 
     async def end_watch(self, reg_id: str) -> None:
         """The task ended: no replica watches it any more (its lease is dropped)."""
+        await self._db.batch(
+            [
+                ("UPDATE registrations SET ended = ? WHERE id = ?", (time.time(), reg_id)),
+                ("DELETE FROM leases WHERE reg_id = ?", (reg_id,)),
+            ]
+        )
 
     async def leave(self, replica: str) -> None:
         """``replica`` stops: its heartbeat and leases go, for others to take at once."""
+        await self._db.batch(
+            [
+                ("DELETE FROM leases WHERE holder = ?", (replica,)),
+                ("DELETE FROM replicas WHERE id = ?", (replica,)),
+            ]
+        )
 
     # -- push secrets ----------------------------------------------------------------
 
     async def push_secret(self, reg_id: str) -> str | None:
         """The registration's push secret, if one was made."""
+        rows = await self._db.rows("SELECT secret FROM push WHERE reg_id = ?", (reg_id,))
+        return str(rows[0][0]) if rows else None
 
     async def ensure_push_secret(self, reg_id: str, candidate: str) -> str:
         """The registration's push secret: ``candidate`` unless one exists already."""
+        _, found = await self._db.batch(
+            [
+                (
+                    "INSERT INTO push (reg_id, secret) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                    (reg_id, candidate),
+                ),
+                ("SELECT secret FROM push WHERE reg_id = ?", (reg_id,)),
+            ]
+        )
+        return str(found[0][0])
 
     async def mark_push_configured(self, reg_id: str, at: float) -> None:
         """An agent accepted the push configuration of this registration."""
+        await self._db.count("UPDATE push SET configured = ? WHERE reg_id = ?", (at, reg_id))
 
     async def push_configured(self, reg_id: str) -> bool:
         """Has an agent accepted a push configuration for this registration?"""
+        rows = await self._db.rows("SELECT configured FROM push WHERE reg_id = ?", (reg_id,))
+        return bool(rows and rows[0][0] is not None)
 
     async def count_push(self, reg_id: str) -> None:
         """One more notification was accepted for this registration."""
+        await self._db.count("UPDATE push SET received = received + 1 WHERE reg_id = ?", (reg_id,))
 
     # -- the audit trail -------------------------------------------------------------
 
     async def add_audit(self, entry: AuditEntry) -> None:
-        """Append one entry (its ``id`` is assigned here)."""
+        """Append one entry (its ``id`` is assigned here). Entries are appended one
+        after another (``serial``), so they become visible in id order: a reader paging
+        with ``after`` never skips one committed late."""
+        reply = None if entry.agent_reply is None else json.dumps(entry.agent_reply)
+        args = (
+            entry.at,
+            entry.reg_id,
+            entry.task_id,
+            entry.agent_url,
+            entry.prompt_id,
+            entry.responder,
+            entry.display,
+            entry.action,
+            entry.status,
+            entry.reason,
+            entry.payload_sha256,
+            entry.schema_sha256,
+            json.dumps(entry.responders),
+            reply,
+        )
+        marks = ", ".join("?" * len(args))
+        await self._db.batch(
+            [(f"INSERT INTO audit ({_AUDIT}) VALUES ({marks})", args)], serial="audit"
+        )
 
     async def audit(
         self, reg_ids: list[str] | None = None, *, after: int = 0, limit: int = 1000
     ) -> list[AuditEntry]:
         """Entries with an id above ``after``, oldest first, at most ``limit``;
         ``reg_ids``: only those registrations' (None: all)."""
+        if reg_ids is not None and not reg_ids:
+            return []
+        where, args = "id > ?", [after]
+        if reg_ids is not None:
+            among, more = self._db.dialect.one_of("reg_id", reg_ids)
+            where, args = f"{among} AND {where}", [*more, after]
+        rows = await self._db.rows(
+            f"SELECT id, {_AUDIT} FROM audit WHERE {where} ORDER BY id LIMIT ?", (*args, limit)
+        )
+        return [_audit(r) for r in rows]
+
+
+_HELD = "SELECT reg_id FROM leases WHERE holder = ? ORDER BY reg_id"
+
+
+def _may(name: str | None, args: list[Any]) -> str:
+    """SQL: may ``name`` answer prompt ``p`` (the rule of :func:`_schema.audience`)?"""
+    if name is None:
+        return "(p.named = 0 AND p.needed <= 1)"
+    args.append(name)
+    return (
+        "(p.named = 0 OR EXISTS (SELECT 1 FROM audience a WHERE a.reg_id = p.reg_id "
+        "AND a.prompt_id = p.prompt_id AND a.name = ?))"
+    )
+
+
+def _selection(query: OpenQuery) -> tuple[str, list[Any]]:
+    """SQL for the prompts ``query`` selects (``p``: prompts, ``r``: registrations)."""
+    args: list[Any] = []
+    where = ["p.closed IS NULL"]
+    if query.agent is not None:
+        where.append("r.agent_url = ?")
+        args.append(query.agent)
+    if query.due_before is not None:
+        where.append("p.deadline IS NOT NULL AND p.deadline <= ?")
+        args.append(query.due_before)
+    if not query.see_all:
+        if query.viewer is None:
+            where.append(_may(None, args))
+        else:
+            args.append(query.viewer)
+            where.append(f"(r.registrant = ? OR {_may(query.viewer, args)})")
+    if query.for_responder:
+        where.append(_may(query.responder, args))
+    return " AND ".join(where), args
+
+
+def _prompt(row: Sequence[Any]) -> PromptRow:
+    reg_id, prompt_id, context_id, envelope, deadline, first_seen, closed = row
+    return PromptRow(
+        reg_id, prompt_id, context_id, json.loads(envelope), deadline, first_seen, closed
+    )
+
+
+def _forward(row: Sequence[Any]) -> Forward:
+    reg_id, prompt_id, message_id, payload, responders, state, detail, at, owner = row
+    return Forward(
+        reg_id, prompt_id, message_id, payload, json.loads(responders), state, detail, at, owner
+    )
+
+
+def _audit(row: Sequence[Any]) -> AuditEntry:
+    """A stored entry: its id, then the columns of :data:`_AUDIT`."""
+    id_, at, reg_id, task_id, agent_url, prompt_id, responder, display, *more = row
+    action, status, reason, payload_sha256, schema_sha256, responders, reply = more
+    return AuditEntry(
+        at,
+        reg_id,
+        task_id,
+        agent_url,
+        prompt_id,
+        responder,
+        display,
+        action,
+        status,
+        reason,
+        payload_sha256,
+        schema_sha256,
+        json.loads(responders),
+        None if reply is None else json.loads(reply),
+        int(id_),
+    )

@@ -20,7 +20,6 @@ from hitl_nb.spec import parse_responders
 __all__ = [
     "NO_NAMES",
     "Caller",
-    "audience",
     "inbox_order",
     "prompt_view",
     "refusal",
@@ -49,15 +48,6 @@ class Caller:
 def responder_gate(envelope: dict[str, Any]) -> ResponderGate:
     """The S-3 gate of a stored envelope (unknown patterns ignored)."""
     return ResponderGate(parse_responders(envelope.get("allowed_responders")))
-
-
-def audience(envelope: dict[str, Any]) -> tuple[list[str], int]:
-    """Who may answer a stored envelope, as the stores index it: the names of its
-    ``specific:<id>`` entries (empty: any named user) and how many must agree. A caller
-    may answer when named and in the names (or there are none); an unnamed caller only
-    when there are no names and one answer is enough (:func:`refusal`'s rule)."""
-    gate = responder_gate(envelope)
-    return sorted(gate.specific), gate.needed
 
 
 def refusal(gate: ResponderGate, caller: Caller) -> str | None:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import subprocess
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ import psycopg
 import pytest
 
 from hitl_nb.gateway import SCHEMA_VERSION, GatewayStore, OpenQuery, PostgresStore, SQLiteStore
-from hitl_nb.gateway._sqlite import migrate
+from tests.gateway.schema3 import make as schema3
 from tests.helpers import postgres
 
 ANY = {"prompt_id": "p-any", "prompt": "Anyone?", "response_schema": {"type": "object"}}
@@ -51,8 +53,10 @@ V2_ROWS: list[tuple[str, tuple[Any, ...]]] = [
 
 def _old_sqlite(folder: Path) -> Callable[[], GatewayStore]:
     path = folder / "v2.sqlite"
+    made = SQLiteStore(path, upto=2)
+    assert made.found_version == 0
+    asyncio.run(made.close())
     db = sqlite3.connect(path, isolation_level=None)
-    assert migrate(db, upto=2) == 0
     for sql, args in V2_ROWS:
         db.execute(sql, args)
     db.close()
@@ -108,6 +112,100 @@ def test_a_version_2_database_is_brought_to_version_3_keeping_its_rows(
         assert ids(anonymous) == ["p-any"]
         # The new tables work: the registration is leased to the one replica.
         assert await store.hold_leases("me", 30.0) == {"r1"}
+        await store.close()
+        again = opener()
+        await again.open()
+        assert again.found_version == SCHEMA_VERSION  # nothing more to do
+        await again.close()
+
+    asyncio.run(go())
+
+
+# -- databases written by version 3 (tests/gateway/schema3: made by that version's stores)
+
+SCHEMA3 = Path(__file__).parent / "schema3"
+
+
+def _schema3_sqlite(folder: Path) -> Path:
+    path = folder / "v3.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript((SCHEMA3 / "sqlite.sql").read_text(encoding="utf-8"))
+    db.close()
+    return path
+
+
+def _schema3_postgres(request: pytest.FixtureRequest) -> str:
+    cluster: postgres.Cluster = request.getfixturevalue("pg_cluster")
+    url = cluster.database("schema3")
+    subprocess.run(
+        [str(cluster.bin / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url]
+        + ["-f", str(SCHEMA3 / "postgresql.sql")],
+        check=True,
+        capture_output=True,
+    )
+    return url
+
+
+async def _raw(where: Path | str) -> dict[str, Any]:
+    """The rows the interface does not read back, straight from the database."""
+    if isinstance(where, Path):
+        with closing(sqlite3.connect(where)) as db:
+            rows = {k: db.execute(q).fetchall() for k, q in schema3.RAW_SQL.items()}
+    else:
+        async with await psycopg.AsyncConnection.connect(where) as conn:
+            rows = {}
+            for k, q in schema3.RAW_SQL.items():
+                cur = await conn.execute(q)
+                rows[k] = await cur.fetchall()
+    return schema3.raw(rows)
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_a_version_3_database_is_brought_up_to_date_with_nothing_lost(
+    database: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    where = _schema3_sqlite(tmp_path) if database == "sqlite" else _schema3_postgres(request)
+
+    def opener() -> GatewayStore:
+        return SQLiteStore(where) if isinstance(where, Path) else PostgresStore(where)
+
+    expected = json.loads((SCHEMA3 / "readback.json").read_text(encoding="utf-8"))
+
+    async def go() -> None:
+        store = opener()
+        await store.open()
+        assert store.found_version == 3
+        # Every row reads back with the values version 3 read: registrations, prompts,
+        # ballots, forwards, push secrets, the audit trail, and who sees and may answer
+        # what in every listing.
+        got = await schema3.read(store)
+        got["raw"] = await _raw(where)
+        for key in expected:
+            assert got[key] == expected[key], key
+        # Forwards in doubt: a dead replica's and an unowned one are adopted, a live
+        # replica's is not; the dead replica's leases are taken, the live one's kept.
+        adopted = await store.adopt_forwards("replica-new")
+        assert sorted(f.prompt_id for f in adopted) == ["p-doubt", "p-doubt-dead"]
+        assert await store.hold_leases("replica-new", 30.0) == {"r-bob", "r-quote"}
+        # Open prompts are still answered as before: a ballot joins the ones cast, a
+        # forward is claimed once, and not where one was claimed before.
+        ballots = await store.cast_ballot("r-team", "p-two", "dave", '{"alpha":true}')
+        assert [b.responder for b in ballots] == ["carol", "dave"]
+        assert await store.begin_forward("r-team", "p-two", "m", "{}", ["carol", "dave"])
+        assert await store.begin_forward("r-team", "p-forwarded", "m", "{}", ["x"]) is None
+        assert await store.begin_forward("r-team", "p-doubt", "m", "{}", ["x"]) is None
+        assert await store.begin_forward("r-team", "p-dropped", "m2", "{}", ["bob"])
+        # Push secrets stay; the audit trail goes on after its last id.
+        assert await store.ensure_push_secret("r-team", "other") == "secret-team-0123456789"
+        await store.add_audit(schema3.audit_entries()[0])
+        assert [e.id for e in await store.audit(None, after=10)] == [11]
+        # A new prompt for named people is listed for them alone.
+        env = schema3.envelope("p-new", ["specific:o'brien", "specific:zoë"], None)
+        await store.see_prompt("r-bob", "p-new", None, env, None)
+        for name, listed in [("zoë", True), ("o'brien", True), ("bob", False), (None, False)]:
+            query = OpenQuery(None, see_all=True, for_responder=True, responder=name)
+            page, _ = await store.list_open(query, 1000)
+            assert ("p-new" in [i.row.prompt_id for i in page]) is listed, name
         await store.close()
         again = opener()
         await again.open()

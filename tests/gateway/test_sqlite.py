@@ -45,7 +45,7 @@ def test_a_new_file_starts_at_the_latest_version(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "new.sqlite")
     assert store.found_version == 0
     asyncio.run(store.close())
-    assert _version(tmp_path / "new.sqlite") == SCHEMA_VERSION == 3
+    assert _version(tmp_path / "new.sqlite") == SCHEMA_VERSION == 4
 
 
 def test_a_file_of_the_first_layout_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None:
@@ -98,14 +98,13 @@ def test_a_file_locked_by_another_process_is_unavailable_and_unchanged(tmp_path:
     path = tmp_path / "gateway.sqlite"
 
     async def go() -> None:
-        store = SQLiteStore(path)
+        store = SQLiteStore(path, timeout=0.05)  # not the 10 s a service waits
         await store.open()
         reg = await store.add_registration(
             Registration("r1", "http://agent.invalid", "t1", "Alice", 1.0, "alice")
         )
         await store.see_prompt(reg.id, "p1", None, {"prompt_id": "p1", "prompt": "?"}, None)
         assert await store.begin_forward(reg.id, "p1", "m1", "{}", ["alice"])
-        store._db.execute("PRAGMA busy_timeout=50")  # not the 10 s a service waits
         other = sqlite3.connect(path, isolation_level=None)
         other.execute("BEGIN IMMEDIATE")  # another writer holds the file
         try:

@@ -251,6 +251,46 @@ def test_the_audit_trail_is_appended_in_order_filtered_and_paged(opener: Opener)
     run(go())
 
 
+HOSTILE = [
+    "o'brien",
+    'say "hi"',
+    "back\\slash",
+    "semi; DROP TABLE ballots; --",
+    "%s %(x)s ?",
+    "é🚀",
+]
+
+
+def test_text_that_looks_like_sql_is_kept_as_it_is(opener: Opener) -> None:
+    # Every statement of a batch (PostgreSQL binds their parameters client-side) and
+    # every single one: quotes, backslashes, parameter markers, unicode, kept exactly.
+    async def go() -> None:
+        store = opener()
+        reg = await _seeded(store)
+        for i, text in enumerate(HOSTILE):
+            ballots = await store.cast_ballot(reg.id, "p1", text, f'{{"t":"{i}{text}"}}')
+            assert ballots[-1].responder == text and ballots[-1].payload.endswith(f'{text}"}}')
+            await store.add_audit(_entry(reg.id, text, responder=text))
+        assert await store.ensure_push_secret(reg.id, HOSTILE[3]) == HOSTILE[3]
+        assert [b.responder for b in await store.ballots(reg.id, "p1")] == HOSTILE
+        entries = await store.audit([reg.id])
+        assert [(e.action, e.responder) for e in entries] == [(t, t) for t in HOSTILE]
+        await store.see_prompt(reg.id, "p2", None, _env("p2", [f"specific:{HOSTILE[3]}"]), None)
+        assert await store.begin_forward(reg.id, "p2", HOSTILE[4], HOSTILE[5], HOSTILE)
+        await store.finish_forward(reg.id, "p2", "failed", HOSTILE[0], closed=HOSTILE[1])
+        row, fwd = await store.prompt_and_forward(reg.id, "p2")
+        assert row is not None and row.closed == HOSTILE[1]
+        assert fwd is not None and (fwd.message_id, fwd.payload, fwd.responders, fwd.detail) == (
+            HOSTILE[4],
+            HOSTILE[5],
+            HOSTILE,
+            HOSTILE[0],
+        )
+        await store.close()
+
+    run(go())
+
+
 # -- listings in the database (who sees what, in which order) --------------------------
 
 
@@ -376,13 +416,14 @@ def test_a_stopped_replicas_forward_is_adopted_by_one_other(opener: Opener) -> N
         store = opener()
         await _seeded(store)
         await store.see_prompt("r1", "p2", None, _env("p2"), None)
-        await store.hold_leases("A", 0.3)
-        await store.hold_leases("B", 30.0)
-        await store.hold_leases("C", 30.0)
+        for replica in "ABC":
+            await store.hold_leases(replica, 30.0)
         assert await store.begin_forward("r1", "p1", "m1", "{}", ["u"], owner="A")
         assert await store.begin_forward("r1", "p2", "m2", "{}", ["u"], owner="B")
         assert await store.adopt_forwards("C") == []  # A and B are alive
-        await asyncio.sleep(0.4)  # A's heartbeat stops
+        # A's heartbeat stops: its last one lasts 0.1 s, and more than that passes.
+        await store.hold_leases("A", 0.1)
+        await asyncio.sleep(0.2)
         got = await asyncio.gather(store.adopt_forwards("B"), store.adopt_forwards("C"))
         adopted = [f.prompt_id for fs in got for f in fs if f.prompt_id == "p1"]
         assert adopted == ["p1"]  # one adopter

@@ -45,7 +45,8 @@ async def test_unauthenticated_requests_get_403(api: Any) -> None:
         assert answer["message"]  # a JSON body saying why, not a login page
 
 
-async def test_cookie_authenticated_post_needs_xsrf(jp_fetch: Any) -> None:
+async def test_cookie_authenticated_post_needs_xsrf(gateway: Any, jp_fetch: Any) -> None:
+    # ``gateway``: the server's gateway is stopped after the test (its rounds with it).
     # A logged-in browser (cookie) must not be made to drive the agent by another site:
     # without the XSRF token pair the POST is refused before the agent sees it.
     message = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "approval"}]}

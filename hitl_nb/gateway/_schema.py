@@ -1,0 +1,212 @@
+"""The gateway's schema, declared once for SQLite and PostgreSQL, and its versions.
+
+A database records the version it has (SQLite: ``PRAGMA user_version``; PostgreSQL: the
+table ``hitl_schema``) and is brought up to date when opened: every step from the one it
+has to :data:`SCHEMA_VERSION`, in one transaction with the version written (both
+databases' DDL is transactional: a failed step leaves the database as it was), under a
+lock (two replicas starting together migrate once). A new database runs every step.
+
+- 1: registrations, prompts, ballots, forwards, push (the first layout, unversioned in
+  SQLite files);
+- 2: ``registrations.registrant`` (the user name that registered a task, for who may
+  read its audit trail) and the ``audit`` table;
+- 3: replicas on one database and listings in SQL: ``replicas`` (heartbeats),
+  ``leases`` (which replica watches a task), ``forwards.owner``,
+  ``registrations.ended`` (a finished task nobody watches), who may answer each prompt
+  and the index of open prompts in listing order;
+- 4: who may answer, one layout on both databases (version 3 kept it as an array in
+  PostgreSQL): ``prompts.needed`` (how many must agree), ``prompts.named`` (1: only the
+  names in ``audience`` may answer) and ``audience`` (reg_id, prompt_id, name), filled
+  again from the stored envelopes.
+
+Types are the same on both (``text``, ``double precision`` for times in epoch seconds,
+JSON kept as ``text`` byte for byte: a response_schema's field order is part of the
+prompt), but for ids (``{id}``: byte order on both) and the audit trail's ids
+(``{serial}``); see :mod:`hitl_nb.gateway._sql`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hitl_nb.gateway._sql import Dialect, Session
+from hitl_nb.policy import ResponderGate
+from hitl_nb.spec import parse_responders
+
+__all__ = ["SCHEMA_VERSION", "audience", "upgrade"]
+
+#: Push secrets: in version 1's layout, and again (for files of the unnumbered first layout
+#: made before it had them) in version 2.
+_PUSH = """
+CREATE TABLE IF NOT EXISTS push (
+    reg_id {id} PRIMARY KEY,
+    secret text NOT NULL,
+    configured double precision,
+    received bigint NOT NULL DEFAULT 0
+)
+"""
+
+_V1 = (
+    """
+CREATE TABLE IF NOT EXISTS registrations (
+    id {id} PRIMARY KEY,
+    agent_url text NOT NULL,
+    task_id text NOT NULL,
+    registered_by text NOT NULL,
+    created double precision NOT NULL,
+    UNIQUE (agent_url, task_id)
+);
+CREATE TABLE IF NOT EXISTS prompts (
+    reg_id {id} NOT NULL REFERENCES registrations(id),
+    prompt_id {id} NOT NULL,
+    context_id text,
+    envelope text NOT NULL,
+    deadline double precision,
+    first_seen double precision NOT NULL,
+    closed text,
+    PRIMARY KEY (reg_id, prompt_id)
+);
+CREATE TABLE IF NOT EXISTS ballots (
+    reg_id {id} NOT NULL,
+    prompt_id {id} NOT NULL,
+    responder {id} NOT NULL,
+    payload text NOT NULL,
+    at double precision NOT NULL,
+    PRIMARY KEY (reg_id, prompt_id, responder)
+);
+CREATE TABLE IF NOT EXISTS forwards (
+    reg_id {id} NOT NULL,
+    prompt_id {id} NOT NULL,
+    message_id text NOT NULL,
+    payload text NOT NULL,
+    responders text NOT NULL,
+    state text NOT NULL,
+    detail text,
+    at double precision NOT NULL,
+    PRIMARY KEY (reg_id, prompt_id)
+);
+"""
+    + _PUSH
+)
+
+_V2 = (
+    "ALTER TABLE registrations ADD COLUMN registrant text;"
+    + _PUSH
+    + """;
+CREATE TABLE audit (
+    id {serial},
+    at double precision NOT NULL,
+    reg_id {id} NOT NULL,
+    task_id text NOT NULL,
+    agent_url text NOT NULL,
+    prompt_id text NOT NULL,
+    responder text,
+    display text,
+    action text NOT NULL,
+    status integer NOT NULL,
+    reason text,
+    payload_sha256 text,
+    schema_sha256 text,
+    responders text NOT NULL,
+    agent_reply text
+);
+CREATE INDEX audit_by_registration ON audit (reg_id, id)
+"""
+)
+
+#: Who may answer, and open prompts in listing order (versions 3 and 4).
+_AUDIENCE = """
+CREATE TABLE IF NOT EXISTS audience (
+    reg_id {id} NOT NULL,
+    prompt_id {id} NOT NULL,
+    name {id} NOT NULL,
+    PRIMARY KEY (reg_id, prompt_id, name)
+);
+CREATE INDEX IF NOT EXISTS prompts_open
+    ON prompts ((deadline IS NULL), deadline, first_seen, prompt_id) WHERE closed IS NULL
+"""
+
+_V3 = (
+    """
+ALTER TABLE registrations ADD COLUMN ended double precision;
+ALTER TABLE prompts ADD COLUMN needed integer NOT NULL DEFAULT 1;
+ALTER TABLE prompts ADD COLUMN named integer NOT NULL DEFAULT 0;
+ALTER TABLE forwards ADD COLUMN owner text NOT NULL DEFAULT '';
+CREATE TABLE replicas (
+    id text PRIMARY KEY,
+    started double precision NOT NULL,
+    expires double precision NOT NULL
+);
+CREATE TABLE leases (
+    reg_id {id} PRIMARY KEY,
+    holder text NOT NULL,
+    expires double precision NOT NULL
+);
+CREATE INDEX leases_by_holder ON leases (holder);
+CREATE INDEX forwards_unsettled ON forwards (owner) WHERE state = 'forwarding';
+"""
+    + _AUDIENCE
+)
+
+
+def audience(envelope: dict[str, Any]) -> tuple[list[str], int]:
+    """Who may answer a stored envelope, as the store keeps it: the names of its
+    ``specific:<id>`` entries (empty: any named user) and how many must agree. A caller
+    may answer when named and in the names (or there are none); an unnamed caller only
+    when there are no names and one answer is enough (the rule of
+    :func:`hitl_nb.gateway._views.refusal`)."""
+    gate = ResponderGate(parse_responders(envelope.get("allowed_responders")))
+    return sorted(gate.specific), gate.needed
+
+
+async def _fill_audience(tx: Session) -> None:
+    """Version 4's data step: who may answer each stored prompt, from its envelope."""
+    await tx.rows("DELETE FROM audience")
+    counts: list[tuple[int, int, str, str]] = []
+    names: list[tuple[str, str, str]] = []
+    for reg_id, prompt_id, envelope in await tx.rows(
+        "SELECT reg_id, prompt_id, envelope FROM prompts"
+    ):
+        who, needed = audience(json.loads(envelope))
+        counts.append((needed, int(bool(who)), reg_id, prompt_id))
+        names += [(reg_id, prompt_id, name) for name in who]
+    await tx.many(
+        "UPDATE prompts SET needed = ?, named = ? WHERE reg_id = ? AND prompt_id = ?", counts
+    )
+    await tx.many("INSERT INTO audience (reg_id, prompt_id, name) VALUES (?, ?, ?)", names)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One version's step from the one before: its statements, then (if any) what it
+    does to the rows in Python."""
+
+    statements: str
+    data: Callable[[Session], Awaitable[None]] | None = None
+
+
+#: Index 0: from nothing to version 1.
+_STEPS = (_Step(_V1), _Step(_V2), _Step(_V3), _Step("{v4};" + _AUDIENCE, _fill_audience))
+#: The schema version this code writes.
+SCHEMA_VERSION = len(_STEPS)
+
+
+async def upgrade(tx: Session, dialect: Dialect, where: str, had: int, upto: int) -> None:
+    """Bring a database of version ``had`` to ``upto`` in the transaction ``tx`` (the
+    caller holds the schema's lock and records ``upto`` after)."""
+    if had > SCHEMA_VERSION:
+        raise RuntimeError(
+            f"{where} has schema version {had}, newer than this hitl-nb "
+            f"({SCHEMA_VERSION}): upgrade hitl-nb"
+        )
+    for version in range(had + 1, upto + 1):
+        step = _STEPS[version - 1]
+        text = step.statements.replace("{v4}", dialect.v4)
+        for statement in text.split(";"):
+            if statement.strip():
+                await tx.rows(statement)
+        if step.data is not None:
+            await step.data(tx)
