@@ -21,6 +21,11 @@ task is shown WORKING: a refusal of LangGraph's within that time is answered 422
 the task still waiting (the executor emitted nothing). One after it (a node that works
 long before its ``interrupt()``) asks the question again, under a new prompt_id, with the
 errors in the message.
+
+On Python 3.10 the graph runs through its synchronous API in a worker thread: LangGraph's
+``interrupt()`` finds its run in a context variable, which asyncio hands to new tasks only
+from Python 3.11 on, so an async run on 3.10 fails in every node that asks. The graph's
+nodes are then plain functions there (LangGraph's own limit for async nodes that ask).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -175,7 +181,14 @@ class GraphExecutor(AgentExecutor):
         await self._settle(config, updater)
 
     async def _drain(self, given: Any, config: dict[str, Any]) -> None:
+        if sys.version_info < (3, 11):  # the module says why
+            await asyncio.to_thread(self._drain_in_thread, given, config)
+            return
         async for _ in self.graph.astream(given, config, stream_mode="updates"):
+            pass
+
+    def _drain_in_thread(self, given: Any, config: dict[str, Any]) -> None:
+        for _ in self.graph.stream(given, config, stream_mode="updates"):
             pass
 
     async def _settle(self, config: dict[str, Any], updater: TaskUpdater) -> None:
