@@ -6,7 +6,11 @@
   status (``ok``, ``connecting``, ``unavailable`` and why), who the server takes the
   user for (``me``) and the kernel that draws the answer cards (``kernel``);
 - ``GET hitl/lab/prompts/<registration>/<prompt_id>``: one prompt as the gateway shows
-  it, with its whole question (a list carries the first 1,000 characters).
+  it, with its whole question (a list carries the first 1,000 characters);
+- ``POST hitl/lab/places`` ``{"agent_url", "task_id", "kernel_id", "cell_id"}``: a
+  kernel of this server says which notebook cell shows a task's cards
+  (:mod:`hitl_nb.notebook._announce`); each listed prompt of that task then carries
+  ``place`` (the kernel and the cell) while the kernel runs: the panel's "Show card".
 
 Both are behind the server's login and the Authorizer's ``hitl`` resource, like the
 gateway's API. Pages learn that something changed from the event bus: an event of
@@ -21,9 +25,11 @@ server's environment: the hub's hitl service on a JupyterHub that runs it, or
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import time
+from collections import OrderedDict
 from typing import Any
 
 from jupyter_server.auth.decorator import authorized
@@ -76,6 +82,14 @@ EVENT_SCHEMA: dict[str, Any] = {
 FIRST_WAIT = 5.0
 #: A relay no page asked for in this many seconds stops (a page asking starts it again).
 IDLE_RELAY = 3600.0
+#: The places of cards kept (the oldest go first).
+MAX_PLACES = 10_000
+#: The longest ids a place may have.
+_LIMITS = {"agent_url": 2048, "task_id": 256, "kernel_id": 128, "cell_id": 256}
+
+
+def _task_key(agent_url: str, task_id: str) -> tuple[str, str]:
+    return agent_url.strip().rstrip("/"), task_id
 
 
 def _discover() -> GatewayInfo | RemoteSource | None:
@@ -110,6 +124,8 @@ class LabFeeds:
         self.serverapp = serverapp
         self.gateway = gateway
         self._relays: dict[str, Relay] = {}
+        #: Which cell of which kernel shows a task's cards, by (agent URL, task id).
+        self._places: OrderedDict[tuple[str, str], dict[str, str]] = OrderedDict()
         self._remote: RemoteSource | None = None
         self._decided: asyncio.Future[None] | None = None
         logger = getattr(serverapp, "event_logger", None)
@@ -169,6 +185,36 @@ class LabFeeds:
                 del self._relays[key]
                 await relay.stop()
 
+    def place(self, agent_url: str, task_id: str, kernel_id: str, cell_id: str) -> None:
+        """A kernel of this server shows the task's cards in this cell: the pages read
+        the task's prompts again, now with their ``place``."""
+        key = _task_key(agent_url, task_id)
+        self._places[key] = {"kernel_id": kernel_id, "cell_id": cell_id}
+        self._places.move_to_end(key)
+        while len(self._places) > MAX_PLACES:
+            self._places.popitem(last=False)
+        for relay in self._relays.values():
+            relay.touch(lambda item: _task_key(item["agent_url"], item["task_id"]) == key)
+
+    def placed(self, item: dict[str, Any]) -> dict[str, Any]:
+        """``item`` with the place of its card, when a running kernel of this server
+        said where it is."""
+        agent, task = item.get("agent_url"), item.get("task_id")
+        if not isinstance(agent, str) or not isinstance(task, str):
+            return item
+        where = self._places.get(_task_key(agent, task))
+        if where is None or not self.running(where["kernel_id"]):
+            return item
+        return {**item, "place": dict(where)}
+
+    def running(self, kernel_id: str) -> bool:
+        """Does a kernel with this id run in this server?"""
+        manager = getattr(self.serverapp, "kernel_manager", None)
+        try:
+            return manager is not None and kernel_id in manager
+        except Exception:
+            return False
+
     async def close(self) -> None:
         """Stop every relay."""
         relays, self._relays = list(self._relays.values()), {}
@@ -203,6 +249,9 @@ class PromptsRoute(APIHandler):
         caller = caller_of(self)
         relay = await self.feeds.relay(caller)
         body = relay.since(epoch, since)
+        for name in ("items", "upsert"):
+            if name in body:
+                body[name] = [self.feeds.placed(item) for item in body[name]]
         body["me"] = _me(caller)
         body["kernel"] = self.feeds.kernel_name
         self.set_header("Cache-Control", "no-store")
@@ -237,6 +286,47 @@ class PromptRoute(APIHandler):
         self.finish({"prompt": view})
 
 
+class PlacesRoute(APIHandler):
+    """``POST hitl/lab/places``: a kernel says which cell shows a task's cards."""
+
+    auth_resource = AUTH_RESOURCE
+
+    def initialize(self, feeds: LabFeeds) -> None:
+        """Tornado hook: the relays."""
+        self.feeds = feeds
+
+    def _refuse(self, status: int, message: str) -> None:
+        self.set_status(status)
+        self.finish({"error": status, "message": message})
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        """Keep the place (204), or say what was wrong with it (400, 404)."""
+        raw = self.request.body or b""
+        if len(raw) > 16 * 1024:
+            self._refuse(413, "a place is a few hundred bytes; this body is too large")
+            return
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        if not isinstance(body, dict) or set(body) != set(_LIMITS):
+            self._refuse(400, "send a JSON object with agent_url, task_id, kernel_id, cell_id")
+            return
+        for name, most in _LIMITS.items():
+            value = body[name]
+            if not isinstance(value, str) or not 0 < len(value) <= most:
+                self._refuse(400, f"{name} must be a string of 1 to {most} characters")
+                return
+        if not self.feeds.running(body["kernel_id"]):
+            self._refuse(404, "no kernel with that id runs in this server")
+            return
+        self.feeds.place(body["agent_url"], body["task_id"], body["kernel_id"], body["cell_id"])
+        self.set_status(204)
+        self.finish()
+
+
 _SEG = r"([A-Za-z0-9_.:-]{1,256})"
 
 
@@ -246,5 +336,6 @@ def lab_handlers(root: str, feeds: LabFeeds) -> list[tuple[str, type, dict[str, 
     kw = {"feeds": feeds}
     return [
         (f"{root}/prompts", PromptsRoute, kw),
+        (f"{root}/places", PlacesRoute, kw),
         (f"{root}/prompts/{_SEG}/{_SEG}", PromptRoute, kw),
     ]

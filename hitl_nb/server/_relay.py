@@ -335,6 +335,13 @@ class Relay:
             self._log_from = self._log.popleft()[0]
         self._tell()
 
+    def touch(self, which: Callable[[dict[str, Any]], bool]) -> None:
+        """Pages read these items again (what the host adds to them changed: where
+        their card is)."""
+        keys = [key for key, item in self.items.items() if which(item)]
+        if keys:
+            self._bump(keys)
+
     def _tell(self) -> None:
         try:
             self._announce({"feed": self.feed, "epoch": self.epoch, "seq": self.seq})
@@ -352,6 +359,7 @@ class Relay:
             "status": dict(self.status),
             "source": {"kind": self.source.kind, "where": self.source.where},
             "total": self.total,
+            "now": time.time(),  # deadlines are this clock's: a page corrects for its own
         }
         if epoch == self.epoch and seq is not None and self._log_from <= seq <= self.seq:
             keys = {key for at, key in self._log if at > seq}
