@@ -313,5 +313,3 @@ def test_serving_the_feed_pings_when_quiet_and_lets_go_of_the_follower() -> None
         assert feed.followers == 0
 
     asyncio.run(main())
-
-

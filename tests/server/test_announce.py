@@ -82,7 +82,9 @@ def test_a_direct_card_is_watched_shown_where_it_is_and_told_of_the_panels_answe
                 )
                 assert place["cell_id"] == "cell-of-the-card"
                 with server_kernel(url, TOKEN, runtime) as panel:
-                    code = PANEL.format(registration=item["registration"], prompt_id=item["prompt_id"])
+                    code = PANEL.format(
+                        registration=item["registration"], prompt_id=item["prompt_id"]
+                    )
                     answered = result_of(panel(code))
                 assert answered["status"] == "accepted", answered
                 told = until(
@@ -90,8 +92,8 @@ def test_a_direct_card_is_watched_shown_where_it_is_and_told_of_the_panels_answe
                     what="the first card's outcome",
                 )
                 assert told["outcome"] == "accepted", told
-                assert "answered through the Jupyter server as the server's user" in (
-                    told["message"]
+                assert (
+                    "answered through the Jupyter server as the server's user" in (told["message"])
                 )
                 until(lambda: _listing(url)["items"] == [], what="the prompt leaving")
         answers = asyncio.run(answers_at_agent(agent.url, item["task_id"]))

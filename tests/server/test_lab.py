@@ -5,7 +5,6 @@ requests without a login or with hostile arguments."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
