@@ -3,9 +3,11 @@
  *
  * - One notification per new prompt for this user ("Answer", and "Show card" when its
  *   card is in a notebook open here); prompts that are not this user's are not told.
- * - Bursts coalesce: prompts that come together are one notification that says how
- *   many, and more that come while it is still up update it ("50 new prompts for
- *   you"), with "Open the prompts panel".
+ * - Bursts coalesce: prompts that come together (or within 3 s of the last one told)
+ *   are one notification that says how many ("50 prompts for you came in"), with "Open
+ *   the prompts panel", and every prompt that comes while it is up makes its count
+ *   grow. At most 3 notifications a minute: an agent that asks again and again (10,000
+ *   prompts, one by one) makes one notification, not a storm.
  * - A reminder before the deadline (`reminderMinutes`, 5 by default); prompts due at
  *   about the same time are one reminder. A new prompt first seen closer to its
  *   deadline than that gets none (its notification says the time left); one already
@@ -40,8 +42,11 @@ export const DEFAULT_SETTINGS: INotifierSettings = {
   titleCount: true
 };
 
-/** A burst's notification takes the prompts that come within this many ms. */
-const BURST_MS = 30_000;
+/** A prompt this soon after the last one told joins it in one notification (ms). */
+const BURST_MS = 3_000;
+/** At most this many notifications a minute; more prompts join one that says how many. */
+const RATE_LIMIT = 3;
+const RATE_WINDOW_MS = 60_000;
 /** The room a question has in a notification's 140 characters. */
 const QUESTION_ROOM = 72;
 
@@ -109,46 +114,67 @@ export class Notifier {
 
   private _tell(fresh: IPromptItem[]): void {
     const now = Date.now();
+    const shown = (id: string | undefined): id is string =>
+      id !== undefined && Notification.manager.has(id);
     const burst = this._burst;
-    if (
-      burst &&
-      now - burst.at < BURST_MS &&
-      Notification.manager.has(burst.id)
-    ) {
-      burst.count += fresh.length;
-      burst.at = now;
-      Notification.update({
-        id: burst.id,
-        message: `${prompts(burst.count)} for you came in just now`,
-        type: 'info',
-        autoClose: false,
-        actions: [this._openPanel()]
-      });
-      for (const item of fresh) {
-        this._byKey.set(item.key, burst.id);
-      }
+    if (burst && shown(burst.id)) {
+      // A burst's notification takes every prompt that comes while it is up.
+      this._grow(burst, fresh);
       return;
     }
-    let id: string;
-    if (fresh.length === 1) {
+    this._recent = this._recent.filter(at => now - at < RATE_WINDOW_MS);
+    const single = this._lastSingle;
+    const joins =
+      single !== null && now - single.at < BURST_MS && shown(single.id);
+    if (fresh.length === 1 && !joins && this._recent.length < RATE_LIMIT) {
       const item = fresh[0];
-      id = Notification.info(this._single('A prompt for you', item), {
+      const id = Notification.info(this._single('A prompt for you', item), {
         autoClose: false,
         actions: this._actions(item)
       });
-    } else {
-      id = Notification.info(
-        `${prompts(fresh.length)} for you came in just now`,
-        {
-          autoClose: false,
-          actions: [this._openPanel()]
-        }
-      );
+      this._lastSingle = { id, at: now };
+      this._recent.push(now);
+      this._byKey.set(item.key, id);
+      return;
     }
-    this._burst = { id, at: now, count: fresh.length };
+    if (joins && single !== null) {
+      // The prompt told a moment ago and these: one notification that says how many.
+      const grown = { id: single.id, count: 1 };
+      this._burst = grown;
+      this._lastSingle = null;
+      this._grow(grown, fresh);
+      return;
+    }
+    const id = Notification.info(this._burstWords(fresh.length), {
+      autoClose: false,
+      actions: [this._openPanel()]
+    });
+    this._burst = { id, count: fresh.length };
+    this._recent.push(now);
     for (const item of fresh) {
       this._byKey.set(item.key, id);
     }
+  }
+
+  private _grow(
+    burst: { id: string; count: number },
+    fresh: IPromptItem[]
+  ): void {
+    burst.count += fresh.length;
+    Notification.update({
+      id: burst.id,
+      message: this._burstWords(burst.count),
+      type: 'info',
+      autoClose: false,
+      actions: [this._openPanel()]
+    });
+    for (const item of fresh) {
+      this._byKey.set(item.key, burst.id);
+    }
+  }
+
+  private _burstWords(count: number): string {
+    return `${prompts(count)} for you came in`;
   }
 
   private _single(lead: string, item: IPromptItem): string {
@@ -287,7 +313,9 @@ export class Notifier {
   private _reminded = new Set<string>();
   private _byKey = new Map<string, string>();
   private _reminders: string[] = [];
-  private _burst: { id: string; at: number; count: number } | null = null;
+  private _burst: { id: string; count: number } | null = null;
+  private _lastSingle: { id: string; at: number } | null = null;
+  private _recent: number[] = [];
   private _timer = 0;
   private _observer: MutationObserver | null = null;
 }
