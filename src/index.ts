@@ -18,6 +18,7 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
@@ -70,14 +71,20 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
     'The prompts panel: open prompts, answered with the notebook’s own card.',
   autoStart: true,
   requires: [IPrompts, IRenderMimeRegistry],
-  optional: [INotebookTracker, ILayoutRestorer, ISettingRegistry],
+  optional: [
+    INotebookTracker,
+    ILayoutRestorer,
+    ISettingRegistry,
+    ICommandPalette
+  ],
   activate: (
     app: JupyterFrontEnd,
     model: IPrompts,
     rendermime: IRenderMimeRegistry,
     tracker: INotebookTracker | null,
     restorer: ILayoutRestorer | null,
-    registry: ISettingRegistry | null
+    registry: ISettingRegistry | null,
+    palette: ICommandPalette | null
   ): void => {
     const wanted = new URLSearchParams(window.location.search).get(
       URL_PARAMETER
@@ -120,6 +127,7 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
         app.shell.activateById(panel.id);
       }
     });
+    palette?.addItem({ command: CommandIDs.openPanel, category: 'Prompts' });
     commands.addCommand(CommandIDs.answer, {
       label: 'Answer a Prompt',
       execute: async args => {
