@@ -6,8 +6,8 @@
  * - Bursts coalesce: prompts that come together (or within 3 s of the last one told)
  *   are one notification that says how many ("50 prompts for you came in"), with "Open
  *   the prompts panel", and every prompt that comes while it is up makes its count
- *   grow. At most 3 notifications a minute: an agent that asks again and again (10,000
- *   prompts, one by one) makes one notification, not a storm.
+ *   grow. At most 3 notifications of the last minute up at once: an agent that asks
+ *   again and again (10,000 prompts, one by one) makes one notification, not a storm.
  * - A reminder before the deadline (`reminderMinutes`, 5 by default); prompts due at
  *   about the same time are one reminder. A new prompt first seen closer to its
  *   deadline than that gets none (its notification says the time left); one already
@@ -44,7 +44,8 @@ export const DEFAULT_SETTINGS: INotifierSettings = {
 
 /** A prompt this soon after the last one told joins it in one notification (ms). */
 const BURST_MS = 3_000;
-/** At most this many notifications a minute; more prompts join one that says how many. */
+/** At most this many notifications up from the last minute; more prompts join one that
+ * says how many. */
 const RATE_LIMIT = 3;
 const RATE_WINDOW_MS = 60_000;
 /** The room a question has in a notification's 140 characters. */
@@ -122,7 +123,10 @@ export class Notifier {
       this._grow(burst, fresh);
       return;
     }
-    this._recent = this._recent.filter(at => now - at < RATE_WINDOW_MS);
+    // Notifications of the last minute still up (one dismissed made room for the next).
+    this._recent = this._recent.filter(
+      made => now - made.at < RATE_WINDOW_MS && shown(made.id)
+    );
     const single = this._lastSingle;
     const joins =
       single !== null && now - single.at < BURST_MS && shown(single.id);
@@ -133,7 +137,7 @@ export class Notifier {
         actions: this._actions(item)
       });
       this._lastSingle = { id, at: now };
-      this._recent.push(now);
+      this._recent.push({ id, at: now });
       this._byKey.set(item.key, id);
       return;
     }
@@ -150,7 +154,7 @@ export class Notifier {
       actions: [this._openPanel()]
     });
     this._burst = { id, count: fresh.length };
-    this._recent.push(now);
+    this._recent.push({ id, at: now });
     for (const item of fresh) {
       this._byKey.set(item.key, id);
     }
@@ -315,7 +319,7 @@ export class Notifier {
   private _reminders: string[] = [];
   private _burst: { id: string; count: number } | null = null;
   private _lastSingle: { id: string; at: number } | null = null;
-  private _recent: number[] = [];
+  private _recent: { id: string; at: number }[] = [];
   private _timer = 0;
   private _observer: MutationObserver | null = null;
 }
