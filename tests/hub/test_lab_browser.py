@@ -5,8 +5,9 @@ The hub's own login page (DummyAuthenticator), bob's own single-user server (its
 follows the hub service's feed as bob), the panel's kernel in bob's server (answering
 through the service with bob's server token); alice registered the task and answered
 first with her own token, so bob's answer is the second agreeing one: the agent gets one
-answer, agreed by both. Then the service is killed: bob's panel says once that the
-prompts cannot be read, and is current again once the hub has restarted the service.
+answer, agreed by both. A prompt alice registered for carol alone tells bob nothing.
+Then the service is killed: bob's panel says once that the prompts cannot be read, and
+is current again once the hub has restarted the service.
 """
 
 from __future__ import annotations
@@ -56,9 +57,11 @@ def test_bob_is_told_of_alices_consensus_prompt_and_answers_it_from_the_panel(
     with MockAgent() as agent, chromium(1300, 900) as context:
         page = _login(context, hub, "bob")
         assert page.evaluate("document.querySelector('.hitl-lab-banner').dataset.state") == "ok"
+        carols = run(start_task(agent.url, "specific", responder="carol"))
         task = run(start_task(agent.url, "consensus", n=2))
         alice = GatewayInfo(hub.service, hub.user_token("alice"), "alice", hub.service + "api/")
         with GatewayClient(alice) as gw:
+            gw.register(agent.url, carols.id)  # carol's alone: nothing for bob
             reg = gw.register(agent.url, task.id)
             (prompt,) = reg["prompts"]
             said = gw.answer(reg["id"], prompt["prompt_id"], {"approve": True})
@@ -69,6 +72,7 @@ def test_bob_is_told_of_alices_consensus_prompt_and_answers_it_from_the_panel(
         page.evaluate("() => { void window.jupyterapp.commands.execute('hitl-nb:open-prompts'); }")
         row = page.locator(".hitl-lab-row", has_text=prompt["prompt"][:40])
         assert "2 must agree: 1 so far" in row.inner_text()
+        assert page.locator(".hitl-lab-row", has_text="carol: approve").count() == 0
         page.screenshot(path=str(shots / "hub-lab-panel.png"))
         toast.locator("button", has_text="Answer").click()
         card = page.locator(".hitl-lab-card .hitl-card")

@@ -6,8 +6,9 @@ the agent exactly once, and the card in the first notebook says what became of t
 prompt. Also: the count on the panel's tab, in the status bar and in the hidden tab's
 title; "Show card"; a burst of prompts as one notification; a reminder before the
 deadline; a link to one prompt (``lab?hitl-prompt=<id>``); hostile prompt text; 10,000
-open prompts; settings that turn notifications off. Screenshots of the panel, light and
-dark, go to ``HITL_NB_SCREENSHOTS`` when set (else the test's folder).
+open prompts; settings that turn notifications off; a page whose login ended.
+Screenshots of the panel, light and dark, go to ``HITL_NB_SCREENSHOTS`` when set (else
+the test's folder).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from hitl_nb.client import GatewayClient, GatewayInfo
 from hitl_nb.mock_agent import MockAgent, Scenario, Step
 from tests.helpers import lab
 from tests.helpers.panel import (
@@ -338,3 +340,28 @@ def test_ten_thousand_open_prompts_stay_light_and_one_notification(
         scroll_to(page, base, lab.TOKEN, "Hostile prompt 7000:")
         assert len([t for t in toasts(page) if "for you" in t]) == before + 1
         assert panel.locator(".hitl-lab-row").count() < 40
+
+
+def test_a_page_whose_login_ended_shows_nothing(
+    chromium: lab.Chromium, named_lab: tuple[str, Path]
+) -> None:
+    base, _ = named_lab
+    gateway = GatewayInfo(base, "alice-token", "alice's own token")
+    with MockAgent() as agent, chromium(1200, 900) as context:
+        context.add_cookies([{"name": "test-login", "value": "alice-token", "url": base}])
+        page = _open(context, base.rstrip("/"))
+        first = run(start_task(agent.url, "specific", responder="alice"))
+        with GatewayClient(gateway) as gw:
+            gw.register(agent.url, first.id)
+            open_panel(page)
+            page.locator(".hitl-lab-row").first.wait_for(timeout=60_000)
+            # The login ends (the cookie goes); the next change is not read.
+            context.clear_cookies()
+            second = run(start_task(agent.url, "specific", responder="alice"))
+            gw.register(agent.url, second.id)
+        banner = page.locator(".hitl-lab-banner[data-state='logged-out']")
+        banner.wait_for(state="attached", timeout=60_000)
+        assert "not logged in" in banner.inner_text()
+        assert page.locator(".hitl-lab-row").count() == 0
+        assert page.locator(".lm-TabBar-tab[data-hitlcount]").count() == 0
+        assert not page.locator(".hitl-lab-status").is_visible()
