@@ -142,6 +142,8 @@ export class PromptsPanel extends Panel {
       const host = await this._ensureHost();
       await host.show(item);
       if (this._answeringKey === key) {
+        // The card says the question now (whole), and what became of an answer.
+        this._answering.textContent = '';
         this._cardNote.textContent = '';
       }
     } catch (reason) {
@@ -263,6 +265,7 @@ export class PromptsPanel extends Panel {
         'hitl-lab-why',
         `You cannot answer it here: ${item.why_not ?? ''}`
       );
+      why.title = why.textContent ?? '';
       why.dir = 'auto';
       meta.appendChild(why);
     }

@@ -3,7 +3,8 @@
 A conversation in one notebook's page asks while another notebook's page is in front:
 a notification comes there, "Answer" draws the card in that page's side panel, its
 Submit reaches the agent exactly once, and the first page's card says what became of
-its prompt. Notebook 7 has no status bar: the side panel's tab carries the count.
+its prompt. Notebook 7 has no status bar: the side panel's tab carries the count. A link
+to one prompt (``tree?hitl-prompt=<id>``) opens its card on the file page.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from typing import Any
 
 import pytest
 
+from hitl_nb.mock_agent import MockAgent
 from tests.helpers import lab
-from tests.helpers.panel import run, toasts, wait_ready
-from tests.helpers.tasks import answers_at_agent
+from tests.helpers.panel import register, run, toasts, wait_ready
+from tests.helpers.tasks import answers_at_agent, start_task
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
@@ -71,3 +73,21 @@ def _screenshot(page: Any, tmp_path: Path) -> None:
     folder = Path(os.environ.get("HITL_NB_SCREENSHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / "notebook7-panel-card.png"))
+
+
+def test_a_link_to_one_prompt_opens_its_card_on_the_file_page(
+    chromium: lab.Chromium, tmp_path: Path
+) -> None:
+    with (
+        MockAgent() as agent,
+        lab.jupyter_server(tmp_path, "notebook") as base,
+        chromium(1200, 800) as context,
+    ):
+        task = run(start_task(agent.url, "approval"))
+        reg = register(base, lab.TOKEN, agent.url, task.id)
+        prompt_id = reg["prompts"][0]["prompt_id"]
+        page = context.new_page()
+        page.goto(f"{base}/tree?hitl-prompt={prompt_id}&token={lab.TOKEN}")
+        card = page.locator(".hitl-lab-card .hitl-card")
+        card.locator(".hitl-form").wait_for(timeout=90_000)
+        assert "Approve the deployment of build 41 to staging?" in card.inner_text()
