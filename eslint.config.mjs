@@ -1,5 +1,6 @@
-// Lints the JupyterLab extension's TypeScript (src/): eslint's and typescript-eslint's
-// recommended rules, with type information; `jlpm eslint:check` (tests/test_tooling.py).
+// Lints the JupyterLab extension's TypeScript (`eslint src`): eslint's and
+// typescript-eslint's recommended rules, with type information; `jlpm eslint:check`
+// (tests/test_tooling.py runs it).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
