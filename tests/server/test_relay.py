@@ -16,6 +16,7 @@ from hitl_nb.client import GatewayInfo
 from hitl_nb.gateway import FeedChange
 from hitl_nb.server._relay import MAX_LOG, Relay, RemoteSource
 from tests.helpers.tiny_server import Conn, Request, TinyServer
+from tests.helpers.until import until_async
 
 Script = Callable[[Request, Conn], None]
 
@@ -52,18 +53,24 @@ def served() -> Iterator[Callable[[Script], str]]:
         server.stop()
 
 
-def _follow(url: str, until: Callable[[Relay], bool]) -> tuple[Relay, list[dict[str, Any]]]:
+def _follow(url: str, there: Callable[[Relay], bool]) -> tuple[Relay, list[dict[str, Any]]]:
     told: list[dict[str, Any]] = []
 
     async def main() -> Relay:
         relay = Relay(RemoteSource(GatewayInfo(url, "t", "test", url + "api/")), "r", told.append)
+
+        async def arrived() -> bool:
+            return there(relay)
+
         relay.start()
         try:
-            for _ in range(600):
-                if until(relay):
-                    return relay
-                await asyncio.sleep(0.05)
-            raise AssertionError(f"the relay never got there: {relay.status}, {relay.items}")
+            await until_async(
+                arrived,
+                timeout=30,
+                what="the relay's list",
+                detail=lambda: f"{relay.status}, {relay.items}",
+            )
+            return relay
         finally:
             await relay.stop()
 
