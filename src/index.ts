@@ -37,8 +37,13 @@ import promptsSvg from '../style/icons/prompts.svg';
 
 /** The plugin whose settings the Settings Editor shows (`schema/plugin.json`). */
 const SETTINGS_ID = 'hitl-nb:plugin';
-/** The URL's parameter that opens one prompt: `lab?hitl-prompt=<prompt id>`. */
+/**
+ * The URL's parameters that open one prompt: `lab?hitl-prompt=<prompt id>`, and
+ * optionally `&hitl-registration=<the gateway's id of its task>` (a prompt id is unique
+ * at its agent only; the links of hitl-nb's email and webhook messages carry both).
+ */
 export const URL_PARAMETER = 'hitl-prompt';
+export const URL_REGISTRATION = 'hitl-registration';
 
 export const promptsIcon = new LabIcon({
   name: 'hitl-nb:prompts',

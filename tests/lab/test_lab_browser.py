@@ -234,7 +234,7 @@ def test_a_link_opens_one_prompts_card(chromium: lab.Chromium, server: tuple[str
         task = run(start_task(agent.url, "approval"))
         reg = register(base, lab.TOKEN, agent.url, task.id)
         prompt_id = reg["prompts"][0]["prompt_id"]
-        page = _open(context, base, f"lab?hitl-prompt={prompt_id}")
+        page = _open(context, base, f"lab?hitl-registration={reg['id']}&hitl-prompt={prompt_id}")
         card = page.locator(".hitl-lab-card .hitl-card")
         card.locator(".hitl-form").wait_for(timeout=90_000)
         assert prompt_id[:8] not in page.locator(".hitl-lab-answering").inner_text()
