@@ -35,6 +35,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from hitl_nb._json import dumps_compact
+from hitl_nb._stopping import stop_tasks
 from hitl_nb.a2a import Task
 from hitl_nb.client import PromptEvent, prompt_of
 from hitl_nb.errors import (
@@ -153,13 +154,12 @@ class Gateway:
 
     async def close(self) -> None:
         """Stop timers and background work; give back leases; close connections and
-        the store."""
+        the store. Each wait for background work to stop is bounded
+        (:func:`~hitl_nb._stopping.stop_tasks`), so a close cannot hang."""
         await self.duties.stop()
         for handle in self._timers.values():
             handle.cancel()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await stop_tasks(list(self._tasks), what="a gateway's background work")
         await self.watchers.close()
         await self.pool.aclose()
         # A closed transport lets go of its socket in a callback on the next loop turns:
