@@ -37,9 +37,9 @@ def test_a_stop_gives_up_at_its_limit_and_names_what_did_not_stop(
         async def refuses() -> None:
             while not release.is_set():
                 try:
-                    await asyncio.sleep(3600)
+                    await release.wait()
                 except asyncio.CancelledError:
-                    continue
+                    continue  # every cancellation lost
 
         task = asyncio.ensure_future(refuses())
         await asyncio.sleep(0)
