@@ -191,6 +191,11 @@ class Gateway:
             if reply is None:
                 log.warning("hitl-nb gateway: answer to %s still in doubt", fwd.prompt_id)
                 return
+            if not reply.ended_here:
+                # Its owner was slow, not gone: it ended the forward, and its answer's
+                # entry says so; one forward, one record of how it ended.
+                log.info("hitl-nb gateway: answer to %s was settled by another", fwd.prompt_id)
+                return
             await self.store.add_audit(forward_entry(reg, row, fwd, reply))
         except StoreUnavailable as exc:
             log.warning("hitl-nb gateway: settling %s waits: %s", fwd.prompt_id, exc)

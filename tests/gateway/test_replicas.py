@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewaySettings, SQLiteStore
+from hitl_nb.gateway._forward import deliver
 from hitl_nb.mock_agent import MockAgent
 from tests.gateway.conftest import Opener
 from tests.helpers.lost_cancel import lose_a_cancellation
@@ -155,6 +156,39 @@ def test_a_forward_a_stopped_replica_left_in_doubt_is_settled_once(
         try:
             fwd = await until_async(settled, timeout=30, what="the forward to be settled")
             assert fwd.owner == a.replica
+            answers = await answers_at_agent(agent.url, task.id)
+            assert [x["payload"] for x in answers] == [YES]
+        finally:
+            await a.close()
+
+    asyncio.run(go())
+
+
+def test_a_forward_its_slow_owner_ended_meanwhile_is_recorded_once(
+    opener: Opener, agent: MockAgent
+) -> None:
+    """A replica taken for dead while only slow (its heartbeat late) ends its forward
+    while another settles it: the trail says once how it ended, not twice."""
+
+    async def go() -> None:
+        task = await start_task(agent.url, "approval")
+        a = _gateway(opener, watch=False)
+        await a.start()
+        try:
+            _, reg = await a.register(ALICE, agent.url, task.id)
+            pid = reg["prompts"][0]["prompt_id"]
+            claim = ("m-slow", '{"approve":true}', ["bob"])
+            fwd = await a.store.begin_forward(reg["id"], pid, *claim, owner="slow")
+            assert fwd is not None
+            row = await a.store.prompt(reg["id"], pid)
+            assert row is not None
+            # The slow replica sends it and records that, after a took it over ...
+            client = a.pool.client(agent.url)
+            sent = await deliver(a.store, client, fwd, task.id, row.context_id)
+            assert sent.status == 200 and sent.ended_here
+            # ... and a settles the forward as it read it, still in doubt.
+            await a._settle(fwd)
+            assert await a.audit(Caller("dora", "Dora", admin=True)) == []
             answers = await answers_at_agent(agent.url, task.id)
             assert [x["payload"] for x in answers] == [YES]
         finally:
