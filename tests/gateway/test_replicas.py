@@ -49,9 +49,9 @@ def test_a_replica_that_never_saw_the_prompt_times_its_deadline(
     opener: Opener, agent: MockAgent
 ) -> None:
     async def go() -> None:
-        task = await start_task(agent.url, "deadline", deadline_seconds=2)
         a = _gateway(opener, watch=False)
-        await a.start()
+        await a.start()  # its database opened first: the deadline runs from the prompt
+        task = await start_task(agent.url, "deadline", deadline_seconds=2)
         _, reg = await a.register(ALICE, agent.url, task.id)
         (prompt,) = reg["prompts"]
         await a.close()  # its timer goes with it
