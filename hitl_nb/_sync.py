@@ -21,6 +21,8 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Coroutine, Iterator
 from typing import Any, TypeVar
 
+from hitl_nb._stopping import stop_tasks
+
 __all__ = ["LoopThread", "SyncIterator", "run_sync", "wait_event"]
 
 T = TypeVar("T")
@@ -51,10 +53,9 @@ class LoopThread:
         finally:
             try:
                 pending = asyncio.all_tasks(self._loop)
-                for task in pending:
-                    task.cancel()
                 if pending:
-                    self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+                    # Bounded, and again for a task whose cancellation was lost.
+                    self._loop.run_until_complete(stop_tasks(pending, what="a LoopThread's task"))
                 self._loop.run_until_complete(self._loop.shutdown_asyncgens())
             finally:
                 self._loop.close()

@@ -44,10 +44,13 @@ IN_FLIGHT = (AgentUnreachable, AgentTimeout, ProtocolViolation)
 class GatewayReply:
     """What the gateway answers about an answer: ``status`` (the HTTP code) and the JSON
     ``body`` (its ``status`` member: collecting, forwarded, forwarding, rejected,
-    failed or closed)."""
+    failed or closed). ``ended_here``: False when the forward had been ended by another
+    replica meanwhile (see :meth:`~hitl_nb.gateway.GatewayStore.finish_forward`), so
+    there is nothing more to record of it here."""
 
     status: int
     body: dict[str, Any]
+    ended_here: bool = True
 
 
 def message_for(fwd: Forward, task_id: str, context_id: str | None) -> Message:
@@ -89,7 +92,9 @@ def _ours_landed(task: Task, fwd: Forward) -> bool | None:
 
 
 async def _done(store: GatewayStore, fwd: Forward, result: Any, note: str) -> GatewayReply:
-    await store.finish_forward(fwd.reg_id, fwd.prompt_id, "forwarded", note, closed="answered")
+    ended = await store.finish_forward(
+        fwd.reg_id, fwd.prompt_id, "forwarded", note, closed="answered"
+    )
     log.info("hitl-nb gateway: prompt %s answered (%s)", fwd.prompt_id, note)
     return GatewayReply(
         200,
@@ -100,15 +105,18 @@ async def _done(store: GatewayStore, fwd: Forward, result: Any, note: str) -> Ga
             "task_state": _state(result),
             "message": note,
         },
+        ended_here=ended,
     )
 
 
 async def _closed_elsewhere(store: GatewayStore, fwd: Forward) -> GatewayReply:
     note = "the agent had already closed this prompt (answered elsewhere); nothing was forwarded"
-    await store.finish_forward(
+    ended = await store.finish_forward(
         fwd.reg_id, fwd.prompt_id, "failed", note, closed="closed by the agent"
     )
-    return GatewayReply(409, {"status": "closed", "prompt_id": fwd.prompt_id, "message": note})
+    return GatewayReply(
+        409, {"status": "closed", "prompt_id": fwd.prompt_id, "message": note}, ended_here=ended
+    )
 
 
 async def deliver(
@@ -143,7 +151,7 @@ async def deliver(
             },
         )
     except (A2AError, AgentNotAllowed) as exc:
-        await store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", str(exc))
+        ended = await store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", str(exc))
         return GatewayReply(
             502,
             {
@@ -151,6 +159,7 @@ async def deliver(
                 "prompt_id": fwd.prompt_id,
                 "message": f"the agent refused the answer: {exc}",
             },
+            ended_here=ended,
         )
     return await _done(store, fwd, result, "the agent accepted the answer")
 
@@ -193,8 +202,8 @@ async def settle(
         except IN_FLIGHT:
             continue
         except (A2AError, AgentNotAllowed) as exc:
-            await store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", str(exc))
-            return GatewayReply(502, {"status": "failed", "message": str(exc)})
+            ended = await store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", str(exc))
+            return GatewayReply(502, {"status": "failed", "message": str(exc)}, ended_here=ended)
         ours = _ours_landed(task, fwd)
         if ours is True:
             return await _done(store, fwd, task, "the agent had accepted the answer")

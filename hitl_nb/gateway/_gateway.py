@@ -37,6 +37,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from hitl_nb._json import dumps_compact
+from hitl_nb._stopping import stop_tasks
 from hitl_nb.a2a import Task
 from hitl_nb.client import PromptEvent, prompt_of
 from hitl_nb.errors import (
@@ -159,13 +160,12 @@ class Gateway:
 
     async def close(self) -> None:
         """Stop timers and background work; give back leases; close connections and
-        the store."""
+        the store. Each wait for background work to stop is bounded
+        (:func:`~hitl_nb._stopping.stop_tasks`), so a close cannot hang."""
         await self.duties.stop()
         for handle in self._timers.values():
             handle.cancel()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await stop_tasks(list(self._tasks), what="a gateway's background work")
         await self.watchers.close()
         await self.pool.aclose()
         # A closed transport lets go of its socket in a callback on the next loop turns:
@@ -196,6 +196,11 @@ class Gateway:
             reply = await settle(self.store, client, fwd, reg.task_id, row.context_id)
             if reply is None:
                 log.warning("hitl-nb gateway: answer to %s still in doubt", fwd.prompt_id)
+                return
+            if not reply.ended_here:
+                # Its owner was slow, not gone: it ended the forward, and its answer's
+                # entry says so; one forward, one record of how it ended.
+                log.info("hitl-nb gateway: answer to %s was settled by another", fwd.prompt_id)
                 return
             await self.store.add_audit(forward_entry(reg, row, fwd, reply))
         except StoreUnavailable as exc:

@@ -32,6 +32,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+from hitl_nb._stopping import stop_tasks
 from hitl_nb.gateway._store import Forward, GatewayStore, PromptRow, StoreUnavailable
 
 __all__ = ["Duties"]
@@ -77,16 +78,19 @@ class Duties:
     async def stop(self) -> None:
         """Stop the rounds and give back this replica's leases (others take them at
         once instead of after ``lease_seconds``)."""
-        if self._loop_task is not None:
-            self._loop_task.cancel()
-            await asyncio.gather(self._loop_task, return_exceptions=True)
+        task, self._loop_task = self._loop_task, None
+        if task is not None:
+            await stop_tasks([task], what="a gateway replica's rounds")
         try:
             await self.store.leave(self.replica)
         except StoreUnavailable as exc:
             log.warning("hitl-nb gateway: could not give back leases: %s", exc)
 
     async def _loop(self) -> None:
-        while True:
+        me = asyncio.current_task()
+        # Until stop(): it ends the rounds at the next turn even when their cancellation
+        # was lost in a database call (hitl_nb._stopping says how).
+        while self._loop_task is me:
             await asyncio.sleep(self.interval)
             try:
                 await self.round()

@@ -520,15 +520,19 @@ class GatewayStore:
 
     async def finish_forward(
         self, reg_id: str, prompt_id: str, state: str, detail: str, *, closed: str | None = None
-    ) -> None:
-        """Record how a forward ended (``forwarded`` or ``failed``); with ``closed``, the
-        prompt is closed for that reason in the same transaction (if still open)."""
+    ) -> bool:
+        """Record how a forward still ``forwarding`` ended (``forwarded`` or ``failed``);
+        with ``closed``, the prompt is closed for that reason in the same transaction
+        (if still open). True when this call ended it; False when it had ended already:
+        two replicas finish one forward when one took the other for dead while it was
+        only slow (its heartbeat late), and the first to finish records it."""
         key = (reg_id, prompt_id)
+        at = time.time()
         steps: list[Statement] = [
             (
                 "UPDATE forwards SET state = ?, detail = ?, at = ? "
-                "WHERE reg_id = ? AND prompt_id = ?",
-                (state, detail, time.time(), *key),
+                "WHERE reg_id = ? AND prompt_id = ? AND state = 'forwarding'",
+                (state, detail, at, *key),
             )
         ]
         if closed is not None:
@@ -539,7 +543,10 @@ class GatewayStore:
                     (closed, *key),
                 )
             )
-        await self._db.batch(steps)
+        # Which call ended it, in the same round trip: the one whose time is written.
+        steps.append(("SELECT at = ? FROM forwards WHERE reg_id = ? AND prompt_id = ?", (at, *key)))
+        *_, mine = await self._db.batch(steps)
+        return bool(mine and mine[0][0])
 
     async def drop_forward(self, reg_id: str, prompt_id: str) -> None:
         """Forget a forward the agent refused (422): the prompt may be answered again."""

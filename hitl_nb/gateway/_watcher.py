@@ -42,6 +42,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from hitl_nb._pace import Pace
+from hitl_nb._stopping import stop_tasks
 from hitl_nb.a2a import Task
 from hitl_nb.client import HitlClient
 from hitl_nb.errors import HitlError
@@ -110,19 +111,22 @@ class Watchers:
         return task is not None and not task.done()
 
     async def close(self) -> None:
-        """Stop every watcher."""
+        """Stop every watcher (see :func:`~hitl_nb._stopping.stop_tasks`: one whose
+        cancellation was lost is cancelled again; the wait is bounded)."""
         tasks = list(self._tasks.values())
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
+        await stop_tasks(tasks, what="a gateway's task watcher")
 
     async def _run(self, reg: Registration) -> None:
         pace = self._paces[reg.id]
         pace.start()
+        me = asyncio.current_task()
         try:
             arrange = self._arrange_push
-            while True:
+            # Watched while this is the registration's watcher: after unwatch() or
+            # close() it no longer is, and it stops at the next turn even when its
+            # cancellation was lost on the way (hitl_nb._stopping says how).
+            while self._tasks.get(reg.id) is me:
                 task = await self._refresh(reg)
                 if task is not None and task.status.state.is_terminal:
                     if self._ended is not None:

@@ -211,6 +211,26 @@ def test_finishing_a_forward_can_close_its_prompt_in_the_same_step(opener: Opene
     run(go())
 
 
+def test_a_forward_is_ended_once_and_the_second_finish_says_so(opener: Opener) -> None:
+    """Two replicas finish one forward when one took the other for dead while it was only
+    slow: the first to finish ends it, the second changes nothing and learns so."""
+
+    async def go() -> None:
+        first, second = opener(), opener()
+        await _seeded(first)
+        assert await first.begin_forward("r1", "p1", "m1", "{}", ["alice"], owner="a")
+        assert await first.finish_forward("r1", "p1", "forwarded", "accepted", closed="answered")
+        ended = await second.finish_forward("r1", "p1", "failed", "late", closed="closed by x")
+        assert ended is False
+        row, fwd = await second.prompt_and_forward("r1", "p1")
+        assert row is not None and row.closed == "answered"
+        assert fwd is not None and (fwd.state, fwd.detail) == ("forwarded", "accepted")
+        await first.close()
+        await second.close()
+
+    run(go())
+
+
 def _entry(reg_id: str, action: str, responder: str | None = "alice") -> AuditEntry:
     return AuditEntry(
         time.time(),
