@@ -45,7 +45,7 @@ from google.protobuf.struct_pb2 import Value
 from langgraph.errors import is_invalid_resume
 from langgraph.types import Command
 
-from hitl_nb.errors import ResponseInvalid
+from hitl_nb.errors import AskError, MalformedPrompt, ResponseInvalid
 from hitl_nb.spec import EXTENSION_URI
 
 from .._events import agent_message, first_task, prompt_update, status_update
@@ -57,6 +57,9 @@ from ._interrupts import issues_of, prompt_for, resume_value
 __all__ = ["GraphExecutor", "default_inputs", "default_result"]
 
 log = logging.getLogger(__name__)
+
+#: The key of the interrupts a graph's stream of updates reports.
+_INTERRUPT = "__interrupt__"
 
 #: What a graph run is given for a new task.
 Inputs = Callable[[RequestContext], Any]
@@ -134,11 +137,13 @@ class GraphExecutor(AgentExecutor):
             await self._run(self.inputs(context), config, updater)
             return
         snapshot = await self.graph.aget_state(config)
+        if taken is not None and taken.asked.tag not in {i.id for i in snapshot.interrupts}:
+            raise _lost(taken.asked)
         if not snapshot.interrupts:
             await updater.start_work()
             await self._run(self.inputs(context), config, updater)
             return
-        if taken is None or taken.asked.tag not in {i.id for i in snapshot.interrupts}:
+        if taken is None:
             await self._ask_again(context, event_queue)
             return
         resume: Command[Any] = Command(
@@ -168,38 +173,60 @@ class GraphExecutor(AgentExecutor):
             return
         await updater.start_work()  # AC-4: the answer is accepted
         try:
-            await run
+            raised = await run
         except Exception as exc:
             if not is_invalid_resume(exc):
                 raise
             await self._refused_late(taken.asked, exc, updater)
             return
-        await self._settle(config, updater)
+        await self._settle(config, updater, raised)
 
     async def _run(self, given: Any, config: dict[str, Any], updater: TaskUpdater) -> None:
-        await self._drain(given, config)
-        await self._settle(config, updater)
+        await self._settle(config, updater, await self._drain(given, config))
 
-    async def _drain(self, given: Any, config: dict[str, Any]) -> None:
+    async def _drain(self, given: Any, config: dict[str, Any]) -> list[Any]:
+        """Run the graph on ``given`` until it stops; the interrupts it raised."""
         if sys.version_info < (3, 11):  # the module says why
-            await asyncio.to_thread(self._drain_in_thread, given, config)
-            return
-        async for _ in self.graph.astream(given, config, stream_mode="updates"):
-            pass
+            return await asyncio.to_thread(self._drain_in_thread, given, config)
+        raised: list[Any] = []
+        async for chunk in self.graph.astream(given, config, stream_mode="updates"):
+            raised.extend(chunk.get(_INTERRUPT, ()))
+        return raised
 
-    def _drain_in_thread(self, given: Any, config: dict[str, Any]) -> None:
-        for _ in self.graph.stream(given, config, stream_mode="updates"):
-            pass
+    def _drain_in_thread(self, given: Any, config: dict[str, Any]) -> list[Any]:
+        raised: list[Any] = []
+        for chunk in self.graph.stream(given, config, stream_mode="updates"):
+            raised.extend(chunk.get(_INTERRUPT, ()))
+        return raised
 
-    async def _settle(self, config: dict[str, Any], updater: TaskUpdater) -> None:
-        """Ask the first pending interrupt, or complete with the graph's result."""
-        snapshot = await self.graph.aget_state(config)
-        if snapshot.interrupts:
-            first = snapshot.interrupts[0]
-            asked = prompt_for(first, updater.task_id, _node_of(snapshot))
-            await self._emit(asked, updater, value=first.value)
-            return
-        await self._complete(snapshot.values, updater)
+    async def _settle(
+        self, config: dict[str, Any], updater: TaskUpdater, raised: list[Any]
+    ) -> None:
+        """Ask the first pending interrupt, or complete with the graph's result.
+
+        ``raised``: the interrupts the run that just stopped raised. A run stops at the
+        end of the step whose nodes interrupted, and every node still waiting ran in it,
+        so one interrupt raised is the only one pending: it is asked without reading
+        the graph's state back. Several are asked in the state's order."""
+        snapshot = None
+        pending = raised if len(raised) == 1 else None
+        if pending is None:
+            snapshot = await self.graph.aget_state(config)
+            pending = list(snapshot.interrupts)
+            if not pending:
+                await self._complete(snapshot.values, updater)
+                return
+        first = pending[0]
+        try:
+            asked = prompt_for(first, updater.task_id)
+        except MalformedPrompt as exc:
+            snapshot = snapshot or await self.graph.aget_state(config)
+            raise MalformedPrompt(
+                f"the interrupt() in node {_node_of(snapshot, first.id)!r} cannot be asked "
+                f"through hitl-prompt/v1: {exc}",
+                exc.findings,
+            ) from None
+        await self._emit(asked, updater, value=first.value)
 
     async def _emit(
         self, asked: Asked, updater: TaskUpdater, note: str | None = None, value: Any = None
@@ -244,7 +271,7 @@ class GraphExecutor(AgentExecutor):
         """LangGraph refused the answer after the task was shown WORKING: ask again,
         under a new prompt_id, the errors in the message."""
         problems = "; ".join(f"{i['path'] or '/'}: {i['message']}" for i in issues_of(error))
-        again = prompt_for(_Again(asked), updater.task_id, "(asked again)")
+        again = prompt_for(_Again(asked), updater.task_id)
         note = f"The previous answer was refused by the graph: {problems}"
         snapshot = await self.graph.aget_state({"configurable": {"thread_id": updater.task_id}})
         value = next((i.value for i in snapshot.interrupts if i.id == asked.tag), None)
@@ -277,10 +304,22 @@ class _Again:
         self.id = asked.tag
 
 
-def _node_of(snapshot: Any) -> str:
-    """The node that raised the first pending interrupt."""
-    first = snapshot.interrupts[0]
+def _node_of(snapshot: Any, interrupt_id: str) -> str:
+    """The node that raised interrupt ``interrupt_id``."""
     for task in snapshot.tasks:
-        if any(i.id == first.id for i in task.interrupts):
+        if any(i.id == interrupt_id for i in task.interrupts):
             return str(task.name)
     return "?"
+
+
+def _lost(asked: Asked) -> AskError:
+    """The task's open prompt stands for an interrupt the graph thread does not wait on:
+    the checkpointer lost what the task store kept (a restart on an in-memory saver)."""
+    return AskError(
+        f"task {asked.task_id} waits on prompt {asked.prompt_id}, which stands for the "
+        f"graph's interrupt {asked.tag}, but the graph's thread {asked.task_id} does not "
+        "wait on that interrupt: its checkpointer lost what the task store kept (an "
+        "in-memory checkpointer does not outlive a restart). Compile the graph with a "
+        "durable checkpointer next to a database task store, e.g. langgraph-checkpoint-"
+        "sqlite's AsyncSqliteSaver (pip install 'hitl-nb[langgraph]')"
+    )
