@@ -35,6 +35,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -61,6 +62,8 @@ log = logging.getLogger(__name__)
 #: The key of the interrupts a graph's stream of updates reports.
 _INTERRUPT = "__interrupt__"
 
+#: Opens a checkpointer on the running loop (``AsyncSqliteSaver.from_conn_string``, say).
+Checkpointer = Callable[[], AbstractAsyncContextManager[Any]]
 #: What a graph run is given for a new task.
 Inputs = Callable[[RequestContext], Any]
 #: What a finished graph answers with: text, a JSON object (a data artifact), or parts.
@@ -100,9 +103,14 @@ def default_result(values: Any) -> str | Mapping[str, Any]:
 
 
 class GraphExecutor(AgentExecutor):
-    """Serves a compiled LangGraph graph (with a checkpointer) as an A2A agent that asks
-    people through hitl-prompt/v1; see the module. Build it with the
-    :class:`~hitl_nb.agent.HitlExtension` of the agent: ``GraphExecutor(graph, hitl)``."""
+    """Serves a compiled LangGraph graph as an A2A agent that asks people through
+    hitl-prompt/v1; see the module. Build it with the
+    :class:`~hitl_nb.agent.HitlExtension` of the agent: ``GraphExecutor(graph, hitl)``.
+
+    The graph is compiled with a checkpointer, or ``checkpointer`` opens one on the
+    server's loop (:meth:`start`, else the first request; :meth:`aclose` closes it):
+    ``lambda: AsyncSqliteSaver.from_conn_string("checkpoints.sqlite")``, say, whose
+    threads outlive a restart as a database task store's tasks do."""
 
     def __init__(
         self,
@@ -112,20 +120,44 @@ class GraphExecutor(AgentExecutor):
         inputs: Inputs = default_inputs,
         result: Result = default_result,
         grace: float = 0.5,
+        checkpointer: Checkpointer | None = None,
     ) -> None:
-        if getattr(graph, "checkpointer", None) is None:
+        if checkpointer is None and getattr(graph, "checkpointer", None) is None:
             raise ValueError(
                 "the graph has no checkpointer: interrupts need one "
-                "(graph = builder.compile(checkpointer=InMemorySaver()))"
+                "(graph = builder.compile(checkpointer=InMemorySaver()), or one that "
+                "outlives a restart: checkpointer=lambda: "
+                "AsyncSqliteSaver.from_conn_string('checkpoints.sqlite'))"
             )
         self.graph = graph
         self.book: PromptBook = extension.book
         self.inputs = inputs
         self.result = result
         self.grace = grace
+        self._checkpointer = checkpointer
+        self._opened: AbstractAsyncContextManager[Any] | None = None
+        self._opening = asyncio.Lock()
+
+    async def start(self) -> None:
+        """Open ``checkpointer`` on the running loop and compile it in (once)."""
+        async with self._opening:
+            if self._checkpointer is None or self._opened is not None:
+                return
+            opened = self._checkpointer()
+            saver = await opened.__aenter__()
+            self._opened = opened
+            self.graph = self.graph.copy({"checkpointer": saver})
+
+    async def aclose(self) -> None:
+        """Close the checkpointer :meth:`start` opened, if any."""
+        opened, self._opened = self._opened, None
+        if opened is not None:
+            await opened.__aexit__(None, None, None)
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Run, resume or re-ask, as the module says."""
+        if self._checkpointer is not None and self._opened is None:
+            await self.start()
         task_id, context_id = context.task_id or "", context.context_id or ""
         updater = TaskUpdater(event_queue, task_id, context_id)
         config = {"configurable": {"thread_id": task_id}}
