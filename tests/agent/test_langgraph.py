@@ -262,3 +262,28 @@ def test_an_answer_the_checkpointer_lost_fails_the_task_saying_what_to_do(
         task = http.post(url + "/", json=got, headers=headers()).json()["result"]
         assert task["status"]["state"] == "TASK_STATE_FAILED"
         assert "log" not in json.dumps(task)  # no artifact: the graph did not run
+
+
+def test_an_answer_that_names_no_context_resumes_the_graph(graph_agent: GraphAgent) -> None:
+    """The SDK gives a message without ``contextId`` a fresh context of its own; the
+    executor's events keep the task's."""
+    with SyncHitlClient(graph_agent.url) as client, httpx.Client(timeout=30) as http:
+        prompt = _first_prompt(client)
+        answer = {
+            "messageId": str(uuid.uuid4()),
+            "role": "ROLE_USER",
+            "taskId": prompt.task_id,
+            "parts": [{"data": {"approved": True}}],
+            "metadata": {
+                "hitl_response_for": {"prompt_id": prompt.prompt_id, "payload": {"approved": True}}
+            },
+        }
+        params = {"message": answer}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": params}
+        r = http.post(graph_agent.url + "/", json=body, headers=headers())
+        events = [
+            json.loads(line[5:])["result"] for line in r.text.splitlines() if line[:5] == "data:"
+        ]
+        updates = [e["statusUpdate"] for e in events if "statusUpdate" in e]
+        assert updates[-1]["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert {u["contextId"] for u in updates} == {prompt.context_id}

@@ -1,11 +1,14 @@
 """``GraphExecutor``: a compiled LangGraph graph as an a2a-sdk executor that asks people.
 
-One graph thread per A2A task (``thread_id`` = the task id), on the graph's own
-checkpointer. A request:
+One graph thread per A2A task (``thread_id`` = the task id), on the graph's checkpointer
+(its own, or one ``checkpointer`` opens on the server's loop). A request:
 
 - **starts** a task: the graph runs on ``inputs(context)``;
 - **answers** the open prompt (the middleware checked and held the answer): the graph
-  resumes that interrupt by id, ``Command(resume={interrupt_id: value})``;
+  resumes that interrupt by id, ``Command(resume={interrupt_id: value})``; if the graph
+  thread does not wait on that interrupt (the checkpointer lost it across a restart, the
+  task store did not), the answer is run as nothing else: ``AskError`` fails the task,
+  saying what to do;
 - **says something else** while the graph waits: the message is kept in the history and
   the open prompt is asked again; the graph is not run.
 
@@ -17,10 +20,10 @@ with none pending the task completes with ``result(values)``.
 LangGraph validates a resume value against a Pydantic schema itself (its
 ``ValidationError`` marked ``is_invalid_resume``, nothing saved). Our JSON Schema check
 comes first, and the graph is given ``grace`` seconds (0.5) after a resume before the
-task is shown WORKING: a refusal of LangGraph's within that time is answered 422 with its errors,
-the task still waiting (the executor emitted nothing). One after it (a node that works
-long before its ``interrupt()``) asks the question again, under a new prompt_id, with the
-errors in the message.
+task is shown WORKING: a refusal of LangGraph's within that time is answered 422 with its
+errors, the task still waiting (the executor emitted nothing). One after it (a node that
+works long before its ``interrupt()``) asks the question again, under a new prompt_id,
+with the errors in the message.
 
 On Python 3.10 the graph runs through its synchronous API in a worker thread: LangGraph's
 ``interrupt()`` finds its run in a context variable, which asyncio hands to new tasks only
@@ -80,7 +83,7 @@ def _jsonable(value: Any) -> Any:
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dump(mode="json")
-    return json.loads(json.dumps(value, default=lambda v: _jsonable_leaf(v)))
+    return json.loads(json.dumps(value, default=_jsonable_leaf))
 
 
 def _jsonable_leaf(value: Any) -> Any:
@@ -158,7 +161,11 @@ class GraphExecutor(AgentExecutor):
         """Run, resume or re-ask, as the module says."""
         if self._checkpointer is not None and self._opened is None:
             await self.start()
-        task_id, context_id = context.task_id or "", context.context_id or ""
+        task_id = context.task_id or ""
+        # The task's own context: the SDK gives a message that names a task but no
+        # contextId a fresh context id of its own.
+        current = context.current_task
+        context_id = current.context_id if current is not None else context.context_id or ""
         updater = TaskUpdater(event_queue, task_id, context_id)
         config = {"configurable": {"thread_id": task_id}}
         message = context.message
@@ -176,21 +183,21 @@ class GraphExecutor(AgentExecutor):
             await self._run(self.inputs(context), config, updater)
             return
         if taken is None:
-            await self._ask_again(context, event_queue)
+            await self._ask_again(context, updater)
             return
         resume: Command[Any] = Command(
             resume={taken.asked.tag: resume_value(taken.asked, taken.payload)}
         )
         await self._resume(resume, config, updater, taken)
 
-    async def _ask_again(self, context: RequestContext, event_queue: EventQueue) -> None:
+    async def _ask_again(self, context: RequestContext, updater: TaskUpdater) -> None:
         """The message answers nothing: the open prompt is asked again (kept open)."""
         found = stored_task(context.current_task)
         asked = None
         if found is not None:
-            asked = self.book.open_prompt(context.task_id or "", found)
+            asked = self.book.open_prompt(updater.task_id, found)
         if asked is not None:
-            await event_queue.enqueue_event(prompt_update(asked, context.context_id or ""))
+            await updater.event_queue.enqueue_event(prompt_update(asked, updater.context_id))
             self.book.record(asked)
 
     async def _resume(
