@@ -1,9 +1,10 @@
 """The ASGI middleware in front of an a2a-sdk server: what the SDK has no hook for.
 
 a2a-sdk 1.x serves A2A from plain Starlette routes. Its public extension points (the
-executor, the request handler, the call-context builder, the stores) cannot do four
-things hitl-prompt/v1 asks, so :class:`HitlMiddleware` does them around the routes, on the
-HTTP exchange only (``docs/agent.md`` lists each gap for an upstream report):
+executor, the request handler, the call-context builder, the stores) cannot do what
+follows, which hitl-prompt/v1 and A2A ask, so :class:`HitlMiddleware` does it around the
+routes, on the HTTP exchange only (``docs/agent.md`` lists each gap for an upstream
+report):
 
 1. **Activation and echo** (§Activation): a request activates the extension with the
    ``A2A-Extensions`` header (``X-A2A-Extensions`` in A2A 0.3); every response to it

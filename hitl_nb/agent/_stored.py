@@ -22,11 +22,9 @@ read back has its whole numbers turned back into ints (:func:`whole_numbers`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from a2a.server.context import ServerCallContext
 from a2a.types import SendMessageConfiguration, Task, TaskState
 from a2a.utils.task import apply_history_length
 from google.protobuf.json_format import MessageToDict
@@ -38,10 +36,7 @@ from hitl_nb.spec import EXTENSION_URI
 from ._answers import plain_answer, response_in
 from ._prompts import TAG_KEY, Asked, PromptBook, StoredTask, envelope_in
 
-__all__ = ["Past", "StoreGet", "past_prompts", "stored_task", "task_json", "whole_numbers"]
-
-#: ``TaskStore.get`` (or a versioned store's, whose result carries ``.task``).
-StoreGet = Callable[[str, ServerCallContext], Awaitable[Any]]
+__all__ = ["Past", "past_prompts", "stored_task", "task_json", "whole_numbers"]
 
 # Doubles hold every integer up to 2**53 exactly; beyond, a float stays a float.
 _EXACT = 2**53
