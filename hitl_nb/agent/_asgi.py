@@ -404,11 +404,13 @@ class _Reply:
     async def _open_with_task(self, ready: bytes) -> bytes:
         """The stream's first events (``ready`` holds the first ``data:`` line) opened
         with the Task; only the first event is looked at."""
-        opening, self.opening = self.opening, None
         request = self.request
-        assert opening is not None and request is not None and request.message.task_id
+        assert self.opening is not None and request is not None and request.message.task_id
         lines = ready.splitlines(keepends=True)
-        at = next(i for i, line in enumerate(lines) if line.startswith(b"data:"))
+        at = next((i for i, line in enumerate(lines) if line.startswith(b"data:")), None)
+        if at is None:
+            return ready  # comments only: the first event is still to come
+        opening, self.opening = self.opening, None
         line = lines[at]
         end = len(line.rstrip(b"\r\n"))
         try:
