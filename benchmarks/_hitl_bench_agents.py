@@ -5,8 +5,9 @@
 SCHEMA)``, then completes. ``--kind graph``: a LangGraph graph whose one node calls
 ``interrupt("Approve?", response_schema=SCHEMA)``, served by ``serve_graph``. Both take
 ``{"approve": true}``. JSON-RPC at ``/``; prints its URL, serves until killed.
-``--grace S``: how long the graph's executor waits for LangGraph's own check of an answer
-before showing the task WORKING (0: not at all).
+``--checkout DIR``: the hitl_nb of another checkout of the repository.
+``--grace S``: how long the graph's executor gives LangGraph's own check of an answer
+before showing the task WORKING (default: ``serve_graph``'s, 0: not at all).
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# --checkout DIR: serve the hitl_nb of another checkout (bench_agent.py --baseline); read
+# before argparse runs, since hitl_nb is imported below.
+_CHECKOUT = sys.argv[sys.argv.index("--checkout") + 1] if "--checkout" in sys.argv else None
+sys.path.insert(0, _CHECKOUT or str(Path(__file__).resolve().parents[1]))
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext  # noqa: E402
 from a2a.server.events import EventQueue  # noqa: E402
@@ -78,9 +82,8 @@ def graph() -> Any:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kind", choices=["ask", "graph"], required=True)
-    parser.add_argument(
-        "--grace", type=float, default=0.25, help="the graph's GraphExecutor grace (s)"
-    )
+    parser.add_argument("--grace", type=float, help="the graph's GraphExecutor grace (s)")
+    parser.add_argument("--checkout", help="serve the hitl_nb of this checkout instead")
     args = parser.parse_args()
     served: Served
     if args.kind == "ask":
@@ -92,9 +95,8 @@ def main() -> None:
     else:
         from hitl_nb.agent.langgraph import serve_graph
 
-        served = serve_graph(
-            graph(), name="graph bench agent", inputs=lambda _: {}, grace=args.grace
-        )
+        options = {} if args.grace is None else {"grace": args.grace}
+        served = serve_graph(graph(), name="graph bench agent", inputs=lambda _: {}, **options)
     print(f"{args.kind} bench agent listening on {served.url}", flush=True)
     signal.sigwait({signal.SIGTERM, signal.SIGINT})
     served.stop()

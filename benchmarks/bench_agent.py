@@ -2,7 +2,7 @@
 
 Run by hand from the repository root::
 
-    python benchmarks/bench_agent.py [--trials 200] [--imports 9]
+    python benchmarks/bench_agent.py [--trials 200] [--imports 9] [--baseline DIR]
 
 Four agents, each in its own process, each asking "Approve?" at once on a new task and
 completing when answered ``{"approve": true}``; all driven by the same lean client
@@ -16,7 +16,7 @@ completing when answered ``{"approve": true}``; all driven by the same lean clie
   (``_sdk_bench_agent.py``, as in bench_resume.py);
 - ``mock``: ``hitl-nb mock-agent``.
 
-Two figures per agent:
+Three figures per agent:
 
 1. **answer to working (CF-4)**: a subscriber holds ``SubscribeToTask`` open on a task
    waiting on its prompt; t0 right before a valid answer is sent, t1 when the subscriber
@@ -25,10 +25,15 @@ Two figures per agent:
    t1 when that stream delivers the INPUT_REQUIRED status carrying the envelope. Every
    agent asks as soon as it runs, so this is the request's way in, the ask and the
    event's way out to a streaming client.
+3. **CPU per trial**: the agent process's user and system CPU time over the measured
+   trials (its kernel counters), divided by the trials: what the latencies cost, and
+   less shaken than they are by other work on the machine.
 
 The agents take turns trial by trial (round robin), so machine noise hits all alike;
-target: ``ask`` and ``graph`` p95 at most 1.2x ``sdk``'s. Then LangGraph's own share
-(the same graph run in process, no A2A around it), and the import time of
+target: ``ask`` and ``graph`` p95 at most 1.2x ``sdk``'s. ``--baseline DIR`` adds the
+``ask`` and ``graph`` agents of another checkout of hitl-nb (an older commit, say:
+``git worktree add DIR COMMIT``) to the same rounds, for before/after figures. Then
+LangGraph's own share (the same graph run in process, no A2A around it), and the import time of
 ``hitl_nb.agent`` in fresh interpreters, beside the SDK modules an agent imports anyway.
 """
 
@@ -70,6 +75,16 @@ AGENTS = {
     "sdk": [PY, str(ROOT / "benchmarks" / "_sdk_bench_agent.py")],
     "mock": [PY, "-m", "hitl_nb.cli", "mock-agent"],
 }
+
+
+def baseline_agents(checkout: Path) -> dict[str, list[str]]:
+    """The ``ask`` and ``graph`` agents served by another checkout's hitl_nb."""
+    script = str(ROOT / "benchmarks" / "_hitl_bench_agents.py")
+    where = ["--checkout", str(checkout.resolve())]
+    return {
+        f"ask @ {checkout.name}": [PY, script, "--kind", "ask", *where],
+        f"graph @ {checkout.name}": [PY, script, "--kind", "graph", *where],
+    }
 
 
 async def prompt_seen(conn: RawConnection) -> float:
@@ -121,18 +136,32 @@ def stats(values: list[float | None]) -> dict[str, float]:
     }
 
 
-async def measure(urls: dict[str, str], trials: int) -> dict[str, dict[str, Any]]:
-    drivers = {name: Driver(url + "/") for name, url in urls.items()}
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time a process used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def measure(agents: dict[str, tuple[str, int]], trials: int) -> dict[str, dict[str, Any]]:
+    drivers = {name: Driver(url + "/") for name, (url, _) in agents.items()}
     for _ in range(10):  # warm-up: connections, caches, first compiles
         for d in drivers.values():
             await d.trial()
     for d in drivers.values():
         d.cf4.clear()
         d.seen.clear()
+    cpu = {name: cpu_seconds(pid) for name, (_, pid) in agents.items()}
     for _ in range(trials):
         for d in drivers.values():
             await d.trial()
-    out = {name: {"cf4": stats(d.cf4), "seen": stats(list(d.seen))} for name, d in drivers.items()}
+    out: dict[str, dict[str, Any]] = {
+        name: {
+            "cf4": stats(d.cf4),
+            "seen": stats(list(d.seen)),
+            "cpu per trial ms": (cpu_seconds(agents[name][1]) - cpu[name]) / trials * 1000,
+        }
+        for name, d in drivers.items()
+    }
     for d in drivers.values():
         await d.close()
     return out
@@ -197,24 +226,32 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--imports", type=int, default=9)
+    parser.add_argument("--baseline", type=Path, help="another checkout of hitl-nb to compare")
     args = parser.parse_args(argv)
+    agents = dict(AGENTS)
+    if args.baseline is not None:
+        agents.update(baseline_agents(args.baseline))
     load = os.getloadavg()
     with ExitStack() as stack:
-        urls = {name: stack.enter_context(agent_process(cmd))[0] for name, cmd in AGENTS.items()}
-        results: dict[str, Any] = asyncio.run(measure(urls, args.trials))
+        running = {name: stack.enter_context(agent_process(cmd)) for name, cmd in agents.items()}
+        results: dict[str, Any] = asyncio.run(measure(running, args.trials))
     results["langgraph alone"] = asyncio.run(graph_alone(args.trials))
     results["imports"] = import_times(args.imports)
     results["load"] = {"before": load, "after": os.getloadavg()}
     sdk = results["sdk"]
     for key, title in (("cf4", "answer to working (CF-4)"), ("seen", "ask to prompt seen")):
         print(f"{title}, {args.trials} trials (ms)        p50      p95      max   p95 / sdk")
-        for name in AGENTS:
+        for name in agents:
             r = results[name][key]
             ratio = r["p95"] / sdk[key]["p95"]
             print(
                 f"  {name:<34}{r['p50']:8.2f} {r['p95']:8.2f} {r['max']:8.2f} {ratio:9.2f}"
                 + (f"  ({r['timeouts']} timeouts)" if r["timeouts"] else "")
             )
+    print("the agent process's CPU time per trial (both requests and a stream, ms)  / sdk")
+    for name in agents:
+        cpu = results[name]["cpu per trial ms"]
+        print(f"  {name:<34}{cpu:8.2f} {cpu / sdk['cpu per trial ms']:9.2f}")
     print("LangGraph alone, in process, the same graph (ms)      p50      p95")
     for name, r in results["langgraph alone"].items():
         print(f"  {name:<50}{r['p50']:8.2f} {r['p95']:8.2f}")

@@ -42,9 +42,11 @@ def agent_app(
     host: str = "127.0.0.1",
     port: int = 0,
     on_stop: Iterable[Callable[[], Awaitable[Any]]] = (),
+    on_start: Iterable[Callable[[], Awaitable[Any]]] = (),
 ) -> Served:
     """Serve the executor ``executor_for(hitl)`` as an agent (JSON-RPC at ``/``,
-    HTTP+JSON at ``/rest``, 0.3 JSON-RPC too) on a thread of its own."""
+    HTTP+JSON at ``/rest``, 0.3 JSON-RPC too) on a thread of its own (``on_start``,
+    ``on_stop``: see :func:`~hitl_nb.agent.serve`)."""
     from starlette.applications import Starlette
 
     sock = socket.create_server((host, port))
@@ -77,4 +79,4 @@ def agent_app(
         *create_jsonrpc_routes(handler, "/", enable_v0_3_compat=True),
     ]
     app = Starlette(routes=routes, middleware=[hitl.middleware()])
-    return serve(app, sock=sock, on_stop=[hitl.aclose, handler.aclose, *on_stop])
+    return serve(app, sock=sock, on_stop=[hitl.aclose, handler.aclose, *on_stop], on_start=on_start)

@@ -1,9 +1,10 @@
 """The ASGI middleware in front of an a2a-sdk server: what the SDK has no hook for.
 
 a2a-sdk 1.x serves A2A from plain Starlette routes. Its public extension points (the
-executor, the request handler, the call-context builder, the stores) cannot do four
-things hitl-prompt/v1 asks, so :class:`HitlMiddleware` does them around the routes, on the
-HTTP exchange only (``docs/agent.md`` lists each gap for an upstream report):
+executor, the request handler, the call-context builder, the stores) cannot do what
+follows, which hitl-prompt/v1 and A2A ask, so :class:`HitlMiddleware` does it around the
+routes, on the HTTP exchange only (``docs/agent.md`` lists each gap for an upstream
+report):
 
 1. **Activation and echo** (§Activation): a request activates the extension with the
    ``A2A-Extensions`` header (``X-A2A-Extensions`` in A2A 0.3); every response to it
@@ -24,6 +25,12 @@ HTTP exchange only (``docs/agent.md`` lists each gap for an upstream report):
    (:func:`~hitl_nb.agent._views.strip_envelopes`).
 4. **The card's entry written out whole**: ``"required": false`` (the SDK's protobuf
    card leaves false booleans out).
+5. **A stream on an existing task begins with the Task** (A2A 1.0 §3.1.2: "the stream
+   MUST begin with the Task object"): the SDK opens such a stream (an answer, say) with
+   the executor's first status update, and an executor cannot send the Task instead (the
+   SDK drops it and the request's message with it). The first status update is sent as
+   the Task it made, read from the store (as the SDK's blocking send returns it); any
+   other first event gets the stored Task before it.
 
 Bodies are read whole up to ``max_body`` bytes (the body goes on to the SDK unchanged);
 only those naming a task or carrying ``hitl_response_for`` are parsed, with the strict
@@ -57,7 +64,7 @@ from ._gate import Gate, TaskReader
 from ._prompts import Hold
 from ._views import declare_in_card, strip_envelopes
 
-__all__ = ["HitlMiddleware", "SendRequest"]
+__all__ = ["HitlMiddleware", "SendRequest", "TaskSnapshot"]
 
 Scope = MutableMapping[str, Any]
 AsgiMessage = MutableMapping[str, Any]
@@ -77,14 +84,22 @@ _REST_V03_SENDS = ("/v1/message:send", "/v1/message:stream")
 _CARD_PATHS = ("/.well-known/agent-card.json", "/.well-known/agent.json")
 
 
+#: Reads a task as JSON in an A2A version ("1.0", "0.3"), its history cut to a length
+#: (None: whole), for the request at hand (None: no such task).
+TaskSnapshot = Callable[[str, str, "int | None"], Awaitable["dict[str, Any] | None"]]
+
+
 @dataclass(frozen=True)
 class SendRequest:
-    """A send request, as read off the wire: its binding, version, JSON-RPC id, message."""
+    """A send request, as read off the wire: its binding, version, JSON-RPC id, message,
+    whether it streams, and the history length it asks for."""
 
     rpc: bool
     version: str
     request_id: Any
     message: Message
+    stream: bool = False
+    history_length: int | None = None
 
 
 def _header(scope: Scope, name: str) -> list[str]:
@@ -113,8 +128,9 @@ class HitlMiddleware:
     """ASGI middleware adding hitl-prompt/v1 to an a2a-sdk server (see the module doc).
 
     ``gate`` checks answers; ``reader(scope)`` gives the task reader for one request (the
-    SDK's task store, seen with that request's call context); ``max_body`` bounds the
-    bodies read whole.
+    SDK's task store, seen with that request's call context); ``snapshot(scope)`` reads a
+    task whole for one request, to open a stream on an existing task with it (None: such
+    streams are left as the SDK sends them); ``max_body`` bounds the bodies read whole.
     """
 
     def __init__(
@@ -123,11 +139,13 @@ class HitlMiddleware:
         *,
         gate: Gate,
         reader: Callable[[Scope], TaskReader],
+        snapshot: Callable[[Scope], TaskSnapshot] | None = None,
         max_body: int = MAX_BODY_BYTES,
     ) -> None:
         self.app = app
         self.gate = gate
         self.reader = reader
+        self.snapshot = snapshot
         self.max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -161,11 +179,14 @@ class HitlMiddleware:
         except A2AError as exc:
             await reply.error(exc, rpc=not rest, version=_version_of(body, rest), rid=_id(body))
             return
+        if request is not None:
+            reply.request = request
+            if request.stream and request.message.task_id and self.snapshot is not None:
+                reply.opening = self.snapshot(scope)
         if held is None:
             await self.app(scope, replay, reply)
             return
-        assert request is not None
-        reply.held, reply.request = held, request
+        reply.held = held
         try:
             await self.app(scope, replay, reply)
         finally:
@@ -190,6 +211,7 @@ class HitlMiddleware:
         params: Any
         if rest:
             version, codec, params = "1.0", CODEC_V1, doc
+            stream = scope.get("path", "").endswith(_REST_SENDS[1])
         else:
             method = doc.get("method")
             if doc.get("jsonrpc") != "2.0" or method not in (*_V1_SENDS, *_V03_SENDS):
@@ -200,10 +222,13 @@ class HitlMiddleware:
             else:
                 version, codec = "0.3", CODEC_V03
             params = doc.get("params")
+            stream = method in (_V1_SENDS[1], _V03_SENDS[1])
         if (version == "1.0" and not _major_one(scope)) or not isinstance(params, dict):
             return None  # the SDK's own answer: VersionNotSupported, InvalidParams
         message = _message(params, codec, answer)
-        return None if message is None else SendRequest(not rest, version, rid, message)
+        if message is None:
+            return None
+        return SendRequest(not rest, version, rid, message, stream, _history_length(params))
 
 
 def _message(params: dict[str, Any], codec: Codec, answer: bool) -> Message | None:
@@ -215,6 +240,13 @@ def _message(params: dict[str, Any], codec: Codec, answer: bool) -> Message | No
         if answer:
             raise InvalidParams(str(exc)) from None
         return None
+
+
+def _history_length(params: dict[str, Any]) -> int | None:
+    """``configuration.historyLength`` of a send (None: not given; the SDK checks it)."""
+    configuration = params.get("configuration")
+    value = configuration.get("historyLength") if isinstance(configuration, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _version_of(body: bytes, rest: bool) -> str:
@@ -262,8 +294,9 @@ def _replayed(body: bytes, receive: Receive, whole: bool) -> Receive:
 
 
 class _Reply:
-    """The ``send`` the app is given: the echo, the card, envelopes taken out, and an
-    answer refused by the executor written in place of the SDK's response."""
+    """The ``send`` the app is given: the echo, the card, envelopes taken out, a stream on
+    an existing task opened with the Task, and an answer refused by the executor written
+    in place of the SDK's response."""
 
     def __init__(self, send: Send, *, activated: bool, legacy: bool) -> None:
         self.send = send
@@ -272,6 +305,8 @@ class _Reply:
         self.card = False
         self.held: Hold | None = None
         self.request: SendRequest | None = None
+        #: Reads the task to open this stream with (None: the stream goes as it is).
+        self.opening: TaskSnapshot | None = None
         self._start: AsgiMessage | None = None
         self._mode = "pass"  # pass | buffer | sse | drop
         self._chunks: list[bytes] = []
@@ -311,7 +346,7 @@ class _Reply:
             self._mode = "card"
         elif not self.activated and "json" in kind:
             self._mode = "buffer"
-        elif not self.activated and "event-stream" in kind:
+        elif "event-stream" in kind and (not self.activated or self.opening is not None):
             self._mode = "sse"
         if self._mode in ("card", "buffer"):
             self._start = message
@@ -326,7 +361,12 @@ class _Reply:
         if self._mode == "pass":
             await self.send(message)
         elif self._mode == "sse":
-            await self.send({**message, "body": self._events(chunk, final=not more)})
+            ready = self._events(chunk, final=not more)
+            if self.opening is not None and b"data:" in ready:
+                ready = await self._open_with_task(ready)
+            if not self.activated and EXTENSION_URI.encode() in ready:
+                ready = b"".join(_strip_line(line) for line in ready.splitlines(keepends=True))
+            await self.send({**message, "body": ready})
         else:
             self._chunks.append(chunk)
             if not more:
@@ -348,7 +388,7 @@ class _Reply:
         await self.send({"type": "http.response.body", "body": body, "more_body": False})
 
     def _events(self, chunk: bytes, *, final: bool) -> bytes:
-        """Complete events of the stream so far, envelopes taken out; the rest kept."""
+        """Complete events of the stream so far; the rest kept for the next chunk."""
         data = self._tail + chunk
         cut = max(data.rfind(b"\n\n"), data.rfind(b"\r\n\r\n"), data.rfind(b"\r\r"))
         if final:
@@ -359,9 +399,38 @@ class _Reply:
         else:
             end = cut + (4 if data[cut : cut + 4] == b"\r\n\r\n" else 2)
             ready, self._tail = data[:end], data[end:]
-        if EXTENSION_URI.encode() not in ready:
+        return ready
+
+    async def _open_with_task(self, ready: bytes) -> bytes:
+        """The stream's first events (``ready`` holds the first ``data:`` line) opened
+        with the Task; only the first event is looked at."""
+        request = self.request
+        assert self.opening is not None and request is not None and request.message.task_id
+        lines = ready.splitlines(keepends=True)
+        at = next((i for i, line in enumerate(lines) if line.startswith(b"data:")), None)
+        if at is None:
+            return ready  # comments only: the first event is still to come
+        opening, self.opening = self.opening, None
+        line = lines[at]
+        end = len(line.rstrip(b"\r\n"))
+        try:
+            doc = json.loads(line[5:end])
+        except (ValueError, RecursionError):
             return ready
-        return b"".join(_strip_line(line) for line in ready.splitlines(keepends=True))
+        payload = doc.get("result") if request.rpc and isinstance(doc, dict) else doc
+        kind = _event_kind(payload, request.version)
+        if kind is None:
+            return ready  # a Task or Message already, or an error
+        task = await opening(request.message.task_id, request.version, request.history_length)
+        if task is None:
+            return ready
+        eol = line[end:] or b"\n"
+        if kind == "status":
+            # The Task as that update left it: the update's own status, not a later one.
+            task["status"] = _status_of(payload, request.version)
+            lines[at] = _data_line(_wrapped(doc, task, request), eol)
+            return b"".join(lines)
+        return _data_line(_wrapped(doc, task, request), eol) + eol + ready
 
     async def error(self, exc: A2AError, *, rpc: bool, version: str, rid: Any) -> None:
         """Answer with ``exc`` in the request's binding and version."""
@@ -390,6 +459,33 @@ class _Reply:
         }
         await self.send({**start, "headers": self._headers(start)})
         await self.send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def _event_kind(payload: Any, version: str) -> str | None:
+    """Is a stream event a status update ("status"), another task update ("update"), or
+    (None) a Task, a Message or an error?"""
+    if not isinstance(payload, dict):
+        return None
+    if version == "0.3":
+        kind = payload.get("kind")
+        return {"status-update": "status", "artifact-update": "update"}.get(str(kind))
+    if "statusUpdate" in payload:
+        return "status"
+    return "update" if "artifactUpdate" in payload else None
+
+
+def _status_of(payload: Any, version: str) -> Any:
+    return payload["status"] if version == "0.3" else payload["statusUpdate"]["status"]
+
+
+def _wrapped(doc: Any, task: dict[str, Any], request: SendRequest) -> Any:
+    """A stream event carrying ``task``, in the request's binding and version."""
+    result = task if request.version == "0.3" else {"task": task}
+    return {**doc, "result": result} if request.rpc else result
+
+
+def _data_line(doc: Any, eol: bytes) -> bytes:
+    return b"data: " + json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode() + eol
 
 
 def _named(headers: list[tuple[bytes, bytes]], name: bytes) -> list[tuple[bytes, bytes]]:

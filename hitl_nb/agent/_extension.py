@@ -7,7 +7,8 @@ and hands out the three places the extension lives:
 - :meth:`HitlExtension.wrap`: the executor whose ``execute`` may ``await ask(...)``;
 - :meth:`HitlExtension.asgi` / :meth:`HitlExtension.middleware`: the ASGI middleware in
   front of the SDK's routes (activation and echo, answers checked before the executor,
-  no envelope without activation, the card's entry written out whole).
+  no envelope without activation, the card's entry written out whole, a stream on an
+  existing task opened with the Task).
 """
 
 from __future__ import annotations
@@ -15,17 +16,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from a2a.server.agent_execution import AgentExecutor
+from a2a.server.context import ServerCallContext
 from a2a.server.routes import DefaultServerCallContextBuilder, ServerCallContextBuilder
 from a2a.server.tasks import TaskStore
 from a2a.types import AgentCard, AgentExtension
 
 from hitl_nb.spec import EXTENSION_URI, agent_card_extension
 
-from ._asgi import MAX_BODY_BYTES, App, HitlMiddleware, Scope
+from ._asgi import MAX_BODY_BYTES, App, HitlMiddleware, Scope, TaskSnapshot
 from ._executor import HitlExecutor
 from ._gate import Gate, TaskReader
 from ._prompts import PromptBook, StoredTask
-from ._stored import stored_task
+from ._stored import stored_task, task_json
 
 if TYPE_CHECKING:
     from starlette.middleware import Middleware
@@ -87,26 +89,47 @@ class HitlExtension:
 
     def asgi(self, app: App) -> HitlMiddleware:
         """``app`` (the Starlette app with the SDK's routes) behind the middleware."""
-        return HitlMiddleware(app, gate=self.gate, reader=self.reader, max_body=self.max_body)
+        return HitlMiddleware(app, **self._parts())
 
     def middleware(self) -> Middleware:
         """The middleware, for ``Starlette(..., middleware=[hitl.middleware()])``."""
         from starlette.middleware import Middleware
 
-        return Middleware(
-            HitlMiddleware, gate=self.gate, reader=self.reader, max_body=self.max_body
-        )
+        return Middleware(HitlMiddleware, **self._parts())
+
+    def _parts(self) -> dict[str, Any]:
+        return {
+            "gate": self.gate,
+            "reader": self.reader,
+            "snapshot": self.snapshot,
+            "max_body": self.max_body,
+        }
 
     def reader(self, scope: Scope) -> TaskReader:
         """How the gate reads a task for one request: the store, as that request's user."""
-        from starlette.requests import Request
-
-        context = self.context_builder.build(Request(scope))
+        context = self._context(scope)
 
         async def read(task_id: str) -> StoredTask | None:
             return stored_task(await self.task_store.get(task_id, context))
 
         return read
+
+    def snapshot(self, scope: Scope) -> TaskSnapshot:
+        """How the middleware reads a task whole for one request (to open a stream on an
+        existing task with it): the store, as that request's user, on the wire."""
+        context = self._context(scope)
+
+        async def read(
+            task_id: str, version: str, history_length: int | None
+        ) -> dict[str, Any] | None:
+            return task_json(await self.task_store.get(task_id, context), version, history_length)
+
+        return read
+
+    def _context(self, scope: Scope) -> ServerCallContext:
+        from starlette.requests import Request
+
+        return self.context_builder.build(Request(scope))
 
     async def aclose(self) -> None:
         """Stop every executor body still waiting for an answer (at server shutdown)."""

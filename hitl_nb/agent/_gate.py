@@ -29,7 +29,7 @@ from hitl_nb.errors import InvalidParams
 from ._answers import check_payload, conflict, plain_answer, read_response, response_in
 from ._prompts import Asked, Hold, PromptBook, StoredTask
 
-__all__ = ["Gate", "StoredTask", "TaskReader"]
+__all__ = ["Gate", "TaskReader"]
 
 
 #: Reads a task from the SDK's store for the request at hand (None: no such task).

@@ -139,10 +139,6 @@ class PromptBook:
         """``asked`` was just emitted."""
         self._asked[asked.prompt_id] = asked
 
-    def known(self, prompt_id: str) -> Asked | None:
-        """The prompt asked here under ``prompt_id`` (None: not asked in this process)."""
-        return self._asked.get(prompt_id)
-
     def open_prompt(self, task_id: str, stored: StoredTask) -> Asked | None:
         """The prompt a task waits on, from what the store says of it: its state is
         INPUT_REQUIRED and its status message carries an envelope of ours that is not

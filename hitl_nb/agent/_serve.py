@@ -2,10 +2,12 @@
 
 A server on the kernel's own event loop cannot be reached by a synchronous request from
 that kernel (PITFALLS), so :func:`serve` gives the agent its own thread and loop, like
-the bundled mock agent. It listens on 127.0.0.1 (port 0: a free one) until
-:meth:`Served.stop`, then runs the ``on_stop`` coroutines on its loop (the SDK request
-handler's ``aclose``, :meth:`HitlExtension.aclose <hitl_nb.agent.HitlExtension.aclose>`)
-so nothing is left pending.
+the bundled mock agent. The ``on_start`` coroutines run on that loop before it listens
+(what must be opened on the loop that uses it, such as a LangGraph checkpointer on
+aiosqlite); it listens on 127.0.0.1 (port 0: a free one) until :meth:`Served.stop`, then
+runs the ``on_stop`` coroutines on its loop (the SDK request handler's ``aclose``,
+:meth:`HitlExtension.aclose <hitl_nb.agent.HitlExtension.aclose>`) so nothing is left
+pending.
 """
 
 from __future__ import annotations
@@ -23,7 +25,11 @@ class Served:
     """A running server: ``url``, ``stop()``; a context manager."""
 
     def __init__(
-        self, app: Any, sock: socket.socket, on_stop: Iterable[Callable[[], Awaitable[Any]]]
+        self,
+        app: Any,
+        sock: socket.socket,
+        on_stop: Iterable[Callable[[], Awaitable[Any]]],
+        on_start: Iterable[Callable[[], Awaitable[Any]]] = (),
     ) -> None:
         import uvicorn
 
@@ -36,6 +42,7 @@ class Served:
             app, log_level="warning", lifespan="off", timeout_graceful_shutdown=2
         )
         self._server = uvicorn.Server(config)
+        self._on_start = list(on_start)
         self._on_stop = list(on_stop)
         self._started = threading.Event()
         self._error: BaseException | None = None
@@ -56,11 +63,13 @@ class Served:
             self._started.set()
 
     async def _serve(self) -> None:
-        watcher = asyncio.ensure_future(self._server.serve(sockets=[self._sock]))
-        while not self._server.started and not watcher.done():
-            await asyncio.sleep(0.005)
-        self._started.set()
         try:
+            for start in self._on_start:
+                await start()
+            watcher = asyncio.ensure_future(self._server.serve(sockets=[self._sock]))
+            while not self._server.started and not watcher.done():
+                await asyncio.sleep(0.005)
+            self._started.set()
             await watcher
         finally:
             for stop in self._on_stop:
@@ -89,10 +98,12 @@ def serve(
     port: int = 0,
     sock: socket.socket | None = None,
     on_stop: Iterable[Callable[[], Awaitable[Any]]] = (),
+    on_start: Iterable[Callable[[], Awaitable[Any]]] = (),
 ) -> Served:
     """Serve ``app`` on a thread of its own; returns once it listens (``.url``).
 
     ``sock``: a listening socket to serve on instead of ``host`` and ``port`` (bind it
-    first when the app must know its own URL, as an agent card does).
+    first when the app must know its own URL, as an agent card does); ``on_start`` and
+    ``on_stop``: coroutines run on the server's loop before it listens and after it stops.
     """
-    return Served(app, sock or socket.create_server((host, port)), on_stop)
+    return Served(app, sock or socket.create_server((host, port)), on_stop, on_start)

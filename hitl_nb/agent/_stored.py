@@ -1,9 +1,11 @@
 """A task as the SDK's task store keeps it, read for the extension.
 
-Two readings of one protobuf ``Task``:
+Three readings of one protobuf ``Task``:
 
 - :func:`stored_task`: what the gate checks an answer against (its context, whether it
   waits for input, its status message's metadata as plain JSON);
+- :func:`task_json`: the task on the wire, as A2A 1.0 or 0.3 writes it (the middleware
+  opens a stream on an existing task with it);
 - :func:`past_prompts`: the prompts a task asked before, each with the answer that
   closed it, in order, so an executor that runs again after a restart is given back the
   answers it already had (``ask`` returns them without asking again).
@@ -20,12 +22,11 @@ read back has its whole numbers turned back into ints (:func:`whole_numbers`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from a2a.server.context import ServerCallContext
-from a2a.types import Task, TaskState
+from a2a.types import SendMessageConfiguration, Task, TaskState
+from a2a.utils.task import apply_history_length
 from google.protobuf.json_format import MessageToDict
 
 from hitl_nb.a2a import CODEC_V1, Message, Role
@@ -35,10 +36,7 @@ from hitl_nb.spec import EXTENSION_URI
 from ._answers import plain_answer, response_in
 from ._prompts import TAG_KEY, Asked, PromptBook, StoredTask, envelope_in
 
-__all__ = ["Past", "StoreGet", "past_prompts", "stored_task", "whole_numbers"]
-
-#: ``TaskStore.get`` (or a versioned store's, whose result carries ``.task``).
-StoreGet = Callable[[str, ServerCallContext], Awaitable[Any]]
+__all__ = ["Past", "past_prompts", "stored_task", "task_json", "whole_numbers"]
 
 # Doubles hold every integer up to 2**53 exactly; beyond, a float stays a float.
 _EXACT = 2**53
@@ -90,6 +88,26 @@ def stored_task(found: Any) -> StoredTask | None:
         tag=tag,
         metadata=metadata,
     )
+
+
+def task_json(found: Any, version: str, history_length: int | None = None) -> dict[str, Any] | None:
+    """What the store's ``get`` returned, as the JSON of a Task in A2A ``version`` ("1.0":
+    ProtoJSON, "0.3": the SDK's compat model), the history cut to ``history_length`` as
+    the SDK cuts it (None: whole). None: no such task."""
+    task = getattr(found, "task", found)  # a versioned store wraps the task
+    if not isinstance(task, Task):
+        return None
+    if history_length is not None:
+        task = apply_history_length(task, SendMessageConfiguration(history_length=history_length))
+    if version == "0.3":
+        from a2a.compat.v0_3.conversions import to_compat_task
+
+        old: dict[str, Any] = to_compat_task(task).model_dump(
+            mode="json", by_alias=True, exclude_none=True
+        )
+        return old
+    out: dict[str, Any] = MessageToDict(task)
+    return out
 
 
 def whole_numbers(value: Any) -> Any:

@@ -1,5 +1,6 @@
 """The middleware on the wire: the card's entry whole, the echo, no envelope without
-activation (JSON and server-sent events, both bindings), bodies too large to read."""
+activation (JSON and server-sent events, both bindings), bodies too large to read, a
+stream on an existing task opened with the Task."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import uuid
 from typing import Any
 
 import httpx
+import pytest
 
 from hitl_nb.spec import EXTENSION_URI, agent_card_extension
 from tests.helpers.ask_agent import AskAgent
@@ -96,3 +98,97 @@ def test_a_large_body_that_is_not_an_answer_goes_to_the_sdk_unread(ask_agent: As
     body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": big}}
     r = httpx.post(ask_agent.url + "/", json=body, headers=headers(), timeout=60)
     assert r.json()["result"]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+
+
+def _events(response: httpx.Response) -> list[Any]:
+    return [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:")]
+
+
+def _waiting_task(url: str) -> tuple[str, str, str]:
+    """A new task waiting on its prompt: (task id, context id, prompt_id)."""
+    task = _send(url, activated=True).json()["result"]["task"]
+    envelope = task["status"]["message"]["metadata"][EXTENSION_URI]
+    return task["id"], task["contextId"], envelope["prompt_id"]
+
+
+def _stream(url: str, dialect: str, message: dict[str, Any], **options: Any) -> list[Any]:
+    """A streamed send in ``dialect`` ("1.0", "rest", "0.3"): each event's payload."""
+    activated = options.pop("activated", True)
+    params = {"message": message, **options}
+    if dialect == "rest":
+        r = httpx.post(
+            url + "/rest/message:stream",
+            json=params,
+            headers=headers(activated=activated),
+            timeout=30,
+        )
+        return _events(r)
+    method = "SendStreamingMessage" if dialect == "1.0" else "message/stream"
+    body = {"jsonrpc": "2.0", "id": 9, "method": method, "params": params}
+    r = httpx.post(url + "/", json=body, headers=headers(dialect, activated=activated), timeout=30)
+    events = _events(r)
+    assert all(e["id"] == 9 for e in events)
+    return [e["result"] for e in events]
+
+
+def _answer(task_id: str, context_id: str, prompt_id: str, dialect: str) -> dict[str, Any]:
+    payload = {"approved": True}
+    message = _message(
+        "yes",
+        taskId=task_id,
+        contextId=context_id,
+        metadata={"hitl_response_for": {"prompt_id": prompt_id, "payload": payload}},
+    )
+    if dialect == "0.3":
+        message.update(role="user", kind="message", parts=[{"kind": "text", "text": "yes"}])
+    return message
+
+
+@pytest.mark.parametrize("dialect", ["1.0", "rest", "0.3"])
+def test_an_answers_stream_begins_with_the_task(ask_agent: AskAgent, dialect: str) -> None:
+    """A2A 1.0 §3.1.2: "the stream MUST begin with the Task object", on an existing task
+    too; the SDK would open it with the executor's WORKING update."""
+    task_id, context_id, prompt_id = _waiting_task(ask_agent.url)
+    answer = _answer(task_id, context_id, prompt_id, dialect)
+    first, *rest = _stream(ask_agent.url, dialect, answer)
+    task = first if dialect == "0.3" else first["task"]
+    assert task["id"] == task_id and task.get("kind", "task") == "task"
+    working = "working" if dialect == "0.3" else "TASK_STATE_WORKING"
+    assert task["status"]["state"] == working  # the update it stands for: nothing lost
+    # The SDK kept the answer in the history (enqueueing a Task would have dropped it).
+    assert task["history"][-1]["messageId"] == answer["messageId"]
+    if dialect == "0.3":
+        assert [e["kind"] for e in rest] == ["status-update"]
+        assert rest[-1]["status"]["state"] == "completed"
+    else:
+        assert [list(e) for e in rest] == [["statusUpdate"]]
+        assert rest[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    stored = httpx.get(f"{ask_agent.url}/rest/tasks/{task_id}", headers=headers(), timeout=30)
+    assert answer["messageId"] in [m["messageId"] for m in stored.json()["history"]]
+
+
+def test_a_new_tasks_stream_is_left_as_the_sdk_sends_it(ask_agent: AskAgent) -> None:
+    first, *rest = _stream(ask_agent.url, "1.0", _message("go"))
+    assert first["task"]["status"]["state"] == "TASK_STATE_SUBMITTED"
+    assert [list(e) for e in rest] == [["statusUpdate"], ["statusUpdate"]]
+
+
+def test_a_message_that_answers_nothing_streams_the_task_then_the_prompt_again(
+    ask_agent: AskAgent,
+) -> None:
+    task_id, context_id, prompt_id = _waiting_task(ask_agent.url)
+    said = _message("what is this?", taskId=task_id, contextId=context_id)
+    first, *rest = _stream(ask_agent.url, "1.0", said, activated=False)
+    assert first["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    assert first["task"]["history"][-1]["messageId"] == said["messageId"]
+    assert EXTENSION_URI not in json.dumps([first, *rest])  # not activated: no envelope
+    activated = _stream(ask_agent.url, "1.0", {**said, "messageId": str(uuid.uuid4())})
+    envelope = activated[0]["task"]["status"]["message"]["metadata"][EXTENSION_URI]
+    assert envelope["prompt_id"] == prompt_id  # the same prompt, still open
+
+
+def test_the_opening_task_keeps_the_history_length_asked_for(ask_agent: AskAgent) -> None:
+    task_id, context_id, prompt_id = _waiting_task(ask_agent.url)
+    answer = _answer(task_id, context_id, prompt_id, "1.0")
+    first, *_ = _stream(ask_agent.url, "1.0", answer, configuration={"historyLength": 1})
+    assert [m["messageId"] for m in first["task"]["history"]] == [answer["messageId"]]

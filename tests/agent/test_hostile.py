@@ -283,6 +283,39 @@ def test_duplicate_keys_in_an_answer_are_a_parse_error(world: World) -> None:
     _still_waiting(world)
 
 
+@pytest.mark.parametrize(
+    "configuration",
+    [{"historyLength": -5}, {"historyLength": "many"}, {"historyLength": True}],
+    ids=["negative", "text", "bool"],
+)
+def test_a_streamed_answer_with_a_bad_configuration_is_the_sdks_error(
+    world: World, configuration: Any
+) -> None:
+    """The middleware reads ``historyLength`` to open the stream with the Task; what it
+    cannot use is the SDK's to refuse, and the answer held for it is let go."""
+    before = world.reached()
+    message = answer(world, {"prompt_id": world.prompt_id, "payload": VALID})
+    params = {"message": message, "configuration": configuration}
+    body = {"jsonrpc": "2.0", "id": 5, "method": "SendStreamingMessage", "params": params}
+    with httpx.Client(timeout=30) as http:
+        r = http.post(world.url + "/", json=body, headers=headers())
+    text = r.text
+    assert r.status_code == 200 and '"error"' in text and "TASK_STATE_WORKING" not in text
+    assert world.reached() == before
+    _still_waiting(world)
+    plain = answer(world, {"prompt_id": world.prompt_id, "payload": {"approved": "yes"}})
+    body = {
+        "jsonrpc": "2.0",
+        "id": 6,
+        "method": "SendStreamingMessage",
+        "params": {"message": plain},
+    }
+    with httpx.Client(timeout=30) as http:
+        refused = http.post(world.url + "/", json=body, headers=headers()).json()
+    assert refused["error"]["code"] == -32011  # a streamed answer is checked first too
+    assert world.reached() == before
+
+
 def test_of_racing_answers_one_is_accepted_then_a_replay_is_409(world: World) -> None:
     """Last in the module: it answers the other task's prompt."""
     target = world.other

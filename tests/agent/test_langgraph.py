@@ -5,6 +5,7 @@ graph thread per A2A task."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from hitl_nb.agent._prompts import TAG_KEY
 from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
 from hitl_nb.errors import PromptConflict, ResponseInvalid
 from hitl_nb.spec import EXTENSION_URI
-from tests.helpers.graph_agent import GraphAgent, release_graph
+from tests.helpers.graph_agent import GraphAgent, graph_process, graph_values, release_graph
 from tests.helpers.mock_agent_client import headers
 
 
@@ -212,3 +213,77 @@ def test_the_prompt_outlives_a_restart_of_the_a2a_side(tmp_path: Path) -> None:
             client.respond(prompt.task_id, prompt.prompt_id, {"approved": True}, wait=True)
             assert client.get_task(prompt.task_id).status.state is TaskState.COMPLETED
     assert graph.get_state({"configurable": {"thread_id": prompt.task_id}}).values["approved"]
+
+
+def test_a_prompt_outlives_a_crash_on_a_durable_checkpointer(tmp_path: Path) -> None:
+    """The agent process is killed while a prompt is open; a new process on the same
+    SQLite task store and SQLite checkpointer takes the answer and the graph goes on."""
+    tasks, checkpoints = tmp_path / "tasks.sqlite", tmp_path / "checkpoints.sqlite"
+    with graph_process(tasks, checkpoints) as url, SyncHitlClient(url) as client:
+        prompt = _first_prompt(client)
+    with graph_process(tasks, checkpoints) as url, SyncHitlClient(url) as client:
+        waiting = prompt_of(client.get_task(prompt.task_id))
+        assert isinstance(waiting, PromptEvent) and waiting.prompt_id == prompt.prompt_id
+        with pytest.raises(ResponseInvalid):  # checked against the stored schema
+            client.respond(prompt.task_id, prompt.prompt_id, {"approved": 1}, validate=False)
+        client.respond(
+            prompt.task_id, prompt.prompt_id, {"approved": True, "comment": "ok"}, wait=True
+        )
+        done = client.get_task(prompt.task_id)
+        assert done.status.state is TaskState.COMPLETED
+        assert done.artifacts[0].parts[0].data["request"] == "v3"  # the first run's input
+    values = graph_values(checkpoints, prompt.task_id)
+    assert values["log"] == ["draft", "review", "published"] and values["comment"] == "ok"
+
+
+def test_an_answer_the_checkpointer_lost_fails_the_task_saying_what_to_do(
+    tmp_path: Path,
+) -> None:
+    """The task store outlives the crash, the in-memory checkpointer does not: the answer
+    cannot resume anything, and the graph is not run again from the start with it."""
+    tasks = tmp_path / "tasks.sqlite"
+    with graph_process(tasks) as url, SyncHitlClient(url) as client:
+        prompt = _first_prompt(client)
+    with graph_process(tasks) as url, httpx.Client(timeout=30) as http:
+        answer = {
+            "messageId": str(uuid.uuid4()),
+            "role": "ROLE_USER",
+            "taskId": prompt.task_id,
+            "contextId": prompt.context_id,
+            "parts": [{"data": {"approved": True}}],
+            "metadata": {
+                "hitl_response_for": {"prompt_id": prompt.prompt_id, "payload": {"approved": True}}
+            },
+        }
+        body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": answer}}
+        error = http.post(url + "/", json=body, headers=headers()).json()["error"]["message"]
+        assert "does not wait on that interrupt" in error and "AsyncSqliteSaver" in error
+        got = {"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": prompt.task_id}}
+        task = http.post(url + "/", json=got, headers=headers()).json()["result"]
+        assert task["status"]["state"] == "TASK_STATE_FAILED"
+        assert "log" not in json.dumps(task)  # no artifact: the graph did not run
+
+
+def test_an_answer_that_names_no_context_resumes_the_graph(graph_agent: GraphAgent) -> None:
+    """The SDK gives a message without ``contextId`` a fresh context of its own; the
+    executor's events keep the task's."""
+    with SyncHitlClient(graph_agent.url) as client, httpx.Client(timeout=30) as http:
+        prompt = _first_prompt(client)
+        answer = {
+            "messageId": str(uuid.uuid4()),
+            "role": "ROLE_USER",
+            "taskId": prompt.task_id,
+            "parts": [{"data": {"approved": True}}],
+            "metadata": {
+                "hitl_response_for": {"prompt_id": prompt.prompt_id, "payload": {"approved": True}}
+            },
+        }
+        params = {"message": answer}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": params}
+        r = http.post(graph_agent.url + "/", json=body, headers=headers())
+        events = [
+            json.loads(line[5:])["result"] for line in r.text.splitlines() if line[:5] == "data:"
+        ]
+        updates = [e["statusUpdate"] for e in events if "statusUpdate" in e]
+        assert updates[-1]["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert {u["contextId"] for u in updates} == {prompt.context_id}

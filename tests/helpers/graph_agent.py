@@ -11,14 +11,23 @@
 ``GraphAgent`` serves one on 127.0.0.1 (``serve_graph``); ``calls`` counts the runs of
 each node (what reached the graph). Its ``grace`` is 5 s: LangGraph's own check of an
 answer is a 422 however busy the machine (a trivial graph resumes in a millisecond, so
-WORKING still follows at once).
+WORKING still follows at once). :func:`graph_process` serves the release graph in a
+process of its own (``python -m tests.helpers.graph_agent``) on a SQLite task store and,
+if given, a SQLite checkpointer, and kills it (SIGKILL) at the end: a crash.
 """
 
 from __future__ import annotations
 
 import operator
+import sqlite3
+import subprocess
+import sys
+import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Annotated, Any
 
 from langgraph.checkpoint.memory import InMemorySaver
@@ -179,3 +188,70 @@ class GraphAgent:
     def __exit__(self, *exc: object) -> None:
         assert self.served is not None
         self.served.stop()
+
+
+@contextmanager
+def graph_process(tasks: Path, checkpoints: Path | None = None) -> Iterator[str]:
+    """The release graph served by another process on the SDK's SQLite task store
+    ``tasks`` and LangGraph's SQLite checkpointer on ``checkpoints`` (None: in memory);
+    yields its URL, then kills it."""
+    cmd = [sys.executable, "-m", "tests.helpers.graph_agent", str(tasks)]
+    if checkpoints is not None:
+        cmd.append(str(checkpoints))
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()  # the process ends (EOF) if it cannot start
+        assert "listening on" in line, f"the graph agent did not start: {line!r}"
+        yield line.rsplit(" ", 1)[-1].strip()
+    finally:
+        proc.kill()
+        proc.wait(30)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def graph_values(checkpoints: Path, task_id: str) -> Any:
+    """The values of the release graph's thread for ``task_id`` in a SQLite checkpoint
+    file, read with LangGraph's synchronous SQLite saver."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    connection = sqlite3.connect(checkpoints, check_same_thread=False)
+    try:
+        graph = release_graph(Counter()).copy({"checkpointer": SqliteSaver(connection)})
+        return graph.get_state({"configurable": {"thread_id": task_id}}).values
+    finally:
+        connection.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve the release graph until killed: ``TASKS.sqlite [CHECKPOINTS.sqlite]``."""
+    from a2a.server.tasks import DatabaseTaskStore
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    args = sys.argv[1:] if argv is None else argv
+    store = DatabaseTaskStore(create_async_engine(f"sqlite+aiosqlite:///{args[0]}"))
+    checkpointer = None
+    if len(args) > 1:
+        path = args[1]
+
+        def checkpointer() -> Any:
+            return AsyncSqliteSaver.from_conn_string(path)
+
+    served = serve_graph(
+        release_graph(Counter()),
+        name="release graph",
+        inputs=request_inputs,
+        task_store=store,
+        checkpointer=checkpointer,
+        grace=5.0,
+        on_stop=[store.engine.dispose],
+    )
+    print(f"graph agent listening on {served.url}", flush=True)
+    threading.Event().wait()  # until killed
+
+
+if __name__ == "__main__":
+    main()

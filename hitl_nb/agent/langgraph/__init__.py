@@ -13,6 +13,9 @@ per A2A task::
     graph = builder.compile(checkpointer=InMemorySaver())
     agent = serve_graph(graph, name="Release graph")      # agent.url, agent.stop()
 
+For prompts that outlive a restart, the SDK's database task store keeps the task and a
+durable checkpointer the graph's thread: ``serve_graph(graph, task_store=...,
+checkpointer=lambda: AsyncSqliteSaver.from_conn_string("checkpoints.sqlite"))``.
 :class:`GraphExecutor` is the executor itself, for an a2a-sdk server of your own
 (``GraphExecutor(graph, hitl)`` with the agent's :class:`~hitl_nb.agent.HitlExtension`).
 """

@@ -1,11 +1,14 @@
 """``GraphExecutor``: a compiled LangGraph graph as an a2a-sdk executor that asks people.
 
-One graph thread per A2A task (``thread_id`` = the task id), on the graph's own
-checkpointer. A request:
+One graph thread per A2A task (``thread_id`` = the task id), on the graph's checkpointer
+(its own, or one ``checkpointer`` opens on the server's loop). A request:
 
 - **starts** a task: the graph runs on ``inputs(context)``;
 - **answers** the open prompt (the middleware checked and held the answer): the graph
-  resumes that interrupt by id, ``Command(resume={interrupt_id: value})``;
+  resumes that interrupt by id, ``Command(resume={interrupt_id: value})``; if the graph
+  thread does not wait on that interrupt (the checkpointer lost it across a restart, the
+  task store did not), the answer is run as nothing else: ``AskError`` fails the task,
+  saying what to do;
 - **says something else** while the graph waits: the message is kept in the history and
   the open prompt is asked again; the graph is not run.
 
@@ -17,10 +20,10 @@ with none pending the task completes with ``result(values)``.
 LangGraph validates a resume value against a Pydantic schema itself (its
 ``ValidationError`` marked ``is_invalid_resume``, nothing saved). Our JSON Schema check
 comes first, and the graph is given ``grace`` seconds (0.5) after a resume before the
-task is shown WORKING: a refusal of LangGraph's within that time is answered 422 with its errors,
-the task still waiting (the executor emitted nothing). One after it (a node that works
-long before its ``interrupt()``) asks the question again, under a new prompt_id, with the
-errors in the message.
+task is shown WORKING: a refusal of LangGraph's within that time is answered 422 with its
+errors, the task still waiting (the executor emitted nothing). One after it (a node that
+works long before its ``interrupt()``) asks the question again, under a new prompt_id,
+with the errors in the message.
 
 On Python 3.10 the graph runs through its synchronous API in a worker thread: LangGraph's
 ``interrupt()`` finds its run in a context variable, which asyncio hands to new tasks only
@@ -35,6 +38,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -45,7 +49,7 @@ from google.protobuf.struct_pb2 import Value
 from langgraph.errors import is_invalid_resume
 from langgraph.types import Command
 
-from hitl_nb.errors import ResponseInvalid
+from hitl_nb.errors import AskError, MalformedPrompt, ResponseInvalid
 from hitl_nb.spec import EXTENSION_URI
 
 from .._events import agent_message, first_task, prompt_update, status_update
@@ -58,6 +62,11 @@ __all__ = ["GraphExecutor", "default_inputs", "default_result"]
 
 log = logging.getLogger(__name__)
 
+#: The key of the interrupts a graph's stream of updates reports.
+_INTERRUPT = "__interrupt__"
+
+#: Opens a checkpointer on the running loop (``AsyncSqliteSaver.from_conn_string``, say).
+Checkpointer = Callable[[], AbstractAsyncContextManager[Any]]
 #: What a graph run is given for a new task.
 Inputs = Callable[[RequestContext], Any]
 #: What a finished graph answers with: text, a JSON object (a data artifact), or parts.
@@ -74,7 +83,7 @@ def _jsonable(value: Any) -> Any:
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dump(mode="json")
-    return json.loads(json.dumps(value, default=lambda v: _jsonable_leaf(v)))
+    return json.loads(json.dumps(value, default=_jsonable_leaf))
 
 
 def _jsonable_leaf(value: Any) -> Any:
@@ -97,9 +106,14 @@ def default_result(values: Any) -> str | Mapping[str, Any]:
 
 
 class GraphExecutor(AgentExecutor):
-    """Serves a compiled LangGraph graph (with a checkpointer) as an A2A agent that asks
-    people through hitl-prompt/v1; see the module. Build it with the
-    :class:`~hitl_nb.agent.HitlExtension` of the agent: ``GraphExecutor(graph, hitl)``."""
+    """Serves a compiled LangGraph graph as an A2A agent that asks people through
+    hitl-prompt/v1; see the module. Build it with the
+    :class:`~hitl_nb.agent.HitlExtension` of the agent: ``GraphExecutor(graph, hitl)``.
+
+    The graph is compiled with a checkpointer, or ``checkpointer`` opens one on the
+    server's loop (:meth:`start`, else the first request; :meth:`aclose` closes it):
+    ``lambda: AsyncSqliteSaver.from_conn_string("checkpoints.sqlite")``, say, whose
+    threads outlive a restart as a database task store's tasks do."""
 
     def __init__(
         self,
@@ -109,21 +123,49 @@ class GraphExecutor(AgentExecutor):
         inputs: Inputs = default_inputs,
         result: Result = default_result,
         grace: float = 0.5,
+        checkpointer: Checkpointer | None = None,
     ) -> None:
-        if getattr(graph, "checkpointer", None) is None:
+        if checkpointer is None and getattr(graph, "checkpointer", None) is None:
             raise ValueError(
                 "the graph has no checkpointer: interrupts need one "
-                "(graph = builder.compile(checkpointer=InMemorySaver()))"
+                "(graph = builder.compile(checkpointer=InMemorySaver()), or one that "
+                "outlives a restart: checkpointer=lambda: "
+                "AsyncSqliteSaver.from_conn_string('checkpoints.sqlite'))"
             )
         self.graph = graph
         self.book: PromptBook = extension.book
         self.inputs = inputs
         self.result = result
         self.grace = grace
+        self._checkpointer = checkpointer
+        self._opened: AbstractAsyncContextManager[Any] | None = None
+        self._opening = asyncio.Lock()
+
+    async def start(self) -> None:
+        """Open ``checkpointer`` on the running loop and compile it in (once)."""
+        async with self._opening:
+            if self._checkpointer is None or self._opened is not None:
+                return
+            opened = self._checkpointer()
+            saver = await opened.__aenter__()
+            self._opened = opened
+            self.graph = self.graph.copy({"checkpointer": saver})
+
+    async def aclose(self) -> None:
+        """Close the checkpointer :meth:`start` opened, if any."""
+        opened, self._opened = self._opened, None
+        if opened is not None:
+            await opened.__aexit__(None, None, None)
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Run, resume or re-ask, as the module says."""
-        task_id, context_id = context.task_id or "", context.context_id or ""
+        if self._checkpointer is not None and self._opened is None:
+            await self.start()
+        task_id = context.task_id or ""
+        # The task's own context: the SDK gives a message that names a task but no
+        # contextId a fresh context id of its own.
+        current = context.current_task
+        context_id = current.context_id if current is not None else context.context_id or ""
         updater = TaskUpdater(event_queue, task_id, context_id)
         config = {"configurable": {"thread_id": task_id}}
         message = context.message
@@ -134,26 +176,28 @@ class GraphExecutor(AgentExecutor):
             await self._run(self.inputs(context), config, updater)
             return
         snapshot = await self.graph.aget_state(config)
+        if taken is not None and taken.asked.tag not in {i.id for i in snapshot.interrupts}:
+            raise _lost(taken.asked)
         if not snapshot.interrupts:
             await updater.start_work()
             await self._run(self.inputs(context), config, updater)
             return
-        if taken is None or taken.asked.tag not in {i.id for i in snapshot.interrupts}:
-            await self._ask_again(context, event_queue)
+        if taken is None:
+            await self._ask_again(context, updater)
             return
         resume: Command[Any] = Command(
             resume={taken.asked.tag: resume_value(taken.asked, taken.payload)}
         )
         await self._resume(resume, config, updater, taken)
 
-    async def _ask_again(self, context: RequestContext, event_queue: EventQueue) -> None:
+    async def _ask_again(self, context: RequestContext, updater: TaskUpdater) -> None:
         """The message answers nothing: the open prompt is asked again (kept open)."""
         found = stored_task(context.current_task)
         asked = None
         if found is not None:
-            asked = self.book.open_prompt(context.task_id or "", found)
+            asked = self.book.open_prompt(updater.task_id, found)
         if asked is not None:
-            await event_queue.enqueue_event(prompt_update(asked, context.context_id or ""))
+            await updater.event_queue.enqueue_event(prompt_update(asked, updater.context_id))
             self.book.record(asked)
 
     async def _resume(
@@ -168,38 +212,60 @@ class GraphExecutor(AgentExecutor):
             return
         await updater.start_work()  # AC-4: the answer is accepted
         try:
-            await run
+            raised = await run
         except Exception as exc:
             if not is_invalid_resume(exc):
                 raise
             await self._refused_late(taken.asked, exc, updater)
             return
-        await self._settle(config, updater)
+        await self._settle(config, updater, raised)
 
     async def _run(self, given: Any, config: dict[str, Any], updater: TaskUpdater) -> None:
-        await self._drain(given, config)
-        await self._settle(config, updater)
+        await self._settle(config, updater, await self._drain(given, config))
 
-    async def _drain(self, given: Any, config: dict[str, Any]) -> None:
+    async def _drain(self, given: Any, config: dict[str, Any]) -> list[Any]:
+        """Run the graph on ``given`` until it stops; the interrupts it raised."""
         if sys.version_info < (3, 11):  # the module says why
-            await asyncio.to_thread(self._drain_in_thread, given, config)
-            return
-        async for _ in self.graph.astream(given, config, stream_mode="updates"):
-            pass
+            return await asyncio.to_thread(self._drain_in_thread, given, config)
+        raised: list[Any] = []
+        async for chunk in self.graph.astream(given, config, stream_mode="updates"):
+            raised.extend(chunk.get(_INTERRUPT, ()))
+        return raised
 
-    def _drain_in_thread(self, given: Any, config: dict[str, Any]) -> None:
-        for _ in self.graph.stream(given, config, stream_mode="updates"):
-            pass
+    def _drain_in_thread(self, given: Any, config: dict[str, Any]) -> list[Any]:
+        raised: list[Any] = []
+        for chunk in self.graph.stream(given, config, stream_mode="updates"):
+            raised.extend(chunk.get(_INTERRUPT, ()))
+        return raised
 
-    async def _settle(self, config: dict[str, Any], updater: TaskUpdater) -> None:
-        """Ask the first pending interrupt, or complete with the graph's result."""
-        snapshot = await self.graph.aget_state(config)
-        if snapshot.interrupts:
-            first = snapshot.interrupts[0]
-            asked = prompt_for(first, updater.task_id, _node_of(snapshot))
-            await self._emit(asked, updater, value=first.value)
-            return
-        await self._complete(snapshot.values, updater)
+    async def _settle(
+        self, config: dict[str, Any], updater: TaskUpdater, raised: list[Any]
+    ) -> None:
+        """Ask the first pending interrupt, or complete with the graph's result.
+
+        ``raised``: the interrupts the run that just stopped raised. A run stops at the
+        end of the step whose nodes interrupted, and every node still waiting ran in it,
+        so one interrupt raised is the only one pending: it is asked without reading
+        the graph's state back. Several are asked in the state's order."""
+        snapshot = None
+        pending = raised if len(raised) == 1 else None
+        if pending is None:
+            snapshot = await self.graph.aget_state(config)
+            pending = list(snapshot.interrupts)
+            if not pending:
+                await self._complete(snapshot.values, updater)
+                return
+        first = pending[0]
+        try:
+            asked = prompt_for(first, updater.task_id)
+        except MalformedPrompt as exc:
+            snapshot = snapshot or await self.graph.aget_state(config)
+            raise MalformedPrompt(
+                f"the interrupt() in node {_node_of(snapshot, first.id)!r} cannot be asked "
+                f"through hitl-prompt/v1: {exc}",
+                exc.findings,
+            ) from None
+        await self._emit(asked, updater, value=first.value)
 
     async def _emit(
         self, asked: Asked, updater: TaskUpdater, note: str | None = None, value: Any = None
@@ -244,7 +310,7 @@ class GraphExecutor(AgentExecutor):
         """LangGraph refused the answer after the task was shown WORKING: ask again,
         under a new prompt_id, the errors in the message."""
         problems = "; ".join(f"{i['path'] or '/'}: {i['message']}" for i in issues_of(error))
-        again = prompt_for(_Again(asked), updater.task_id, "(asked again)")
+        again = prompt_for(_Again(asked), updater.task_id)
         note = f"The previous answer was refused by the graph: {problems}"
         snapshot = await self.graph.aget_state({"configurable": {"thread_id": updater.task_id}})
         value = next((i.value for i in snapshot.interrupts if i.id == asked.tag), None)
@@ -277,10 +343,22 @@ class _Again:
         self.id = asked.tag
 
 
-def _node_of(snapshot: Any) -> str:
-    """The node that raised the first pending interrupt."""
-    first = snapshot.interrupts[0]
+def _node_of(snapshot: Any, interrupt_id: str) -> str:
+    """The node that raised interrupt ``interrupt_id``."""
     for task in snapshot.tasks:
-        if any(i.id == first.id for i in task.interrupts):
+        if any(i.id == interrupt_id for i in task.interrupts):
             return str(task.name)
     return "?"
+
+
+def _lost(asked: Asked) -> AskError:
+    """The task's open prompt stands for an interrupt the graph thread does not wait on:
+    the checkpointer lost what the task store kept (a restart on an in-memory saver)."""
+    return AskError(
+        f"task {asked.task_id} waits on prompt {asked.prompt_id}, which stands for the "
+        f"graph's interrupt {asked.tag}, but the graph's thread {asked.task_id} does not "
+        "wait on that interrupt: its checkpointer lost what the task store kept (an "
+        "in-memory checkpointer does not outlive a restart). Compile the graph with a "
+        "durable checkpointer next to a database task store, e.g. langgraph-checkpoint-"
+        "sqlite's AsyncSqliteSaver (pip install 'hitl-nb[langgraph]')"
+    )

@@ -11,8 +11,8 @@ model, ``TypedDict`` or dataclass arrives converted). It becomes a prompt:
   (:data:`~hitl_nb.agent.TEXT_SCHEMA`), and the graph is resumed with the text itself;
 - the envelope is checked strictly (:func:`~hitl_nb.agent._envelope.build_envelope`): an
   interrupt whose schema breaks the spec (not ``type: "object"``, over 64 KiB, not a valid
-  schema) raises :class:`~hitl_nb.errors.MalformedPrompt` naming the node that called
-  ``interrupt``, and nothing is emitted.
+  schema) raises :class:`~hitl_nb.errors.MalformedPrompt` (the executor names the node
+  that called ``interrupt``), and nothing is emitted.
 
 Pydantic's own ``ValidationError`` on a resume value (LangGraph validates a Pydantic
 schema itself, after ours) becomes ``validation_errors`` here (:func:`issues_of`).
@@ -24,7 +24,6 @@ import json
 from typing import Any
 
 from hitl_nb import _pointer
-from hitl_nb.errors import MalformedPrompt
 
 from .._envelope import build_envelope
 from .._prompts import Asked
@@ -45,16 +44,9 @@ def question_of(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def prompt_for(interrupt: Any, task_id: str, node: str) -> Asked:
-    """The prompt standing for ``interrupt`` (raised in ``node``), checked strictly."""
-    schema = interrupt.response_schema
-    try:
-        envelope = build_envelope(question_of(interrupt.value), schema)
-    except MalformedPrompt as exc:
-        raise MalformedPrompt(
-            f"the interrupt() in node {node!r} cannot be asked through hitl-prompt/v1: {exc}",
-            exc.findings,
-        ) from None
+def prompt_for(interrupt: Any, task_id: str) -> Asked:
+    """The prompt standing for ``interrupt``, checked strictly (MalformedPrompt)."""
+    envelope = build_envelope(question_of(interrupt.value), interrupt.response_schema)
     return Asked(task_id, envelope, tag=interrupt.id)
 
 

@@ -6,8 +6,16 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from .._app import agent_app
+from .._extension import HitlExtension
 from .._serve import Served
-from ._executor import GraphExecutor, Inputs, Result, default_inputs, default_result
+from ._executor import (
+    Checkpointer,
+    GraphExecutor,
+    Inputs,
+    Result,
+    default_inputs,
+    default_result,
+)
 
 __all__ = ["serve_graph"]
 
@@ -20,24 +28,46 @@ def serve_graph(
     inputs: Inputs = default_inputs,
     result: Result = default_result,
     task_store: Any = None,
+    checkpointer: Checkpointer | None = None,
     grace: float = 0.5,
     host: str = "127.0.0.1",
     port: int = 0,
     on_stop: Iterable[Callable[[], Awaitable[Any]]] = (),
 ) -> Served:
-    """Serve ``graph`` (compiled with a checkpointer) as an A2A agent on a thread of its
-    own: JSON-RPC at ``/``, HTTP+JSON at ``/rest``, the card at
-    ``/.well-known/agent-card.json``, hitl-prompt/v1 declared. ``task_store``: the SDK's
-    (default: in memory); ``inputs``, ``result`` and ``grace``: see
-    :class:`~hitl_nb.agent.langgraph.GraphExecutor`; ``on_stop``: coroutines run on the
-    server's loop when it stops (a database store's ``engine.dispose``). Returns once it
-    listens: ``.url``, ``.stop()``."""
+    """Serve ``graph`` as an A2A agent on a thread of its own: JSON-RPC at ``/``,
+    HTTP+JSON at ``/rest``, the card at ``/.well-known/agent-card.json``, hitl-prompt/v1
+    declared. Returns once it listens: ``.url``, ``.stop()``.
+
+    ``task_store``: the SDK's (default: in memory). The graph is compiled with a
+    checkpointer, or ``checkpointer`` opens one on the server's own loop, e.g.
+    ``lambda: AsyncSqliteSaver.from_conn_string("checkpoints.sqlite")``: with a database
+    task store, a prompt then outlives a restart of the process. ``inputs``, ``result``
+    and ``grace``: see :class:`~hitl_nb.agent.langgraph.GraphExecutor`; ``on_stop``:
+    coroutines run on the server's loop when it stops (a database store's
+    ``engine.dispose``)."""
+    made: list[GraphExecutor] = []
+
+    def executor_for(hitl: HitlExtension) -> GraphExecutor:
+        made.append(
+            GraphExecutor(
+                graph, hitl, inputs=inputs, result=result, grace=grace, checkpointer=checkpointer
+            )
+        )
+        return made[0]
+
+    async def start() -> None:
+        await made[0].start()
+
+    async def stop() -> None:
+        await made[0].aclose()
+
     return agent_app(
-        lambda hitl: GraphExecutor(graph, hitl, inputs=inputs, result=result, grace=grace),
+        executor_for,
         name=name,
         description=description,
         task_store=task_store,
         host=host,
         port=port,
-        on_stop=on_stop,
+        on_start=[start],
+        on_stop=[stop, *on_stop],
     )

@@ -101,7 +101,11 @@ const reply = answer({ id: opened.id, contextId: opened.contextId },
 for await (const event of client.sendMessageStream({ message: reply }, options)) {
   streamed.push(event);
 }
-report.streamedAnswer = { kinds: streamed.map(kind) };
+const openedWith = streamed[0].payload.value;
+report.streamedAnswer = {
+  kinds: streamed.map(kind),
+  answerInHistory: (openedWith.history ?? []).some((m) => m.messageId === reply.messageId),
+};
 
 const waiting = await client.sendMessage({ message: message(firstText) }, options);
 const sub = client.resubscribeTask({ id: waiting.id }, options);
