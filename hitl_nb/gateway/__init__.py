@@ -29,6 +29,8 @@ from hitl_nb.gateway._api import MAX_REQUEST_BYTES, ApiReply, ApiRequest, Gatewa
 from hitl_nb.gateway._db_url import check_db_url, open_store, sqlite_path
 from hitl_nb.gateway._forward import GatewayReply, message_for
 from hitl_nb.gateway._gateway import Gateway, GatewayError
+from hitl_nb.gateway._notify import Notifier, team_channels
+from hitl_nb.gateway._outbox import NotifyChoice, StoreOutbox
 from hitl_nb.gateway._push import PUSH_PATH, PushDesk, Refused
 from hitl_nb.gateway._push_http import push_handlers
 from hitl_nb.gateway._schema import SCHEMA_VERSION
@@ -71,6 +73,8 @@ __all__ = [
     "GatewayStore",
     "InternalCaller",
     "Listed",
+    "Notifier",
+    "NotifyChoice",
     "OpenQuery",
     "PostgresStore",
     "PromptRow",
@@ -79,6 +83,7 @@ __all__ = [
     "Registration",
     "SQLiteStore",
     "Seconds",
+    "StoreOutbox",
     "StoreUnavailable",
     "check_agent_url",
     "check_db_url",
@@ -86,6 +91,7 @@ __all__ = [
     "open_store",
     "push_handlers",
     "sqlite_path",
+    "team_channels",
 ]
 
 __getattr__, __dir__ = _lazy.attach(__name__, {"PostgresStore": "_postgres"})

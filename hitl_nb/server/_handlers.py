@@ -74,6 +74,12 @@ class GatewayRoute(APIHandler):
         """A write (register a task, answer a prompt)."""
         await self._serve(*args)
 
+    @web.authenticated
+    @authorized
+    async def put(self, *args: str) -> None:
+        """A change (one's notifications)."""
+        await self._serve(*args)
+
 
 def gateway_handlers(api_root: str, api: GatewayAPI) -> list[tuple[str, type, dict[str, Any]]]:
     """The gateway's routes under ``api_root`` (``{base_url}hitl/api``)."""
