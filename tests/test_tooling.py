@@ -1,6 +1,8 @@
 """The linters CI enforces, run as tests so the README's one test command covers them."""
 
 import ast
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +44,46 @@ def test_the_formatter_formats_everything():
 def test_mypy_is_clean():
     result = run("mypy")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _javascript_tool(script: str) -> list[str]:
+    """``node <the tool's script>`` from the extension's installed node_modules (the
+    editable install put them there); skipped where they are not, but under CI."""
+    node = shutil.which("node")
+    path = ROOT / "node_modules" / script
+    if node is None or not path.is_file():
+        why = "the JupyterLab extension's node_modules (pip install -e . builds them) and node"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI needs {why}", pytrace=False)
+        pytest.skip(f"needs {why}")
+    return [node, str(path)]
+
+
+@pytest.mark.slow
+def test_eslint_is_clean():
+    """The extension's TypeScript (src/), with type information (eslint.config.mjs)."""
+    command = [*_javascript_tool("eslint/bin/eslint.js"), "src"]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_prettier_formats_the_extension():
+    """src/, style/, schema/ and the extension's configuration, as jlpm prettier:check."""
+    where = ["src/**/*.ts", "style/**/*.css", "schema/*.json", "package.json", "tsconfig.json"]
+    command = [*_javascript_tool("prettier/bin/prettier.cjs"), "--check", *where]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_extension_and_the_package_have_one_version():
+    import json
+    import re
+
+    package = json.loads((ROOT / "package.json").read_text("utf-8"))
+    project = (ROOT / "pyproject.toml").read_text("utf-8")
+    (version,) = re.findall(r'^version = "([^"]+)"', project, re.M)
+    assert package["version"] == version
 
 
 # Each runtime dependency and the module it is imported as.

@@ -35,7 +35,14 @@ from ._events import (
 )
 from ._exchange import Exchange, TracedEvent
 from ._follow import Reconnect
-from ._gateway import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway, gateway_at
+from ._gateway import (
+    GatewayAnswer,
+    GatewayClient,
+    GatewayInfo,
+    find_gateway,
+    gateway_at,
+    kernel_server,
+)
 from ._http import ACCEPT_ENCODING, HttpLimits, decoded_chunks
 from ._sync_client import SyncHitlClient
 from ._trace import Trace
@@ -69,6 +76,7 @@ __all__ = [
     "decoded_chunks",
     "find_gateway",
     "gateway_at",
+    "kernel_server",
     "parse_agent_card",
     "prompt_of",
 ]

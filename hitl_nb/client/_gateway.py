@@ -60,7 +60,14 @@ from hitl_nb.errors import (
 
 from ._tls import tls_context
 
-__all__ = ["GatewayAnswer", "GatewayClient", "GatewayInfo", "find_gateway", "gateway_at"]
+__all__ = [
+    "GatewayAnswer",
+    "GatewayClient",
+    "GatewayInfo",
+    "find_gateway",
+    "gateway_at",
+    "kernel_server",
+]
 
 _API = "hitl/api"
 #: The hub service's API, relative to its URL (``{hub}/services/hitl/``).
@@ -318,6 +325,33 @@ def find_gateway(
         on_hub = None
     if on_hub is not None:
         return on_hub
+    found = kernel_server(connection_file=connection_file, environ=env)
+    if found is None:
+        return None
+    info, kernel_id = found
+    try:
+        if not _owns_kernel(info.url, info.token, kernel_id) or not _has_gateway(
+            info.url, info.token
+        ):
+            return None
+    except _NoAnswer as exc:
+        _unavailable(info, str(exc), strict)
+        return None
+    return info
+
+
+def kernel_server(
+    *,
+    connection_file: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[GatewayInfo, str] | None:
+    """The Jupyter server that started this kernel, and this kernel's id, from facts
+    (step 3 of the module docstring, without asking the server anything): its URL and
+    the token to use (``HITL_NB_GATEWAY_TOKEN``, else ``JUPYTERHUB_API_TOKEN``, else the
+    token of its info file). None outside a kernel such a server started."""
+    env = os.environ if environ is None else environ
+    own_token = env.get("HITL_NB_GATEWAY_TOKEN") or None
+    hub_token = env.get("JUPYTERHUB_API_TOKEN") or None
     parent = env.get("JPY_PARENT_PID", "")
     conn = str(connection_file) if connection_file is not None else _connection_file()
     if not parent.isdigit() or not conn:
@@ -338,14 +372,7 @@ def find_gateway(
             how += " (HITL_NB_GATEWAY_TOKEN)"
         elif hub_token:
             how += " (JupyterHub token)"
-        info = GatewayInfo(url, token, how)
-        try:
-            if not _owns_kernel(url, token, kernel_id) or not _has_gateway(url, token):
-                return None
-        except _NoAnswer as exc:
-            _unavailable(info, str(exc), strict)
-            return None
-        return info
+        return GatewayInfo(url, token, how), kernel_id
     return None
 
 

@@ -16,7 +16,8 @@ A host builds a :class:`Gateway` over a :class:`GatewayStore` (:func:`open_store
 database), an :class:`AgentPool` and :class:`GatewaySettings`, routes requests to
 :class:`GatewayAPI` with the :class:`Caller` it authenticated, and mounts
 :func:`push_handlers`. ``PostgresStore`` is loaded on first use (psycopg comes with the
-``hub`` extra).
+``hub`` extra). :attr:`Gateway.feed` (a :class:`PromptFeed`) follows the open prompts
+each person may answer; hosts serve it as server-sent events (:func:`sse_frames`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,15 @@ from hitl_nb import _lazy
 from hitl_nb.gateway._agents import GATEWAY_HEADER, AgentPool, InternalCaller, check_agent_url
 from hitl_nb.gateway._api import MAX_REQUEST_BYTES, ApiReply, ApiRequest, GatewayAPI
 from hitl_nb.gateway._db_url import check_db_url, open_store, sqlite_path
+from hitl_nb.gateway._feed import (
+    FEED_LIMIT,
+    PING,
+    FeedChange,
+    FeedFull,
+    PromptFeed,
+    serve_feed,
+    sse_frames,
+)
 from hitl_nb.gateway._forward import GatewayReply, message_for
 from hitl_nb.gateway._gateway import Gateway, GatewayError
 from hitl_nb.gateway._notify import Notifier, team_channels
@@ -47,15 +57,18 @@ from hitl_nb.gateway._store import (
     Registration,
     StoreUnavailable,
 )
-from hitl_nb.gateway._views import NO_NAMES, Caller
+from hitl_nb.gateway._views import NO_NAMES, PROMPT_CUT, Caller
 
 if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
     from hitl_nb.gateway._postgres import PostgresStore
 
 __all__ = [
+    "FEED_LIMIT",
     "GATEWAY_HEADER",
     "MAX_REQUEST_BYTES",
     "NO_NAMES",
+    "PING",
+    "PROMPT_CUT",
     "PUSH_PATH",
     "SCHEMA_VERSION",
     "AgentPool",
@@ -64,6 +77,8 @@ __all__ = [
     "AuditEntry",
     "Ballot",
     "Caller",
+    "FeedChange",
+    "FeedFull",
     "Forward",
     "Gateway",
     "GatewayAPI",
@@ -77,6 +92,7 @@ __all__ = [
     "NotifyChoice",
     "OpenQuery",
     "PostgresStore",
+    "PromptFeed",
     "PromptRow",
     "PushDesk",
     "Refused",
@@ -90,7 +106,9 @@ __all__ = [
     "message_for",
     "open_store",
     "push_handlers",
+    "serve_feed",
     "sqlite_path",
+    "sse_frames",
     "team_channels",
 ]
 

@@ -10,6 +10,8 @@ the hub service) knows which user sent a request; a kernel only knows what it is
   payloads are equal as canonical JSON, then exactly one answer is forwarded; unknown
   patterns are ignored (§Responder policy, via :class:`hitl_nb.policy.ResponderGate`);
 - every answer, and what became of it, goes into the audit trail (:meth:`Gateway.audit`);
+- what changes about open prompts is told to the feed's followers (:attr:`Gateway.feed`,
+  :mod:`hitl_nb.gateway._feed`: JupyterLab's prompts panel);
 - with a :class:`~hitl_nb.gateway._notify.Notifier`, people are told: the notes a prompt
   opening, its forward's end or its expiry cause are written in the transaction that
   records it, and sent by the notifier's sender in the background (docs/notify.md).
@@ -50,6 +52,7 @@ from hitl_nb.errors import (
 )
 from hitl_nb.gateway._agents import AgentPool, check_agent_url
 from hitl_nb.gateway._audit import action_of, answer_entry, forward_entry
+from hitl_nb.gateway._feed import PromptFeed
 from hitl_nb.gateway._forward import GatewayReply, Tell, deliver, settle
 from hitl_nb.gateway._notify import Notifier
 from hitl_nb.gateway._push import PushDesk
@@ -64,7 +67,7 @@ from hitl_nb.gateway._store import (
     Registration,
     StoreUnavailable,
 )
-from hitl_nb.gateway._views import Caller, prompt_view, refusal, shown_to
+from hitl_nb.gateway._views import Caller, feed_item, prompt_view, refusal, shown_to
 from hitl_nb.gateway._watcher import Watchers
 from hitl_nb.notify import Note
 from hitl_nb.policy import ResponderGate, tally
@@ -126,6 +129,9 @@ class Gateway:
             arrange_push=self.push.arrange if settings.push else None,
             ended=self._ended,
         )
+        #: The open prompts each person may answer, followed (JupyterLab's panel). Another
+        #: replica's changes are read at its next recheck.
+        self.feed = PromptFeed(self._feed_listing, recheck=settings.lease_seconds)
         self.duties = Duties(
             store,
             self.replica,
@@ -211,6 +217,7 @@ class Gateway:
             log.warning("hitl-nb gateway: settling %s waits: %s", fwd.prompt_id, exc)
         finally:
             self._in_flight.discard(key)
+            self.feed.changed(fwd.reg_id)
 
     # -- notifications -------------------------------------------------------------
 
@@ -259,6 +266,7 @@ class Gateway:
             if await self.store.close_prompt(reg_id, prompt_id, "expired", notes):
                 log.info("hitl-nb gateway: prompt %s closed at its deadline", prompt_id)
                 self._wake()
+                self.feed.changed(reg_id)
         except StoreUnavailable as exc:
             # The next replica round arms it again (a due prompt still open).
             log.warning("hitl-nb gateway: closing %s at its deadline waits: %s", prompt_id, exc)
@@ -395,18 +403,20 @@ class Gateway:
             envelope = found.envelope.to_json()
             due = deadline.timestamp() if deadline else None
             notes = self.notify.opened(reg, envelope, due) if self.notify is not None else None
-            before = time.time()
+            new = await self.store.prompt(reg.id, found.prompt_id) is None
             row = await self.store.see_prompt(
                 reg.id, found.prompt_id, found.context_id, envelope, due, notes
             )
-            if row.first_seen >= before:  # first seen now: its notes were written
-                self._wake()
             self._arm(row)
+            if new:  # first seen now: its notes were written with it
+                self._wake()
+                self.feed.changed(reg.id, row.envelope)
         for row in await self.store.prompts(reg.id):
             if row.closed is None and row.prompt_id != open_id:
                 fwd = await self.store.forward(reg.id, row.prompt_id)
                 if fwd is None or fwd.state != "forwarding":
-                    await self.store.close_prompt(reg.id, row.prompt_id, "closed by the agent")
+                    if await self.store.close_prompt(reg.id, row.prompt_id, "closed by the agent"):
+                        self.feed.changed(reg.id)
 
     # -- prompts ---------------------------------------------------------------------
 
@@ -451,6 +461,21 @@ class Gateway:
         views = [prompt_view(i.reg, i.row, caller, now, i.forward, i.ballots) for i in listed]
         return {"prompts": views, "total": total}
 
+    async def _feed_listing(self, caller: Caller, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """The feed's list for ``caller``: the open prompts they may answer, soonest
+        deadline first. A caller the host cannot name (one shared token) is the
+        server's one user: every open prompt is theirs to know of, those for named
+        people or a consensus with why they cannot answer them here."""
+        named = caller.name is not None
+        query = OpenQuery(
+            viewer=caller.name,
+            see_all=not named and self.settings.show_all,
+            for_responder=named or not self.settings.show_all,
+            responder=caller.name,
+        )
+        listed, total = await self.store.list_open(query, limit)
+        return [feed_item(i.reg, i.row, caller, i.forward, i.ballots) for i in listed], total
+
     # -- answers ---------------------------------------------------------------------
 
     async def answer(
@@ -468,6 +493,7 @@ class Gateway:
         try:
             reply = await self._decide(reg, row, fwd, caller, payload)
         except GatewayError as exc:
+            self.feed.changed(reg.id)  # a refusal may have closed it (410)
             await self.store.add_audit(
                 answer_entry(
                     reg,
@@ -485,6 +511,7 @@ class Gateway:
                 reg, row, caller, payload, status=reply.status, action=action_of(reply), reply=reply
             )
         )
+        self.feed.changed(reg.id)  # a ballot counted, or the answer forwarded
         return reply
 
     async def _decide(

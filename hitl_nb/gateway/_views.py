@@ -4,7 +4,8 @@ A prompt's view says what it asks (text, schema, deadline), who may answer
 (``allowed_responders`` and the policy read from it), where it stands (``state``: open,
 forwarding, forwarded, expired, closed) and, for consensus prompts, how the collected
 answers stand (how many, how many agree, whether they differ), but never what the other
-responders answered.
+responders answered. A prompt's feed item (:func:`feed_item`) is the part of the view a
+list of prompts draws (JupyterLab's prompts panel): no schema, the question cut short.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from hitl_nb.spec import parse_responders
 __all__ = [
     "NO_NAMES",
     "Caller",
+    "PROMPT_CUT",
+    "feed_item",
     "inbox_order",
     "prompt_view",
     "refusal",
@@ -113,4 +116,52 @@ def prompt_view(
         "disagreement": count.disagreement,
         "your_answer": None if mine is None else json.loads(mine.payload),
         "forwarded_for": fwd.responders if fwd and fwd.state == "forwarded" else None,
+    }
+
+
+#: The characters of a question a feed item carries (the rest is read on demand: a
+#: list of 10,000 prompts must not carry 10,000 long questions).
+PROMPT_CUT = 1000
+
+
+def feed_item(
+    reg: Registration,
+    row: PromptRow,
+    caller: Caller,
+    fwd: Forward | None,
+    ballots: list[Ballot],
+) -> dict[str, Any]:
+    """One open prompt as a list of prompts draws it (the feed, :mod:`._feed`): who may
+    answer, its deadline as a time (seconds since the epoch), how a consensus stands and
+    whether ``caller`` answered already, the question cut at :data:`PROMPT_CUT`
+    characters (``prompt_length`` is its whole length). Never the schema nor anyone's
+    answer."""
+    env = row.envelope
+    gate = responder_gate(env)
+    count = tally((b.payload for b in ballots), gate.needed)
+    text = env.get("prompt")
+    text = text if isinstance(text, str) else ""
+    reason = refusal(gate, caller)
+    return {
+        "key": f"{reg.id}/{row.prompt_id}",
+        "registration": reg.id,
+        "agent_url": reg.agent_url,
+        "task_id": reg.task_id,
+        "prompt_id": row.prompt_id,
+        "prompt": text[:PROMPT_CUT],
+        "prompt_length": len(text),
+        "deadline": env.get("deadline"),
+        "deadline_at": row.deadline,
+        "first_seen": row.first_seen,
+        "allowed_responders": list(env.get("allowed_responders") or ["any"]),
+        "specific": sorted(gate.specific),
+        "needed": gate.needed,
+        "state": state_of(row, fwd),
+        "may_answer": reason is None,
+        "why_not": reason,
+        "answers": count.answers,
+        "agreeing": count.agreeing,
+        "disagreement": count.disagreement,
+        "answered": any(caller.name and b.responder == caller.name for b in ballots),
+        "registered_by": reg.registered_by,
     }

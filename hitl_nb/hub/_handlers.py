@@ -3,7 +3,9 @@
 - ``{prefix}api/...``: the gateway's REST API (:class:`~hitl_nb.gateway.GatewayAPI`),
   the same routes and bodies as a Jupyter server's ``{base_url}hitl/api/``; refusals are
   JSON (401 without credentials, 403 with credentials the hub does not vouch for),
-  never a redirect: these are API clients;
+  never a redirect: these are API clients. ``{prefix}api/feed`` is the feed of the
+  open prompts the caller may answer (server-sent events, :mod:`hitl_nb.gateway._feed`):
+  each person's Jupyter server follows it for their JupyterLab's prompts panel;
 - ``{prefix}``: a small page for browsers: it sends a person through the hub's login
   (OAuth) and says who the service takes them for; it also sets the ``_xsrf`` cookie a
   browser's script sends back as ``X-XSRFToken`` on POST;
@@ -14,15 +16,24 @@
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 from typing import Any
 
 import tornado.web
 from jupyterhub.services.auth import HubOAuth, HubOAuthCallbackHandler, HubOAuthenticated
+from tornado.iostream import StreamClosedError
 
 from hitl_nb.errors import reason_phrase
-from hitl_nb.gateway import GATEWAY_HEADER, ApiRequest, GatewayAPI, InternalCaller
+from hitl_nb.gateway import (
+    GATEWAY_HEADER,
+    ApiRequest,
+    Gateway,
+    GatewayAPI,
+    InternalCaller,
+    serve_feed,
+)
 from hitl_nb.hub._auth import NotVouched, caller_of, hub_user
 
 __all__ = ["api_handlers", "hosted_handlers", "page_handlers"]
@@ -101,6 +112,54 @@ class HubRoute(_JSONErrors, HubOAuthenticated, tornado.web.RequestHandler):  # t
         )
 
     patch = delete = _refuse
+
+
+class HubFeedRoute(_JSONErrors, HubOAuthenticated, tornado.web.RequestHandler):  # type: ignore[misc]
+    """``GET {prefix}api/feed``: the open prompts the caller may answer, as server-sent
+    events for as long as the connection lasts."""
+
+    def initialize(self, gateway: Gateway, hub_auth: HubOAuth) -> None:
+        """Tornado hook: the gateway and the service's HubOAuth."""
+        self.gateway = gateway
+        self.hub_auth = hub_auth
+        self._serving: asyncio.Future[None] | None = None
+
+    def check_xsrf_cookie(self) -> None:
+        """Checked where it matters: a cookie is not believed without it (``_auth``)."""
+        HubOAuthenticated.check_xsrf_cookie(self)
+
+    def _reply(self, status: int, body: dict[str, Any]) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(body))
+
+    async def get(self) -> None:
+        """The feed (503 when it has as many followers as it takes)."""
+        try:
+            caller = caller_of(await hub_user(self))
+        except NotVouched as exc:
+            self._reply(exc.status, {"error": exc.status, "message": exc.message})
+            return
+        feed = self.gateway.feed
+        if feed.full:
+            message = "the feed has as many followers as it takes"
+            self._reply(503, {"error": 503, "message": message})
+            return
+        self.set_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("X-Accel-Buffering", "no")  # proxies pass each event at once
+        self._serving = asyncio.ensure_future(
+            serve_feed(feed.follow(caller), self.write, self.flush)
+        )
+        try:
+            await self._serving
+        except (asyncio.CancelledError, StreamClosedError):
+            pass  # the client went away
+
+    def on_connection_close(self) -> None:
+        """The client went away: stop following."""
+        if self._serving is not None:
+            self._serving.cancel()
 
 
 _PAGE = """<!doctype html>
@@ -203,9 +262,12 @@ def hosted_handlers(
 def api_handlers(
     root: str, api: GatewayAPI, hub_auth: HubOAuth
 ) -> list[tuple[str, type, dict[str, Any]]]:
-    """The gateway's routes under ``root`` (``{prefix}api``)."""
+    """The gateway's routes under ``root`` (``{prefix}api``), its feed first."""
     kw: dict[str, Any] = {"api": api, "hub_auth": hub_auth}
-    return [(pattern, HubRoute, {**kw, "route": name}) for pattern, name in api.routes(root)]
+    feed: list[tuple[str, type, dict[str, Any]]] = [
+        (root.rstrip("/") + "/feed", HubFeedRoute, {"gateway": api.gateway, "hub_auth": hub_auth})
+    ]
+    return feed + [(pattern, HubRoute, {**kw, "route": name}) for pattern, name in api.routes(root)]
 
 
 def page_handlers(prefix: str, hub_auth: HubOAuth) -> list[tuple[str, type, dict[str, Any]]]:

@@ -23,6 +23,9 @@ One concern per module, each class whole in its module:
 - ``_gateway_link``: which responder gateway the cards answer through;
 - ``_inbox`` (open prompts across tasks and agents, live), ``_inbox_sources`` (read from
   the gateway or the agents), ``_inbox_rows`` (its rows);
+- ``_announce`` (every task a card shows is made known to the kernel's gateway, to be
+  watched, and the cell that shows it to the Jupyter server: JupyterLab's prompts
+  panel), ``_prompt_card`` (one prompt of the gateway as a card: what the panel draws);
 - ``_responder`` (who is answering, S-3), ``_deadline`` and ``_clock`` (S-4 countdowns
   in CSS), ``_parts`` (what the agent says), ``_style`` (escaping, S-1, and theme
   colours), ``_trace_view`` (a client's wire trace as a timeline).
@@ -38,6 +41,7 @@ from ._gateway_link import GatewayLink, gateway_link
 from ._inbox import Inbox
 from ._inbox_sources import InboxItem
 from ._outcomes import Outcome, Status
+from ._prompt_card import prompt_card
 from ._trace_view import TraceView
 
 __all__ = [
@@ -54,4 +58,5 @@ __all__ = [
     "TraceView",
     "WaitTimedOut",
     "gateway_link",
+    "prompt_card",
 ]

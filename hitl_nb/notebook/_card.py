@@ -12,7 +12,11 @@ cards are built on it:
   check's warnings, the form from the prompt's ``response_schema``. Its answer goes
   straight to the agent (:class:`~._senders.DirectSender`) or, with ``gateway=``,
   through the Jupyter server's responder gateway (:class:`~._senders.GatewaySender`),
-  which then says who is answering and enforces ``allowed_responders``.
+  which then says who is answering and enforces ``allowed_responders``. A card that
+  answers directly still has its task watched by the kernel's gateway (:mod:`._announce`:
+  JupyterLab's prompts panel lists it); when the task moves on without the card's
+  answer, the gateway says whether it forwarded one (given in the panel, or another
+  card) and who gave it.
 - :class:`GatewayCard`: a prompt from the gateway's inbox, answered only through the
   gateway (the kernel needs no connection to the agent).
 - :class:`QuestionCard`: an agent's plain-text question (no envelope), answered with
@@ -27,6 +31,7 @@ that fails, is canceled or is answered elsewhere closes the card without a click
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import dataclasses
 import json
@@ -45,6 +50,7 @@ from hitl_nb.forms import Form, FormClosed, FormInvalid, FormValueError, bare
 from hitl_nb.policy import ResponderGate, Tally
 from hitl_nb.spec import PromptEnvelope
 
+from ._announce import announce, place
 from ._deadline import deadline_html, deadline_text
 from ._gateway_link import GatewayLink
 from ._inbox_sources import InboxItem
@@ -52,8 +58,10 @@ from ._link import Link
 from ._outcomes import (
     ACCEPTED,
     GONE,
+    SERVER,
     Outcome,
     Verdict,
+    answered_elsewhere,
     broken,
     cannot_hold,
     closed_already,
@@ -264,7 +272,11 @@ class Card:
         state = self.outcome.status if self.outcome else self.state
         return f"<{type(self).__name__} {self.question[:40]!r}: {state}>"
 
+    def _shown(self) -> None:
+        """The card is being displayed (in the cell running now)."""
+
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        self._shown()
         bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
         bundle["text/plain"] = self.to_text()
         return bundle
@@ -281,6 +293,8 @@ class PromptCard(Card):
     ``gateway`` (a :class:`~hitl_nb.notebook.GatewayLink`): answer through the Jupyter
     server's responder gateway, as the user the server vouches for; ``registration`` is
     the gateway's id of the task (None: the card registers the task on its first answer).
+    Without ``gateway``, a card shown alone (no conversation follows it) has its task
+    watched by the kernel's gateway (``watched``, once registered).
 
     Attributes: ``widget`` (the card), ``form``, ``outcomes``, ``gate`` (the S-3 gate,
     its ``ballots`` for a consensus), ``state`` (``open``, ``sending``, ``accepted``,
@@ -333,9 +347,19 @@ class PromptCard(Card):
         self._words = ACCEPTED
         #: The agent signalled that this prompt's deadline passed (e.g. ``hitlTimeout``).
         self.timeout_signaled = False
+        #: The gateway watching this card's task while the card answers directly, and its
+        #: id of the task (set by the conversation, or by the card shown alone).
+        self.watched: tuple[GatewayLink, str] | None = None
         body = [self.form] if self.who.widget is None else [self.who.widget, self.form]
         super().__init__(envelope.prompt, body, self.form)
         self.form.on_submit(self._on_form_submit)
+        if gateway is None and watcher is None:
+            self.link.submit(self._announce())
+
+    async def _announce(self) -> None:
+        found = await announce(self.link.client.agent, self.task.id)
+        if found is not None and self.watched is None:
+            self.watched = found
 
     # --- reading --------------------------------------------------------------------------
 
@@ -530,6 +554,8 @@ class PromptCard(Card):
         outcome = verdict.outcome
         if verdict.tally is not None:  # a consensus' count, on the responder line
             self.who.show_tally(verdict.tally)
+        if isinstance(self.sender, DirectSender) and self.watched is not None:
+            self.link.submit(self._tell_gateway(*self.watched))
         if outcome.accepted:
             await self._accepted(verdict, waited)
         elif isinstance(outcome.error, PromptConflict):  # the task tells why it was closed
@@ -564,6 +590,14 @@ class PromptCard(Card):
             watcher.answer_accepted(self, result)
         else:
             self.settled(result or self.task)
+
+    async def _tell_gateway(self, gateway: GatewayLink, registration: str) -> None:
+        """The card answered the agent directly: the gateway watching the task reads it
+        now (the prompts panel drops the prompt at once, not at its next look)."""
+        try:
+            await gateway.view(registration, self.prompt_id)
+        except HitlError:
+            pass  # it reads the task again at its next look anyway
 
     async def _look(self) -> Task | None:
         """The task as the agent has it now, kept on the card (None: it cannot be read)."""
@@ -611,6 +645,11 @@ class PromptCard(Card):
                 self.form.disabled = True
                 self.link.submit(self._after_close(sender, task))
                 return
+            if self._gateway_knows():
+                self.state = "sending"  # the gateway may have forwarded an answer
+                self.form.disabled = True
+                self.link.submit(self._after_answered_elsewhere(task))
+                return
             self.state = "done"
         self._finish(self._closing(task))
 
@@ -619,6 +658,57 @@ class PromptCard(Card):
         if tally is not None:
             self.who.show_tally(tally)
         self._finish(outcome or self._closing(task))
+
+    def _gateway_knows(self) -> bool:
+        """Does a gateway know this card's task (its answers go there, or it watches)?"""
+        sender = self.sender
+        if isinstance(sender, GatewaySender):
+            return sender.registration is not None
+        return self.watched is not None
+
+    async def _after_answered_elsewhere(self, task: Task) -> None:
+        """The task moved on without this card's answer: the gateway says whether it
+        forwarded one, and whose (a forward still on its way is waited for a moment)."""
+        view = None
+        for pause in (0.1, 0.2, 0.4, 0.8, 0.0):
+            view = await self._gateway_view()
+            if view is None or view.get("state") != "forwarding" or not pause:
+                break
+            await asyncio.sleep(pause)
+        sender = self.sender
+        if isinstance(sender, GatewaySender):
+            name, host = self.gateway.name if self.gateway else None, sender.host
+        else:
+            watched = self.watched
+            name = self.who.value
+            host = watched[0].host if watched is not None else SERVER
+            if watched is not None and not watched[0].identified:
+                name = None  # the server's one user: the panel's answer was theirs
+        try:
+            outcome = answered_elsewhere(view, name, task, host)
+        except Exception:  # never leave the card saying "sending"
+            outcome = None
+        self._finish(outcome or self._closing(task))
+
+    async def _gateway_view(self) -> dict[str, Any] | None:
+        sender = self.sender
+        try:
+            if isinstance(sender, GatewaySender):
+                link = await sender.link()
+                registration = sender.registration
+            elif self.watched is not None:
+                link, registration = self.watched
+            else:
+                return None
+            if registration is None:
+                return None
+            return await link.view(registration, self.prompt_id)
+        except HitlError:
+            return None
+
+    def watch(self, gateway: GatewayLink, registration: str) -> None:
+        """The kernel's gateway watches this card's task (the card answers directly)."""
+        self.watched = (gateway, registration)
 
     def registered(self, registration: str) -> None:
         """The conversation registered the task with the gateway: answers use it, and a
@@ -659,6 +749,9 @@ class PromptCard(Card):
             self.notes.value = self._notes_html()
 
     # --- display --------------------------------------------------------------------------
+
+    def _shown(self) -> None:
+        place(self.link.client.agent, self.task.id)  # where the prompts panel shows it
 
     def _meta(self) -> list[str]:
         env = self.envelope

@@ -31,7 +31,9 @@ cards answer through the server's responder gateway (``gateway=``, see
 :mod:`._gateway_link`): the conversation registers its task there as soon as the agent
 names it, in the background (the cell goes on), and the server says who is answering
 (S-3). A registration that fails is said on the card at its first answer, which tries
-again.
+again. Elsewhere (a plain ``jupyter lab`` with a token: the cards answer the agent
+directly) the task is still registered with the kernel's gateway, to be watched only
+(:mod:`._announce`): JupyterLab's prompts panel lists its prompts and shows this cell.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ from hitl_nb.forms import bare
 from hitl_nb.spec import parse_rfc3339
 from hitl_nb.validation import compile_schema
 
+from ._announce import announce, place
 from ._card import PromptCard, QuestionCard
 from ._clock import css_elapsed
 from ._deadline import seconds_left
@@ -137,6 +140,9 @@ class Conversation:
                 self.link.close()
             raise
         self.registration: str | None = None
+        #: The gateway watching the task while the cards answer directly, and its id of
+        #: the task (JupyterLab's prompts panel lists its prompts): None until registered.
+        self.watched: tuple[GatewayLink, str] | None = None
         #: Why the task could not be registered with the gateway (None: no problem).
         self.registration_error: str | None = None
         self._registering = False
@@ -563,8 +569,11 @@ class Conversation:
 
     def _apply_status(self, task: Task, prompt: Prompt | None) -> None:
         """Show ``task`` (its status carrying ``prompt``); the cards follow it."""
-        if self.task is None and self.gateway is not None and not task.status.state.is_terminal:
-            self._register(task.id)
+        if self.task is None and not task.status.state.is_terminal:
+            if self.gateway is not None:
+                self._register(task.id)
+            else:
+                self.link.submit(self._watch(task.id))
         previous = self.task
         if previous is not None and previous.status.state is not task.status.state:
             self._since = time.monotonic()
@@ -618,6 +627,8 @@ class Conversation:
             gateway=self.gateway,
             registration=self.registration,
         )
+        if self.watched is not None:
+            card.watch(*self.watched)
         card.show_count()
         self.cards.append(card)
         self._settled.set()
@@ -702,6 +713,15 @@ class Conversation:
         self.registration = registration
         for card in self.cards:
             card.registered(registration)
+
+    async def _watch(self, task_id: str) -> None:
+        """Have the kernel's gateway watch the task (the cards still answer directly)."""
+        found = await announce(self.link.client.agent, task_id)
+        if found is None:
+            return
+        self.watched = found
+        for card in self.cards:
+            card.watch(*found)
 
     # --- stopping -------------------------------------------------------------------------
 
@@ -817,6 +837,8 @@ class Conversation:
         return f"<Conversation {len(self.cards)} prompt(s), task {state}>"
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        if self.task is not None:
+            place(self.link.client.agent, self.task.id)  # where the prompts panel shows it
         bundle: dict[str, Any] = dict(self.widget._repr_mimebundle_(**kwargs) or {})
         bundle["text/plain"] = self.to_text()
         return bundle

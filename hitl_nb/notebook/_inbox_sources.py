@@ -8,7 +8,9 @@
   :class:`~hitl_nb.notebook.GatewayLink`, connected on the first answer).
 - :class:`AgentsSource`: no server extension; the kernel itself asks each agent for its
   tasks waiting for input (A2A ListTasks with state INPUT_REQUIRED) and reads the prompt
-  in each. It lives only as long as the kernel.
+  in each. It lives only as long as the kernel. A task it lists is registered with the
+  kernel's gateway when there is one, to be watched (:mod:`._announce`: JupyterLab's
+  prompts panel lists it too).
 
 Both run their requests as coroutines on the notebook's one shared loop thread (the
 gateway link's blocking calls in a worker thread, off that loop).
@@ -27,10 +29,11 @@ from hitl_nb.client import GatewayClient, GatewayInfo, PromptEvent, prompt_of
 from hitl_nb.errors import GatewayRefused, HitlError, MalformedPrompt, UnsupportedOperation
 from hitl_nb.spec import PromptEnvelope
 
+from ._announce import announce
 from ._gateway_link import GatewayLink, connect
 from ._link import Link
 
-__all__ = ["AgentsSource", "GatewaySource", "InboxItem", "Listing"]
+__all__ = ["AgentsSource", "GatewaySource", "InboxItem", "Listing", "gateway_item"]
 
 log = logging.getLogger("hitl_nb.notebook")
 
@@ -155,7 +158,7 @@ class GatewaySource:
             ):
                 continue
             try:
-                item = _gateway_item(view, self._envelopes)
+                item = gateway_item(view, self._envelopes)
             except (MalformedPrompt, KeyError, TypeError, ValueError) as exc:
                 problems.append(f"a prompt of task {view.get('task_id')!r} is unreadable: {exc}")
                 continue
@@ -183,9 +186,11 @@ class GatewaySource:
             self._link = None
 
 
-def _gateway_item(
+def gateway_item(
     view: Mapping[str, Any], known: dict[str, tuple[dict[str, Any], PromptEnvelope]]
 ) -> InboxItem:
+    """An item from the gateway's view of a prompt (its envelope checked, or taken from
+    ``known`` when the same JSON was checked before)."""
     raw = {k: view[k] for k in _ENVELOPE_KEYS if view.get(k) is not None}
     key = f"{view['registration']}/{view['prompt_id']}"
     seen = known.get(key)
@@ -240,6 +245,17 @@ class AgentsSource:
             self.close_links()
             raise
         self.limit = int(limit)
+        #: Tasks registered with the kernel's gateway (to be watched), and those on the way.
+        self._announced: set[tuple[str, str]] = set()
+        self._announcing: set[asyncio.Task[Any]] = set()
+
+    def _announce(self, url: str, task_id: str) -> None:
+        if (url, task_id) in self._announced:
+            return
+        self._announced.add((url, task_id))
+        job = asyncio.ensure_future(announce(url, task_id))
+        self._announcing.add(job)
+        job.add_done_callback(self._announcing.discard)
 
     def where(self) -> str:
         """Where the prompts come from, in words."""
@@ -277,11 +293,14 @@ class AgentsSource:
                 if isinstance(event, PromptEvent):
                     key = f"{url}|{task.id}/{event.prompt_id}"
                     items.append(InboxItem(key, url, task.id, event.envelope, task=task))
+                    self._announce(url, task.id)
         items.sort(key=_soonest)
         return Listing(items[: self.limit], len(items), problems)
 
     async def aclose(self) -> None:
         """Close the connections of the agents' clients (on the loop they run on)."""
+        for job in list(self._announcing):
+            job.cancel()
         for link in self.links.values():
             if link.own:
                 await link.client.aclose()

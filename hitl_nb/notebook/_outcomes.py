@@ -10,6 +10,8 @@ Each sentence a card says about an answer is written here, once, by situation:
 - a prompt closed without our answer, or a 409: :func:`closing` tells ``expired``,
   ``closed`` and ``conflict`` apart by the task (the one home of that rule);
   :func:`consensus_closed` for a consensus answer the gateway held;
+  :func:`answered_elsewhere` for a prompt the gateway forwarded an answer to from
+  elsewhere (JupyterLab's prompts panel, another card);
 - a responder gateway (a Jupyter server's, or the hub's): :func:`gateway_verdict` turns
   its reply into a :class:`Verdict`, the type every sender returns (:mod:`._senders`);
 - a consensus' count: :func:`tally_words`, wherever it is shown;
@@ -59,6 +61,7 @@ __all__ = [
     "Status",
     "Verdict",
     "accepted_words",
+    "answered_elsewhere",
     "broken",
     "cannot_hold",
     "closed_already",
@@ -453,6 +456,30 @@ def consensus_closed(
         "conflict",
         f"{names} agreed on another answer, which {host} forwarded; yours was not sent",
         task,
+    )
+
+
+def answered_elsewhere(
+    view: Mapping[str, Any] | None, name: str | None, task: Task, host: str = SERVER
+) -> Outcome | None:
+    """A prompt this card did not answer, which the gateway forwarded an answer to (from
+    JupyterLab's prompts panel, or another card), told from the gateway's ``view`` of
+    it: given as ``name`` (or, for ``name`` None, by the one user of a server that
+    cannot tell its users apart) the agent accepted it (``accepted``); given by others,
+    they were first (``conflict``). None when the gateway forwarded nothing."""
+    if view is None or view.get("state") != "forwarded":
+        return None
+    who = [str(n) for n in view.get("forwarded_for") or []]
+    names = ", ".join(who) or "someone"
+    if name is None or name in who:
+        return Outcome(
+            "accepted",
+            f"answered through {host} as {names} (in JupyterLab's prompts panel, or another "
+            f"card): {ACCEPTED}; the task is now {task.status.state.name}",
+            task,
+        )
+    return Outcome(
+        "conflict", f"{names} answered this prompt through {host} first; the agent moved on", task
     )
 
 

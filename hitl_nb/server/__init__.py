@@ -20,6 +20,13 @@ environment (``jupyter server extension list`` shows ``hitl_nb.server``). It ser
 - ``hitl-nb inbox``: a reviewer page served by Voila (:mod:`hitl_nb.server._reviewer`),
   where a person answers the open prompts of such a server without opening a notebook.
 
+- ``{base_url}hitl/lab/``: what JupyterLab's prompts panel reads (the hitl-nb
+  JupyterLab extension, shipped in the wheel): the open prompts the page's user may
+  answer, followed by a relay (:mod:`hitl_nb.server._relay`) from the gateway the
+  server's kernels use (the hub's hitl service on a hub that runs it, else this
+  server's), and an event on jupyter-server's event bus at each change
+  (:mod:`hitl_nb.server._lab`).
+
 - ``{base_url}hitl/push/<registration id>``: where agents that advertise push
   notifications POST the updates of registered tasks (the watcher configures them; not
   behind Jupyter's login, each push must carry the task's secret; see
@@ -36,12 +43,13 @@ from typing import Any
 from hitl_nb.gateway import MAX_REQUEST_BYTES, Gateway
 from hitl_nb.server import _extension
 from hitl_nb.server._config import HitlServer
-from hitl_nb.server._extension import API_PATH, GATEWAY_SETTING, MOCK_AGENT_PATH
+from hitl_nb.server._extension import API_PATH, GATEWAY_SETTING, LAB_SETTING, MOCK_AGENT_PATH
 from hitl_nb.server._reviewer import register_cli
 
 __all__ = [
     "API_PATH",
     "GATEWAY_SETTING",
+    "LAB_SETTING",
     "MAX_REQUEST_BYTES",
     "MOCK_AGENT_PATH",
     "Gateway",

@@ -28,8 +28,9 @@ from hitl_nb.mock_agent import mock_agent_handlers
 from hitl_nb.server._config import HitlServer
 from hitl_nb.server._handlers import gateway_handlers
 from hitl_nb.server._hosted import INTERNAL_SETTING, host_handlers
+from hitl_nb.server._lab import LAB_PATH, LabFeeds, lab_handlers
 
-__all__ = ["API_PATH", "GATEWAY_SETTING", "MOCK_AGENT_PATH", "load", "state_dir"]
+__all__ = ["API_PATH", "GATEWAY_SETTING", "LAB_SETTING", "MOCK_AGENT_PATH", "load", "state_dir"]
 
 #: Where the hosted mock agent lives, relative to the server's base URL.
 MOCK_AGENT_PATH = "hitl/mock-agent"
@@ -39,6 +40,8 @@ API_PATH = "hitl/api"
 MOUNT = "hitl/"
 #: The web_app setting holding the :class:`~hitl_nb.gateway.Gateway`.
 GATEWAY_SETTING = "hitl_nb_gateway"
+#: The web_app setting holding the prompts panel's relays (:class:`LabFeeds`).
+LAB_SETTING = "hitl_nb_lab"
 
 
 def state_dir(serverapp: Any, config: HitlServer) -> Path:
@@ -78,6 +81,10 @@ def load(serverapp: Any) -> Gateway:
     gateway = Gateway(open_store(None, folder), pool, config, notify=notify)
     web_app.settings[GATEWAY_SETTING] = gateway
     handlers += gateway_handlers(url_path_join(base_url, API_PATH), GatewayAPI(gateway))
+    # JupyterLab's prompts panel: its relays, and the event its pages listen for.
+    feeds = LabFeeds(serverapp, gateway)
+    web_app.settings[LAB_SETTING] = feeds
+    handlers += lab_handlers(url_path_join(base_url, LAB_PATH), feeds)
     if config.push:
 
         def push_url(reg_id: str) -> str:

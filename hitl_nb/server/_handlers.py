@@ -4,26 +4,44 @@ Each route (:class:`~hitl_nb.gateway.GatewayAPI`) is served by one jupyter-serve
 ``APIHandler``: the IdentityProvider says who is asking (``@web.authenticated``: 403
 without a user), the Authorizer decides (``@authorized`` on the ``hitl`` resource), and
 a browser's cookie-authenticated POST needs the XSRF token (token-authenticated clients
-do not). The user becomes the :class:`~hitl_nb.gateway.Caller`; nothing else in the
-request can.
+do not). The user becomes the :class:`~hitl_nb.gateway.Caller` (:func:`caller_of`);
+nothing else in the request can. ``GET {base_url}hitl/api/feed`` is the gateway's feed
+of the open prompts the caller may answer, as server-sent events
+(:mod:`hitl_nb.gateway._feed`).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.auth.identity import IdentityProvider, PasswordIdentityProvider
 from jupyter_server.base.handlers import APIHandler
 from tornado import web
+from tornado.iostream import StreamClosedError
 
 from hitl_nb.errors import reason_phrase
-from hitl_nb.gateway import ApiRequest, Caller, GatewayAPI
+from hitl_nb.gateway import ApiRequest, Caller, Gateway, GatewayAPI, serve_feed
 from hitl_nb.server._hosted import AUTH_RESOURCE
 
-__all__ = ["gateway_handlers"]
+__all__ = ["caller_of", "gateway_handlers"]
 
 _ANONYMOUS_PROVIDERS = (IdentityProvider, PasswordIdentityProvider)
+
+
+def caller_of(handler: Any) -> Caller:
+    """The authenticated user of a jupyter-server handler, as the gateway sees them.
+
+    jupyter-server's own providers give every token holder a fresh random "anonymous"
+    user: such a server cannot tell its users apart, so the caller has no name
+    (``specific:`` and ``consensus:N`` prompts are then refused).
+    """
+    user = handler.current_user
+    display = getattr(user, "display_name", None) or getattr(user, "username", "someone")
+    if type(handler.identity_provider) in _ANONYMOUS_PROVIDERS:
+        return Caller(None, "the server's user")
+    return Caller(str(user.username), str(display))
 
 
 class GatewayRoute(APIHandler):
@@ -37,17 +55,8 @@ class GatewayRoute(APIHandler):
         self.route = route
 
     def caller(self) -> Caller:
-        """The authenticated user, as the gateway sees them.
-
-        jupyter-server's own providers give every token holder a fresh random
-        "anonymous" user: such a server cannot tell its users apart, so the caller has
-        no name (``specific:`` and ``consensus:N`` prompts are then refused).
-        """
-        user = self.current_user
-        display = getattr(user, "display_name", None) or getattr(user, "username", "someone")
-        if type(self.identity_provider) in _ANONYMOUS_PROVIDERS:
-            return Caller(None, "the server's user")
-        return Caller(str(user.username), str(display))
+        """The authenticated user, as the gateway sees them (:func:`caller_of`)."""
+        return caller_of(self)
 
     async def _serve(self, *args: str) -> None:
         request = ApiRequest(
@@ -81,9 +90,49 @@ class GatewayRoute(APIHandler):
         await self._serve(*args)
 
 
+class FeedRoute(APIHandler):
+    """``GET {base_url}hitl/api/feed``: the open prompts the caller may answer, as
+    server-sent events for as long as the connection lasts."""
+
+    auth_resource = AUTH_RESOURCE
+
+    def initialize(self, gateway: Gateway) -> None:
+        """Tornado hook: receive the gateway."""
+        self.gateway = gateway
+        self._serving: asyncio.Future[None] | None = None
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        """The feed (503 when it has as many followers as it takes)."""
+        feed = self.gateway.feed
+        if feed.full:
+            self.set_status(503)
+            self.finish({"error": 503, "message": "the feed has as many followers as it takes"})
+            return
+        self.set_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("X-Accel-Buffering", "no")  # proxies pass each event at once
+        self._serving = asyncio.ensure_future(
+            serve_feed(feed.follow(caller_of(self)), self.write, self.flush)
+        )
+        try:
+            await self._serving
+        except (asyncio.CancelledError, StreamClosedError):
+            pass  # the client went away
+
+    def on_connection_close(self) -> None:
+        """The client went away: stop following."""
+        if self._serving is not None:
+            self._serving.cancel()
+
+
 def gateway_handlers(api_root: str, api: GatewayAPI) -> list[tuple[str, type, dict[str, Any]]]:
-    """The gateway's routes under ``api_root`` (``{base_url}hitl/api``)."""
-    return [
+    """The gateway's routes under ``api_root`` (``{base_url}hitl/api``), its feed first."""
+    feed: list[tuple[str, type, dict[str, Any]]] = [
+        (f"{api_root.rstrip('/')}/feed", FeedRoute, {"gateway": api.gateway})
+    ]
+    return feed + [
         (pattern, GatewayRoute, {"api": api, "route": name})
         for pattern, name in api.routes(api_root)
     ]

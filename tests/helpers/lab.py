@@ -88,13 +88,15 @@ def jupyter_server(
     unset: tuple[str, ...] = (),
     env: dict[str, str] | None = None,
     ready_token: str = TOKEN,
+    python: str = sys.executable,
 ) -> Iterator[str]:
     """Run JupyterLab (``app="jupyterlab"``) or Notebook 7 (``"notebook"``) on ``root``
     (``extra``: more command-line options; ``unset``: environment variables the server
     and its kernels must not see; ``env``: more of them; ``ready_token``: the token that
     asks whether it is up, for a server with another IdentityProvider); yields its base
     URL. Settings files written under ``root / ".settings"`` beforehand are kept; the
-    hitl-nb extension keeps its state under ``root / ".hitl"`` unless ``extra`` says."""
+    hitl-nb extension keeps its state under ``root / ".hitl"`` unless ``extra`` says.
+    ``python``: the interpreter that runs it (another environment's)."""
     settings = root / ".settings"
     news = settings / "@jupyterlab" / "apputils-extension"
     news.mkdir(parents=True, exist_ok=True)
@@ -111,7 +113,7 @@ def jupyter_server(
     environ.update(env or {})
     cls = "LabApp" if app == "jupyterlab" else "JupyterNotebookApp"
     command = [
-        sys.executable,
+        python,
         "-m",
         app,
         "--no-browser",

@@ -155,9 +155,24 @@ def start_cluster(*, fsync: bool = False) -> Cluster:
         check=True,
         capture_output=True,
     )
-    running = Cluster(bin_dir, folder, free_port(), fsync=fsync)
-    running.start()
-    return running
+    # A free port may be taken by another process before the server binds it (parallel
+    # test runs on one machine): then the next free port, a few times; any other failure
+    # is raised with the server's own words.
+    tries = 5
+    while True:
+        tries -= 1
+        running = Cluster(bin_dir, folder, free_port(), fsync=fsync)
+        try:
+            running.start()
+        except subprocess.CalledProcessError as exc:
+            log = folder / "log"
+            said = log.read_text("utf-8", "replace")[-2000:] if log.exists() else ""
+            if "already in use" in said and tries:
+                continue
+            raise RuntimeError(
+                f"PostgreSQL did not start on port {running.port}: {exc.stderr!r}\n{said}"
+            ) from exc
+        return running
 
 
 def cluster() -> Cluster:

@@ -38,9 +38,46 @@ def _wait_for_ready(kc: BlockingKernelClient, path: Path, timeout: float = 90.0)
     until(answered, timeout=timeout, what="the kernel to answer kernel_info", ignore=queue.Empty)
 
 
+def _in_cell(
+    kc: BlockingKernelClient, code: str, cell_id: str, hook: Callable[[dict[str, Any]], None]
+) -> dict[str, Any]:
+    """Run ``code`` as JupyterLab runs a cell: the request's metadata names the cell."""
+    content = {
+        "code": code,
+        "silent": False,
+        "store_history": True,
+        "user_expressions": {},
+        "allow_stdin": False,
+        "stop_on_error": True,
+    }
+    msg = kc.session.msg("execute_request", content, metadata={"cellId": cell_id})
+    kc.shell_channel.send(msg)
+    msg_id = msg["header"]["msg_id"]
+
+    def idle() -> bool:
+        out = kc.get_iopub_msg(timeout=1)
+        if out["parent_header"].get("msg_id") != msg_id:
+            return False
+        if out["msg_type"] == "status" and out["content"]["execution_state"] == "idle":
+            return True
+        hook(out)
+        return False
+
+    def replied() -> dict[str, Any] | None:
+        reply: dict[str, Any] = kc.get_shell_msg(timeout=1)
+        return reply if reply["parent_header"].get("msg_id") == msg_id else None
+
+    until(idle, timeout=120, what="the cell to finish", interval=0, ignore=queue.Empty)
+    found: dict[str, Any] = until(
+        replied, timeout=60, what="the cell's reply", interval=0, ignore=queue.Empty
+    )
+    return found
+
+
 @contextmanager
 def server_kernel(url: str, token: str, runtime: Path) -> Iterator[Callable[[str], str]]:
-    """Yields ``run(code) -> stdout`` (an error in the cell fails with its traceback)."""
+    """Yields ``run(code, cell_id=None) -> stdout`` (an error in the cell fails with its
+    traceback; ``cell_id``: run it as JupyterLab runs that notebook cell)."""
     headers = {"Authorization": f"token {token}"}
     r = httpx.post(url + "api/kernels", headers=headers, json={"name": "python3"}, timeout=60)
     assert r.status_code == 201, r.text
@@ -50,7 +87,7 @@ def server_kernel(url: str, token: str, runtime: Path) -> Iterator[Callable[[str
     kc.load_connection_file()
     kc.start_channels()
 
-    def run(code: str) -> str:
+    def run(code: str, cell_id: str | None = None) -> str:
         printed: list[str] = []
 
         def hook(msg: dict[str, Any]) -> None:
@@ -60,7 +97,10 @@ def server_kernel(url: str, token: str, runtime: Path) -> Iterator[Callable[[str
                 printed.append("\n".join(msg["content"]["traceback"]))
 
         try:
-            reply = kc.execute_interactive(code, timeout=120, output_hook=hook)
+            if cell_id is None:
+                reply = kc.execute_interactive(code, timeout=120, output_hook=hook)
+            else:
+                reply = _in_cell(kc, code, cell_id, hook)
         except TimeoutError:
             # A cell still running would hold every later cell of the module behind it
             # (each waiting its 120 s in turn): interrupt it, and fail this test only.

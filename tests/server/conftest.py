@@ -39,11 +39,14 @@ else:
 
     @pytest.fixture
     def gateway(jp_serverapp: Any, jp_asyncio_loop: Any) -> Any:
-        """The server's gateway; closed (connections, store) after the test."""
-        from hitl_nb.server import GATEWAY_SETTING
+        """The server's gateway; closed (connections, store) after the test, with the
+        prompts panel's relays that follow it."""
+        from hitl_nb.server import GATEWAY_SETTING, LAB_SETTING
 
         gw = jp_serverapp.web_app.settings[GATEWAY_SETTING]
         yield gw
+        # The prompts panel's relays follow the gateway: they stop first.
+        jp_asyncio_loop.run_until_complete(jp_serverapp.web_app.settings[LAB_SETTING].close())
         jp_asyncio_loop.run_until_complete(gw.close())
 
     @pytest.fixture
