@@ -55,6 +55,7 @@ from hitl_nb.notify import (
     check_webhook_url,
     opened_notes,
     outcome_notes,
+    shown_url,
 )
 
 __all__ = ["Notifier", "team_channels"]
@@ -77,19 +78,22 @@ def team_channels(given: Mapping[str, Any]) -> TeamChannels:
     targets: dict[str, SlackTarget | SignedTarget] = {}
     for host, spec in given.items():
         what = f"the team channel for {host!r}"
+        url = spec.get("url") if isinstance(spec, Mapping) else spec
         try:
             if isinstance(spec, str):
                 targets[host] = SlackTarget(check_webhook_url(spec, admin=True), admin=True)
-            elif isinstance(spec, Mapping) and isinstance(spec.get("url"), str):
+            elif isinstance(spec, Mapping) and isinstance(url, str):
                 unknown = sorted(set(spec) - {"url", "secret_env", "secret_file"})
                 if unknown:
                     raise NotifyRefused(f"unknown key(s) {', '.join(unknown)}")
-                url = check_webhook_url(spec["url"], admin=True)
+                url = check_webhook_url(url, admin=True)
                 targets[host] = SignedTarget(url, _secret(spec, what), admin=True)
             else:
                 raise NotifyRefused("give a webhook URL, or {'url': ..., 'secret_env': ...}")
         except NotifyRefused as exc:
-            words = str(exc).split(": '", 1)[0]  # "not a URL: 'https://...'" keeps no URL
+            words = str(exc)
+            if isinstance(url, str) and url:  # its path is a credential: scheme and host only
+                words = words.replace(repr(url), shown_url(url)).replace(url, shown_url(url))
             raise NotifyRefused(f"{what}: {words}") from None
     return TeamChannels(targets)
 

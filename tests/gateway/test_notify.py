@@ -182,3 +182,40 @@ def test_a_mail_server_down_for_a_while_gets_the_message_when_it_is_up(
     asyncio.run(go(server))
     (mail,) = _mails(server[0], "bob@example.org")
     assert mail["Subject"] == "Question for you: Approve p1?"
+
+
+@pytest.mark.parametrize(
+    ("given", "words"),
+    [
+        pytest.param({"*": "ftp://x.example/secretpath"}, "http(s)", id="not-http"),
+        pytest.param({"*": "https://u:pw@x.example/secretpath"}, "no user name", id="creds"),
+        pytest.param({"*": {"url": "https://x.example/secretpath"}}, "secret_env", id="no-key"),
+        pytest.param(
+            {"*": {"url": "https://x.example/secretpath", "secret": "k"}}, "unknown", id="key"
+        ),
+        pytest.param({"a/b": "https://x.example/secretpath"}, "agent host", id="bad-host"),
+        pytest.param({"*": 3}, "give a webhook URL", id="not-a-url"),
+    ],
+)
+def test_a_team_channel_it_cannot_use_is_refused_without_showing_its_url(
+    given: dict[str, Any], words: str
+) -> None:
+    from hitl_nb.errors import NotifyRefused
+    from hitl_nb.gateway import team_channels
+
+    with pytest.raises(NotifyRefused) as refused:
+        team_channels(given)
+    assert words in str(refused.value) and "secretpath" not in str(refused.value)
+
+
+def test_email_needs_a_from_address_and_one_place_for_its_password(tmp_path: Any) -> None:
+    from hitl_nb.errors import NotifyRefused
+    from hitl_nb.gateway import SQLiteStore
+
+    store = SQLiteStore(tmp_path / "g.sqlite")
+    with pytest.raises(NotifyRefused, match="notify_from"):
+        _notifier(store, GatewaySettings(notify_smtp_host="smtp.example.org"), "a")
+    both = _settings(25, notify_smtp_password_env="X", notify_smtp_password_file="/x")
+    with pytest.raises(NotifyRefused, match="one place"):
+        _notifier(store, both, "a")
+    asyncio.run(store.close())

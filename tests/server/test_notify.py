@@ -220,3 +220,16 @@ async def test_preferences_need_a_named_user_and_json(api: Any) -> None:
     assert status == 415
     status, _ = await api("POST", "hitl/api/me/notify", user="bob", body={})
     assert status == 405
+
+
+async def test_a_prompt_nobody_answered_in_time_is_told_to_its_registrant(
+    api: Any, agent: MockAgent, smtp: SmtpServer
+) -> None:
+    task = await start_task(agent.url, "deadline", deadline_seconds=2)
+    await register(api, agent.url, task.id)
+    await until_async(soon(lambda: _mail_to(smtp, "alice@example.org")), what="the news")
+    (told,) = _mail_to(smtp, "alice@example.org")
+    assert told["Subject"].startswith("Expired: ")
+    assert "Nobody answered your agent's question before its deadline" in (
+        told.get_body(("plain",)).get_content()
+    )
