@@ -219,3 +219,37 @@ def test_email_needs_a_from_address_and_one_place_for_its_password(tmp_path: Any
     with pytest.raises(NotifyRefused, match="one place"):
         _notifier(store, both, "a")
     asyncio.run(store.close())
+
+
+def test_a_refusal_is_written_with_the_forward_dropped_and_told_to_the_registrant(
+    opener: Opener, smtp: SmtpServer
+) -> None:
+    async def go() -> None:
+        store = opener()
+        await store.open()
+        await store.add_registration(REG)
+        notifier = _notifier(store, _settings(smtp.port), "a")
+        env = _envelope("p1", "bob")
+        await _see(store, notifier, "p1", "bob")
+        row = await store.prompt(REG.id, "p1")
+        assert row is not None
+        assert await store.begin_forward(REG.id, "p1", "m1", "{}", ["bob"])
+        refused = notifier.outcome(REG, row, "refused", ["bob"], "the ticket is closed")
+        await store.drop_forward(REG.id, "p1", notes=refused)
+        assert await store.forward(REG.id, "p1") is None  # the prompt may be answered again
+        notifier.start()
+
+        async def told() -> bool:
+            return bool(_mails(smtp, "alice@example.org"))
+
+        await until_async(told, what="alice told")
+        await notifier.stop()
+        await store.close()
+        assert env["prompt"] == "Approve p1?"
+
+    asyncio.run(go())
+    (mail,) = _mails(smtp, "alice@example.org")
+    assert mail["Subject"] == "The agent refused the answer: Approve p1?"
+    body = mail.get_body(("plain",)).get_content()
+    assert "Your agent refused the answer given by bob" in body
+    assert "the ticket is closed" in body
