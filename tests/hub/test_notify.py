@@ -118,6 +118,7 @@ def _link(mail: Any) -> str:
     return next(w for w in body.split() if w.startswith("http") and "hitl-prompt" in w)
 
 
+@pytest.mark.browser
 def test_bobs_email_links_to_his_lab_where_he_answers_once(
     chromium: lab.Chromium, hub: Hub, mail: Mail, tmp_path: Path
 ) -> None:
