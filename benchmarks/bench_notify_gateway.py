@@ -223,27 +223,45 @@ async def burst_run(
 async def main_async(args: Any, smtp_port: int, hook: str, agent: str, pipe: Connection) -> None:
     with tempfile.TemporaryDirectory() as d:
         folder = Path(d)
-        latencies, cpu_on, sent = await latency_run(folder, agent, smtp_port, hook, pipe, args)
-        email = [v for i, v in enumerate(latencies) if i % 2 == 0]
-        hooks = [v for i, v in enumerate(latencies) if i % 2 == 1]
-        print(f"1. opened -> SMTP accepted  {stats(email)}   [{load()}]")
-        print(f"   opened -> webhook arrived {stats(hooks)}   [{load()}]")
-        _, cpu_off, _ = await latency_run(folder, agent, None, hook, pipe, args)
-        per = (cpu_on - cpu_off) / max(sent, 1) * 1000
-        print(
-            f"2. CPU: {cpu_on:.2f} s with notifications, {cpu_off:.2f} s without, "
-            f"{sent} messages: {per:.2f} ms per message   [{load()}]"
-        )
-        times_off, _, _ = await burst_run(folder, agent, None, hook, pipe, args)
-        times_on, burst_sent, drained = await burst_run(folder, agent, smtp_port, hook, pipe, args)
-        ratio = p95(times_on) / p95(times_off)
+        if "1" in args.parts or "2" in args.parts:
+            await _first_parts(folder, agent, smtp_port, hook, pipe, args)
+        if "3" in args.parts:
+            await _burst_part(folder, agent, smtp_port, hook, pipe, args)
+
+
+async def _first_parts(
+    folder: Path, agent: str, smtp_port: int, hook: str, pipe: Connection, args: Any
+) -> None:
+    latencies, cpu_on, sent = await latency_run(folder, agent, smtp_port, hook, pipe, args)
+    email = [v for i, v in enumerate(latencies) if i % 2 == 0]
+    hooks = [v for i, v in enumerate(latencies) if i % 2 == 1]
+    print(f"1. opened -> SMTP accepted  {stats(email)}   [{load()}]")
+    print(f"   opened -> webhook arrived {stats(hooks)}   [{load()}]")
+    _, cpu_off, _ = await latency_run(folder, agent, None, hook, pipe, args)
+    per = (cpu_on - cpu_off) / max(sent, 1) * 1000
+    print(
+        f"2. CPU: {cpu_on:.2f} s with notifications, {cpu_off:.2f} s without, "
+        f"{sent} messages: {per:.2f} ms per message   [{load()}]"
+    )
+
+
+async def _burst_part(
+    folder: Path, agent: str, smtp_port: int, hook: str, pipe: Connection, args: Any
+) -> None:
+    times_on: list[float] = []
+    times_off: list[float] = []
+    for _ in range(args.repeat):  # alternating, so both see the same machine
+        off, _, _ = await burst_run(folder, agent, None, hook, pipe, args)
+        on, burst_sent, drained = await burst_run(folder, agent, smtp_port, hook, pipe, args)
+        times_off += off
+        times_on += on
         print(
             f"3. burst of {args.burst}: {burst_sent} messages sent, drained in {drained:.1f} s "
             f"[{load()}]"
         )
-        print(f"   answers during it, notifications on:  {stats(times_on)}")
-        print(f"   answers during it, notifications off: {stats(times_off)}")
-        print(f"   p95 ratio on/off: {ratio:.2f}   [{load()}]")
+    print(f"   answers during it, notifications on:  {stats(times_on)}")
+    print(f"   answers during it, notifications off: {stats(times_off)}")
+    print(f"   p95 ratio on/off: {p95(times_on) / p95(times_off):.2f}   [{load()}]")
 
 
 def main() -> None:
@@ -252,6 +270,8 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=4.0)
     parser.add_argument("--burst", type=int, default=2000)
     parser.add_argument("--answers", type=int, default=150)
+    parser.add_argument("--parts", default="123", help="which parts to run (default: 123)")
+    parser.add_argument("--repeat", type=int, default=2, help="burst runs, each on and off")
     args = parser.parse_args()
     ctx = multiprocessing.get_context("spawn")
     mine, theirs = ctx.Pipe()
