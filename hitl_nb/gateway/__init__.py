@@ -39,6 +39,8 @@ from hitl_nb.gateway._feed import (
 )
 from hitl_nb.gateway._forward import GatewayReply, message_for
 from hitl_nb.gateway._gateway import Gateway, GatewayError
+from hitl_nb.gateway._notify import Notifier, team_channels
+from hitl_nb.gateway._outbox import NotifyChoice, StoreOutbox
 from hitl_nb.gateway._push import PUSH_PATH, PushDesk, Refused
 from hitl_nb.gateway._push_http import push_handlers
 from hitl_nb.gateway._schema import SCHEMA_VERSION
@@ -86,6 +88,8 @@ __all__ = [
     "GatewayStore",
     "InternalCaller",
     "Listed",
+    "Notifier",
+    "NotifyChoice",
     "OpenQuery",
     "PostgresStore",
     "PromptFeed",
@@ -95,6 +99,7 @@ __all__ = [
     "Registration",
     "SQLiteStore",
     "Seconds",
+    "StoreOutbox",
     "StoreUnavailable",
     "check_agent_url",
     "check_db_url",
@@ -104,6 +109,7 @@ __all__ = [
     "serve_feed",
     "sqlite_path",
     "sse_frames",
+    "team_channels",
 ]
 
 __getattr__, __dir__ = _lazy.attach(__name__, {"PostgresStore": "_postgres"})

@@ -19,6 +19,10 @@ in a Jupyter server, ``{hub}/services/hitl/api`` on a hub)::
     GET  audit?registration=&after=&limit=&format=json|jsonl
                                                 the audit trail (administrators:
                                                 all; others: tasks they registered)
+    GET  me/notify                              your notifications: on or off, and
+                                                your own webhook (else email)
+    PUT  me/notify   {"enabled", "webhook"}     change them (the webhook's host
+                                                must be on the allow-list)
 
 Bodies are JSON objects within :data:`MAX_REQUEST_BYTES` and 40 levels of nesting
 (413, 400), sent as ``application/json`` (415); errors are ``{"error": status,
@@ -30,14 +34,17 @@ reached the answer is 503 and names it (``database``); the request may be sent a
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from hitl_nb._json import parse_json
-from hitl_nb.errors import BadJSON
+from hitl_nb.errors import BadJSON, NotifyRefused
 from hitl_nb.gateway._audit import json_lines
 from hitl_nb.gateway._gateway import Gateway, GatewayError
+from hitl_nb.gateway._notify import Notifier
+from hitl_nb.gateway._outbox import NotifyChoice
 from hitl_nb.gateway._store import StoreUnavailable
 from hitl_nb.gateway._views import Caller
 
@@ -194,6 +201,60 @@ async def _audit(gateway: Gateway, caller: Caller, request: ApiRequest) -> ApiRe
     return ApiReply(200, {"entries": [e.to_json() for e in entries], "after": last})
 
 
+def _notifier(gateway: Gateway, caller: Caller) -> Notifier | None:
+    if caller.name is None:
+        raise GatewayError(
+            403,
+            f"{gateway.settings.where} cannot tell its users apart, so nobody has "
+            "notifications of their own",
+        )
+    return gateway.notify
+
+
+async def _my_notify(gateway: Gateway, caller: Caller, request: ApiRequest) -> ApiReply:
+    notify = _notifier(gateway, caller)
+    assert caller.name is not None
+    choice = await notify.choice(caller.name) if notify is not None else NotifyChoice()
+    settings = gateway.settings
+    return ApiReply(
+        200,
+        {
+            **choice.to_json(),
+            "available": notify is not None,
+            "email": bool(settings.notify_smtp_host),
+            "webhook_hosts": list(settings.notify_webhook_hosts),
+        },
+    )
+
+
+async def _set_my_notify(gateway: Gateway, caller: Caller, request: ApiRequest) -> ApiReply:
+    notify = _notifier(gateway, caller)
+    assert caller.name is not None
+    if notify is None:
+        raise GatewayError(409, f"{gateway.settings.where} sends no notifications")
+    body = _body(request)
+    unknown = sorted(set(body) - {"enabled", "webhook"})
+    if unknown:
+        raise GatewayError(400, f"unknown member(s) {', '.join(unknown)}: send enabled and webhook")
+    before = await notify.choice(caller.name)
+    enabled = body.get("enabled", not before.off)
+    if not isinstance(enabled, bool):
+        raise GatewayError(400, "enabled must be true or false")
+    webhook = body.get("webhook", before.webhook)
+    if webhook == "":
+        webhook = None
+    if webhook is not None:
+        if not isinstance(webhook, str):
+            raise GatewayError(400, "webhook must be a URL, or null for email")
+        try:
+            notify.check_webhook(webhook)
+        except NotifyRefused as exc:
+            raise GatewayError(400, f"this webhook cannot be used: {exc}") from None
+    choice = NotifyChoice(off=not enabled, webhook=webhook, updated=time.time())
+    await gateway.store.outbox.set_preference(caller.name, choice)
+    return await _my_notify(gateway, caller, request)
+
+
 #: Route name -> (path pattern under the API root, {method: handler}).
 ROUTES: dict[str, tuple[str, dict[str, Handler]]] = {
     "me": ("me", {"GET": _me}),
@@ -202,6 +263,7 @@ ROUTES: dict[str, tuple[str, dict[str, Handler]]] = {
     "task": (rf"tasks/{_SEG}(?:/prompts)?", {"GET": _task}),
     "answer": (rf"tasks/{_SEG}/prompts/{_SEG}/answer", {"POST": _answer}),
     "audit": ("audit", {"GET": _audit}),
+    "notify": ("me/notify", {"GET": _my_notify, "PUT": _set_my_notify}),
 }
 
 

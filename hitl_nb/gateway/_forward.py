@@ -8,7 +8,9 @@ message again, the model of :mod:`hitl_nb.client`'s exactly-once answers.
 
 Every way a forward ends is a :class:`GatewayReply`: the HTTP status and body the REST
 API answers with (named apart from the notebook's ``Outcome``, which is what a person
-reads about an answer).
+reads about an answer). What the task's registrant is to be told of it (``tell``: the
+agent accepted the answer, or refused it) is written in the transaction that records
+the end.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,9 +34,18 @@ from hitl_nb.errors import (
     ResponseInvalid,
 )
 from hitl_nb.gateway._store import Forward, GatewayStore
+from hitl_nb.notify import Note
 from hitl_nb.spec import ResponseEnvelope
 
-__all__ = ["GatewayReply", "deliver", "message_for", "settle"]
+__all__ = ["GatewayReply", "Tell", "deliver", "message_for", "settle"]
+
+#: The notes that tell a forward's end: (outcome, responders, the agent's words).
+Tell = Callable[[str, Sequence[str], "str | None"], Sequence[Note]]
+
+
+def _told(tell: Tell | None, outcome: str, fwd: Forward, detail: str | None) -> Sequence[Note]:
+    return tell(outcome, fwd.responders, detail) if tell is not None else ()
+
 
 log = logging.getLogger("hitl_nb.gateway")
 
@@ -91,9 +103,16 @@ def _ours_landed(task: Task, fwd: Forward) -> bool | None:
     return not task.history
 
 
-async def _done(store: GatewayStore, fwd: Forward, result: Any, note: str) -> GatewayReply:
+async def _done(
+    store: GatewayStore, fwd: Forward, result: Any, note: str, tell: Tell | None
+) -> GatewayReply:
     ended = await store.finish_forward(
-        fwd.reg_id, fwd.prompt_id, "forwarded", note, closed="answered"
+        fwd.reg_id,
+        fwd.prompt_id,
+        "forwarded",
+        note,
+        closed="answered",
+        notes=_told(tell, "forwarded", fwd, None),
     )
     log.info("hitl-nb gateway: prompt %s answered (%s)", fwd.prompt_id, note)
     return GatewayReply(
@@ -120,16 +139,23 @@ async def _closed_elsewhere(store: GatewayStore, fwd: Forward) -> GatewayReply:
 
 
 async def deliver(
-    store: GatewayStore, client: HitlClient, fwd: Forward, task_id: str, context_id: str | None
+    store: GatewayStore,
+    client: HitlClient,
+    fwd: Forward,
+    task_id: str,
+    context_id: str | None,
+    tell: Tell | None = None,
 ) -> GatewayReply:
     """Send the forward's message once; on a lost answer, leave it ``forwarding``."""
     message = message_for(fwd, task_id, context_id)
     try:
         result = await client.send(message, return_immediately=True)
     except PromptConflict:
-        return await _check(store, client, fwd, task_id)
+        return await _check(store, client, fwd, task_id, tell)
     except ResponseInvalid as exc:
-        await store.drop_forward(fwd.reg_id, fwd.prompt_id)
+        await store.drop_forward(
+            fwd.reg_id, fwd.prompt_id, notes=_told(tell, "refused", fwd, str(exc))
+        )
         return GatewayReply(
             422,
             {
@@ -161,18 +187,18 @@ async def deliver(
             },
             ended_here=ended,
         )
-    return await _done(store, fwd, result, "the agent accepted the answer")
+    return await _done(store, fwd, result, "the agent accepted the answer", tell)
 
 
 async def _check(
-    store: GatewayStore, client: HitlClient, fwd: Forward, task_id: str
+    store: GatewayStore, client: HitlClient, fwd: Forward, task_id: str, tell: Tell | None
 ) -> GatewayReply:
     """After a 409: did *our* message land (a resend), or did someone else answer?"""
     for _ in range(10):  # AC-4: an accepted answer leaves INPUT_REQUIRED within 1 s
         task = await client.get_task(task_id)
         ours = _ours_landed(task, fwd)
         if ours is True:
-            return await _done(store, fwd, task, "the agent had already accepted this answer")
+            return await _done(store, fwd, task, "the agent had already accepted this answer", tell)
         if ours is False:
             return await _closed_elsewhere(store, fwd)
         await asyncio.sleep(0.15)
@@ -188,6 +214,7 @@ async def settle(
     *,
     attempts: int = 8,
     delay: float = 0.5,
+    tell: Tell | None = None,
 ) -> GatewayReply | None:
     """Find out what became of a ``forwarding`` answer; resend it only if it is missing.
 
@@ -206,10 +233,10 @@ async def settle(
             return GatewayReply(502, {"status": "failed", "message": str(exc)}, ended_here=ended)
         ours = _ours_landed(task, fwd)
         if ours is True:
-            return await _done(store, fwd, task, "the agent had accepted the answer")
+            return await _done(store, fwd, task, "the agent had accepted the answer", tell)
         if ours is False:
             return await _closed_elsewhere(store, fwd)
-        outcome = await deliver(store, client, fwd, task_id, context_id)
+        outcome = await deliver(store, client, fwd, task_id, context_id, tell)
         if outcome.status != 202:
             return outcome
     return None

@@ -11,7 +11,10 @@ the hub service) knows which user sent a request; a kernel only knows what it is
   patterns are ignored (§Responder policy, via :class:`hitl_nb.policy.ResponderGate`);
 - every answer, and what became of it, goes into the audit trail (:meth:`Gateway.audit`);
 - what changes about open prompts is told to the feed's followers (:attr:`Gateway.feed`,
-  :mod:`hitl_nb.gateway._feed`: JupyterLab's prompts panel).
+  :mod:`hitl_nb.gateway._feed`: JupyterLab's prompts panel);
+- with a :class:`~hitl_nb.gateway._notify.Notifier`, people are told: the notes a prompt
+  opening, its forward's end or its expiry cause are written in the transaction that
+  records it, and sent by the notifier's sender in the background (docs/notify.md).
 
 At most one forward per prompt: the claim is a unique row in the store
 (:meth:`~hitl_nb.gateway.GatewayStore.begin_forward`), written before anything is sent,
@@ -51,7 +54,8 @@ from hitl_nb.errors import (
 from hitl_nb.gateway._agents import AgentPool, check_agent_url
 from hitl_nb.gateway._audit import action_of, answer_entry, forward_entry
 from hitl_nb.gateway._feed import PromptFeed
-from hitl_nb.gateway._forward import GatewayReply, deliver, settle
+from hitl_nb.gateway._forward import GatewayReply, Tell, deliver, settle
+from hitl_nb.gateway._notify import Notifier
 from hitl_nb.gateway._push import PushDesk
 from hitl_nb.gateway._replicas import Duties
 from hitl_nb.gateway._settings import GatewaySettings
@@ -66,6 +70,7 @@ from hitl_nb.gateway._store import (
 )
 from hitl_nb.gateway._views import Caller, feed_item, prompt_view, refusal, shown_to
 from hitl_nb.gateway._watcher import Watchers
+from hitl_nb.notify import Note
 from hitl_nb.policy import ResponderGate, tally
 from hitl_nb.spec import PromptEnvelope
 
@@ -96,12 +101,16 @@ class Gateway:
         settings: GatewaySettings,
         *,
         replica: str | None = None,
+        notify: Callable[[Gateway], Notifier] | None = None,
     ) -> None:
         self.store = store
         self.pool = pool
         self.settings = settings
         #: This process's name among the replicas on its database (random per start).
         self.replica = replica or uuid.uuid4().hex
+        #: Notifications (None: off); made by the host's ``notify`` from this gateway.
+        self.notify = notify(self) if notify is not None else None
+        store.notes_on = self.notify is not None
         self._timers: dict[tuple[str, str], asyncio.TimerHandle] = {}
         #: Forwards this process is sending or settling now (not to be adopted twice).
         self._in_flight: set[tuple[str, str]] = set()
@@ -146,6 +155,8 @@ class Gateway:
         then a round every ``lease_seconds / 3`` (:mod:`hitl_nb.gateway._replicas`)."""
         await self.store.open()
         await self.duties.start()
+        if self.notify is not None:
+            self.notify.start()
 
     async def _watch(self, reg_id: str) -> None:
         if self.watchers.watching(reg_id):
@@ -163,6 +174,8 @@ class Gateway:
         the store. Each wait for background work to stop is bounded
         (:func:`~hitl_nb._stopping.stop_tasks`), so a close cannot hang."""
         await self.duties.stop()
+        if self.notify is not None:
+            await self.notify.stop()
         for handle in self._timers.values():
             handle.cancel()
         await stop_tasks(list(self._tasks), what="a gateway's background work")
@@ -193,7 +206,9 @@ class Gateway:
             if reg is None or row is None:
                 return
             client = self.pool.client(reg.agent_url)
-            reply = await settle(self.store, client, fwd, reg.task_id, row.context_id)
+            tell = self._tell(reg, row)
+            reply = await settle(self.store, client, fwd, reg.task_id, row.context_id, tell=tell)
+            self._wake()
             if reply is None:
                 log.warning("hitl-nb gateway: answer to %s still in doubt", fwd.prompt_id)
                 return
@@ -208,6 +223,26 @@ class Gateway:
         finally:
             self._in_flight.discard(key)
             self.feed.changed(fwd.reg_id)
+
+    # -- notifications -------------------------------------------------------------
+
+    def _tell(self, reg: Registration, row: PromptRow) -> Tell | None:
+        """What tells ``row``'s registrant of its forward's end (None: nobody is told)."""
+        notify = self.notify
+        if notify is None:
+            return None
+        return lambda outcome, responders, detail: notify.outcome(
+            reg, row, outcome, responders, detail
+        )
+
+    def _expiry(self, reg: Registration | None, row: PromptRow | None) -> list[Note]:
+        if self.notify is None or reg is None or row is None:
+            return []
+        return self.notify.outcome(reg, row, "expired")
+
+    def _wake(self) -> None:
+        if self.notify is not None:
+            self.notify.wake()
 
     # -- deadlines (S-4: the orchestrator keeps its own timer) ----------------------
 
@@ -229,8 +264,13 @@ class Gateway:
             if self.settings.accept_after_deadline:
                 log.info("hitl-nb gateway: deadline of prompt %s passed (still open)", prompt_id)
                 return
-            if await self.store.close_prompt(reg_id, prompt_id, "expired"):
+            notes: list[Note] = []
+            if self.notify is not None:
+                reg = await self.store.registration(reg_id)
+                notes = self._expiry(reg, await self.store.prompt(reg_id, prompt_id))
+            if await self.store.close_prompt(reg_id, prompt_id, "expired", notes):
                 log.info("hitl-nb gateway: prompt %s closed at its deadline", prompt_id)
+                self._wake()
                 self.feed.changed(reg_id)
         except StoreUnavailable as exc:
             # The next replica round arms it again (a due prompt still open).
@@ -365,16 +405,16 @@ class Gateway:
         if isinstance(found, PromptEvent):
             open_id = found.prompt_id
             deadline = found.envelope.deadline_at
+            envelope = found.envelope.to_json()
+            due = deadline.timestamp() if deadline else None
+            notes = self.notify.opened(reg, envelope, due) if self.notify is not None else None
             new = await self.store.prompt(reg.id, found.prompt_id) is None
             row = await self.store.see_prompt(
-                reg.id,
-                found.prompt_id,
-                found.context_id,
-                found.envelope.to_json(),
-                deadline.timestamp() if deadline else None,
+                reg.id, found.prompt_id, found.context_id, envelope, due, notes
             )
             self._arm(row)
-            if new:
+            if new:  # first seen now: its notes were written with it
+                self._wake()
                 self.feed.changed(reg.id, row.envelope)
         for row in await self.store.prompts(reg.id):
             if row.closed is None and row.prompt_id != open_id:
@@ -513,7 +553,10 @@ class Gateway:
             )
         if row.closed is not None or self._past_deadline(row):
             if row.closed == "expired" or self._past_deadline(row):
-                await self.store.close_prompt(reg.id, prompt_id, "expired")
+                if await self.store.close_prompt(
+                    reg.id, prompt_id, "expired", self._expiry(reg, row)
+                ):
+                    self._wake()
                 raise GatewayError(
                     410, f"the prompt's deadline ({env.deadline}) has passed; nothing was sent"
                 )
@@ -561,7 +604,10 @@ class Gateway:
             if claimed is None:
                 return await self._claimed_by_another(reg, prompt_id, responder, canonical)
             client = self.pool.client(reg.agent_url)
-            reply = await deliver(self.store, client, claimed, reg.task_id, row.context_id)
+            reply = await deliver(
+                self.store, client, claimed, reg.task_id, row.context_id, self._tell(reg, row)
+            )
+            self._wake()
             if reply.status == 202:
                 in_doubt = True
                 self._spawn(self._settle(claimed, taken=True))

@@ -38,7 +38,7 @@ import psycopg.errors
 from psycopg_pool import AsyncConnectionPool
 
 from hitl_nb.gateway._schema import SCHEMA_VERSION, upgrade
-from hitl_nb.gateway._sql import POSTGRESQL, Rows, Session, Statement
+from hitl_nb.gateway._sql import AUDIT_LOCK, POSTGRESQL, Rows, Session, Statement
 from hitl_nb.gateway._store import GatewayStore, StoreUnavailable
 
 __all__ = ["PostgresDatabase", "PostgresStore", "postgres_conninfo"]
@@ -49,7 +49,7 @@ Conn = psycopg.AsyncConnection[tuple[Any, ...]]
 #: Advisory lock keys (any constants of this application): the schema's, and each
 #: serial batch's by name.
 _MIGRATE_LOCK = 0x68_69_74_6C_01
-_SERIAL_LOCKS = {"audit": 0x68_69_74_6C_02}
+_SERIAL_LOCKS = {"audit": AUDIT_LOCK}
 #: A connection returned this recently is lent without a check (see ``_check``).
 _FRESH_SECONDS = 2.0
 _TUPLES = psycopg.pq.ExecStatus.TUPLES_OK

@@ -17,7 +17,11 @@ lock (two replicas starting together migrate once). A new database runs every st
 - 4: who may answer, one layout on both databases (version 3 kept it as an array in
   PostgreSQL): ``prompts.needed`` (how many must agree), ``prompts.named`` (1: only the
   names in ``audience`` may answer) and ``audience`` (reg_id, prompt_id, name), filled
-  again from the stored envelopes.
+  again from the stored envelopes;
+- 5: the notifications' outbox (:mod:`hitl_nb.gateway._outbox`): ``notify_notes`` (what
+  is to be told to whom, written in the transaction of what it tells of),
+  ``notify_mailboxes`` (each recipient's last message and the sender's claim) and
+  ``notify_prefs`` (each person's own choice: messages off, a webhook of their own).
 
 Types are the same on both (``text``, ``double precision`` for times in epoch seconds,
 JSON kept as ``text`` byte for byte: a response_schema's field order is part of the
@@ -152,6 +156,47 @@ CREATE INDEX forwards_unsettled ON forwards (owner) WHERE state = 'forwarding';
 )
 
 
+_V5 = """
+CREATE TABLE notify_notes (
+    seq {serial},
+    key text NOT NULL UNIQUE,
+    recipient {id} NOT NULL,
+    kind text NOT NULL,
+    reg_id {id} NOT NULL,
+    prompt_id {id} NOT NULL,
+    facts text NOT NULL,
+    answers integer NOT NULL DEFAULT 0,
+    created double precision NOT NULL,
+    due double precision NOT NULL,
+    expires double precision,
+    not_before double precision NOT NULL,
+    attempts integer NOT NULL DEFAULT 0,
+    last_error text,
+    state text NOT NULL DEFAULT 'pending',
+    claim text,
+    done_at double precision
+);
+CREATE INDEX notify_notes_due ON notify_notes (not_before) WHERE state = 'pending';
+CREATE INDEX notify_notes_recipient ON notify_notes (recipient) WHERE state = 'pending';
+CREATE INDEX notify_notes_claim ON notify_notes (claim) WHERE claim IS NOT NULL;
+CREATE INDEX notify_notes_prompt ON notify_notes (reg_id, prompt_id);
+CREATE INDEX notify_notes_done ON notify_notes (done_at) WHERE done_at IS NOT NULL;
+CREATE TABLE notify_mailboxes (
+    recipient {id} PRIMARY KEY,
+    last_sent double precision,
+    next_at double precision,
+    claim text,
+    claim_until double precision
+);
+CREATE TABLE notify_prefs (
+    name {id} PRIMARY KEY,
+    off integer NOT NULL DEFAULT 0,
+    webhook text,
+    updated double precision NOT NULL
+)
+"""
+
+
 def audience(envelope: dict[str, Any]) -> tuple[list[str], int]:
     """Who may answer a stored envelope, as the store keeps it: the names of its
     ``specific:<id>`` entries (empty: any named user) and how many must agree. A caller
@@ -189,7 +234,13 @@ class _Step:
 
 
 #: Index 0: from nothing to version 1.
-_STEPS = (_Step(_V1), _Step(_V2), _Step(_V3), _Step("{v4};" + _AUDIENCE, _fill_audience))
+_STEPS = (
+    _Step(_V1),
+    _Step(_V2),
+    _Step(_V3),
+    _Step("{v4};" + _AUDIENCE, _fill_audience),
+    _Step(_V5),
+)
 #: The schema version this code writes.
 SCHEMA_VERSION = len(_STEPS)
 

@@ -20,6 +20,12 @@ flag, named in the singular (``--allowed-agent-host``); a ``Bool`` as ``--name``
 ``--no-name``. Nothing secret is a setting: a command line is shown to whoever may read
 the hub's services (the database URL and the cookie secret come from the environment).
 
+A setting whose value is a credential (a team's webhook URLs: their path is their
+key) is tagged ``environment="NAME"``: on a hub it never goes on the command line but
+into the service's environment under that name, as JSON (:func:`hitl_nb.hub.configure`
+writes it; the service reads it). A password is never a setting at all: the settings
+name where it is (``notify_smtp_password_env``, ``notify_smtp_password_file``).
+
 Two traits are not settings but facts of the host, set by the host's class:
 ``show_all`` and ``where``.
 """
@@ -29,7 +35,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from traitlets import Bool, Float, Int, List, TraitError, Unicode
+from traitlets import Bool, Dict, Enum, Float, Int, List, TraitError, Unicode
 from traitlets.config import Configurable
 
 __all__ = ["GatewaySettings", "Seconds"]
@@ -151,6 +157,120 @@ class GatewaySettings(Configurable):
             "data directory; 'hitl-state' in the hub service's working directory."
         ),
     ).tag(config=True)
+
+    # -- notifications (docs/notify.md) ------------------------------------------------
+
+    notify_smtp_host = Unicode(
+        "",
+        help=(
+            "Notifications by email: the SMTP server's host name. Empty: no email is sent "
+            "(people may still have their own webhooks; teams theirs)."
+        ),
+    ).tag(config=True)
+
+    notify_smtp_port = Int(587, min=1, max=65535, help="The SMTP server's port.").tag(config=True)
+
+    notify_smtp_security = Enum(
+        ["starttls", "tls", "none"],
+        "starttls",
+        help=(
+            "How the SMTP connection is protected: 'starttls' (port 587), 'tls' (TLS from "
+            "the first byte, port 465) or 'none' (only for a server on this machine). The "
+            "server's certificate is always checked."
+        ),
+    ).tag(config=True)
+
+    notify_smtp_user = Unicode("", help="The SMTP login's user name (empty: no login).").tag(
+        config=True
+    )
+
+    notify_smtp_password_env = Unicode(
+        "",
+        help=(
+            "The name of the environment variable that holds the SMTP password (the "
+            "password itself is never a setting)."
+        ),
+    ).tag(config=True)
+
+    notify_smtp_password_file = Unicode(
+        "", help="A file that holds the SMTP password (read at each connection)."
+    ).tag(config=True)
+
+    notify_smtp_ca_file = Unicode(
+        "", help="CA certificates (PEM) the SMTP server's certificate is checked against."
+    ).tag(config=True)
+
+    notify_from = Unicode(
+        "", help="The address notification emails come from, e.g. hitl@example.org."
+    ).tag(config=True)
+
+    notify_team_webhooks = Dict(
+        default_value={},
+        help=(
+            "Team channels for prompts anyone may answer: agent host (or '*' for every "
+            "other) -> a Slack-compatible incoming webhook's URL, or {'url': ..., "
+            "'secret_env': NAME} (or 'secret_file') for a signed JSON webhook. A URL "
+            "is a credential: on a hub it comes through the service's environment, never "
+            "its command line."
+        ),
+    ).tag(config=True, environment="HITL_NB_NOTIFY_TEAM_WEBHOOKS")
+
+    notify_webhook_hosts = List(
+        Unicode(),
+        default_value=[],
+        help=(
+            "Hosts people's own webhooks may point at ('hooks.slack.com', "
+            "'*.example.org', 'chat.example.org:8065', 'http://mattermost.lan' for plain "
+            "http). Empty: nobody may set a webhook of their own."
+        ),
+    ).tag(config=True)
+
+    notify_addresses = Dict(
+        default_value={},
+        help="People's email addresses by user name (asked before the template).",
+    ).tag(config=True)
+
+    notify_address_template = Unicode(
+        "",
+        help=(
+            "People's email addresses made from their user names, e.g. "
+            "'{name}@example.org' ('{name}' alone: the user names are addresses)."
+        ),
+    ).tag(config=True)
+
+    notify_remind_before = Seconds(
+        600.0,
+        low=0.0,
+        high=30 * 86400.0,
+        help=(
+            "Remind whoever has not answered this many seconds before a prompt's "
+            "deadline (0: no reminders)."
+        ),
+    ).tag(config=True)
+
+    notify_every = Seconds(
+        60.0,
+        low=0.0,
+        high=86400.0,
+        help=(
+            "At most one message per person (or team channel) in this many seconds; what "
+            "comes meanwhile goes as one digest."
+        ),
+    ).tag(config=True)
+
+    notify_link_url = Unicode(
+        "",
+        help=(
+            "The address people open notifications' links at: the hub's public URL "
+            "(https://hub.example.org/), or a single server's own. Default: the hub's "
+            "public URL when the hub has one (c.JupyterHub.public_url), else the server's."
+        ),
+    ).tag(config=True)
+
+    @property
+    def notifying(self) -> bool:
+        """Are notifications on: some channel set (email, a team's, people's own)?"""
+        return bool(self.notify_smtp_host or self.notify_team_webhooks or self.notify_webhook_hosts)
 
     # -- facts of the host, not settings ------------------------------------------------
 

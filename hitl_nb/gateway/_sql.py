@@ -19,7 +19,21 @@ from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-__all__ = ["POSTGRESQL", "SQLITE", "Database", "Dialect", "Rows", "Session", "Statement"]
+__all__ = [
+    "AUDIT_LOCK",
+    "POSTGRESQL",
+    "SQLITE",
+    "Database",
+    "Dialect",
+    "Rows",
+    "Session",
+    "Statement",
+]
+
+#: The audit trail's lock (any constant of this application): entries are appended one
+#: transaction after another, so their ids become visible in order (PostgreSQL's
+#: advisory lock; SQLite's writes are serial already).
+AUDIT_LOCK = 0x68_69_74_6C_02
 
 T = TypeVar("T")
 Rows = list[tuple[Any, ...]]
@@ -44,6 +58,9 @@ class Dialect:
     #: Appended to a ``SELECT`` that locks the rows it reads until the transaction ends
     #: (SQLite locks the whole file for a writing transaction: nothing to add).
     for_update: str
+    #: A statement that takes the lock numbered by its one parameter until the
+    #: transaction ends (:data:`AUDIT_LOCK`).
+    lock: str = "SELECT ?"
     #: Statements the one step to version 4 adds (PostgreSQL's version 3 kept who may
     #: answer as an array; see :mod:`hitl_nb.gateway._schema`).
     v4: str = ""
@@ -85,6 +102,7 @@ POSTGRESQL = Dialect(
     serial="bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY",
     now="extract(epoch from clock_timestamp())::float8",
     for_update=" FOR UPDATE",
+    lock="SELECT pg_advisory_xact_lock(?)",
     v4="""
 ALTER TABLE prompts DROP COLUMN IF EXISTS audience;
 ALTER TABLE prompts ADD COLUMN IF NOT EXISTS named integer NOT NULL DEFAULT 0;

@@ -27,19 +27,27 @@ whose service runs as several replicas. On each the store keeps these promises, 
   clocks differ agree;
 - a store that cannot reach its database raises :class:`StoreUnavailable` (and the
   transaction it was in is rolled back): the host answers 503 naming the database, and
-  the next call tries again (no restart).
+  the next call tries again (no restart);
+- notifications (:mod:`hitl_nb.gateway._outbox`, when the gateway turns them on with
+  :attr:`GatewayStore.notes_on`): the notes a change causes are written in the
+  transaction of that change (a prompt seen, a forward's end, a prompt closed, a
+  refusal), and the notes a change makes moot are withdrawn in it (a person's about a
+  prompt they answered; every ``opened`` and ``reminder`` note of a prompt that
+  closed); :attr:`GatewayStore.outbox` is the sender's side on the same database.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hitl_nb.gateway._outbox import StoreOutbox, count_answers, withdraw, write_notes
 from hitl_nb.gateway._schema import SCHEMA_VERSION, audience
 from hitl_nb.gateway._sql import Database, Session, Statement
+from hitl_nb.notify import Note, person
 
 __all__ = [
     "AuditEntry",
@@ -239,6 +247,11 @@ class GatewayStore:
         # none is deleted): each is read from the database once. An answer looks its
         # registration up first; this saves that round trip.
         self._registrations: dict[str, Registration] = {}
+        #: The notifications' outbox on this database (the sender's side).
+        self.outbox = StoreOutbox(db)
+        #: Withdraw notes when prompts are answered or closed (set by a gateway that
+        #: notifies; notes passed in are written either way).
+        self.notes_on = False
 
     @property
     def where(self) -> str:
@@ -320,8 +333,11 @@ class GatewayStore:
         context_id: str | None,
         envelope: dict[str, Any],
         deadline: float | None,
+        notes: Callable[[float], Sequence[Note]] | None = None,
     ) -> PromptRow:
-        """Record a prompt the agent shows (first sighting wins); returns the row."""
+        """Record a prompt the agent shows (first sighting wins); returns the row.
+        ``notes``: the notes its first sighting writes, in the same transaction (given
+        the time it was first seen)."""
         row = await self.prompt(reg_id, prompt_id)
         if row is not None:
             return row  # the usual case: a prompt seen again
@@ -349,6 +365,9 @@ class GatewayStore:
                     "INSERT INTO audience (reg_id, prompt_id, name) VALUES (?, ?, ?)",
                     [(reg_id, prompt_id, n) for n in names],
                 )
+            if inserted and notes is not None:
+                for sql, args in write_notes(notes(first_seen)):
+                    await tx.count(sql, args)
             return inserted == 1
 
         if await self._db.atomic(work):
@@ -396,13 +415,27 @@ class GatewayStore:
         rows = await self._db.rows(f"SELECT {_PROMPT} FROM prompts WHERE closed IS NULL")
         return [_prompt(r) for r in rows]
 
-    async def close_prompt(self, reg_id: str, prompt_id: str, why: str) -> bool:
-        """Mark an open prompt closed (``why``); False if it was closed already."""
-        changed = await self._db.count(
+    async def close_prompt(
+        self, reg_id: str, prompt_id: str, why: str, notes: Sequence[Note] = ()
+    ) -> bool:
+        """Mark an open prompt closed (``why``); False if it was closed already. When it
+        closes here, ``notes`` are written and its pending notes withdrawn, in the same
+        transaction."""
+        close = (
             "UPDATE prompts SET closed = ? WHERE reg_id = ? AND prompt_id = ? AND closed IS NULL",
             (why, reg_id, prompt_id),
         )
-        return changed == 1
+        if not notes and not self.notes_on:
+            return await self._db.count(*close) == 1
+
+        async def work(tx: Session) -> bool:
+            if await tx.count(*close) != 1:
+                return False
+            for sql, args in [withdraw(reg_id, prompt_id, time.time()), *write_notes(notes)]:
+                await tx.count(sql, args)
+            return True
+
+        return await self._db.atomic(work)
 
     async def list_open(self, query: OpenQuery, limit: int) -> tuple[list[Listed], int]:
         """The first ``limit`` open prompts ``query`` selects, soonest deadline first
@@ -462,21 +495,19 @@ class GatewayStore:
         read by a statement of their own, after the lock was granted (a snapshot that
         holds every ballot committed before)."""
         key = (reg_id, prompt_id)
-        *_, ballots = await self._db.batch(
-            [
-                (
-                    "SELECT 1 FROM prompts WHERE reg_id = ? AND prompt_id = ?{for_update}",
-                    key,
-                ),
-                (
-                    "INSERT INTO ballots (reg_id, prompt_id, responder, payload, at) "
-                    "VALUES (?, ?, ?, ?, ?) ON CONFLICT (reg_id, prompt_id, responder) "
-                    "DO UPDATE SET payload = excluded.payload, at = excluded.at",
-                    (*key, responder, payload, time.time()),
-                ),
-                (f"{_BALLOTS} ORDER BY at, responder", key),
-            ]
-        )
+        at = time.time()
+        steps: list[Statement] = [
+            ("SELECT 1 FROM prompts WHERE reg_id = ? AND prompt_id = ?{for_update}", key),
+            (
+                "INSERT INTO ballots (reg_id, prompt_id, responder, payload, at) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (reg_id, prompt_id, responder) "
+                "DO UPDATE SET payload = excluded.payload, at = excluded.at",
+                (*key, responder, payload, at),
+            ),
+        ]
+        if self.notes_on:  # they answered: no reminder for them; the others' counts
+            steps += [withdraw(*key, at, person(responder)), count_answers(*key)]
+        *_, ballots = await self._db.batch([*steps, (f"{_BALLOTS} ORDER BY at, responder", key)])
         return [Ballot(*r) for r in ballots]
 
     async def ballots(self, reg_id: str, prompt_id: str) -> list[Ballot]:
@@ -519,13 +550,22 @@ class GatewayStore:
         return fwd if inserted == 1 else None
 
     async def finish_forward(
-        self, reg_id: str, prompt_id: str, state: str, detail: str, *, closed: str | None = None
+        self,
+        reg_id: str,
+        prompt_id: str,
+        state: str,
+        detail: str,
+        *,
+        closed: str | None = None,
+        notes: Sequence[Note] = (),
     ) -> bool:
         """Record how a forward still ``forwarding`` ended (``forwarded`` or ``failed``);
         with ``closed``, the prompt is closed for that reason in the same transaction
-        (if still open). True when this call ended it; False when it had ended already:
-        two replicas finish one forward when one took the other for dead while it was
-        only slow (its heartbeat late), and the first to finish records it."""
+        (if still open, its pending notes withdrawn); ``notes`` are written in it too
+        (under keys of their own: a second writer's are left out). True when this call
+        ended it; False when it had ended already: two replicas finish one forward when
+        one took the other for dead while it was only slow (its heartbeat late), and the
+        first to finish records it."""
         key = (reg_id, prompt_id)
         at = time.time()
         steps: list[Statement] = [
@@ -543,15 +583,22 @@ class GatewayStore:
                     (closed, *key),
                 )
             )
+            if self.notes_on:
+                steps.append(withdraw(*key, at))
+        steps.extend(write_notes(notes))
         # Which call ended it, in the same round trip: the one whose time is written.
         steps.append(("SELECT at = ? FROM forwards WHERE reg_id = ? AND prompt_id = ?", (at, *key)))
         *_, mine = await self._db.batch(steps)
         return bool(mine and mine[0][0])
 
-    async def drop_forward(self, reg_id: str, prompt_id: str) -> None:
-        """Forget a forward the agent refused (422): the prompt may be answered again."""
-        await self._db.count(
-            "DELETE FROM forwards WHERE reg_id = ? AND prompt_id = ?", (reg_id, prompt_id)
+    async def drop_forward(self, reg_id: str, prompt_id: str, notes: Sequence[Note] = ()) -> None:
+        """Forget a forward the agent refused (422): the prompt may be answered again;
+        ``notes`` (the refusal told) are written in the same transaction."""
+        await self._db.batch(
+            [
+                ("DELETE FROM forwards WHERE reg_id = ? AND prompt_id = ?", (reg_id, prompt_id)),
+                *write_notes(notes),
+            ]
         )
 
     async def forward(self, reg_id: str, prompt_id: str) -> Forward | None:

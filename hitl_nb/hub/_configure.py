@@ -4,6 +4,10 @@
 
     from hitl_nb.hub import configure
     configure(c, port=10101, db_url=None)
+    # with notifications by email (docs/notify.md):
+    configure(c, notify={"smtp": {"host": "smtp.example.org", "user": "hitl",
+                                  "password_env": "HITL_SMTP_PASSWORD"},
+                         "from": "hitl@example.org", "addresses": "{name}@example.org"})
 
 What it writes into the hub's config ``c`` (and nothing else):
 
@@ -30,6 +34,18 @@ An administrator narrows it with the settings, given as keywords (any setting of
 roles: a user without the access scope
 (a ``user`` role without it, e.g. for a group) cannot use the service.
 
+Notifications (``notify``, a dict; docs/notify.md): ``smtp`` (``host``, ``port``,
+``security``, ``user``, ``password_env`` or ``password_file``, ``ca_file``), ``from``,
+``addresses`` (a template ``"{name}@example.org"`` or a table), ``email_key`` (where
+auth state keeps an email: ``"oauth_user.email"``), ``team_webhooks`` (agent host or
+``"*"`` -> URL), ``webhook_hosts`` (people's own webhooks' allow-list),
+``remind_before``, ``every``, ``link_url``: each is the setting ``notify_<key>`` (``from``:
+``notify_from``). The SMTP password's variable is copied from the hub's environment into
+the service's (a managed service inherits nothing else), and the team webhooks' URLs
+go there too (their path is a credential), never on the command line. The service gets
+a role ``<name>-notify`` with ``read:users:name`` (a name the hub does not know gets no
+message) and, with ``email_key``, ``admin:auth_state``.
+
 More replicas of the service (``replicas``, with a PostgreSQL ``db_url`` they share):
 each is an *external* service of the hub, ``{"name": "hitl-2", "url":
 "http://10.0.0.2:10101", "api_token": ...}``, which the administrator runs elsewhere
@@ -42,6 +58,7 @@ option: ``docs/hub.md`` shows that deployment.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -49,9 +66,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from hitl_nb.hub._options import COMMAND, HubSettings, command_line
+from hitl_nb.hub._options import COMMAND, HubSettings, command_line, environment_of
 
-__all__ = ["SERVICE_NAME", "configure", "replica_environment", "service_scopes"]
+__all__ = [
+    "SERVICE_NAME",
+    "configure",
+    "notify_settings",
+    "replica_environment",
+    "service_scopes",
+]
 
 #: The service's default name (``{hub}/services/hitl/``).
 SERVICE_NAME = "hitl"
@@ -147,6 +170,56 @@ def replica_environment(
     return env
 
 
+#: ``notify``'s keys and the settings they are (the SMTP server's under ``smtp``).
+NOTIFY_KEYS = {
+    "from": "notify_from",
+    "addresses": None,  # a template (text) or a table (a dict)
+    "email_key": "notify_email_key",
+    "team_webhooks": "notify_team_webhooks",
+    "webhook_hosts": "notify_webhook_hosts",
+    "remind_before": "notify_remind_before",
+    "every": "notify_every",
+    "link_url": "notify_link_url",
+}
+SMTP_KEYS = ("host", "port", "security", "user", "password_env", "password_file", "ca_file")
+
+
+def notify_settings(notify: Mapping[str, Any]) -> dict[str, Any]:
+    """``configure``'s ``notify`` as settings (``notify_...``); a key it does not know
+    is refused naming the ones it knows."""
+    unknown = sorted(set(notify) - set(NOTIFY_KEYS) - {"smtp"})
+    if unknown:
+        raise TypeError(
+            f"notify got no key named {', '.join(map(repr, unknown))}; its keys: "
+            f"smtp, {', '.join(NOTIFY_KEYS)}"
+        )
+    out: dict[str, Any] = {}
+    smtp = dict(notify.get("smtp") or {})
+    wrong = sorted(set(smtp) - set(SMTP_KEYS))
+    if wrong:
+        raise TypeError(f"notify's smtp got no key named {', '.join(map(repr, wrong))}")
+    out.update({f"notify_smtp_{key}": value for key, value in smtp.items()})
+    for key, name in NOTIFY_KEYS.items():
+        if key not in notify:
+            continue
+        value = notify[key]
+        if key == "addresses":
+            name = "notify_addresses" if isinstance(value, Mapping) else "notify_address_template"
+            value = dict(value) if isinstance(value, Mapping) else value
+        assert name is not None
+        out[name] = value
+    return out
+
+
+def _notify_role(
+    roles: list[dict[str, Any]], name: str, services: list[str], auth_state: bool
+) -> None:
+    role = f"{name}-notify"
+    scopes = ["read:users:name", *(["admin:auth_state"] if auth_state else [])]
+    roles[:] = [r for r in roles if r.get("name") != role]
+    roles.append({"name": role, "scopes": scopes, "services": services})
+
+
 def configure(
     c: Any,
     port: int = 10101,
@@ -157,6 +230,7 @@ def configure(
     state_dir: str | Path | None = None,
     options: Sequence[str] = (),
     replicas: Sequence[Mapping[str, str]] = (),
+    notify: Mapping[str, Any] | None = None,
     **settings: Any,
 ) -> dict[str, Any]:
     """Add the hitl-nb service to JupyterHub's config ``c``; returns its service entry.
@@ -173,7 +247,8 @@ def configure(
     ``allowed_agent_hosts=["*.example.org"]``, ``push_url=...``, ``mock_agent=False``,
     ``poll_interval=5`` (None: the default): each is checked here, at hub start, and
     written into the service's command as its flag. ``options``: more
-    ``hitl-nb hub-service`` options, verbatim.
+    ``hitl-nb hub-service`` options, verbatim. ``notify``: notifications (see the module
+    docstring).
     """
     from hitl_nb.gateway import check_db_url
 
@@ -185,6 +260,7 @@ def configure(
             f"its settings: {', '.join(sorted(known))}"
         )
     given = {key: value for key, value in settings.items() if value is not None}
+    given.update(notify_settings(notify or {}))
     folder = Path(state_dir) if state_dir is not None else Path.cwd() / "hitl-state"
     chosen = HubSettings(state_dir=str(folder.resolve()), **given)
     check_db_url(db_url)  # a db_url it cannot open fails here, at hub start
@@ -197,6 +273,15 @@ def configure(
     extra = [_replica_entry(spec, i, name) for i, spec in enumerate(replicas)]
     args = [*_command(), COMMAND, *command_line(chosen), *options]
     environment = {"HITL_NB_DB_URL": db_url} if db_url else {}
+    environment.update(environment_of(chosen))
+    password = chosen.notify_smtp_password_env
+    if password:
+        if not os.environ.get(password):
+            raise ValueError(
+                f"notify: the SMTP password's variable {password} is not set in the hub's "
+                "environment (the service is given it from there)"
+            )
+        environment[password] = os.environ[password]
     entry: dict[str, Any] = {
         "name": name,
         "url": f"http://{ip}:{port}",
@@ -219,6 +304,9 @@ def configure(
     roles = [dict(r) for r in _current(c.JupyterHub, "load_roles", [])]
     _merge_role(roles, "user", scopes)
     _merge_role(roles, "server", scopes)
+    if chosen.notifying:
+        names = [name, *(e["name"] for e in extra)]
+        _notify_role(roles, name, names, bool(chosen.notify_email_key))
     c.JupyterHub.load_roles = roles
     token_scopes = _current(c.Spawner, "server_token_scopes", None)
     if isinstance(token_scopes, list):

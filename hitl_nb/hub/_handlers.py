@@ -97,6 +97,10 @@ class HubRoute(_JSONErrors, HubOAuthenticated, tornado.web.RequestHandler):  # t
         """A write (register a task, answer a prompt)."""
         await self._serve(*args)
 
+    async def put(self, *args: str) -> None:
+        """A change (one's notifications)."""
+        await self._serve(*args)
+
     async def _refuse(self, *args: str) -> None:
         self.set_header("Allow", ", ".join(self.api.methods(self.route)))
         self._reply(
@@ -107,7 +111,7 @@ class HubRoute(_JSONErrors, HubOAuthenticated, tornado.web.RequestHandler):  # t
             },
         )
 
-    put = patch = delete = _refuse
+    patch = delete = _refuse
 
 
 class HubFeedRoute(_JSONErrors, HubOAuthenticated, tornado.web.RequestHandler):  # type: ignore[misc]

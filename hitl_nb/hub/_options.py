@@ -9,20 +9,25 @@ settings into the service's command. The hub starts the service with it.
 
 Secrets never come this way (the hub shows a service's command to those who may read
 it): the database URL comes from ``HITL_NB_DB_URL``, the cookie secret from
-``HITL_NB_COOKIE_SECRET`` or a file in the state folder. Nothing here imports JupyterHub,
+``HITL_NB_COOKIE_SECRET`` or a file in the state folder, and a setting whose value is
+a credential (tagged ``environment=NAME``: the team channels' webhook URLs) from that
+environment variable, as JSON (:func:`environment_of` writes it,
+:func:`options_from` reads it). A ``Dict`` setting is one flag whose value is a JSON
+object. Nothing here imports JupyterHub,
 so ``hitl-nb --help`` works where it is not installed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from traitlets import Bool, Float, Int, List, TraitError, TraitType, Unicode, default
+from traitlets import Bool, Dict, Enum, Float, Int, List, TraitError, TraitType, Unicode, default
 
 from hitl_nb.gateway import GatewaySettings, Seconds
 
@@ -31,6 +36,7 @@ __all__ = [
     "HubSettings",
     "ServiceOptions",
     "command_line",
+    "environment_of",
     "flag_of",
     "options_from",
     "register_cli",
@@ -70,6 +76,15 @@ class HubSettings(GatewaySettings):
         help="Listen at this URL instead of the hub's JUPYTERHUB_SERVICE_URL.",
     ).tag(config=True)
 
+    notify_email_key = Unicode(
+        "",
+        help=(
+            "Where in the hub's auth state people's email addresses are, as a dotted path "
+            "(e.g. 'oauth_user.email'); asked after notify_addresses, before the template. "
+            "The service then needs the scope admin:auth_state (docs/notify.md)."
+        ),
+    ).tag(config=True)
+
     @default("show_all")
     def _each_their_own(self) -> bool:
         return False
@@ -80,8 +95,29 @@ class HubSettings(GatewaySettings):
 
 
 def _settings_of(cls: type[GatewaySettings]) -> dict[str, TraitType[Any, Any]]:
-    """A settings class's settings (its ``config=True`` traits), by name."""
-    return dict(sorted(cls.class_traits(config=True).items()))
+    """A settings class's settings given on the command line (its ``config=True``
+    traits but those that come through the environment), by name."""
+    return {
+        name: trait
+        for name, trait in sorted(cls.class_traits(config=True).items())
+        if not trait.metadata.get("environment")
+    }
+
+
+def _from_environment(cls: type[GatewaySettings]) -> dict[str, str]:
+    """The settings that come through the environment: name -> variable."""
+    return {
+        name: str(trait.metadata["environment"])
+        for name, trait in sorted(cls.class_traits(config=True).items())
+        if trait.metadata.get("environment")
+    }
+
+
+def _json_object(text: str) -> Any:
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError("not a JSON object")
+    return value
 
 
 def flag_of(name: str, trait: TraitType[Any, Any]) -> str:
@@ -98,8 +134,10 @@ def _parse(name: str, trait: TraitType[Any, Any]) -> Callable[[str], Any]:
 
     def parse(text: str) -> Any:
         try:
-            value = item.from_string(text)
+            value = _json_object(text) if isinstance(trait, Dict) else item.from_string(text)
         except ValueError:
+            if isinstance(trait, Dict):
+                raise argparse.ArgumentTypeError(f"{text!r} is not a JSON object") from None
             raise argparse.ArgumentTypeError(f"{text!r} is not {item.info()}") from None
         try:
             HubSettings(**{name: [value] if isinstance(trait, List) else value})
@@ -116,7 +154,7 @@ def _default_words(trait: TraitType[Any, Any]) -> str:
         return "on" if value else "off"
     if isinstance(trait, Float):
         return f"{value:g}"
-    if isinstance(trait, Int):
+    if isinstance(trait, (Int, Enum)):
         return str(value)
     return ""  # the help says what an empty text or list means
 
@@ -156,6 +194,12 @@ def register_cli(
                 help=_help(trait) + " Repeat the flag for each.",
                 **common,
             )
+        elif isinstance(trait, Enum):
+            p.add_argument(flag, choices=list(trait.values or ()), help=_help(trait), **common)
+        elif isinstance(trait, Dict):
+            p.add_argument(
+                flag, type=_parse(name, trait), metavar="JSON", help=_help(trait), **common
+            )
         elif isinstance(trait, (Int, Float, Unicode)):
             metavar = "SECONDS" if isinstance(trait, Seconds) else None
             metavar = "N" if isinstance(trait, Int) else metavar
@@ -194,9 +238,19 @@ class ServiceOptions:
 def options_from(
     args: argparse.Namespace, environ: Mapping[str, str] | None = None
 ) -> ServiceOptions:
-    """The service's options from its command line (and ``HITL_NB_DB_URL``)."""
+    """The service's options from its command line (and the environment:
+    ``HITL_NB_DB_URL``, the settings tagged with a variable of their own); a variable
+    that is not a JSON object stops the service, naming it (never its value)."""
     env = os.environ if environ is None else environ
     given = {name: getattr(args, name) for name in _settings_of(HubSettings) if name in args}
+    for name, variable in _from_environment(HubSettings).items():
+        if env.get(variable):
+            try:
+                given[name] = _json_object(env[variable])
+            except ValueError:
+                raise SystemExit(
+                    f"hitl-nb hub-service: {variable} must hold a JSON object ({name})"
+                ) from None
     settings = HubSettings(**given)
     settings.state_dir = str(Path(settings.state_dir or DEFAULT_STATE_DIR).resolve())
     return ServiceOptions(settings, env.get("HITL_NB_DB_URL") or None)
@@ -209,6 +263,8 @@ def _flags(name: str, trait: TraitType[Any, Any], value: Any) -> Iterator[str]:
     elif isinstance(trait, List):
         for item in value:
             yield from (flag, str(item))
+    elif isinstance(trait, Dict):
+        yield from (flag, json.dumps(value, sort_keys=True))
     else:
         yield from (flag, repr(value) if isinstance(value, float) else str(value))
 
@@ -221,4 +277,15 @@ def command_line(settings: HubSettings) -> list[str]:
         value = getattr(settings, name)
         if name != "state_dir" and value != trait.default():
             out += _flags(name, trait, value)
+    return out
+
+
+def environment_of(settings: HubSettings) -> dict[str, str]:
+    """The service's environment for the settings that never go on its command line
+    (those that differ from the defaults), each as JSON under its variable."""
+    out = {}
+    for name, variable in _from_environment(HubSettings).items():
+        value = getattr(settings, name)
+        if value != HubSettings.class_traits()[name].default():
+            out[variable] = json.dumps(value, sort_keys=True)
     return out

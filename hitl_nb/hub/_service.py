@@ -28,7 +28,7 @@ import os
 import secrets
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -41,6 +41,7 @@ from hitl_nb.gateway import (
     Gateway,
     GatewayAPI,
     InternalCaller,
+    Notifier,
     StoreUnavailable,
     open_store,
     push_handlers,
@@ -137,7 +138,10 @@ class HubService:
             internal,
             streams=settings.max_streams,
         )
-        self.gateway = Gateway(open_store(options.db_url, options.state_dir), pool, settings)
+        notify = self._notify(env) if settings.notifying else None
+        self.gateway = Gateway(
+            open_store(options.db_url, options.state_dir), pool, settings, notify=notify
+        )
         if settings.push:
             self.gateway.push_url = lambda reg_id: f"{self.public_url}{PUSH_PATH}/{reg_id}"
             handlers += push_handlers(self.prefix, self.gateway.push)
@@ -150,6 +154,39 @@ class HubService:
             xsrf_cookies=False,
         )
         self._server: tornado.httpserver.HTTPServer | None = None
+
+    def _notify(self, env: Mapping[str, str]) -> Callable[[Gateway], Notifier]:
+        """How the gateway's notifier is made: links through the hub's public address
+        (``user-redirect``), the hub's users asked with the service's token."""
+        from hitl_nb.notify import HubDirectory
+
+        settings = self.options.settings
+        link = settings.notify_link_url
+        if not link:
+            hub_url = env.get("JUPYTERHUB_PUBLIC_HUB_URL") or ""
+            link = hub_url.rstrip("/").removesuffix("/hub") + "/" if hub_url else ""
+        if not link:
+            raise SystemExit(
+                "hitl-nb hub-service: notifications need the address people open their "
+                "links at: set c.JupyterHub.public_url, or notify link_url in configure()"
+            )
+        directory = HubDirectory(
+            _env(env, "JUPYTERHUB_API_URL"),
+            _env(env, "JUPYTERHUB_API_TOKEN"),
+            email_key=settings.notify_email_key or None,
+        )
+
+        def make(gateway: Gateway) -> Notifier:
+            return Notifier(
+                settings,
+                gateway.store,
+                lambda: link,
+                hub=True,
+                directory=directory,
+                owner=gateway.replica,
+            )
+
+        return make
 
     @property
     def base_url(self) -> str:

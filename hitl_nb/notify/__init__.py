@@ -65,6 +65,7 @@ from hitl_nb.notify._targets import (
     Target,
     check_address,
     check_webhook_url,
+    shown_url,
 )
 
 if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
@@ -119,6 +120,7 @@ __all__ = [
     "person",
     "recipient_parts",
     "retry_at",
+    "shown_url",
     "sign",
     "stale_before",
     "stale_reason",

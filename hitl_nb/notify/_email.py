@@ -105,6 +105,8 @@ class EmailChannel:
         self.settings = settings
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="hitl-smtp")
         self._helo: str | None = settings.helo
+        # Made once: loading the system's CAs costs milliseconds of CPU per message.
+        self._tls: ssl.SSLContext | None = None
 
     def build(
         self, message: Message, target: EmailTarget, date: float | None = None
@@ -133,6 +135,11 @@ class EmailChannel:
             self._helo = socket.getfqdn()
         return self._helo
 
+    def _context(self) -> ssl.SSLContext:
+        if self._tls is None:
+            self._tls = ssl.create_default_context(cafile=self.settings.ca_file)
+        return self._tls
+
     def _send(self, mail: EmailMessage, to: str) -> None:
         s = self.settings
         where = f"the SMTP server {s.host}:{s.port}"
@@ -141,7 +148,7 @@ class EmailChannel:
         except NotifyRefused as exc:
             raise DeliveryFailed(f"{where}: no password ({exc})") from None
         try:
-            context = ssl.create_default_context(cafile=s.ca_file)
+            context = self._context() if s.security != "none" else None
             if s.security == "tls":
                 smtp: smtplib.SMTP = smtplib.SMTP_SSL(
                     s.host, s.port, local_hostname=self._name(), timeout=s.timeout, context=context

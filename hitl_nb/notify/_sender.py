@@ -1,9 +1,10 @@
 """The sender: claims due notes from the outbox, sends them, and marks what happened.
 
 It runs in the background of the host's event loop (:meth:`Sender.start`), one round
-after another: every ``poll`` seconds, at once when :meth:`Sender.wake` is called (the
-gateway calls it after writing notes, so a message leaves within moments), and again
-straight away while claims come back full. A round:
+after another: every ``poll`` seconds, soon after :meth:`Sender.wake` is called (the
+gateway calls it after writing notes, so a message leaves within moments; wakes within
+``gap`` seconds of a round make one round, so a burst of prompts is not a burst of
+claims), and again straight away while claims come back full. A round:
 
 1. now and then, gives up the notes that waited past the bound
    (:meth:`~hitl_nb.notify.Outbox.give_up_stale`, each with an audit entry);
@@ -86,6 +87,7 @@ class Sender:
         owner: str | None = None,
         lease: float = 120.0,
         poll: float = 1.0,
+        gap: float = 0.25,
         concurrency: int = 8,
         sweep_every: float = 10.0,
         clock: Callable[[], float] = time.time,
@@ -99,6 +101,7 @@ class Sender:
         self.owner = owner or uuid.uuid4().hex
         self.lease = lease
         self.poll = poll
+        self.gap = gap
         self.concurrency = concurrency
         self.sweep_every = sweep_every
         self._clock = clock
@@ -152,8 +155,13 @@ class Sender:
                 await asyncio.sleep(0)
                 continue
             now = self._clock()
+            ended = asyncio.get_running_loop().time()
             wait = max(self.poll, self.ceiling.free_at(now) - now)
             await wait_event(self._wake, wait)  # a stop while woken still stops
+            if self._wake.is_set() and not self._stopping:
+                # woken: the writes of the moment gather into one round
+                left = ended + self.gap - asyncio.get_running_loop().time()
+                await asyncio.sleep(max(0.0, left))
 
     # -- one round ---------------------------------------------------------------------
 

@@ -13,13 +13,16 @@ client never follows a redirect (a 3xx is a failure that retrying cannot mend), 
 whole exchange is bounded by ``timeout`` seconds however slowly the receiver drips, and
 the answer's body is never read. 2xx is delivered; 408, 429 and 5xx, a timeout or no
 connection are retried; any other status is permanent. A webhook URL is shown in
-messages and logs by its scheme and host only: its path is often its credential.
+messages and logs by its scheme and host only: its path is often its credential (httpx
+logs each request's URL at INFO: a filter on its logger shows ours by scheme and host).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
+import logging
 import time
 from collections.abc import Callable, Iterable
 
@@ -33,6 +36,23 @@ from hitl_nb.notify._targets import SignedTarget, SlackTarget, check_webhook_url
 __all__ = ["WebhookChannel"]
 
 _RETRIED = {408, 429}
+#: Set while one of our requests is sent: its URL is not to be logged whole.
+_OURS: contextvars.ContextVar[bool] = contextvars.ContextVar("hitl_webhook", default=False)
+
+
+class _ShownUrls(logging.Filter):
+    """httpx's request lines (``HTTP Request: POST <url> ...``) of our webhooks, with
+    the URL shown by scheme and host only."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if _OURS.get() and isinstance(record.args, tuple) and len(record.args) > 1:
+            args = list(record.args)
+            args[1] = shown_url(str(args[1]))
+            record.args = tuple(args)
+        return True
+
+
+_FILTER = _ShownUrls()
 
 
 class WebhookChannel:
@@ -62,6 +82,9 @@ class WebhookChannel:
             raise NotifyRefused("a webhook client must not follow redirects")
         self._clock = clock or time.time
         self.user_agent = user_agent
+        httpx_log = logging.getLogger("httpx")
+        if _FILTER not in httpx_log.filters:
+            httpx_log.addFilter(_FILTER)
 
     def request_for(
         self, message: Message, target: SlackTarget | SignedTarget
@@ -112,7 +135,11 @@ class WebhookChannel:
 
     async def _post(self, url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
         request = self._client.build_request("POST", url, content=body, headers=headers)
-        response = await self._client.send(request, stream=True, follow_redirects=False)
+        ours = _OURS.set(True)
+        try:
+            response = await self._client.send(request, stream=True, follow_redirects=False)
+        finally:
+            _OURS.reset(ours)
         try:
             location = response.headers.get("location")
             shown = f" to {shown_url(location)}" if location else ""

@@ -20,6 +20,7 @@ from hitl_nb.gateway import (
     Gateway,
     GatewayAPI,
     InternalCaller,
+    Notifier,
     open_store,
     push_handlers,
 )
@@ -67,7 +68,17 @@ def load(serverapp: Any) -> Gateway:
     pool = AgentPool(
         config.allowed_agent_hosts, config.agent_timeout, internal, streams=config.max_streams
     )
-    gateway = Gateway(open_store(None, folder), pool, config)
+    notify = None
+    if config.notifying:
+
+        def link_base() -> str:
+            # Read when the gateway starts: the server's port is known by then.
+            return config.notify_link_url or url_path_join(serverapp.connection_url, "/")
+
+        def notify(gateway: Gateway) -> Notifier:
+            return Notifier(config, gateway.store, link_base, hub=False, owner=gateway.replica)
+
+    gateway = Gateway(open_store(None, folder), pool, config, notify=notify)
     web_app.settings[GATEWAY_SETTING] = gateway
     handlers += gateway_handlers(url_path_join(base_url, API_PATH), GatewayAPI(gateway))
     # JupyterLab's prompts panel: its relays, and the event its pages listen for.

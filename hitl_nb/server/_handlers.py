@@ -83,6 +83,12 @@ class GatewayRoute(APIHandler):
         """A write (register a task, answer a prompt)."""
         await self._serve(*args)
 
+    @web.authenticated
+    @authorized
+    async def put(self, *args: str) -> None:
+        """A change (one's notifications)."""
+        await self._serve(*args)
+
 
 class FeedRoute(APIHandler):
     """``GET {base_url}hitl/api/feed``: the open prompts the caller may answer, as

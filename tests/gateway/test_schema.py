@@ -1,5 +1,6 @@
 """The schema's versions on both databases: one numbering, and an older database
-brought up to date in place, keeping its rows (version 2, before replicas, to 3).
+brought up to date in place, keeping its rows (version 2, before replicas, to 3;
+databases written by version 3 and by version 4, before the outbox, to today's).
 
 SQLite's own history (the unnumbered first layout, a failed step) is in
 ``test_sqlite.py``, PostgreSQL's (a newer database refused, a failed step, two replicas
@@ -126,20 +127,20 @@ def test_a_version_2_database_is_brought_to_version_3_keeping_its_rows(
 SCHEMA3 = Path(__file__).parent / "schema3"
 
 
-def _schema3_sqlite(folder: Path) -> Path:
-    path = folder / "v3.sqlite"
+def _schema3_sqlite(folder: Path, fixtures: Path = SCHEMA3) -> Path:
+    path = folder / f"{fixtures.name}.sqlite"
     db = sqlite3.connect(path)
-    db.executescript((SCHEMA3 / "sqlite.sql").read_text(encoding="utf-8"))
+    db.executescript((fixtures / "sqlite.sql").read_text(encoding="utf-8"))
     db.close()
     return path
 
 
-def _schema3_postgres(request: pytest.FixtureRequest) -> str:
+def _schema3_postgres(request: pytest.FixtureRequest, fixtures: Path = SCHEMA3) -> str:
     cluster: postgres.Cluster = request.getfixturevalue("pg_cluster")
-    url = cluster.database("schema3")
+    url = cluster.database(fixtures.name)
     subprocess.run(
         [str(cluster.bin / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url]
-        + ["-f", str(SCHEMA3 / "postgresql.sql")],
+        + ["-f", str(fixtures / "postgresql.sql")],
         check=True,
         capture_output=True,
     )
@@ -210,6 +211,70 @@ def test_a_version_3_database_is_brought_up_to_date_with_nothing_lost(
         again = opener()
         await again.open()
         assert again.found_version == SCHEMA_VERSION  # nothing more to do
+        await again.close()
+
+    asyncio.run(go())
+
+
+# -- databases written by version 4 (tests/gateway/schema4: the same rows, before the outbox)
+
+SCHEMA4 = Path(__file__).parent / "schema4"
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_a_version_4_database_gets_the_outbox_with_nothing_lost(
+    database: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    from hitl_nb.notify import PromptFacts, TeamChannels, opened_notes, person
+
+    if database == "sqlite":
+        where: Path | str = _schema3_sqlite(tmp_path, SCHEMA4)
+    else:
+        where = _schema3_postgres(request, SCHEMA4)
+
+    def opener() -> GatewayStore:
+        return SQLiteStore(where) if isinstance(where, Path) else PostgresStore(where)
+
+    expected = json.loads((SCHEMA4 / "readback.json").read_text(encoding="utf-8"))
+
+    async def go() -> None:
+        store = opener()
+        await store.open()
+        assert store.found_version == 4
+        got = await schema3.read(store)
+        got["raw"] = await _raw(where)
+        for key in expected:
+            assert got[key] == expected[key], key
+        # The outbox is there: a prompt seen writes its notes in its transaction, the
+        # sender claims them, a ballot withdraws the answerer's own.
+        store.notes_on = True
+        env = schema3.envelope("p-new", ["specific:bob", "specific:carol"], schema3.FAR)
+        facts = PromptFacts(
+            "r-team",
+            "p-new",
+            schema3.AGENT,
+            env["prompt"],
+            deadline=schema3.FAR,
+            specific=("bob", "carol"),
+        )
+        await store.see_prompt(
+            "r-team",
+            "p-new",
+            None,
+            env,
+            schema3.FAR,
+            notes=lambda now: opened_notes(facts, TeamChannels(), now),
+        )
+        assert await store.outbox.states() == {"pending": 4}  # opened and reminder, each
+        await store.cast_ballot("r-team", "p-new", "bob", "{}")
+        assert await store.outbox.states() == {"pending": 2, "withdrawn": 2}
+        (batch,) = await store.outbox.claim("replica", 2e9, 60, recipients=10, listed=5)
+        assert batch.recipient == person("carol") and batch.notes[0].kind == "opened"
+        assert batch.notes[0].facts.answers == 1
+        await store.close()
+        again = opener()
+        await again.open()
+        assert again.found_version == SCHEMA_VERSION == 5
         await again.close()
 
     asyncio.run(go())

@@ -79,7 +79,7 @@ configure(
     port={service_port},
     state_dir="{root}/hitl-state",
     poll_interval={poll_interval!r},
-    push_url="http://127.0.0.1:{proxy_port}/services/hitl/",
+    push_url="http://127.0.0.1:{proxy_port}/services/hitl/",{service_options}
 )
 """
 
@@ -181,10 +181,16 @@ def wait_for_service(hub: Hub, timeout: float = 120) -> None:
 
 @contextmanager
 def running_hub(
-    root: Path, env: Mapping[str, str] | None = None, *, poll_interval: float = 2.0
+    root: Path,
+    env: Mapping[str, str] | None = None,
+    *,
+    poll_interval: float = 2.0,
+    service_options: Mapping[str, Any] | None = None,
 ) -> Iterator[Hub]:
     """Start a hub in ``root`` (see the module docstring); stopped after.
-    ``poll_interval``: how often the service reads a watched task that does not push."""
+    ``poll_interval``: how often the service reads a watched task that does not push;
+    ``service_options``: more keywords of ``configure`` (their values written as Python
+    literals, e.g. ``notify={...}``; ``{hub_url}`` in them is the hub's public URL)."""
     proxy = npm_workdir(PROXY_SOURCE, "the JupyterHub tests")
     chp = proxy / "node_modules" / ".bin" / "configurable-http-proxy"
     root.mkdir(parents=True, exist_ok=True)
@@ -201,6 +207,9 @@ def running_hub(
         hub_admin=HUB_ADMIN,
         pythonpath=repo,
         poll_interval=float(poll_interval),
+        service_options="".join(
+            f"\n    {key}={value!r}," for key, value in (service_options or {}).items()
+        ).replace("{hub_url}", f"http://127.0.0.1:{ports['proxy_port']}/"),
         **ports,
     )
     (root / "jupyterhub_config.py").write_text(config)

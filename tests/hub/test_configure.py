@@ -245,3 +245,66 @@ def test_a_setting_it_cannot_use_fails_when_the_hub_reads_its_config(
     with pytest.raises(error, match=words):
         configure(c, 10101, None, state_dir=tmp_path, **settings)
     assert "services" not in c.JupyterHub  # nothing written
+
+
+NOTIFY = {
+    "smtp": {"host": "smtp.example.org", "user": "hitl", "password_env": "HITL_TEST_PW"},
+    "from": "hitl@example.org",
+    "addresses": "{name}@example.org",
+    "email_key": "oauth_user.email",
+    "team_webhooks": {"*": "https://hooks.slack.com/services/T0/B0/teamsecret"},
+    "webhook_hosts": ["hooks.slack.com"],
+}
+
+
+def test_notify_puts_settings_on_the_command_line_and_credentials_in_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HITL_TEST_PW", "pw-never-on-a-command-line")
+    c = Config()
+    entry = configure(c, state_dir=tmp_path, notify=NOTIFY)
+    command = " ".join(entry["command"])
+    for flag in (
+        "--notify-smtp-host smtp.example.org",
+        "--notify-smtp-user hitl",
+        "--notify-smtp-password-env HITL_TEST_PW",
+        "--notify-from hitl@example.org",
+        "--notify-address-template {name}@example.org",
+        "--notify-email-key oauth_user.email",
+        "--notify-webhook-host hooks.slack.com",
+    ):
+        assert flag in command, flag
+    assert "teamsecret" not in command and "pw-never" not in command
+    env = entry["environment"]
+    assert env["HITL_TEST_PW"] == "pw-never-on-a-command-line"
+    assert "teamsecret" in env["HITL_NB_NOTIFY_TEAM_WEBHOOKS"]
+    role = _roles(c)["hitl-notify"]
+    assert role == {
+        "name": "hitl-notify",
+        "scopes": ["read:users:name", "admin:auth_state"],
+        "services": ["hitl"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("notify", "error", "words"),
+    [
+        pytest.param({"smtp_host": "x"}, TypeError, "smtp_host", id="unknown-key"),
+        pytest.param({"smtp": {"hots": "x"}}, TypeError, "hots", id="unknown-smtp-key"),
+        pytest.param(
+            {"smtp": {"host": "x", "password_env": "HITL_NOT_SET_ANYWHERE"}},
+            ValueError,
+            "HITL_NOT_SET_ANYWHERE",
+            id="password-not-in-the-environment",
+        ),
+        pytest.param(
+            {"smtp": {"host": "x", "security": "plain"}}, TraitError, "security", id="security"
+        ),
+        pytest.param({"every": -1}, TraitError, "notify_every", id="negative-rate"),
+    ],
+)
+def test_notify_settings_it_cannot_use_fail_when_the_hub_reads_its_config(
+    tmp_path: Path, notify: dict[str, Any], error: type[Exception], words: str
+) -> None:
+    with pytest.raises(error, match=words):
+        configure(Config(), state_dir=tmp_path, notify=notify)

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from traitlets import Bool, Float, Int, List, Unicode
+from traitlets import Bool, Dict, Enum, Float, Int, List, Unicode
 
 from hitl_nb.cli import build_parser
 from hitl_nb.hub import HubSettings
-from hitl_nb.hub._options import command_line, flag_of, options_from
+from hitl_nb.hub._options import command_line, environment_of, flag_of, options_from
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,6 +78,10 @@ def _other_value(trait: Any) -> Any:
         return not value
     if isinstance(trait, List):
         return ["a.example.org", "*.b.example:8443"]
+    if isinstance(trait, Enum):
+        return next(v for v in trait.values if v != value)
+    if isinstance(trait, Dict):
+        return {"bob": "bob@example.org", "o'brien": {"url": "https://x.example/h"}}
     if isinstance(trait, (Int, Float)):
         return value + 1
     if isinstance(trait, Unicode):
@@ -89,9 +93,16 @@ def _other_value(trait: Any) -> Any:
 def test_every_setting_goes_through_the_command_line_and_back(name: str, tmp_path: Path) -> None:
     trait = HubSettings.class_traits(config=True)[name]
     value = _other_value(trait)
-    written = command_line(HubSettings(**{name: value}))
-    assert flag_of(name, trait) in written or f"--no-{flag_of(name, trait)[2:]}" in written
-    read = options_from(_args(*written), {}).settings
+    chosen = HubSettings(**{name: value})
+    written, environ = command_line(chosen), environment_of(chosen)
+    variable = trait.metadata.get("environment")
+    if variable:  # a credential: never on the command line, in the environment instead
+        assert written == [] and list(environ) == [variable]
+        assert all(str(v) not in " ".join(written) for v in value.values())
+    else:
+        assert environ == {}
+        assert flag_of(name, trait) in written or f"--no-{flag_of(name, trait)[2:]}" in written
+    read = options_from(_args(*written), environ).settings
     expected = str(Path(value).resolve()) if name == "state_dir" else value
     assert getattr(read, name) == expected
     for other in HubSettings.class_traits(config=True):
@@ -126,7 +137,8 @@ def test_help_lists_every_setting_and_needs_no_jupyterhub() -> None:
     )
     assert done.stdout.rstrip().endswith("False"), done.stderr
     for name, trait in HubSettings.class_traits(config=True).items():
-        assert flag_of(name, trait) in done.stdout, name
+        if not trait.metadata.get("environment"):  # a credential is no flag
+            assert flag_of(name, trait) in done.stdout, name
     assert "--no-push" in done.stdout and "--allowed-agent-host HOST" in done.stdout
 
 
@@ -146,3 +158,22 @@ def test_a_value_it_cannot_use_is_refused_naming_the_flag(
         _args(*argv)
     err = capsys.readouterr().err
     assert f"argument {argv[0]}" in err and words in err
+
+
+def test_a_credential_in_the_environment_that_is_not_json_stops_the_service_naming_it(
+    tmp_path: Path,
+) -> None:
+    secret = "https://hooks.slack.com/services/T0/B0/not-json"
+    environ = {"HITL_NB_NOTIFY_TEAM_WEBHOOKS": secret}
+    with pytest.raises(SystemExit) as stopped:
+        options_from(_args("--state-dir", str(tmp_path)), environ)
+    assert "HITL_NB_NOTIFY_TEAM_WEBHOOKS" in str(stopped.value)
+    assert secret not in str(stopped.value)
+
+
+def test_a_dict_setting_is_one_json_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    args = _args("--notify-addresses", '{"bob": "bob@example.org"}')
+    assert options_from(args, {}).settings.notify_addresses == {"bob": "bob@example.org"}
+    with pytest.raises(SystemExit):
+        _args("--notify-addresses", "[1, 2]")
+    assert "is not a JSON object" in capsys.readouterr().err

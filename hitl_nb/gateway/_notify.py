@@ -1,0 +1,258 @@
+"""The gateway's notifications: who is told what, and the sender, from the settings.
+
+:class:`Notifier` is what a gateway that notifies holds (docs/notify.md): built by the
+host from :class:`~hitl_nb.gateway.GatewaySettings` (SMTP, team channels, the
+allow-list of people's webhook hosts, where addresses come from, the reminder's lead,
+the rate), it
+
+- makes the notes each change writes, in the change's own transaction: a prompt first
+  seen (:meth:`Notifier.opened`: the people it names, else the team channel of its
+  agent's host, with a reminder before the deadline), and what became of it
+  (:meth:`Notifier.outcome`: forwarded, refused by the agent, expired, for the task's
+  registrant);
+- runs the :class:`~hitl_nb.notify.Sender` over the store's outbox
+  (:attr:`~hitl_nb.gateway.GatewayStore.outbox`) in the background of the host's loop,
+  from :meth:`Notifier.start` (the gateway's start) to :meth:`Notifier.stop` (its
+  close), woken when notes are written. Nothing an answer does waits for it.
+
+Every setting is checked when the notifier is made, so a host with a wrong one stops at
+start, saying which (never a secret's value). A person's note goes nowhere when no
+channel could reach people (no SMTP server and no webhook hosts allowed): none is
+written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from hitl_nb.errors import NotifyRefused
+from hitl_nb.gateway._outbox import NotifyChoice
+from hitl_nb.gateway._schema import audience
+from hitl_nb.gateway._settings import GatewaySettings
+from hitl_nb.gateway._store import GatewayStore, PromptRow, Registration
+from hitl_nb.notify import (
+    AddressBook,
+    AnswerLinks,
+    Channels,
+    EmailChannel,
+    HubDirectory,
+    Limits,
+    Note,
+    Preference,
+    PromptFacts,
+    Router,
+    Secret,
+    Sender,
+    SignedTarget,
+    SlackTarget,
+    SmtpSettings,
+    TeamChannels,
+    WebhookChannel,
+    check_webhook_url,
+    opened_notes,
+    outcome_notes,
+    shown_url,
+)
+
+__all__ = ["Notifier", "team_channels"]
+
+log = logging.getLogger("hitl_nb.notify")
+
+
+def _secret(spec: Mapping[str, Any], what: str) -> Secret:
+    env, file = spec.get("secret_env"), spec.get("secret_file")
+    if (env is None) == (file is None):
+        raise NotifyRefused(f"{what}: a signed webhook names its secret_env or secret_file")
+    return Secret(env=str(env)) if env is not None else Secret(file=str(file))
+
+
+def team_channels(given: Mapping[str, Any]) -> TeamChannels:
+    """The administrator's team channels (agent host or ``*`` -> a Slack-compatible
+    webhook's URL, or ``{"url", "secret_env" | "secret_file"}`` for a signed one);
+    :class:`~hitl_nb.errors.NotifyRefused` naming the host whose entry is wrong (never
+    the URL: its path is a credential)."""
+    targets: dict[str, SlackTarget | SignedTarget] = {}
+    for host, spec in given.items():
+        what = f"the team channel for {host!r}"
+        url = spec.get("url") if isinstance(spec, Mapping) else spec
+        try:
+            if isinstance(spec, str):
+                targets[host] = SlackTarget(check_webhook_url(spec, admin=True), admin=True)
+            elif isinstance(spec, Mapping) and isinstance(url, str):
+                unknown = sorted(set(spec) - {"url", "secret_env", "secret_file"})
+                if unknown:
+                    raise NotifyRefused(f"unknown key(s) {', '.join(unknown)}")
+                url = check_webhook_url(url, admin=True)
+                targets[host] = SignedTarget(url, _secret(spec, what), admin=True)
+            else:
+                raise NotifyRefused("give a webhook URL, or {'url': ..., 'secret_env': ...}")
+        except NotifyRefused as exc:
+            words = str(exc)
+            if isinstance(url, str) and url:  # its path is a credential: scheme and host only
+                words = words.replace(repr(url), shown_url(url)).replace(url, shown_url(url))
+            raise NotifyRefused(f"{what}: {words}") from None
+    return TeamChannels(targets)
+
+
+class Notifier:
+    """Notifications for one gateway (see the module docstring). ``link_base``: the
+    address links open at (read when the sender starts: a server knows its own port
+    only then); ``hub``: links go through the hub's ``user-redirect``; ``directory``:
+    the hub's users (who exists, their auth state's email); ``owner``: this replica."""
+
+    def __init__(
+        self,
+        settings: GatewaySettings,
+        store: GatewayStore,
+        link_base: Callable[[], str],
+        *,
+        hub: bool,
+        directory: HubDirectory | None = None,
+        owner: str | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self._link_base = link_base
+        self._hub = hub
+        self.directory = directory
+        self.owner = owner
+        self.teams = team_channels(settings.notify_team_webhooks)
+        self.smtp = self._smtp(settings) if settings.notify_smtp_host else None
+        self.limits = Limits(every=settings.notify_every)
+        self.addresses = AddressBook(
+            table={str(k): str(v) for k, v in settings.notify_addresses.items()},
+            template=settings.notify_address_template or None,
+            directory=directory,
+        )
+        #: People can be reached at all (email, or webhooks of their own).
+        self.people = bool(settings.notify_smtp_host or settings.notify_webhook_hosts)
+        self.remind_before = settings.notify_remind_before or None
+        self.sender: Sender | None = None
+
+    @staticmethod
+    def _smtp(settings: GatewaySettings) -> SmtpSettings:
+        if not settings.notify_from:
+            raise NotifyRefused("email needs notify_from, the address messages come from")
+        env, file = settings.notify_smtp_password_env, settings.notify_smtp_password_file
+        if env and file:
+            raise NotifyRefused("the SMTP password comes from one place: an env variable or a file")
+        password = Secret(env=env) if env else Secret(file=file) if file else None
+        return SmtpSettings(
+            host=settings.notify_smtp_host,
+            sender=settings.notify_from,
+            port=settings.notify_smtp_port,
+            security=settings.notify_smtp_security,
+            user=settings.notify_smtp_user or None,
+            password=password,
+            ca_file=settings.notify_smtp_ca_file or None,
+        )
+
+    # -- what is told --------------------------------------------------------------------
+
+    def _facts(
+        self, reg: Registration, envelope: Mapping[str, Any], deadline: float | None
+    ) -> PromptFacts:
+        names, needed = audience(dict(envelope))
+        question = envelope.get("prompt")
+        return PromptFacts(
+            reg_id=reg.id,
+            prompt_id=str(envelope.get("prompt_id") or ""),
+            agent_url=reg.agent_url,
+            question=question if isinstance(question, str) else "",
+            registered_by=reg.registered_by,
+            registrant=reg.registrant,
+            deadline=deadline,
+            specific=tuple(names),
+            needed=needed,
+        )
+
+    def _reachable(self, notes: Sequence[Note]) -> list[Note]:
+        return [n for n in notes if self.people or not n.recipient.startswith("user:")]
+
+    def opened(
+        self, reg: Registration, envelope: Mapping[str, Any], deadline: float | None
+    ) -> Callable[[float], list[Note]]:
+        """The notes a prompt's first sighting writes, given when it was first seen."""
+        facts = self._facts(reg, envelope, deadline)
+
+        def notes(now: float) -> list[Note]:
+            made = opened_notes(facts, self.teams, now, remind_before=self.remind_before)
+            return self._reachable(made)
+
+        return notes
+
+    def outcome(
+        self,
+        reg: Registration,
+        row: PromptRow,
+        outcome: str,
+        responders: Sequence[str] = (),
+        detail: str | None = None,
+        now: float | None = None,
+    ) -> list[Note]:
+        """The note that tells ``reg``'s registrant what became of ``row``."""
+        facts = dataclasses.replace(
+            self._facts(reg, row.envelope, row.deadline),
+            outcome=outcome,
+            responders=tuple(responders),
+            detail=detail,
+        )
+        return self._reachable(outcome_notes(facts, time.time() if now is None else now))
+
+    # -- a person's own choice -----------------------------------------------------------
+
+    async def _preference(self, name: str) -> Preference | None:
+        choice = await self.store.outbox.preference(name)
+        if choice is None:
+            return None
+        hook = SlackTarget(choice.webhook) if choice.webhook else None
+        return Preference(off=choice.off, webhook=hook)
+
+    def check_webhook(self, url: str) -> str:
+        """A person's own webhook, if its host is on the allow-list; else
+        :class:`~hitl_nb.errors.NotifyRefused` saying why."""
+        return check_webhook_url(url, self.settings.notify_webhook_hosts)
+
+    async def choice(self, name: str) -> NotifyChoice:
+        """``name``'s choice (messages on, email, when they made none)."""
+        return await self.store.outbox.preference(name) or NotifyChoice()
+
+    # -- the sender ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start sending in the background of the running loop."""
+        if self.sender is not None:
+            return
+        links = AnswerLinks(self._link_base(), hub=self._hub)
+        email = EmailChannel(self.smtp) if self.smtp is not None else None
+        webhooks = WebhookChannel(lambda: self.settings.notify_webhook_hosts)
+        router = Router(addresses=self.addresses, teams=self.teams, preferences=self._preference)
+        self.sender = Sender(
+            self.store.outbox,
+            router,
+            Channels(email=email, webhooks=webhooks),
+            links,
+            limits=self.limits,
+            owner=self.owner,
+        )
+        self.sender.start()
+        log.info("hitl-nb notify: sending (links open at %s)", links.base_url)
+
+    def wake(self) -> None:
+        """Notes were written: the sender looks now."""
+        if self.sender is not None:
+            self.sender.wake()
+
+    async def stop(self) -> None:
+        """Stop sending (a message under way finishes, or is sent again after its
+        claim's lease); close the channels."""
+        sender, self.sender = self.sender, None
+        if sender is not None:
+            await sender.stop()
+            await sender.channels.aclose()
+        if self.directory is not None:
+            await self.directory.aclose()
