@@ -47,9 +47,13 @@ __all__ = [
 KEEP_SECONDS = 7 * 86400.0
 
 _NOTE = "key, recipient, kind, facts, answers, created, due, expires, attempts, last_error"
+# A note is not claimable before its recipient's next message is allowed: kept in
+# ``not_before`` (here, and by ``mark_sent``), so a claim's look at due notes is an index
+# range of what is due, however many notes wait for a recipient's next minute.
 _INSERT = (
     "INSERT INTO notify_notes (key, recipient, kind, reg_id, prompt_id, facts, answers, "
-    "created, due, expires, not_before) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "created, due, expires, not_before) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+    "{greatest}(?, COALESCE((SELECT next_at FROM notify_mailboxes WHERE recipient = ?), 0))) "
     "ON CONFLICT (key) DO NOTHING"
 )
 
@@ -71,6 +75,7 @@ def write_notes(notes: Sequence[Note]) -> list[Statement]:
                 n.due,
                 n.expires,
                 n.due,
+                n.recipient,
             ),
         )
         for n in notes
@@ -238,6 +243,11 @@ class StoreOutbox:
                 "UPDATE notify_mailboxes SET last_sent = ?, next_at = ?, claim = NULL, "
                 "claim_until = NULL WHERE recipient = ?",
                 (at, next_at, batch.recipient),
+            )
+            await tx.count(
+                "UPDATE notify_notes SET not_before = {greatest}(not_before, ?) "
+                "WHERE recipient = ? AND state = 'pending' AND not_before < ?",
+                (next_at, batch.recipient, next_at),
             )
             return True
 

@@ -58,6 +58,8 @@ class Dialect:
     #: Appended to a ``SELECT`` that locks the rows it reads until the transaction ends
     #: (SQLite locks the whole file for a writing transaction: nothing to add).
     for_update: str
+    #: The larger of two values (``{greatest}(a, b)``).
+    greatest: str = "max"
     #: A statement that takes the lock numbered by its one parameter until the
     #: transaction ends (:data:`AUDIT_LOCK`).
     lock: str = "SELECT ?"
@@ -71,7 +73,11 @@ class Dialect:
         done = self._texts.get(text)
         if done is None:
             done = text.format(
-                id=self.id, serial=self.serial, now=self.now, for_update=self.for_update
+                id=self.id,
+                serial=self.serial,
+                now=self.now,
+                for_update=self.for_update,
+                greatest=self.greatest,
             )
             if self.param != "?":
                 assert "%" not in done, "a literal % would be read as a parameter"
@@ -103,6 +109,7 @@ POSTGRESQL = Dialect(
     now="extract(epoch from clock_timestamp())::float8",
     for_update=" FOR UPDATE",
     lock="SELECT pg_advisory_xact_lock(?)",
+    greatest="GREATEST",
     v4="""
 ALTER TABLE prompts DROP COLUMN IF EXISTS audience;
 ALTER TABLE prompts ADD COLUMN IF NOT EXISTS named integer NOT NULL DEFAULT 0;

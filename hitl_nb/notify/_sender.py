@@ -87,7 +87,7 @@ class Sender:
         owner: str | None = None,
         lease: float = 120.0,
         poll: float = 1.0,
-        gap: float = 0.25,
+        gap: float = 0.05,
         concurrency: int = 8,
         sweep_every: float = 10.0,
         clock: Callable[[], float] = time.time,
