@@ -504,8 +504,16 @@ class Conversation:
     # --- one method per event -----------------------------------------------------------
 
     def _on_task(self, event: TaskEvent, prompt: Prompt | None) -> None:
-        """A whole-task snapshot (a stream's first event, GetTask, a send's result)."""
-        if self._older(event.task.status.timestamp):
+        """A whole-task snapshot (a stream's first event, GetTask, a send's result).
+
+        One older than the status shown is not applied, nor one that is not final after
+        a final one (a task in a terminal state stays there): a send's result, the
+        task as it was when the answer arrived, can be read after the follower saw the
+        task end, with the same timestamp to the millisecond."""
+        shown = self.task.status.state if self.task is not None else None
+        if self._older(event.task.status.timestamp) or (
+            shown is not None and shown.is_terminal and not event.task.status.state.is_terminal
+        ):
             return
         task = copy.deepcopy(event.task)
         self._apply_status(task, self._prompt_for(task, prompt))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from hitl_nb._sync import LoopThread
@@ -23,6 +24,10 @@ __all__ = ["Stoppable", "current_cell_id", "shared_loop", "track"]
 
 _lock = threading.Lock()
 _loop: LoopThread | None = None
+#: The shared loop's threads for blocking calls (finding the kernel's gateway, its
+#: synchronous client), made when first needed: a bounded number, however many cards.
+BLOCKING_WORKERS = 4
+BLOCKING_PREFIX = "hitl-nb-blocking"
 _hooked = False
 
 
@@ -44,6 +49,9 @@ def shared_loop() -> LoopThread:
     with _lock:
         if _loop is None or _loop.closed:
             _loop = LoopThread(name="hitl-nb-notebook")
+            _loop.loop.set_default_executor(
+                ThreadPoolExecutor(BLOCKING_WORKERS, thread_name_prefix=BLOCKING_PREFIX)
+            )
         return _loop
 
 

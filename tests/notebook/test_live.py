@@ -20,7 +20,7 @@ from hitl_nb.client import PromptEvent, StatusEvent, SyncHitlClient, TaskEvent
 from hitl_nb.errors import HitlError, TaskNotFound, WaitTimedOut
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import Conversation, Outcome, PromptCard
-from hitl_nb.notebook._worker import shared_loop
+from hitl_nb.notebook._worker import BLOCKING_PREFIX, BLOCKING_WORKERS, shared_loop
 from tests.helpers.proxy import cut_proxy
 from tests.helpers.until import until
 
@@ -295,14 +295,24 @@ def test_close_stops_the_background_work(agent: MockAgent) -> None:
     chat.close()  # idempotent
 
 
+def _blocking_workers() -> int:
+    return sum(t.name.startswith(BLOCKING_PREFIX) for t in threading.enumerate())
+
+
+def _threads() -> int:
+    """Threads but the shared loop's workers for blocking calls."""
+    return threading.active_count() - _blocking_workers()
+
+
 def test_one_thread_for_any_number_of_conversations_and_none_kept_when_forgotten(
     agent: MockAgent,
 ) -> None:
     loop = shared_loop()
-    before = threading.active_count()
+    before = _threads()
     content = {"scenario": "approval", "start_delay_seconds": 30}
     chats = [Conversation.start(agent.url, content, settle=0) for _ in range(12)]
-    assert threading.active_count() == before  # all on the one shared loop thread
+    assert _threads() == before  # all on the one shared loop thread
+    assert _blocking_workers() <= BLOCKING_WORKERS  # and its few for blocking calls
     assert all(c.following for c in chats)
     followers = [c._box[0] for c in chats]
     del chats
@@ -310,7 +320,7 @@ def test_one_thread_for_any_number_of_conversations_and_none_kept_when_forgotten
     for follower in followers:
         assert follower is not None
         until(lambda f=follower: f.future.done(), what="the follower of a forgotten chat")
-    assert threading.active_count() == before and shared_loop() is loop
+    assert _threads() == before and shared_loop() is loop
 
     async def count() -> int:
         return len([t for t in asyncio.all_tasks() if t is not asyncio.current_task()])
