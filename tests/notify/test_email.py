@@ -219,7 +219,9 @@ def test_hostile_prompt_text_never_reaches_a_header():
         "Content-Type",
     ]
     mail = got.message
-    assert mail["Subject"] == msg.subject_line()
+    # Read back as one line, the same words (Python 3.13's folding may leave two spaces
+    # where a long subject was folded between encoded words).
+    assert mail["Subject"].split() == msg.subject_line().split()
     assert "\n" not in msg.subject_line() and "Bcc" in msg.subject_line()  # as text
     html = mail.get_body(("html",))
     assert html is not None and "<script>" not in html.get_content()
