@@ -44,6 +44,11 @@ const SETTINGS_ID = 'hitl-nb:plugin';
  */
 export const URL_PARAMETER = 'hitl-prompt';
 export const URL_REGISTRATION = 'hitl-registration';
+/**
+ * The URL's parameter that opens the panel itself (`lab?hitl-inbox=1`): the link of a
+ * digest message, which tells of several prompts.
+ */
+export const URL_INBOX = 'hitl-inbox';
 
 export const promptsIcon = new LabIcon({
   name: 'hitl-nb:prompts',
@@ -91,9 +96,9 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
     registry: ISettingRegistry | null,
     palette: ICommandPalette | null
   ): void => {
-    const wanted = new URLSearchParams(window.location.search).get(
-      URL_PARAMETER
-    );
+    const query = new URLSearchParams(window.location.search);
+    const wanted = query.get(URL_PARAMETER);
+    const wantedTask = query.get(URL_REGISTRATION);
     let idleMinutes = 10;
     if (registry) {
       void registry.load(SETTINGS_ID).then(settings => {
@@ -150,11 +155,17 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
         }
       }
     });
+    if (!wanted && query.has(URL_INBOX)) {
+      // Opened from a digest's link: the list of every prompt waiting.
+      void app.restored.then(() => app.shell.activateById(panel.id));
+    }
     if (wanted) {
       // Opened from a link (an email, a chat message): that prompt's card, once listed.
       const open = (): boolean => {
         const item = model.items.find(
-          candidate => candidate.prompt_id === wanted
+          candidate =>
+            candidate.prompt_id === wanted &&
+            (!wantedTask || candidate.registration === wantedTask)
         );
         if (!item && model.status.state !== 'ok') {
           return false;

@@ -11,10 +11,10 @@ token.
   link serves whoever opens it, and names nobody.
 - On a single Jupyter server: its own address, ``{server}/lab?...``.
 
-The query is what JupyterLab's hitl panel opens a prompt from. Its URL form is the
-panel's to define (docs/lab.md); :data:`LAB_PATH` and :meth:`AnswerLinks.prompt` are the
-one place to follow it. Until the panel reads it, the link opens the reader's
-JupyterLab (started if need be), whose inbox lists the prompt.
+The query is what JupyterLab's prompts panel opens from: ``hitl-prompt`` (and its
+``hitl-registration``) opens that prompt's card, ``hitl-inbox`` (a digest's link) the
+panel's list. Its URL form is the panel's to define (docs/lab.md); :data:`LAB_PATH`,
+:meth:`AnswerLinks.prompt` and :meth:`AnswerLinks.inbox` are the one place to follow it.
 """
 
 from __future__ import annotations

@@ -241,6 +241,13 @@ def test_a_link_opens_one_prompts_card(chromium: lab.Chromium, server: tuple[str
         assert "Approve the deployment" in card.inner_text()
 
 
+def test_a_digests_link_opens_the_panel(chromium: lab.Chromium, server: tuple[str, Path]) -> None:
+    base, _ = server
+    with chromium(1200, 900) as context:
+        page = _open(context, base, "lab?hitl-inbox=1")
+        page.locator(".hitl-lab-panel").first.wait_for(state="visible", timeout=60_000)
+
+
 def test_hostile_text_is_drawn_as_text_and_read_whole(
     chromium: lab.Chromium, server: tuple[str, Path]
 ) -> None:
