@@ -52,13 +52,24 @@ class LoopThread:
             self._loop.run_forever()
         finally:
             try:
-                pending = asyncio.all_tasks(self._loop)
-                if pending:
-                    # Bounded, and again for a task whose cancellation was lost.
-                    self._loop.run_until_complete(stop_tasks(pending, what="a LoopThread's task"))
+                self._stop_tasks()
                 self._loop.run_until_complete(self._loop.shutdown_asyncgens())
+                # An async generator collected meanwhile is closed by a task the loop
+                # made for it (its finalizer hook): run those too, or closing the loop
+                # destroys them pending ("Task was destroyed but it is pending!").
+                self._stop_tasks(grace=1.0)
             finally:
                 self._loop.close()
+
+    def _stop_tasks(self, grace: float = 0.0) -> None:
+        """Stop the loop's tasks, after ``grace`` seconds to end by themselves."""
+        pending = asyncio.all_tasks(self._loop)
+        if pending and grace > 0:
+            self._loop.run_until_complete(asyncio.wait(pending, timeout=grace))
+            pending = {t for t in pending if not t.done()}
+        if pending:
+            # Bounded, and again for a task whose cancellation was lost.
+            self._loop.run_until_complete(stop_tasks(pending, what="a LoopThread's task"))
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
