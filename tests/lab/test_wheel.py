@@ -16,6 +16,7 @@ import pytest
 
 from tests.helpers import lab
 from tests.helpers.panel import wait_ready
+from tests.helpers.wheel import build_wheel
 
 pytestmark = [pytest.mark.slow]
 
@@ -31,24 +32,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
     pytest.importorskip("hatch_jupyter_builder", reason="the test extra brings it")
     tmp = tmp_path_factory.mktemp("wheel")
     dist = tmp / "dist"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "--no-index",
-            "-q",
-            "-w",
-            str(dist),
-            str(ROOT),
-        ],
-        check=True,
-        timeout=300,
-    )
-    (wheel,) = dist.glob("hitl_nb-*.whl")
+    wheel = build_wheel(dist, timeout=300)
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
     data = f"hitl_nb-0.1.0.data/data/{SHARE}/"

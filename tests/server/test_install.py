@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.wheel import build_wheel
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -30,24 +32,7 @@ def test_the_config_file_ships_as_wheel_data() -> None:
 def test_pip_install_enables_the_extension(tmp_path: Path) -> None:
     pytest.importorskip("hatchling", reason="the test extra brings hatchling")
     dist = tmp_path / "dist"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "--no-index",
-            "-q",
-            "-w",
-            str(dist),
-            str(ROOT),
-        ],
-        check=True,
-        timeout=120,
-    )
-    (wheel,) = dist.glob("hitl_nb-*.whl")
+    wheel = build_wheel(dist, timeout=120)
     with zipfile.ZipFile(wheel) as built:  # the license travels with the package
         (name,) = [n for n in built.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
         shipped = built.read(name)
