@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import httpx
 
 from hitl_nb.gateway import Registration, SQLiteStore
+from tests.helpers.until import until
 
 T = TypeVar("T")
 
@@ -86,24 +87,49 @@ def soonest(item: dict[str, Any]) -> tuple[bool, float, float, str]:
 def scroll_to(page: Any, base: str, token: str, question: str) -> Any:
     """Scroll the panel's list to the prompt whose question starts with ``question``
     (its place in the server's list, in the panel's order); its row, once drawn."""
+    order = _listing(base, token)
+    index = next(i for i, item in enumerate(order) if item["prompt"].startswith(question))
+    _scroll(page, index)
+    row = page.locator(".hitl-lab-row").filter(
+        has=page.locator(".hitl-lab-question", has_text=question)
+    )
+    row.first.wait_for(timeout=30_000)
+    return row.first
+
+
+def row_of(page: Any, base: str, token: str, key: str) -> Any:
+    """The panel's row of the prompt ``key`` ("<registration>/<prompt_id>"), scrolled to
+    and drawn; waits until the server lists it."""
+    order = until(
+        lambda: _keyed(_listing(base, token), key), 60, f"the server lists {key}", interval=0.5
+    )
+    _scroll(page, next(i for i, item in enumerate(order) if item["key"] == key))
+    row = page.locator(f'.hitl-lab-row[data-key="{key}"]')
+    row.wait_for(timeout=60_000)
+    return row
+
+
+def _keyed(order: list[dict[str, Any]], key: str) -> list[dict[str, Any]] | None:
+    return order if any(item["key"] == key for item in order) else None
+
+
+def _listing(base: str, token: str) -> list[dict[str, Any]]:
+    """The server's list of this user's open prompts, in the panel's order."""
     listing = httpx.get(
         base.rstrip("/") + "/hitl/lab/prompts",
         headers={"Authorization": f"token {token}"},
         timeout=60,
     ).json()["items"]
-    order = sorted(listing, key=soonest)
-    index = next(i for i, item in enumerate(order) if item["prompt"].startswith(question))
+    return sorted(listing, key=soonest)
+
+
+def _scroll(page: Any, index: int) -> None:
     page.wait_for_function("() => document.querySelector('.hitl-lab-row') !== null", timeout=60_000)
     page.locator(".hitl-lab-list").evaluate(
         "(l, i) => { const row = l.querySelector('.hitl-lab-row');"
         " l.scrollTop = i * parseFloat(row.style.height); }",
         index,
     )
-    row = page.locator(".hitl-lab-row").filter(
-        has=page.locator(".hitl-lab-question", has_text=question)
-    )
-    row.first.wait_for(timeout=30_000)
-    return row.first
 
 
 def register(base: str, token: str, agent_url: str, task_id: str) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from tests.helpers.panel import (
     open_file,
     open_panel,
     register,
+    row_of,
     run,
     scroll_to,
     seed_prompts,
@@ -294,14 +295,11 @@ def test_notifications_can_be_turned_off(chromium: lab.Chromium, server: tuple[s
         page.wait_for_function("() => window.jupyterapp?.shell !== undefined", timeout=120_000)
         wait_ready(page)
         try:
-            before = page.evaluate("document.querySelector('.hitl-lab-status')?.textContent")
             task = run(start_task(agent.url, "approval"))
-            register(base, lab.TOKEN, agent.url, task.id)
-            page.wait_for_function(
-                "(b) => document.querySelector('.hitl-lab-status')?.textContent !== b",
-                arg=before,
-                timeout=60_000,
-            )
+            reg = register(base, lab.TOKEN, agent.url, task.id)
+            # The page has the prompt (its row is drawn), and said nothing of it.
+            open_panel(page)
+            row_of(page, base, lab.TOKEN, f"{reg['id']}/{reg['prompts'][0]['prompt_id']}")
             assert [t for t in toasts(page) if "for you" in t] == []
         finally:
             page.evaluate(
