@@ -56,6 +56,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._rawhttp import RawConnection  # noqa: E402
+from benchmarks._signals import end_on_sigterm  # noqa: E402
 from benchmarks.bench_resume import HEADERS, Client, agent_process, pct, rpc  # noqa: E402
 from hitl_nb.a2a._sse import SSEParser  # noqa: E402
 from hitl_nb.spec import EXTENSION_URI  # noqa: E402
@@ -266,4 +267,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    end_on_sigterm()
     raise SystemExit(main())

@@ -46,6 +46,9 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from benchmarks._signals import end_on_sigterm  # noqa: E402
+
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_forms import big_schema  # noqa: E402
@@ -278,4 +281,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    end_on_sigterm()
     raise SystemExit(main())

@@ -49,6 +49,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._signals import end_on_sigterm  # noqa: E402
 from tests.helpers import lab  # noqa: E402
 
 SIZE = 840
@@ -362,4 +363,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    end_on_sigterm()
     raise SystemExit(main())

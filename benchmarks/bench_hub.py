@@ -40,6 +40,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._signals import end_on_sigterm  # noqa: E402
 from hitl_nb.client import GatewayInfo, HitlClient  # noqa: E402
 from hitl_nb.mock_agent import MockAgent  # noqa: E402
 from tests.helpers.hub import running_hub  # noqa: E402
@@ -174,4 +175,5 @@ def _server_pid(root: Path) -> int:
 
 
 if __name__ == "__main__":
+    end_on_sigterm()
     main()

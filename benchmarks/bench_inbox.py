@@ -39,6 +39,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._signals import end_on_sigterm  # noqa: E402
 from hitl_nb.gateway import (  # noqa: E402
     AgentPool,
     Caller,
@@ -324,4 +325,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    end_on_sigterm()
     main()

@@ -51,6 +51,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._signals import end_on_sigterm  # noqa: E402
 from hitl_nb.client import HitlClient  # noqa: E402
 from tests.helpers import lab  # noqa: E402
 from tests.helpers.panel import seed_prompts, wait_ready  # noqa: E402
@@ -492,4 +493,5 @@ def _report_notifications(results: dict[str, list[float]]) -> None:
 
 
 if __name__ == "__main__":
+    end_on_sigterm()
     main()

@@ -43,6 +43,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._signals import end_on_sigterm  # noqa: E402
 from hitl_nb.notify import (  # noqa: E402
     AddressBook,
     AnswerLinks,
@@ -285,4 +286,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    end_on_sigterm()
     main()

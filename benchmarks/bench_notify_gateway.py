@@ -44,6 +44,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks._signals import end_on_sigterm  # noqa: E402
+
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_notify import load, p95, receivers, stats  # noqa: E402
@@ -292,4 +295,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    end_on_sigterm()
     main()

@@ -61,6 +61,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._signals import end_on_sigterm  # noqa: E402
 from hitl_nb.client import HitlClient  # noqa: E402
 from hitl_nb.gateway import (  # noqa: E402
     GatewayStore,
@@ -610,4 +611,5 @@ def measure(
 
 
 if __name__ == "__main__":
+    end_on_sigterm()
     main()

@@ -37,6 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._signals import end_on_sigterm  # noqa: E402
 from hitl_nb.gateway import (  # noqa: E402
     AuditEntry,
     GatewayStore,
@@ -351,4 +352,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    end_on_sigterm()
     main()

@@ -47,6 +47,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks._signals import end_on_sigterm  # noqa: E402
+
 TRANSPORTS = ("jsonrpc", "http_json")
 PUSH_MODES = ("on", "off")
 
@@ -320,4 +324,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    end_on_sigterm()
     sys.exit(main())

@@ -102,7 +102,13 @@ class ReplicaProcess:
                 raise RuntimeError(f"replica {self.name} exited:\n{self.log()[-4000:]}")
             return httpx.get(self.url + "api/me", timeout=5).status_code == 401
 
-        _wait(up, f"replica {self.name}", None)
+        try:
+            _wait(up, f"replica {self.name}", None)
+        except BaseException:
+            # Not up (or interrupted while waiting): the caller never gets a process to
+            # stop, so it is stopped here rather than left running in its own session.
+            self.stop()
+            raise
 
     @property
     def pid(self) -> int:
