@@ -270,6 +270,24 @@ def _stop(hub: Hub) -> None:
     if pid_file.exists():
         with suppress(ValueError, ProcessLookupError, PermissionError):
             os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
+    # So does a hub stopped while it started its services (each in a session of its own):
+    # what is left running with this hub's folder on its command line is stopped too.
+    for pid in _named(hub.root):
+        with suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGTERM)
+
+
+def _named(folder: Path) -> list[int]:
+    """The processes whose command line names ``folder`` (Linux's /proc; none elsewhere)."""
+    # The folder itself or a path in it ("hub1" must not find "hub10"'s processes).
+    needles = (str(folder).encode() + b"/", str(folder).encode() + b"\0")
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        with suppress(OSError):
+            cmdline = (entry / "cmdline").read_bytes()
+            if any(n in cmdline for n in needles) and int(entry.name) != os.getpid():
+                found.append(int(entry.name))
+    return found
 
 
 def hub_json(r: httpx.Response) -> Any:
