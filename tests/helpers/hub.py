@@ -212,8 +212,42 @@ def running_hub(
         ).replace("{hub_url}", f"http://127.0.0.1:{ports['proxy_port']}/"),
         **ports,
     )
+    full_env = {"PYTHONPATH": repo, **(env or {})}
+    with jupyterhub_process(root, config, full_env) as proc:
+        url = f"http://127.0.0.1:{ports['proxy_port']}/"
+        hub = Hub(
+            url=url,
+            api=url + "hub/api/",
+            service=f"http://127.0.0.1:{ports['service_port']}/services/hitl/",
+            public_service=url + "services/hitl/",
+            root=root,
+            proc=proc,
+        )
+        auth = {"Authorization": f"token {ADMIN_TOKEN}"}
+        _wait(
+            lambda: httpx.get(hub.api, headers=auth, timeout=5).status_code == 200,
+            "the hub's API through the proxy",
+            hub,
+        )
+        wait_for_service(hub)
+        with hub.admin() as admin:
+            for name in (*USERS, HUB_ADMIN):
+                r = admin.post(f"users/{name}")
+                assert r.status_code in (201, 409), r.text
+        yield hub
+
+
+@contextmanager
+def jupyterhub_process(
+    root: Path, config: str, env: Mapping[str, str]
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``jupyterhub`` with ``config`` (the text of its ``jupyterhub_config.py``) in
+    ``root``, its output in ``root / "hub.log"``; ``env``: added to this process's
+    environment (which never passes on a server's own JUPYTERHUB_* variables). Yields the
+    process at once (the caller waits for what it needs); stops it after, with what it
+    started: its services and proxy run in sessions of their own."""
     (root / "jupyterhub_config.py").write_text(config)
-    full_env = {**os.environ, "PYTHONPATH": repo, **(env or {})}
+    full_env = {**os.environ, **env}
     for name in ("JUPYTERHUB_API_TOKEN", "JUPYTERHUB_API_URL", "JUPYTERHUB_USER"):
         full_env.pop(name, None)  # this process is nobody's server
     log = open(root / "hub.log", "wb")  # noqa: SIM115 - closed in finally
@@ -229,35 +263,14 @@ def running_hub(
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    url = f"http://127.0.0.1:{ports['proxy_port']}/"
-    hub = Hub(
-        url=url,
-        api=url + "hub/api/",
-        service=f"http://127.0.0.1:{ports['service_port']}/services/hitl/",
-        public_service=url + "services/hitl/",
-        root=root,
-        proc=proc,
-    )
     try:
-        auth = {"Authorization": f"token {ADMIN_TOKEN}"}
-        _wait(
-            lambda: httpx.get(hub.api, headers=auth, timeout=5).status_code == 200,
-            "the hub's API through the proxy",
-            hub,
-        )
-        wait_for_service(hub)
-        with hub.admin() as admin:
-            for name in (*USERS, HUB_ADMIN):
-                r = admin.post(f"users/{name}")
-                assert r.status_code in (201, 409), r.text
-        yield hub
+        yield proc
     finally:
-        _stop(hub)
+        _stop(proc, root)
         log.close()
 
 
-def _stop(hub: Hub) -> None:
-    proc = hub.proc
+def _stop(proc: subprocess.Popen[bytes], root: Path) -> None:
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -266,13 +279,13 @@ def _stop(hub: Hub) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
     # A hub stopped abruptly leaves its proxy (own session) running: stop it by its pid.
-    pid_file = hub.root / "jupyterhub-proxy.pid"
+    pid_file = root / "jupyterhub-proxy.pid"
     if pid_file.exists():
         with suppress(ValueError, ProcessLookupError, PermissionError):
             os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
     # So does a hub stopped while it started its services (each in a session of its own):
     # what is left running with this hub's folder on its command line is stopped too.
-    for pid in _named(hub.root):
+    for pid in _named(root):
         with suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGTERM)
 

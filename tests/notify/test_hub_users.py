@@ -6,11 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +16,7 @@ import pytest
 
 from hitl_nb.errors import DeliveryFailed, NotifyRefused
 from hitl_nb.notify import AddressBook, HubDirectory
-from tests.helpers.hub import PROXY_SOURCE
+from tests.helpers.hub import PROXY_SOURCE, jupyterhub_process
 from tests.helpers.js import npm_workdir
 from tests.helpers.jupyter_process import free_port
 from tests.helpers.tiny_server import Conn, Request, serve
@@ -75,36 +71,19 @@ def auth_hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthHub]:
     chp = npm_workdir(PROXY_SOURCE, "the hub directory tests")
     chp = chp / "node_modules" / ".bin" / "configurable-http-proxy"
     ports = {n: free_port() for n in ("proxy_port", "hub_port", "proxy_api_port")}
-    (root / "jupyterhub_config.py").write_text(
-        _CONFIG.format(
-            root=root,
-            chp=str(chp),
-            admin=ADMIN,
-            notify=NOTIFY,
-            names=NAMES_ONLY,
-            nobody=NOBODY,
-            **ports,
-        )
+    config = _CONFIG.format(
+        root=root,
+        chp=str(chp),
+        admin=ADMIN,
+        notify=NOTIFY,
+        names=NAMES_ONLY,
+        nobody=NOBODY,
+        **ports,
     )
-    env = {**os.environ, "JUPYTERHUB_CRYPT_KEY": os.urandom(32).hex()}
-    for name in ("JUPYTERHUB_API_TOKEN", "JUPYTERHUB_API_URL", "JUPYTERHUB_USER"):
-        env.pop(name, None)
-    log = open(root / "hub.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("jupyterhub")),
-            "-f",
-            str(root / "jupyterhub_config.py"),
-        ],
-        cwd=root,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    env = {"JUPYTERHUB_CRYPT_KEY": os.urandom(32).hex()}
     api = f"http://127.0.0.1:{ports['hub_port']}/hub/api/"
     admin = {"Authorization": f"token {ADMIN}"}
-    try:
+    with jupyterhub_process(root, config, env) as proc:
 
         def up() -> bool:
             assert proc.poll() is None, (root / "hub.log").read_text()[-4000:]
@@ -126,18 +105,6 @@ def auth_hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthHub]:
                     r = hub.patch(f"users/{name}", json={"auth_state": state})
                     assert r.status_code == 200, r.text
         yield AuthHub(api, root)
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
-        pid_file = root / "jupyterhub-proxy.pid"
-        if pid_file.exists():
-            with suppress(ValueError, ProcessLookupError, PermissionError):
-                os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
-        log.close()
 
 
 def ask(directory: HubDirectory, *names: str) -> list[Any]:
