@@ -4,8 +4,11 @@ with a throwaway certificate, logins, refusals, outages, and hostile prompt text
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
+import smtplib
 import socket
+import ssl
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -301,3 +304,14 @@ def test_the_message_domain(tmp_path: Path):
     assert SmtpSettings(host="127.0.0.1", sender="hitl@example.org").message_domain == (
         "example.org"
     )
+
+
+def test_the_test_server_hangs_up_on_a_client_still_connected_after_starttls(cert: Cert):
+    # aiosmtpd alone left such a connection's socket open when it stopped, and the
+    # ResourceWarning failed whichever later test happened to collect it.
+    with smtp_server(security="starttls", cert=cert, users={"hitl": PASSWORD}) as server:
+        client = smtplib.SMTP(server.host, server.port, timeout=30)
+        client.starttls(context=ssl.create_default_context(cafile=str(cert.cert)))
+        client.login("hitl", PASSWORD)
+    client.close()
+    gc.collect()  # an unclosed socket warns here, failing this test
