@@ -90,8 +90,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     (settings / "plugin.jupyterlab-settings").write_text(json.dumps({"reminderMinutes": 0.5}))
     lab.write_notebook(root / "asking.ipynb", ASKING)
     lab.write_notebook(root / "other.ipynb", ["1 + 1"])
-    # Room for a hostile agent's 10,000 tasks and the other tests' (every task counts).
-    with lab.jupyter_server(root, "jupyterlab", "--HitlServer.max_registrations=100000") as base:
+    # Room for a hostile agent's 10,000 tasks and the other tests' (every task counts);
+    # prompts put straight into the store are read at the feed's recheck, every lease.
+    options = ("--HitlServer.max_registrations=100000", "--HitlServer.lease_seconds=3")
+    with lab.jupyter_server(root, "jupyterlab", *options) as base:
         yield base, root
 
 
