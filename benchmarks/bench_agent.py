@@ -73,6 +73,7 @@ AGENTS = {
         "0",
     ],
     "sdk": [PY, str(ROOT / "benchmarks" / "_sdk_bench_agent.py")],
+    "sdk + langgraph": [PY, str(ROOT / "benchmarks" / "_sdk_bench_agent.py"), "--graph"],
     "mock": [PY, "-m", "hitl_nb.cli", "mock-agent"],
 }
 
