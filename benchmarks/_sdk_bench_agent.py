@@ -4,7 +4,12 @@
 A new message moves the task to INPUT_REQUIRED with a hitl-prompt/v1 envelope; an
 answer (``hitl_response_for`` whose payload validates) moves it to WORKING, then
 COMPLETED. Only valid answers are sent by the benchmark, so no rejection path is built.
-Run: ``python benchmarks/_sdk_bench_agent.py`` (prints its URL, serves until killed).
+``--graph``: the same done by hand around ``_hitl_bench_agents.graph()`` (the LangGraph
+graph bench_agent.py serves with ``serve_graph``): a new task runs it to its interrupt,
+whose envelope goes out as is; an answer resumes it by interrupt id after WORKING, then
+completes. The peer that shows what LangGraph costs an a2a-sdk agent without hitl-nb.
+Run: ``python benchmarks/_sdk_bench_agent.py [--graph]`` (prints its URL, serves until
+killed).
 """
 
 from __future__ import annotations
@@ -84,7 +89,54 @@ class ApprovalExecutor(AgentExecutor):
         await TaskUpdater(event_queue, context.task_id or "", context.context_id or "").cancel()
 
 
-def app(base: str) -> Starlette:
+class GraphApprovalExecutor(ApprovalExecutor):
+    """The bench graph by hand: run to its interrupt and ask; resume with the answer."""
+
+    def __init__(self) -> None:
+        from benchmarks._hitl_bench_agents import graph
+
+        self.graph = graph()
+        self.pending: dict[str, str] = {}  # task id -> the interrupt it waits on
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        from langgraph.types import Command
+
+        updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
+        config = {"configurable": {"thread_id": context.task_id}}
+        message = context.message
+        answer = None
+        if message is not None and message.HasField("metadata"):
+            answer = MessageToDict(message.metadata).get(RESPONSE_KEY)
+        given: Any = {}
+        if context.current_task is None:
+            await event_queue.enqueue_event(
+                Task(
+                    id=context.task_id or "",
+                    context_id=context.context_id or "",
+                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                )
+            )
+        elif answer is not None:
+            await updater.start_work()
+            given = Command(resume={self.pending.pop(context.task_id or ""): answer["payload"]})
+        raised: list[Any] = []
+        async for chunk in self.graph.astream(given, config, stream_mode="updates"):
+            raised.extend(chunk.get("__interrupt__", ()))
+        if not raised:
+            await updater.complete(updater.new_agent_message([Part(text="Approved.")]))
+            return
+        self.pending[context.task_id or ""] = raised[0].id
+        ask = updater.new_agent_message([Part(text=str(raised[0].value))])
+        envelope = {
+            "prompt_id": str(uuid.uuid4()),
+            "prompt": str(raised[0].value),
+            "response_schema": raised[0].response_schema,
+        }
+        ask.metadata.update({EXTENSION_URI: envelope})
+        await updater.requires_input(ask)
+
+
+def app(base: str, executor: AgentExecutor | None = None) -> Starlette:
     card = AgentCard(
         name="sdk bench agent",
         description="a2a-sdk agent for the resume benchmark",
@@ -99,7 +151,9 @@ def app(base: str) -> Starlette:
         default_output_modes=["text/plain"],
     )
     handler = DefaultRequestHandler(
-        agent_executor=ApprovalExecutor(), task_store=InMemoryTaskStore(), agent_card=card
+        agent_executor=executor or ApprovalExecutor(),
+        task_store=InMemoryTaskStore(),
+        agent_card=card,
     )
     routes = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, "/")]
     return Starlette(routes=routes)
@@ -109,7 +163,8 @@ def main() -> None:
     sock = socket.create_server(("127.0.0.1", 0))
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
     print(f"sdk bench agent listening on {base}", flush=True)
-    config = uvicorn.Config(app(base), log_level="error", lifespan="off")
+    executor = GraphApprovalExecutor() if "--graph" in sys.argv else None
+    config = uvicorn.Config(app(base, executor), log_level="error", lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])
 
 

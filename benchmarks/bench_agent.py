@@ -4,7 +4,7 @@ Run by hand from the repository root::
 
     python benchmarks/bench_agent.py [--trials 200] [--imports 9] [--baseline DIR]
 
-Four agents, each in its own process, each asking "Approve?" at once on a new task and
+Six agents, each in its own process, each asking "Approve?" at once on a new task and
 completing when answered ``{"approve": true}``; all driven by the same lean client
 (``_rawhttp``: JSON-RPC 1.0, keep-alive, the extension activated):
 
@@ -14,6 +14,10 @@ completing when answered ``{"approve": true}``; all driven by the same lean clie
   check of an answer can no longer be a 422: see ``hitl_nb.agent.langgraph``);
 - ``sdk``: a bare a2a-sdk agent emitting the envelope by hand, no checks
   (``_sdk_bench_agent.py``, as in bench_resume.py);
+- ``sdk + langgraph``: the same bare agent running the ``graph`` agent's graph by hand
+  (``_sdk_bench_agent.py --graph``: the interrupt's envelope out as is, WORKING before
+  the graph resumes, as ``grace=0``): what LangGraph itself costs an a2a-sdk agent, so
+  that ``graph`` beside it is what hitl-nb costs;
 - ``mock``: ``hitl-nb mock-agent``.
 
 Three figures per agent:
@@ -74,6 +78,7 @@ AGENTS = {
         "0",
     ],
     "sdk": [PY, str(ROOT / "benchmarks" / "_sdk_bench_agent.py")],
+    "sdk + langgraph": [PY, str(ROOT / "benchmarks" / "_sdk_bench_agent.py"), "--graph"],
     "mock": [PY, "-m", "hitl_nb.cli", "mock-agent"],
 }
 

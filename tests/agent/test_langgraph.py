@@ -1,17 +1,22 @@
 """A LangGraph graph served by hitl_nb.agent.langgraph: each interrupt a prompt, the
 answer resuming the graph by interrupt id, several pending interrupts one prompt after
 another, LangGraph's own check of a Pydantic schema, a schema that breaks the spec, one
-graph thread per A2A task."""
+graph thread per A2A task, WORKING shown while a run goes on."""
 
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import interrupt
+from typing_extensions import TypedDict
 
 from hitl_nb.a2a import TaskState
 from hitl_nb.agent._prompts import TAG_KEY
@@ -20,6 +25,7 @@ from hitl_nb.errors import PromptConflict, ResponseInvalid
 from hitl_nb.spec import EXTENSION_URI
 from tests.helpers.graph_agent import GraphAgent, graph_process, graph_values, release_graph
 from tests.helpers.mock_agent_client import headers
+from tests.helpers.until import until
 
 
 def _first_prompt(client: SyncHitlClient, text: str = "v3") -> PromptEvent:
@@ -287,3 +293,93 @@ def test_an_answer_that_names_no_context_resumes_the_graph(graph_agent: GraphAge
         updates = [e["statusUpdate"] for e in events if "statusUpdate" in e]
         assert updates[-1]["status"]["state"] == "TASK_STATE_COMPLETED"
         assert {u["contextId"] for u in updates} == {prompt.context_id}
+
+
+def _one_node_graph(after: threading.Event | None = None) -> Any:
+    """``ask`` interrupts at once; with ``after``, the node ``wait`` that follows it
+    returns only once ``after`` is set (by the test)."""
+    schema = {
+        "type": "object",
+        "properties": {"ok": {"type": "boolean"}},
+        "required": ["ok"],
+        "additionalProperties": False,
+    }
+
+    def ask(state: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": interrupt("OK?", response_schema=schema)["ok"]}
+
+    def wait(state: dict[str, Any]) -> dict[str, Any]:
+        assert after is not None and after.wait(60)
+        return {}
+
+    class State(TypedDict, total=False):
+        ok: bool
+
+    builder = StateGraph(State)
+    builder.add_node("ask", ask)
+    builder.add_edge(START, "ask")
+    if after is not None:
+        builder.add_node("wait", wait)
+        builder.add_edge("ask", "wait")
+        builder.add_edge("wait", END)
+    else:
+        builder.add_edge("ask", END)
+    return builder.compile(checkpointer=InMemorySaver())
+
+
+def _states(url: str, message: dict[str, Any]) -> list[str]:
+    """A streamed send: each event's kind and state, e.g. ``task:TASK_STATE_SUBMITTED``."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage"}
+    r = httpx.post(url + "/", json={**body, "params": {"message": message}}, headers=headers())
+    events = [json.loads(line[5:])["result"] for line in r.text.splitlines() if line[:5] == "data:"]
+    return [f"{kind}:{e[kind].get('status', {}).get('state', '')}" for e in events for kind in e]
+
+
+@pytest.mark.parametrize(
+    ("kind", "grace", "working"),
+    [("asks at once", 5.0, False), ("asks at once", 0, True), ("release", 5.0, True)],
+)
+def test_a_new_run_shows_working_only_while_it_goes_on(
+    kind: str, grace: float, working: bool
+) -> None:
+    """A graph that asks at once goes from the Task to its question, as an SDK agent that
+    asks at once does; one whose node returned while the run goes on (the release
+    graph's ``draft``) is WORKING meanwhile; ``grace=0``: WORKING first, every time."""
+    graph = _one_node_graph() if kind == "asks at once" else None
+    with GraphAgent(graph=graph, grace=grace) as agent:
+        message = {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": "v"}]}
+        states = _states(agent.url, message)
+    assert states[0] == "task:TASK_STATE_SUBMITTED"
+    assert states[-1] == "statusUpdate:TASK_STATE_INPUT_REQUIRED"
+    assert ("statusUpdate:TASK_STATE_WORKING" in states) is working
+    assert len(states) == 3 if working else 2
+
+
+def test_a_resumed_node_that_returned_is_working_while_the_run_goes_on() -> None:
+    """The grace ends when the resumed node returns (it got past its ``interrupt()``,
+    LangGraph's check included), not when the whole run does: here the run's next node
+    waits for the test to see WORKING, with a grace far longer than the test waits."""
+    after = threading.Event()
+    with GraphAgent(graph=_one_node_graph(after), grace=600) as agent:
+        with SyncHitlClient(agent.url) as client:
+            prompt = _first_prompt(client)
+            answering = threading.Thread(
+                target=client.respond,
+                args=(prompt.task_id, prompt.prompt_id, {"ok": True}),
+                daemon=True,
+            )
+            answering.start()
+            try:
+                until(
+                    lambda: client.get_task(prompt.task_id).status.state is TaskState.WORKING,
+                    30,
+                    "the task shown WORKING while the run goes on",
+                )
+            finally:
+                after.set()
+            answering.join(30)
+            until(
+                lambda: client.get_task(prompt.task_id).status.state is TaskState.COMPLETED,
+                30,
+                "the task completed",
+            )

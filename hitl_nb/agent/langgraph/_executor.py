@@ -19,11 +19,18 @@ with none pending the task completes with ``result(values)``.
 
 LangGraph validates a resume value against a Pydantic schema itself (its
 ``ValidationError`` marked ``is_invalid_resume``, nothing saved). Our JSON Schema check
-comes first, and the graph is given ``grace`` seconds (0.5) after a resume before the
-task is shown WORKING: a refusal of LangGraph's within that time is answered 422 with its
-errors, the task still waiting (the executor emitted nothing). One after it (a node that
-works long before its ``interrupt()``) asks the question again, under a new prompt_id,
-with the errors in the message.
+comes first, and a resumed graph is given up to ``grace`` seconds (0.5) before the task is
+shown WORKING: until the run stops, or the resumed node returns (its update on the
+graph's stream: it got past its ``interrupt()``), whichever comes first. A refusal of
+LangGraph's within that time is answered 422 with its errors, the task still waiting (the
+executor emitted nothing). One after it (a node that works long before its
+``interrupt()``) asks the question again, under a new prompt_id, with the errors in the
+message.
+
+A new run is shown WORKING in the same way: once one of its nodes returns while it goes
+on, or ``grace`` went by. A graph that asks (or ends) at once goes straight from the Task
+to its question (or its end), as an a2a-sdk agent that asks at once does, without a
+WORKING no client could watch for long; ``grace=0`` shows WORKING first, every time.
 
 On Python 3.10 the graph runs through its synchronous API in a worker thread: LangGraph's
 ``interrupt()`` finds its run in a context variable, which asyncio hands to new tasks only
@@ -37,6 +44,7 @@ import asyncio
 import json
 import logging
 import sys
+from asyncio import FIRST_COMPLETED
 from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any
@@ -64,6 +72,8 @@ log = logging.getLogger(__name__)
 
 #: The key of the interrupts a graph's stream of updates reports.
 _INTERRUPT = "__interrupt__"
+#: ... and of an update's metadata (``{"cached": True}``: repeated from before the run).
+_METADATA = "__metadata__"
 
 #: Opens a checkpointer on the running loop (``AsyncSqliteSaver.from_conn_string``, say).
 Checkpointer = Callable[[], AbstractAsyncContextManager[Any]]
@@ -172,14 +182,12 @@ class GraphExecutor(AgentExecutor):
         taken = self.book.take(task_id, message.message_id) if message is not None else None
         if context.current_task is None:
             await event_queue.enqueue_event(first_task(task_id, context_id, message))
-            await updater.start_work()
             await self._run(self.inputs(context), config, updater)
             return
         snapshot = await self.graph.aget_state(config)
         if taken is not None and taken.asked.tag not in {i.id for i in snapshot.interrupts}:
             raise _lost(taken.asked)
         if not snapshot.interrupts:
-            await updater.start_work()
             await self._run(self.inputs(context), config, updater)
             return
         if taken is None:
@@ -188,7 +196,8 @@ class GraphExecutor(AgentExecutor):
         resume: Command[Any] = Command(
             resume={taken.asked.tag: resume_value(taken.asked, taken.payload)}
         )
-        await self._resume(resume, config, updater, taken)
+        node = _node_of(snapshot, taken.asked.tag or "")
+        await self._resume(resume, config, updater, taken, node)
 
     async def _ask_again(self, context: RequestContext, updater: TaskUpdater) -> None:
         """The message answers nothing: the open prompt is asked again (kept open)."""
@@ -201,11 +210,15 @@ class GraphExecutor(AgentExecutor):
             self.book.record(asked)
 
     async def _resume(
-        self, resume: Command[Any], config: dict[str, Any], updater: TaskUpdater, taken: Hold
+        self,
+        resume: Command[Any],
+        config: dict[str, Any],
+        updater: TaskUpdater,
+        taken: Hold,
+        node: str,
     ) -> None:
-        run = asyncio.ensure_future(self._drain(resume, config))
-        done, _ = await asyncio.wait({run}, timeout=self.grace)
-        error = run.exception() if run in done else None
+        run = await self._start(resume, config, node)
+        error = run.exception() if run.done() else None
         if error is not None and is_invalid_resume(error):
             # Nothing emitted, nothing saved by LangGraph: the request is answered 422.
             self.book.refuse(taken, self._refusal(taken.asked, error))
@@ -221,21 +234,54 @@ class GraphExecutor(AgentExecutor):
         await self._settle(config, updater, raised)
 
     async def _run(self, given: Any, config: dict[str, Any], updater: TaskUpdater) -> None:
-        await self._settle(config, updater, await self._drain(given, config))
+        run = await self._start(given, config)
+        if not run.done():
+            await updater.start_work()
+        await self._settle(config, updater, await run)
 
-    async def _drain(self, given: Any, config: dict[str, Any]) -> list[Any]:
+    async def _start(
+        self, given: Any, config: dict[str, Any], node: str | None = None
+    ) -> asyncio.Future[list[Any]]:
+        """Run the graph on ``given``; return the run once it stopped, or ``node`` (any
+        node when None) returned while it goes on, or ``grace`` went by."""
+        returned: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        run = asyncio.ensure_future(self._drain(given, config, _Returned(returned, node)))
+        either: set[asyncio.Future[Any]] = {run, returned}
+        try:
+            await asyncio.wait(either, timeout=self.grace, return_when=FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            run.cancel()
+            raise
+        finally:
+            returned.cancel()
+        return run
+
+    async def _drain(self, given: Any, config: dict[str, Any], returned: _Returned) -> list[Any]:
         """Run the graph on ``given`` until it stops; the interrupts it raised."""
         if sys.version_info < (3, 11):  # the module says why
-            return await asyncio.to_thread(self._drain_in_thread, given, config)
+            loop = asyncio.get_running_loop()
+            return await asyncio.to_thread(self._drain_in_thread, given, config, returned, loop)
         raised: list[Any] = []
         async for chunk in self.graph.astream(given, config, stream_mode="updates"):
-            raised.extend(chunk.get(_INTERRUPT, ()))
+            if _INTERRUPT in chunk:
+                raised.extend(chunk[_INTERRUPT])
+            elif returned.by(chunk):
+                returned.now()
         return raised
 
-    def _drain_in_thread(self, given: Any, config: dict[str, Any]) -> list[Any]:
+    def _drain_in_thread(
+        self,
+        given: Any,
+        config: dict[str, Any],
+        returned: _Returned,
+        loop: asyncio.AbstractEventLoop,
+    ) -> list[Any]:
         raised: list[Any] = []
         for chunk in self.graph.stream(given, config, stream_mode="updates"):
-            raised.extend(chunk.get(_INTERRUPT, ()))
+            if _INTERRUPT in chunk:
+                raised.extend(chunk[_INTERRUPT])
+            elif returned.by(chunk):
+                loop.call_soon_threadsafe(returned.now)
         return raised
 
     async def _settle(
@@ -332,6 +378,27 @@ class GraphExecutor(AgentExecutor):
                 ),
             )
         )
+
+
+class _Returned:
+    """Resolves ``future`` when a run's stream shows ``node`` (any node when None)
+    returned in the run itself: an update that is not an interrupt, nor one LangGraph
+    repeats from before the run (a node of the step that had already returned, marked
+    ``cached``)."""
+
+    def __init__(self, future: asyncio.Future[None], node: str | None) -> None:
+        self.future = future
+        self.node = node
+
+    def by(self, chunk: dict[str, Any]) -> bool:
+        """Does this update (``stream_mode="updates"``) show it?"""
+        if self.future.done() or (chunk.get(_METADATA) or {}).get("cached"):
+            return False
+        return self.node is None or self.node in chunk
+
+    def now(self) -> None:
+        if not self.future.done():
+            self.future.set_result(None)
 
 
 class _Again:
