@@ -16,6 +16,9 @@ more than the outage itself.
   bound by psycopg): one round trip, one transaction. Each statement takes its own
   snapshot (READ COMMITTED), so a read after a row lock sees what was committed before
   the lock.
+- A batch whose later statements depend on its first ones' rows (an audit entry that
+  says how many answers agree) is two queries on one connection, the first beginning
+  the transaction and the second committing it.
 - A serial batch (the audit trail's) takes a transaction-scoped advisory lock first, so
   the ids an identity column hands out become visible in order.
 - Transactions that lose a deadlock or a serialization check are run again (3 times).
@@ -53,6 +56,8 @@ _SERIAL_LOCKS = {"audit": AUDIT_LOCK}
 #: A connection returned this recently is lent without a check (see ``_check``).
 _FRESH_SECONDS = 2.0
 _TUPLES = psycopg.pq.ExecStatus.TUPLES_OK
+_IN_TRANSACTION = psycopg.pq.TransactionStatus.INTRANS
+_IN_ERROR = psycopg.pq.TransactionStatus.INERROR
 _RETRIED = (psycopg.errors.SerializationFailure, psycopg.errors.DeadlockDetected)
 
 
@@ -230,27 +235,32 @@ class PostgresDatabase:
         async with self._conn() as conn:
             await _Session(conn).many(sql, args)
 
-    async def batch(self, steps: Sequence[Statement], *, serial: str | None = None) -> list[Rows]:
-        """Run ``steps`` in one transaction, sent as one query (one round trip)."""
+    async def batch(
+        self,
+        steps: Sequence[Statement],
+        *,
+        serial: str | None = None,
+        then: Callable[[list[Rows]], Sequence[Statement]] | None = None,
+    ) -> list[Rows]:
+        """Run ``steps`` in one transaction, sent as one query (one round trip); with
+        ``then``, its statements and the commit are a second query on that connection."""
         if serial is not None:
             steps = [("SELECT pg_advisory_xact_lock(?)", (_SERIAL_LOCKS[serial],)), *steps]
-            return (await self.batch(steps))[1:]
-        if len(steps) == 1:  # a statement is a transaction: prepared, bound by the server
-            return [await self.rows(*steps[0])]
-        text = ";\n".join(POSTGRESQL.sql(sql) for sql, _ in steps)
-        args = [arg for _, step_args in steps for arg in step_args]
+            after = None if then is None else (lambda rows: then(rows[1:]))
+            return (await self.batch(steps, then=after))[1:]
+        if len(steps) == 1 and then is None:
+            return [await self.rows(*steps[0])]  # one statement: prepared, bound by the server
+        if then is None:
+            return await self._again(lambda conn: _query(conn, steps))
 
         async def run(conn: Conn) -> list[Rows]:
-            # The statements of one query are one transaction (the server's implicit
-            # one), each with its own snapshot; only a query's parameters bound here,
-            # client-side, let it carry several statements.
-            cur = psycopg.AsyncClientCursor(conn)
-            await cur.execute(text, args)
-            out: list[Rows] = []
-            while True:
-                out.append(await cur.fetchall() if _has_rows(cur) else [])
-                if not cur.nextset():
-                    return out
+            try:
+                out = (await _query(conn, [("BEGIN", ()), *steps]))[1:]
+                more = await _query(conn, [*then(out), ("COMMIT", ())])
+            except BaseException:
+                await _roll_back(conn)
+                raise
+            return out + more[:-1]
 
         return await self._again(run)
 
@@ -262,6 +272,33 @@ class PostgresDatabase:
                 return await work(_Session(conn))
 
         return await self._again(run)
+
+
+async def _query(conn: Conn, steps: Sequence[Statement]) -> list[Rows]:
+    """``steps`` as one query; the rows of each. The statements of one query are one
+    transaction (the server's implicit one, unless they begin one), each with its own
+    snapshot; only a query's parameters bound here, client-side, let it carry several
+    statements."""
+    cur = psycopg.AsyncClientCursor(conn)
+    await cur.execute(
+        ";\n".join(POSTGRESQL.sql(sql) for sql, _ in steps),
+        [arg for _, step_args in steps for arg in step_args],
+    )
+    out: list[Rows] = []
+    while True:
+        out.append(await cur.fetchall() if _has_rows(cur) else [])
+        if not cur.nextset():
+            return out
+
+
+async def _roll_back(conn: Conn) -> None:
+    """End a transaction a failed query left open (the pool would, with a warning); a
+    connection that is lost or still busy is the pool's to drop."""
+    if conn.info.transaction_status in (_IN_TRANSACTION, _IN_ERROR):
+        try:
+            await conn.rollback()
+        except psycopg.Error:
+            pass
 
 
 class PostgresStore(GatewayStore):
