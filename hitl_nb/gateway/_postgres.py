@@ -21,6 +21,10 @@ more than the outage itself.
   the transaction and the second committing it.
 - A serial batch (the audit trail's) takes a transaction-scoped advisory lock first, so
   the ids an identity column hands out become visible in order.
+- The replica's heartbeat (:meth:`PostgresDatabase.apart`) has a connection of its
+  own, outside the pool: when requests keep every pooled connection busy, a heartbeat
+  that waited its turn behind them could come later than its lease, and another replica
+  would take this live one for dead (and finish its forwards a second time).
 - Transactions that lose a deadlock or a serialization check are run again (3 times).
 - The schema (:mod:`hitl_nb.gateway._schema`) is versioned in the table
   ``hitl_schema`` and brought up to date by :meth:`PostgresDatabase.open` under an
@@ -126,6 +130,8 @@ class PostgresDatabase:
         self._pool: AsyncConnectionPool[Conn] | None = None
         self._opening = asyncio.Lock()
         self._last_used: dict[int, float] = {}
+        self._apart: Conn | None = None
+        self._apart_lock = asyncio.Lock()
         #: The schema version the database had when opened (0: a new database).
         self.found_version: int | None = None
 
@@ -184,7 +190,8 @@ class PostgresDatabase:
         return had
 
     async def close(self) -> None:
-        """Close the pool's connections."""
+        """Close the pool's connections (and the one of :meth:`apart`)."""
+        await self._drop_apart()
         if self._pool is not None:
             pool, self._pool = self._pool, None
             await pool.close()
@@ -216,6 +223,42 @@ class PostgresDatabase:
                 if attempt == 2:
                     raise
                 await asyncio.sleep(0.01 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    async def _drop_apart(self) -> None:
+        conn, self._apart = self._apart, None
+        if conn is not None:
+            await conn.close()
+
+    async def apart(self, work: Callable[[Session], Coroutine[Any, Any, T]]) -> T:
+        """Run ``work`` in one transaction on a connection of its own, never waiting
+        for the pool (the replica's heartbeat: see the module docstring). The
+        connection is made when first needed, and again after it failed."""
+        if self._pool is None:
+            await self.open()  # the schema first
+        async with self._apart_lock:
+            for attempt in range(3):
+                try:
+                    if self._apart is None:
+                        self._apart = await Conn.connect(
+                            self._conninfo,
+                            autocommit=True,
+                            application_name="hitl-nb gateway heartbeat",
+                            connect_timeout=max(1, round(self._timeout)),
+                        )
+                    async with self._apart.transaction():
+                        return await work(_Session(self._apart))
+                except _RETRIED:
+                    if attempt == 2:
+                        raise
+                    await asyncio.sleep(0.01 * (attempt + 1))
+                except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                    await self._drop_apart()
+                    raise StoreUnavailable(self.where, _say(exc)) from exc
+                except BaseException:
+                    # Cancelled mid-query: what the connection is doing is unknown.
+                    await self._drop_apart()
+                    raise
         raise AssertionError("unreachable")
 
     # -- statements ------------------------------------------------------------------

@@ -168,3 +168,7 @@ class Database(Session, Protocol):
     async def atomic(self, work: Callable[[Session], Coroutine[Any, Any, T]]) -> T:
         """Run ``work`` in one transaction (again, when it lost a deadlock: nothing of
         the lost run stays)."""
+
+    async def apart(self, work: Callable[[Session], Coroutine[Any, Any, T]]) -> T:
+        """:meth:`atomic`, never waiting behind the other calls for a connection (a
+        replica's heartbeat, which must come in time however busy the host is)."""

@@ -134,6 +134,10 @@ class SQLiteDatabase:
 
         return await self.atomic(work)
 
+    async def apart(self, work: Callable[[Session], Coroutine[Any, Any, T]]) -> T:
+        """:meth:`atomic`: nothing here waits for a connection."""
+        return await self.atomic(work)
+
     async def atomic(self, work: Callable[[Session], Coroutine[Any, Any, T]]) -> T:
         """Run ``work`` in one transaction that holds the file's write lock."""
         self._run(lambda: self._conn.execute("BEGIN IMMEDIATE"))

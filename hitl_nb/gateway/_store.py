@@ -695,7 +695,10 @@ class GatewayStore:
     async def hold_leases(self, replica: str, ttl: float) -> set[str]:
         """Write ``replica``'s heartbeat, renew its leases, take free or expired ones up
         to its fair share (registrations still watched, divided by live replicas) and
-        give back what it holds beyond that; the registrations it holds now."""
+        give back what it holds beyond that; the registrations it holds now. Written
+        apart from the other calls (:meth:`~hitl_nb.gateway._sql.Database.apart`): a
+        heartbeat that waited behind busy requests for a connection would come late,
+        and the others would take this live replica for dead."""
 
         async def work(tx: Session) -> set[str]:
             ((now,),) = await tx.rows("SELECT {now}")
@@ -728,7 +731,7 @@ class GatewayStore:
                 held = [r[0] for r in await tx.rows(_HELD, (replica,))]
             return set(held)
 
-        return await self._db.atomic(work)
+        return await self._db.apart(work)
 
     async def take_lease(self, reg_id: str, replica: str, ttl: float) -> bool:
         """Lease one registration to ``replica`` if nobody holds it (a new task)."""
