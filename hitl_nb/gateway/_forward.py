@@ -10,7 +10,8 @@ Every way a forward ends is a :class:`GatewayReply`: the HTTP status and body th
 API answers with (named apart from the notebook's ``Outcome``, which is what a person
 reads about an answer). What the task's registrant is to be told of it (``tell``: the
 agent accepted the answer, or refused it) is written in the transaction that records
-the end.
+the end, and so is the audit entry of the answer that made it (``record``), so an
+answer's forward ends in one transaction.
 """
 
 from __future__ import annotations
@@ -33,14 +34,16 @@ from hitl_nb.errors import (
     ProtocolViolation,
     ResponseInvalid,
 )
-from hitl_nb.gateway._store import Forward, GatewayStore
+from hitl_nb.gateway._store import AuditEntry, Forward, GatewayStore
 from hitl_nb.notify import Note
 from hitl_nb.spec import ResponseEnvelope
 
-__all__ = ["GatewayReply", "Tell", "deliver", "message_for", "settle"]
+__all__ = ["GatewayReply", "Record", "Tell", "deliver", "message_for", "settle"]
 
 #: The notes that tell a forward's end: (outcome, responders, the agent's words).
 Tell = Callable[[str, Sequence[str], "str | None"], Sequence[Note]]
+#: The audit entry of the answer a reply is about (written with the forward's end).
+Record = Callable[["GatewayReply"], AuditEntry]
 
 
 def _told(tell: Tell | None, outcome: str, fwd: Forward, detail: str | None) -> Sequence[Note]:
@@ -58,11 +61,17 @@ class GatewayReply:
     ``body`` (its ``status`` member: collecting, forwarded, forwarding, rejected,
     failed or closed). ``ended_here``: False when the forward had been ended by another
     replica meanwhile (see :meth:`~hitl_nb.gateway.GatewayStore.finish_forward`), so
-    there is nothing more to record of it here."""
+    there is nothing more to record of it here. ``audited``: the answer's audit entry
+    was written with it (``record`` of :func:`deliver`)."""
 
     status: int
     body: dict[str, Any]
     ended_here: bool = True
+    audited: bool = False
+
+
+def _entry(record: Record | None, status: int, body: dict[str, Any]) -> AuditEntry | None:
+    return None if record is None else record(GatewayReply(status, body))
 
 
 def message_for(fwd: Forward, task_id: str, context_id: str | None) -> Message:
@@ -104,8 +113,20 @@ def _ours_landed(task: Task, fwd: Forward) -> bool | None:
 
 
 async def _done(
-    store: GatewayStore, fwd: Forward, result: Any, note: str, tell: Tell | None
+    store: GatewayStore,
+    fwd: Forward,
+    result: Any,
+    note: str,
+    tell: Tell | None,
+    record: Record | None = None,
 ) -> GatewayReply:
+    body = {
+        "status": "forwarded",
+        "prompt_id": fwd.prompt_id,
+        "responders": fwd.responders,
+        "task_state": _state(result),
+        "message": note,
+    }
     ended = await store.finish_forward(
         fwd.reg_id,
         fwd.prompt_id,
@@ -113,29 +134,26 @@ async def _done(
         note,
         closed="answered",
         notes=_told(tell, "forwarded", fwd, None),
+        audit=_entry(record, 200, body),
     )
     log.info("hitl-nb gateway: prompt %s answered (%s)", fwd.prompt_id, note)
-    return GatewayReply(
-        200,
-        {
-            "status": "forwarded",
-            "prompt_id": fwd.prompt_id,
-            "responders": fwd.responders,
-            "task_state": _state(result),
-            "message": note,
-        },
-        ended_here=ended,
-    )
+    return GatewayReply(200, body, ended_here=ended, audited=record is not None)
 
 
-async def _closed_elsewhere(store: GatewayStore, fwd: Forward) -> GatewayReply:
+async def _closed_elsewhere(
+    store: GatewayStore, fwd: Forward, record: Record | None = None
+) -> GatewayReply:
     note = "the agent had already closed this prompt (answered elsewhere); nothing was forwarded"
+    body = {"status": "closed", "prompt_id": fwd.prompt_id, "message": note}
     ended = await store.finish_forward(
-        fwd.reg_id, fwd.prompt_id, "failed", note, closed="closed by the agent"
+        fwd.reg_id,
+        fwd.prompt_id,
+        "failed",
+        note,
+        closed="closed by the agent",
+        audit=_entry(record, 409, body),
     )
-    return GatewayReply(
-        409, {"status": "closed", "prompt_id": fwd.prompt_id, "message": note}, ended_here=ended
-    )
+    return GatewayReply(409, body, ended_here=ended, audited=record is not None)
 
 
 async def deliver(
@@ -145,26 +163,30 @@ async def deliver(
     task_id: str,
     context_id: str | None,
     tell: Tell | None = None,
+    record: Record | None = None,
 ) -> GatewayReply:
-    """Send the forward's message once; on a lost answer, leave it ``forwarding``."""
+    """Send the forward's message once; on a lost answer, leave it ``forwarding``.
+    ``record``: the answer's audit entry, written with the forward's end when it ends
+    here (the reply says so: ``audited``)."""
     message = message_for(fwd, task_id, context_id)
     try:
         result = await client.send(message, return_immediately=True)
     except PromptConflict:
-        return await _check(store, client, fwd, task_id, tell)
+        return await _check(store, client, fwd, task_id, tell, record)
     except ResponseInvalid as exc:
+        body = {
+            "status": "rejected",
+            "prompt_id": fwd.prompt_id,
+            "message": f"the agent refused the answer: {exc}",
+            "validation_errors": exc.validation_errors,
+        }
         await store.drop_forward(
-            fwd.reg_id, fwd.prompt_id, notes=_told(tell, "refused", fwd, str(exc))
+            fwd.reg_id,
+            fwd.prompt_id,
+            notes=_told(tell, "refused", fwd, str(exc)),
+            audit=_entry(record, 422, body),
         )
-        return GatewayReply(
-            422,
-            {
-                "status": "rejected",
-                "prompt_id": fwd.prompt_id,
-                "message": f"the agent refused the answer: {exc}",
-                "validation_errors": exc.validation_errors,
-            },
-        )
+        return GatewayReply(422, body, audited=record is not None)
     except IN_FLIGHT as exc:
         log.warning("hitl-nb gateway: answer to %s in doubt (%s); settling", fwd.prompt_id, exc)
         return GatewayReply(
@@ -177,32 +199,37 @@ async def deliver(
             },
         )
     except (A2AError, AgentNotAllowed) as exc:
-        ended = await store.finish_forward(fwd.reg_id, fwd.prompt_id, "failed", str(exc))
-        return GatewayReply(
-            502,
-            {
-                "status": "failed",
-                "prompt_id": fwd.prompt_id,
-                "message": f"the agent refused the answer: {exc}",
-            },
-            ended_here=ended,
+        body = {
+            "status": "failed",
+            "prompt_id": fwd.prompt_id,
+            "message": f"the agent refused the answer: {exc}",
+        }
+        ended = await store.finish_forward(
+            fwd.reg_id, fwd.prompt_id, "failed", str(exc), audit=_entry(record, 502, body)
         )
-    return await _done(store, fwd, result, "the agent accepted the answer", tell)
+        return GatewayReply(502, body, ended_here=ended, audited=record is not None)
+    return await _done(store, fwd, result, "the agent accepted the answer", tell, record)
 
 
 async def _check(
-    store: GatewayStore, client: HitlClient, fwd: Forward, task_id: str, tell: Tell | None
+    store: GatewayStore,
+    client: HitlClient,
+    fwd: Forward,
+    task_id: str,
+    tell: Tell | None,
+    record: Record | None,
 ) -> GatewayReply:
     """After a 409: did *our* message land (a resend), or did someone else answer?"""
     for _ in range(10):  # AC-4: an accepted answer leaves INPUT_REQUIRED within 1 s
         task = await client.get_task(task_id)
         ours = _ours_landed(task, fwd)
         if ours is True:
-            return await _done(store, fwd, task, "the agent had already accepted this answer", tell)
+            note = "the agent had already accepted this answer"
+            return await _done(store, fwd, task, note, tell, record)
         if ours is False:
-            return await _closed_elsewhere(store, fwd)
+            return await _closed_elsewhere(store, fwd, record)
         await asyncio.sleep(0.15)
-    return await _closed_elsewhere(store, fwd)
+    return await _closed_elsewhere(store, fwd, record)
 
 
 async def settle(

@@ -54,13 +54,14 @@ from hitl_nb.errors import (
 from hitl_nb.gateway._agents import AgentPool, check_agent_url
 from hitl_nb.gateway._audit import action_of, answer_entry, forward_entry
 from hitl_nb.gateway._feed import PromptFeed
-from hitl_nb.gateway._forward import GatewayReply, Tell, deliver, settle
+from hitl_nb.gateway._forward import GatewayReply, Record, Tell, deliver, settle
 from hitl_nb.gateway._notify import Notifier
 from hitl_nb.gateway._push import PushDesk
 from hitl_nb.gateway._replicas import Duties
 from hitl_nb.gateway._settings import GatewaySettings
 from hitl_nb.gateway._store import (
     AuditEntry,
+    Ballot,
     Forward,
     GatewayStore,
     OpenQuery,
@@ -495,8 +496,14 @@ class Gateway:
             row, fwd = await self.store.prompt_and_forward(reg.id, prompt_id)
             if row is None:
                 raise GatewayError(404, f"task {reg.task_id!r} has no prompt {prompt_id!r}")
+
+        def record(reply: GatewayReply) -> AuditEntry:
+            return answer_entry(
+                reg, row, caller, payload, status=reply.status, action=action_of(reply), reply=reply
+            )
+
         try:
-            reply = await self._decide(reg, row, fwd, caller, payload)
+            reply = await self._decide(reg, row, fwd, caller, payload, record)
         except GatewayError as exc:
             self.feed.changed(reg.id)  # a refusal may have closed it (410)
             await self.store.add_audit(
@@ -511,11 +518,8 @@ class Gateway:
                 )
             )
             raise
-        await self.store.add_audit(
-            answer_entry(
-                reg, row, caller, payload, status=reply.status, action=action_of(reply), reply=reply
-            )
-        )
+        if not reply.audited:  # else written with the change it records
+            await self.store.add_audit(record(reply))
         self.feed.changed(reg.id)  # a ballot counted, or the answer forwarded
         return reply
 
@@ -526,11 +530,14 @@ class Gateway:
         fwd: Forward | None,
         caller: Caller,
         payload: Any,
+        record: Record,
     ) -> GatewayReply:
         """``row`` and ``fwd``: the prompt and its forward as read for this answer. A
         change since (another answer's claim, the agent closing the prompt) is caught
         where it matters: by the claim (:meth:`GatewayStore.begin_forward`) and by the
-        agent, whose 409 the forward checks (:func:`deliver`)."""
+        agent, whose 409 the forward checks (:func:`deliver`). ``record``: the answer's
+        audit entry, written in the transaction that counts a held answer or ends its
+        forward (the reply is then ``audited``)."""
         prompt_id = row.prompt_id
         env = self._envelope(row)
         gate = ResponderGate(env.responders)
@@ -564,48 +571,22 @@ class Gateway:
         canonical = dumps_compact(payload)
         needed = gate.needed
         responder = caller.name if caller.name is not None else caller.display
-        if needed > 1:
-            ballots = await self.store.cast_ballot(reg.id, prompt_id, responder, canonical)
-            count = tally([b.payload for b in ballots], needed, of=canonical)
-            if not count.reached:
-                message = f"{count.agreeing} of {needed} answers agree so far"
-                if count.disagreement:
-                    different = len({b.payload for b in ballots})
-                    message += (
-                        f"; the {count.answers} answers given differ ({different} different "
-                        f"answers), so nothing is forwarded until {needed} agree"
-                    )
-                return GatewayReply(
-                    202,
-                    {
-                        "status": "collecting",
-                        "prompt_id": prompt_id,
-                        "agreeing": count.agreeing,
-                        "needed": count.needed,
-                        "answers": count.answers,
-                        "disagreement": count.disagreement,
-                        "message": message,
-                    },
-                )
-            responders = [b.responder for b in ballots if b.payload == canonical][:needed]
-        else:
-            responders = [responder]
-        message_id = str(uuid.uuid4())
         key = (reg.id, prompt_id)
         # Marked before the claim, so no round of this replica adopts it meanwhile; a
-        # forward this process already sends makes the claim below fail anyway.
+        # forward this process already sends makes the claim fail anyway.
         mine = key not in self._in_flight
         self._in_flight.add(key)
         in_doubt = False
         try:
-            claimed = await self.store.begin_forward(
-                reg.id, prompt_id, message_id, canonical, responders, owner=self.replica
-            )
+            claimed = await self._claim(reg, prompt_id, needed, responder, canonical, record)
+            if isinstance(claimed, GatewayReply):
+                return claimed  # held until enough agree (its entry written with it)
             if claimed is None:
                 return await self._claimed_by_another(reg, prompt_id, responder, canonical)
             client = self.pool.client(reg.agent_url)
+            tell = self._tell(reg, row)
             reply = await deliver(
-                self.store, client, claimed, reg.task_id, row.context_id, self._tell(reg, row)
+                self.store, client, claimed, reg.task_id, row.context_id, tell, record
             )
             self._wake()
             if reply.status == 202:
@@ -616,6 +597,49 @@ class Gateway:
                 self._in_flight.discard(key)
         self._moved_on(reg)
         return reply
+
+    async def _claim(
+        self,
+        reg: Registration,
+        prompt_id: str,
+        needed: int,
+        responder: str,
+        canonical: str,
+        record: Record,
+    ) -> Forward | GatewayReply | None:
+        """Claim the prompt's forward of this answer: the forward (None: another
+        claimed it first). A consensus answer is counted first, in the same
+        transaction (:meth:`GatewayStore.cast_and_decide`): while fewer than ``needed``
+        agree, the reply that holds it (its audit entry written with the ballot)."""
+        message_id = str(uuid.uuid4())
+        if needed <= 1:
+            return await self.store.begin_forward(
+                reg.id, prompt_id, message_id, canonical, [responder], owner=self.replica
+            )
+        held: list[GatewayReply] = []
+
+        def decide(ballots: list[Ballot]) -> AuditEntry | Forward:
+            reply = _collecting(ballots, needed, canonical, prompt_id)
+            held[:] = [] if reply is None else [reply]  # the last run's, if run again
+            if reply is not None:
+                return record(reply)
+            responders = [b.responder for b in ballots if b.payload == canonical][:needed]
+            return Forward(
+                reg.id,
+                prompt_id,
+                message_id,
+                canonical,
+                responders,
+                "forwarding",
+                None,
+                time.time(),
+                self.replica,
+            )
+
+        _, claimed = await self.store.cast_and_decide(
+            reg.id, prompt_id, responder, canonical, decide
+        )
+        return held[0] if held else claimed
 
     def _moved_on(self, reg: Registration) -> None:
         """The task moves on after a forward: its next prompt comes soon. The replica
@@ -680,3 +704,34 @@ class Gateway:
             return await self.store.audit(None, after=after, limit=limit)
         mine = [r.id for r in await self.store.registrations() if self._owns(caller, r)]
         return await self.store.audit(mine, after=after, limit=limit)
+
+
+def _collecting(
+    ballots: list[Ballot], needed: int, canonical: str, prompt_id: str
+) -> GatewayReply | None:
+    """The reply to a consensus answer counted among ``ballots`` (its own among them)
+    while fewer than ``needed`` agree, its audit entry written with the ballot; None
+    once they do (it is forwarded)."""
+    count = tally([b.payload for b in ballots], needed, of=canonical)
+    if count.reached:
+        return None
+    message = f"{count.agreeing} of {needed} answers agree so far"
+    if count.disagreement:
+        different = len({b.payload for b in ballots})
+        message += (
+            f"; the {count.answers} answers given differ ({different} different "
+            f"answers), so nothing is forwarded until {needed} agree"
+        )
+    return GatewayReply(
+        202,
+        {
+            "status": "collecting",
+            "prompt_id": prompt_id,
+            "agreeing": count.agreeing,
+            "needed": count.needed,
+            "answers": count.answers,
+            "disagreement": count.disagreement,
+            "message": message,
+        },
+        audited=True,
+    )

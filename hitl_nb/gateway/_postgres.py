@@ -16,8 +16,15 @@ more than the outage itself.
   bound by psycopg): one round trip, one transaction. Each statement takes its own
   snapshot (READ COMMITTED), so a read after a row lock sees what was committed before
   the lock.
+- A batch whose later statements depend on its first ones' rows (an audit entry that
+  says how many answers agree) is two queries on one connection, the first beginning
+  the transaction and the second committing it.
 - A serial batch (the audit trail's) takes a transaction-scoped advisory lock first, so
   the ids an identity column hands out become visible in order.
+- The replica's heartbeat (:meth:`PostgresDatabase.apart`) has a connection of its
+  own, outside the pool: when requests keep every pooled connection busy, a heartbeat
+  that waited its turn behind them could come later than its lease, and another replica
+  would take this live one for dead (and finish its forwards a second time).
 - Transactions that lose a deadlock or a serialization check are run again (3 times).
 - The schema (:mod:`hitl_nb.gateway._schema`) is versioned in the table
   ``hitl_schema`` and brought up to date by :meth:`PostgresDatabase.open` under an
@@ -53,6 +60,8 @@ _SERIAL_LOCKS = {"audit": AUDIT_LOCK}
 #: A connection returned this recently is lent without a check (see ``_check``).
 _FRESH_SECONDS = 2.0
 _TUPLES = psycopg.pq.ExecStatus.TUPLES_OK
+_IN_TRANSACTION = psycopg.pq.TransactionStatus.INTRANS
+_IN_ERROR = psycopg.pq.TransactionStatus.INERROR
 _RETRIED = (psycopg.errors.SerializationFailure, psycopg.errors.DeadlockDetected)
 
 
@@ -121,6 +130,8 @@ class PostgresDatabase:
         self._pool: AsyncConnectionPool[Conn] | None = None
         self._opening = asyncio.Lock()
         self._last_used: dict[int, float] = {}
+        self._apart: Conn | None = None
+        self._apart_lock = asyncio.Lock()
         #: The schema version the database had when opened (0: a new database).
         self.found_version: int | None = None
 
@@ -179,7 +190,8 @@ class PostgresDatabase:
         return had
 
     async def close(self) -> None:
-        """Close the pool's connections."""
+        """Close the pool's connections (and the one of :meth:`apart`)."""
+        await self._drop_apart()
         if self._pool is not None:
             pool, self._pool = self._pool, None
             await pool.close()
@@ -213,6 +225,42 @@ class PostgresDatabase:
                 await asyncio.sleep(0.01 * (attempt + 1))
         raise AssertionError("unreachable")
 
+    async def _drop_apart(self) -> None:
+        conn, self._apart = self._apart, None
+        if conn is not None:
+            await conn.close()
+
+    async def apart(self, work: Callable[[Session], Coroutine[Any, Any, T]]) -> T:
+        """Run ``work`` in one transaction on a connection of its own, never waiting
+        for the pool (the replica's heartbeat: see the module docstring). The
+        connection is made when first needed, and again after it failed."""
+        if self._pool is None:
+            await self.open()  # the schema first
+        async with self._apart_lock:
+            for attempt in range(3):
+                try:
+                    if self._apart is None:
+                        self._apart = await Conn.connect(
+                            self._conninfo,
+                            autocommit=True,
+                            application_name="hitl-nb gateway heartbeat",
+                            connect_timeout=max(1, round(self._timeout)),
+                        )
+                    async with self._apart.transaction():
+                        return await work(_Session(self._apart))
+                except _RETRIED:
+                    if attempt == 2:
+                        raise
+                    await asyncio.sleep(0.01 * (attempt + 1))
+                except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                    await self._drop_apart()
+                    raise StoreUnavailable(self.where, _say(exc)) from exc
+                except BaseException:
+                    # Cancelled mid-query: what the connection is doing is unknown.
+                    await self._drop_apart()
+                    raise
+        raise AssertionError("unreachable")
+
     # -- statements ------------------------------------------------------------------
 
     async def rows(self, sql: str, args: Sequence[Any] = ()) -> Rows:
@@ -230,27 +278,32 @@ class PostgresDatabase:
         async with self._conn() as conn:
             await _Session(conn).many(sql, args)
 
-    async def batch(self, steps: Sequence[Statement], *, serial: str | None = None) -> list[Rows]:
-        """Run ``steps`` in one transaction, sent as one query (one round trip)."""
+    async def batch(
+        self,
+        steps: Sequence[Statement],
+        *,
+        serial: str | None = None,
+        then: Callable[[list[Rows]], Sequence[Statement]] | None = None,
+    ) -> list[Rows]:
+        """Run ``steps`` in one transaction, sent as one query (one round trip); with
+        ``then``, its statements and the commit are a second query on that connection."""
         if serial is not None:
             steps = [("SELECT pg_advisory_xact_lock(?)", (_SERIAL_LOCKS[serial],)), *steps]
-            return (await self.batch(steps))[1:]
-        if len(steps) == 1:  # a statement is a transaction: prepared, bound by the server
-            return [await self.rows(*steps[0])]
-        text = ";\n".join(POSTGRESQL.sql(sql) for sql, _ in steps)
-        args = [arg for _, step_args in steps for arg in step_args]
+            after = None if then is None else (lambda rows: then(rows[1:]))
+            return (await self.batch(steps, then=after))[1:]
+        if len(steps) == 1 and then is None:
+            return [await self.rows(*steps[0])]  # one statement: prepared, bound by the server
+        if then is None:
+            return await self._again(lambda conn: _query(conn, steps))
 
         async def run(conn: Conn) -> list[Rows]:
-            # The statements of one query are one transaction (the server's implicit
-            # one), each with its own snapshot; only a query's parameters bound here,
-            # client-side, let it carry several statements.
-            cur = psycopg.AsyncClientCursor(conn)
-            await cur.execute(text, args)
-            out: list[Rows] = []
-            while True:
-                out.append(await cur.fetchall() if _has_rows(cur) else [])
-                if not cur.nextset():
-                    return out
+            try:
+                out = (await _query(conn, [("BEGIN", ()), *steps]))[1:]
+                more = await _query(conn, [*then(out), ("COMMIT", ())])
+            except BaseException:
+                await _roll_back(conn)
+                raise
+            return out + more[:-1]
 
         return await self._again(run)
 
@@ -262,6 +315,33 @@ class PostgresDatabase:
                 return await work(_Session(conn))
 
         return await self._again(run)
+
+
+async def _query(conn: Conn, steps: Sequence[Statement]) -> list[Rows]:
+    """``steps`` as one query; the rows of each. The statements of one query are one
+    transaction (the server's implicit one, unless they begin one), each with its own
+    snapshot; only a query's parameters bound here, client-side, let it carry several
+    statements."""
+    cur = psycopg.AsyncClientCursor(conn)
+    await cur.execute(
+        ";\n".join(POSTGRESQL.sql(sql) for sql, _ in steps),
+        [arg for _, step_args in steps for arg in step_args],
+    )
+    out: list[Rows] = []
+    while True:
+        out.append(await cur.fetchall() if _has_rows(cur) else [])
+        if not cur.nextset():
+            return out
+
+
+async def _roll_back(conn: Conn) -> None:
+    """End a transaction a failed query left open (the pool would, with a warning); a
+    connection that is lost or still busy is the pool's to drop."""
+    if conn.info.transaction_status in (_IN_TRANSACTION, _IN_ERROR):
+        try:
+            await conn.rollback()
+        except psycopg.Error:
+            pass
 
 
 class PostgresStore(GatewayStore):

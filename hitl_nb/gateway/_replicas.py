@@ -2,7 +2,9 @@
 
 Every ``lease_seconds / 3`` seconds a replica runs one round (:meth:`Duties.round`):
 
-1. **Heartbeat and leases** (:meth:`~hitl_nb.gateway.GatewayStore.hold_leases`): it
+1. **Heartbeat and leases** (:meth:`~hitl_nb.gateway.GatewayStore.hold_leases`, on a
+   connection of its own where the database has a pool, and timed from the previous
+   round's start, so requests that keep the database busy do not make it late): it
    renews its leases on registered tasks, takes free or expired ones up to its fair
    share and gives back the rest; it watches exactly the tasks it holds (a watcher
    starts for a new lease, stops for a lost one). A replica that dies stops renewing;
@@ -90,8 +92,12 @@ class Duties:
         me = asyncio.current_task()
         # Until stop(): it ends the rounds at the next turn even when their cancellation
         # was lost in a database call (hitl_nb._stopping says how).
+        began = time.monotonic()
         while self._loop_task is me:
-            await asyncio.sleep(self.interval)
+            # Timed from the last round's start, so a slow round (its other calls wait
+            # for the pool while requests keep it busy) does not delay the heartbeat.
+            await asyncio.sleep(max(0.0, began + self.interval - time.monotonic()))
+            began = time.monotonic()
             try:
                 await self.round()
             except StoreUnavailable as exc:

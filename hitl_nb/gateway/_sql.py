@@ -150,12 +150,25 @@ class Database(Session, Protocol):
     async def close(self) -> None:
         """Let go of the database."""
 
-    async def batch(self, steps: Sequence[Statement], *, serial: str | None = None) -> list[Rows]:
+    async def batch(
+        self,
+        steps: Sequence[Statement],
+        *,
+        serial: str | None = None,
+        then: Callable[[list[Rows]], Sequence[Statement]] | None = None,
+    ) -> list[Rows]:
         """Run ``steps`` in one transaction, sent together (PostgreSQL: one round trip);
         the rows of each. ``serial``: batches of the same name commit one after another,
         in the order they began (PostgreSQL: an advisory lock; SQLite's writes are
-        serial already)."""
+        serial already). ``then``: given those rows, the statements that follow in the
+        same transaction (PostgreSQL: a second round trip on the same connection, ending
+        with the commit), whose rows follow; it runs again if the transaction is run
+        again."""
 
     async def atomic(self, work: Callable[[Session], Coroutine[Any, Any, T]]) -> T:
         """Run ``work`` in one transaction (again, when it lost a deadlock: nothing of
         the lost run stays)."""
+
+    async def apart(self, work: Callable[[Session], Coroutine[Any, Any, T]]) -> T:
+        """:meth:`atomic`, never waiting behind the other calls for a connection (a
+        replica's heartbeat, which must come in time however busy the host is)."""

@@ -115,14 +115,27 @@ class SQLiteDatabase:
         """Run one statement for each parameter set."""
         self._run(lambda: self._conn.executemany(SQLITE.sql(sql), args))
 
-    async def batch(self, steps: Sequence[Statement], *, serial: str | None = None) -> list[Rows]:
-        """Run ``steps`` in one transaction (``serial``: every write here is)."""
-        if len(steps) == 1:  # a statement is a transaction of its own
+    async def batch(
+        self,
+        steps: Sequence[Statement],
+        *,
+        serial: str | None = None,
+        then: Callable[[list[Rows]], Sequence[Statement]] | None = None,
+    ) -> list[Rows]:
+        """Run ``steps``, then what ``then`` makes of their rows, in one transaction
+        (``serial``: every write here is); the rows of each."""
+        if len(steps) == 1 and then is None:  # a statement is a transaction of its own
             return [await self.rows(*steps[0])]
 
         async def work(tx: Session) -> list[Rows]:
-            return [await tx.rows(sql, args) for sql, args in steps]
+            out = [await tx.rows(sql, args) for sql, args in steps]
+            more = then(out) if then is not None else ()
+            return out + [await tx.rows(sql, args) for sql, args in more]
 
+        return await self.atomic(work)
+
+    async def apart(self, work: Callable[[Session], Coroutine[Any, Any, T]]) -> T:
+        """:meth:`atomic`: nothing here waits for a connection."""
         return await self.atomic(work)
 
     async def atomic(self, work: Callable[[Session], Coroutine[Any, Any, T]]) -> T:

@@ -46,7 +46,7 @@ from typing import Any
 
 from hitl_nb.gateway._outbox import StoreOutbox, count_answers, withdraw, write_notes
 from hitl_nb.gateway._schema import SCHEMA_VERSION, audience
-from hitl_nb.gateway._sql import Database, Session, Statement
+from hitl_nb.gateway._sql import AUDIT_LOCK, Database, Rows, Session, Statement
 from hitl_nb.notify import Note, person
 
 __all__ = [
@@ -494,6 +494,51 @@ class GatewayStore:
         of one prompt are counted one after the other across replicas; the ballots are
         read by a statement of their own, after the lock was granted (a snapshot that
         holds every ballot committed before)."""
+        *_, rows = await self._db.batch(self._casting(reg_id, prompt_id, responder, payload))
+        return [Ballot(*r) for r in rows]
+
+    async def cast_and_decide(
+        self,
+        reg_id: str,
+        prompt_id: str,
+        responder: str,
+        payload: str,
+        decide: Callable[[list[Ballot]], AuditEntry | Forward],
+    ) -> tuple[list[Ballot], Forward | None]:
+        """:meth:`cast_ballot`, and in the same transaction what ``decide`` makes of
+        the ballots: an entry of the audit trail (the answer is held) is appended, or a
+        forward (the answer completes the consensus) is claimed as
+        :meth:`begin_forward` claims it. The ballots, and the forward if this call
+        claimed it (None: another claimed it before, or an entry was appended).
+
+        One transaction where :meth:`cast_ballot` then :meth:`add_audit` or
+        :meth:`begin_forward` were two: on PostgreSQL two queries on one connection."""
+        cast: list[Ballot] = []
+        claiming: list[Forward] = []
+
+        def then(results: list[Rows]) -> list[Statement]:
+            cast[:] = [Ballot(*r) for r in results[-1]]
+            decided = decide(list(cast))
+            if isinstance(decided, AuditEntry):
+                claiming.clear()
+                return self._appending(decided)
+            claiming[:] = [decided]
+            key = (decided.reg_id, decided.prompt_id)
+            return [
+                _claim(decided),
+                (
+                    "SELECT message_id = ? FROM forwards WHERE reg_id = ? AND prompt_id = ?",
+                    (decided.message_id, *key),
+                ),
+            ]
+
+        steps = self._casting(reg_id, prompt_id, responder, payload)
+        *_, last = await self._db.batch(steps, then=then)
+        return cast, claiming[0] if claiming and last and last[0][0] else None
+
+    def _casting(
+        self, reg_id: str, prompt_id: str, responder: str, payload: str
+    ) -> list[Statement]:
         key = (reg_id, prompt_id)
         at = time.time()
         steps: list[Statement] = [
@@ -507,8 +552,8 @@ class GatewayStore:
         ]
         if self.notes_on:  # they answered: no reminder for them; the others' counts
             steps += [withdraw(*key, at, person(responder)), count_answers(*key)]
-        *_, ballots = await self._db.batch([*steps, (f"{_BALLOTS} ORDER BY at, responder", key)])
-        return [Ballot(*r) for r in ballots]
+        steps.append((f"{_BALLOTS} ORDER BY at, responder", key))
+        return steps
 
     async def ballots(self, reg_id: str, prompt_id: str) -> list[Ballot]:
         """The answers collected for a prompt, oldest first."""
@@ -542,11 +587,7 @@ class GatewayStore:
         fwd = Forward(
             reg_id, prompt_id, message_id, payload, list(responders), "forwarding", None, at, owner
         )
-        inserted = await self._db.count(
-            f"INSERT INTO forwards ({_FORWARD}) "
-            "VALUES (?, ?, ?, ?, ?, 'forwarding', NULL, ?, ?) ON CONFLICT DO NOTHING",
-            (reg_id, prompt_id, message_id, payload, json.dumps(responders), at, owner),
-        )
+        inserted = await self._db.count(*_claim(fwd))
         return fwd if inserted == 1 else None
 
     async def finish_forward(
@@ -558,11 +599,13 @@ class GatewayStore:
         *,
         closed: str | None = None,
         notes: Sequence[Note] = (),
+        audit: AuditEntry | None = None,
     ) -> bool:
         """Record how a forward still ``forwarding`` ended (``forwarded`` or ``failed``);
         with ``closed``, the prompt is closed for that reason in the same transaction
         (if still open, its pending notes withdrawn); ``notes`` are written in it too
-        (under keys of their own: a second writer's are left out). True when this call
+        (under keys of their own: a second writer's are left out), and ``audit`` is
+        appended to the audit trail in it (whichever call ended it). True when this call
         ended it; False when it had ended already: two replicas finish one forward when
         one took the other for dead while it was only slow (its heartbeat late), and the
         first to finish records it."""
@@ -586,18 +629,28 @@ class GatewayStore:
             if self.notes_on:
                 steps.append(withdraw(*key, at))
         steps.extend(write_notes(notes))
+        if audit is not None:
+            steps.extend(self._appending(audit))
         # Which call ended it, in the same round trip: the one whose time is written.
         steps.append(("SELECT at = ? FROM forwards WHERE reg_id = ? AND prompt_id = ?", (at, *key)))
         *_, mine = await self._db.batch(steps)
         return bool(mine and mine[0][0])
 
-    async def drop_forward(self, reg_id: str, prompt_id: str, notes: Sequence[Note] = ()) -> None:
+    async def drop_forward(
+        self,
+        reg_id: str,
+        prompt_id: str,
+        notes: Sequence[Note] = (),
+        audit: AuditEntry | None = None,
+    ) -> None:
         """Forget a forward the agent refused (422): the prompt may be answered again;
-        ``notes`` (the refusal told) are written in the same transaction."""
+        ``notes`` (the refusal told) are written and ``audit`` appended in the same
+        transaction."""
         await self._db.batch(
             [
                 ("DELETE FROM forwards WHERE reg_id = ? AND prompt_id = ?", (reg_id, prompt_id)),
                 *write_notes(notes),
+                *([] if audit is None else self._appending(audit)),
             ]
         )
 
@@ -642,7 +695,10 @@ class GatewayStore:
     async def hold_leases(self, replica: str, ttl: float) -> set[str]:
         """Write ``replica``'s heartbeat, renew its leases, take free or expired ones up
         to its fair share (registrations still watched, divided by live replicas) and
-        give back what it holds beyond that; the registrations it holds now."""
+        give back what it holds beyond that; the registrations it holds now. Written
+        apart from the other calls (:meth:`~hitl_nb.gateway._sql.Database.apart`): a
+        heartbeat that waited behind busy requests for a connection would come late,
+        and the others would take this live replica for dead."""
 
         async def work(tx: Session) -> set[str]:
             ((now,),) = await tx.rows("SELECT {now}")
@@ -675,7 +731,7 @@ class GatewayStore:
                 held = [r[0] for r in await tx.rows(_HELD, (replica,))]
             return set(held)
 
-        return await self._db.atomic(work)
+        return await self._db.apart(work)
 
     async def take_lease(self, reg_id: str, replica: str, ttl: float) -> bool:
         """Lease one registration to ``replica`` if nobody holds it (a new task)."""
@@ -742,28 +798,16 @@ class GatewayStore:
     async def add_audit(self, entry: AuditEntry) -> None:
         """Append one entry (its ``id`` is assigned here). Entries are appended one
         after another (``serial``), so they become visible in id order: a reader paging
-        with ``after`` never skips one committed late."""
-        reply = None if entry.agent_reply is None else json.dumps(entry.agent_reply)
-        args = (
-            entry.at,
-            entry.reg_id,
-            entry.task_id,
-            entry.agent_url,
-            entry.prompt_id,
-            entry.responder,
-            entry.display,
-            entry.action,
-            entry.status,
-            entry.reason,
-            entry.payload_sha256,
-            entry.schema_sha256,
-            json.dumps(entry.responders),
-            reply,
-        )
-        marks = ", ".join("?" * len(args))
-        await self._db.batch(
-            [(f"INSERT INTO audit ({_AUDIT}) VALUES ({marks})", args)], serial="audit"
-        )
+        with ``after`` never skips one committed late. An entry about a change is
+        appended in that change's transaction instead where the change offers it
+        (``audit`` of :meth:`cast_ballot`, :meth:`finish_forward`,
+        :meth:`drop_forward`), under the same lock."""
+        await self._db.batch([_append(entry)], serial="audit")
+
+    def _appending(self, entry: AuditEntry) -> list[Statement]:
+        """The statements that append ``entry`` inside a larger transaction: the audit
+        trail's lock first (held to its commit, as :meth:`add_audit`'s)."""
+        return [(self._db.dialect.lock, (AUDIT_LOCK,)), _append(entry)]
 
     async def audit(
         self, reg_ids: list[str] | None = None, *, after: int = 0, limit: int = 1000
@@ -783,6 +827,39 @@ class GatewayStore:
 
 
 _HELD = "SELECT reg_id FROM leases WHERE holder = ? ORDER BY reg_id"
+_INSERT_AUDIT = f"INSERT INTO audit ({_AUDIT}) VALUES ({', '.join('?' * 14)})"
+
+
+def _claim(fwd: Forward) -> Statement:
+    """The statement that claims a prompt's forward (changes nothing when claimed)."""
+    args = (fwd.reg_id, fwd.prompt_id, fwd.message_id, fwd.payload, json.dumps(fwd.responders))
+    return (
+        f"INSERT INTO forwards ({_FORWARD}) "
+        "VALUES (?, ?, ?, ?, ?, 'forwarding', NULL, ?, ?) ON CONFLICT DO NOTHING",
+        (*args, fwd.at, fwd.owner),
+    )
+
+
+def _append(entry: AuditEntry) -> Statement:
+    """The statement that appends ``entry`` to the audit trail."""
+    reply = None if entry.agent_reply is None else json.dumps(entry.agent_reply)
+    args = (
+        entry.at,
+        entry.reg_id,
+        entry.task_id,
+        entry.agent_url,
+        entry.prompt_id,
+        entry.responder,
+        entry.display,
+        entry.action,
+        entry.status,
+        entry.reason,
+        entry.payload_sha256,
+        entry.schema_sha256,
+        json.dumps(entry.responders),
+        reply,
+    )
+    return (_INSERT_AUDIT, args)
 
 
 def _may(name: str | None, args: list[Any]) -> str:

@@ -110,8 +110,11 @@ def test_an_outage_fails_fast_naming_the_database_and_the_store_recovers(
         store = PostgresStore(url, timeout=2.0)
         reg = Registration("r1", "http://agent.invalid", "t1", "Alice", time.time(), "alice")
         await store.add_registration(reg)
+        assert await store.hold_leases("a", 60) == {"r1"}  # its own connection made
         pg_cluster.stop()
         try:
+            with pytest.raises(StoreUnavailable):
+                await store.hold_leases("a", 60)
             with pytest.raises(StoreUnavailable) as down:
                 await store.add_registration(
                     Registration("r2", "http://agent.invalid", "t2", "Bob", time.time(), "bob")
@@ -133,6 +136,58 @@ def test_an_outage_fails_fast_naming_the_database_and_the_store_recovers(
             ignore=StoreUnavailable,
         )
         assert [r.id for r in regs] == ["r1"]  # r2 was never half-written
+        assert await store.hold_leases("a", 60) == {"r1"}  # the heartbeat's, made again
         await store.close()
 
     asyncio.run(go())
+
+
+def test_the_heartbeat_comes_while_requests_hold_every_pooled_connection(
+    pg_cluster: postgres.Cluster, pg_url: str
+) -> None:
+    """A replica whose requests keep every pooled connection busy still writes its
+    heartbeat: on the pool it would wait its turn behind them (here: for ever, the pool
+    says so after its timeout), its lease would lapse, and another replica would take
+    this live one for dead and finish its forwards again."""
+    url = _schema(pg_cluster, pg_url, "heartbeat")
+    blocker = 0x68_69_74_6C_7F
+
+    async def go() -> None:
+        busy = PostgresStore(url, max_connections=2, timeout=2.0)
+        other = PostgresStore(url)
+        await busy.open()
+        reg = await busy.add_registration(
+            Registration("r1", "http://agent.invalid", "t1", "Alice", time.time(), "alice")
+        )
+        await busy.see_prompt(reg.id, "p1", None, {"prompt_id": "p1", "prompt": "?"}, None)
+        assert await busy.hold_leases("a", 60) == {"r1"}
+        assert await busy.begin_forward("r1", "p1", "m1", "{}", ["alice"], owner="a")
+        with psycopg.connect(url, autocommit=True) as holder:
+            holder.execute("SELECT pg_advisory_lock(%s)", (blocker,))
+            # Requests that wait on the database (here for a lock) hold both connections.
+            waiting = [
+                asyncio.ensure_future(busy._db.count("SELECT pg_advisory_xact_lock(?)", (blocker,)))
+                for _ in range(2)
+            ]
+            await until_async(
+                lambda: _lock_waiters(holder, blocker), what="both pooled connections busy"
+            )
+            with pytest.raises(StoreUnavailable):
+                await busy.registrations()  # the pool has nothing to lend
+            assert await busy.hold_leases("a", 60) == {"r1"}  # the heartbeat comes anyway
+            assert await other.adopt_forwards("b") == []  # "a" is alive: nothing adopted
+            holder.execute("SELECT pg_advisory_unlock_all()")
+            await asyncio.gather(*waiting)
+        await busy.leave("a")
+        await busy.close()
+        await other.close()
+
+    asyncio.run(go())
+
+
+async def _lock_waiters(holder: psycopg.Connection, key: int) -> bool:
+    rows = holder.execute(
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = %s",
+        (key & 0xFFFFFFFF,),
+    ).fetchall()
+    return int(rows[0][0]) == 2

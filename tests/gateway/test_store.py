@@ -2,7 +2,8 @@
 
 Committed when a call returns; one forward claim per prompt whoever asks (tasks of one
 loop, or connections of several processes); a ballot cast and the tally read together;
-first sightings win; the audit trail in order, filtered, paged.
+first sightings win; the audit trail in order, filtered, paged, and appended in the
+transaction of the change it records (a ballot held, a forward claimed or ended).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import threading
 import time
 from typing import Any
 
-from hitl_nb.gateway import AuditEntry, GatewayStore, Registration
+import pytest
+
+from hitl_nb.gateway import AuditEntry, Forward, GatewayStore, Registration
 from tests.gateway.conftest import Opener
 
 ENV = {"prompt_id": "p1", "prompt": "Approve?", "response_schema": {"type": "object"}}
@@ -450,6 +453,96 @@ def test_a_stopped_replicas_forward_is_adopted_by_one_other(opener: Opener) -> N
         assert [f.prompt_id for f in got[0]].count("p2") == 1  # B's own, still B's
         await store.finish_forward("r1", "p1", "forwarded", "ok")
         assert [f.prompt_id for f in await store.adopt_forwards("C")] == []
+        await store.close()
+
+    run(go())
+
+
+def _claim(responders: list[str], message_id: str = "m1") -> Forward:
+    return Forward("r1", "p1", message_id, '{"ok":true}', responders, "forwarding", None, 1.0, "a")
+
+
+def test_a_ballot_and_what_it_decides_are_one_transaction(opener: Opener) -> None:
+    """A held answer's audit entry, or the forward a consensus claims, is written with
+    the ballot: both or neither."""
+
+    async def go() -> None:
+        store = opener()
+        await _seeded(store)
+        ballots, claimed = await store.cast_and_decide(
+            "r1", "p1", "u1", '{"ok":true}', lambda b: _entry("r1", f"held {len(b)}")
+        )
+        assert [b.responder for b in ballots] == ["u1"] and claimed is None
+        assert [e.action for e in await store.audit()] == ["held 1"]
+
+        def refuse(_: Any) -> AuditEntry:
+            raise RuntimeError("deciding failed")
+
+        with pytest.raises(RuntimeError):
+            await store.cast_and_decide("r1", "p1", "u2", '{"ok":true}', refuse)
+        assert [b.responder for b in await store.ballots("r1", "p1")] == ["u1"]  # rolled back
+
+        fwd = _claim(["u1", "u3"])
+        ballots, claimed = await store.cast_and_decide(
+            "r1", "p1", "u3", '{"ok":true}', lambda b: fwd
+        )
+        assert len(ballots) == 2 and claimed == fwd == await store.forward("r1", "p1")
+        # Claimed before: the next consensus claims nothing and changes no forward.
+        ballots, claimed = await store.cast_and_decide(
+            "r1", "p1", "u4", '{"ok":true}', lambda b: _claim(["u4"], "m2")
+        )
+        assert len(ballots) == 3 and claimed is None
+        assert await store.forward("r1", "p1") == fwd
+        assert len(await store.audit()) == 1
+        # The store is usable after all of it (no transaction left open).
+        assert await store.cast_ballot("r1", "p1", "u5", "{}")
+        await store.close()
+
+    run(go())
+
+
+def test_entries_written_with_their_change_keep_the_trails_order(opener: Opener) -> None:
+    """Entries appended inside other transactions (ballots held, forwards ended or
+    dropped) take the trail's lock as add_audit does: one entry per call, none lost,
+    each its own id, however they race with each other and with add_audit."""
+
+    async def go() -> None:
+        store = opener()
+        await _seeded(store)
+        for i in range(4):
+            await store.see_prompt("r1", f"q{i}", "c1", {**ENV, "prompt_id": f"q{i}"}, None)
+            assert await store.begin_forward("r1", f"q{i}", f"m{i}", "{}", ["alice"])
+
+        async def held(i: int) -> None:
+            await store.cast_and_decide(
+                "r1", "p1", f"u{i}", "{}", lambda b: _entry("r1", f"held {i}")
+            )
+
+        async def ended(i: int) -> None:
+            entry = _entry("r1", f"ended {i}")
+            if i % 2:
+                await store.finish_forward("r1", f"q{i}", "forwarded", "ok", audit=entry)
+            else:
+                await store.drop_forward("r1", f"q{i}", audit=entry)
+
+        await asyncio.gather(
+            *(held(i) for i in range(12)),
+            *(ended(i) for i in range(4)),
+            *(store.add_audit(_entry("r1", f"alone {i}")) for i in range(4)),
+        )
+        entries = await store.audit()
+        assert sorted(e.action for e in entries) == sorted(
+            [f"held {i}" for i in range(12)]
+            + [f"ended {i}" for i in range(4)]
+            + [f"alone {i}" for i in range(4)]
+        )
+        ids = [e.id for e in entries]
+        assert ids == sorted(ids) and len(set(ids)) == 20
+        # A second finish of a forward still appends its entry (an answer is always
+        # recorded), and says it did not end the forward.
+        late = _entry("r1", "late")
+        assert await store.finish_forward("r1", "q1", "failed", "x", audit=late) is False
+        assert (await store.audit(None, after=ids[-1]))[0].action == "late"
         await store.close()
 
     run(go())
