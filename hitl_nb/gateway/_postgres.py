@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
@@ -212,12 +212,49 @@ class PostgresDatabase:
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             raise StoreUnavailable(self.where, _say(exc)) from exc
 
-    async def _again(self, run: Callable[[Conn], Awaitable[T]]) -> T:
-        """``run`` on a connection; again when it loses a deadlock or a serialization
-        check (nothing of the lost run was committed)."""
+    @asynccontextmanager
+    async def _own_conn(self) -> AsyncIterator[Conn]:
+        """The connection of :meth:`apart`, made when first needed and again after it
+        failed; one user at a time."""
+        if self._pool is None:
+            await self.open()  # the schema first
+        async with self._apart_lock:
+            try:
+                if self._apart is None:
+                    self._apart = await Conn.connect(
+                        self._conninfo,
+                        autocommit=True,
+                        application_name="hitl-nb gateway heartbeat",
+                        connect_timeout=max(1, round(self._timeout)),
+                    )
+                yield self._apart
+            except _RETRIED:
+                raise  # the connection is fine: run again
+            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                await self._drop_apart()
+                raise StoreUnavailable(self.where, _say(exc)) from exc
+            except BaseException:
+                # Cancelled mid-query: what the connection is doing is unknown.
+                await self._drop_apart()
+                raise
+
+    async def _drop_apart(self) -> None:
+        conn, self._apart = self._apart, None
+        if conn is not None:
+            await conn.close()
+
+    async def _again(
+        self,
+        run: Callable[[Conn], Awaitable[T]],
+        connection: Callable[[], AbstractAsyncContextManager[Conn]] | None = None,
+    ) -> T:
+        """``run`` on a connection (the pool's, or ``connection``'s); again when it
+        loses a deadlock or a serialization check (nothing of the lost run was
+        committed)."""
+        connect = connection or self._conn
         for attempt in range(3):
             try:
-                async with self._conn() as conn:
+                async with connect() as conn:
                     return await run(conn)
             except _RETRIED:
                 if attempt == 2:
@@ -225,41 +262,10 @@ class PostgresDatabase:
                 await asyncio.sleep(0.01 * (attempt + 1))
         raise AssertionError("unreachable")
 
-    async def _drop_apart(self) -> None:
-        conn, self._apart = self._apart, None
-        if conn is not None:
-            await conn.close()
-
     async def apart(self, work: Callable[[Session], Coroutine[Any, Any, T]]) -> T:
         """Run ``work`` in one transaction on a connection of its own, never waiting
-        for the pool (the replica's heartbeat: see the module docstring). The
-        connection is made when first needed, and again after it failed."""
-        if self._pool is None:
-            await self.open()  # the schema first
-        async with self._apart_lock:
-            for attempt in range(3):
-                try:
-                    if self._apart is None:
-                        self._apart = await Conn.connect(
-                            self._conninfo,
-                            autocommit=True,
-                            application_name="hitl-nb gateway heartbeat",
-                            connect_timeout=max(1, round(self._timeout)),
-                        )
-                    async with self._apart.transaction():
-                        return await work(_Session(self._apart))
-                except _RETRIED:
-                    if attempt == 2:
-                        raise
-                    await asyncio.sleep(0.01 * (attempt + 1))
-                except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-                    await self._drop_apart()
-                    raise StoreUnavailable(self.where, _say(exc)) from exc
-                except BaseException:
-                    # Cancelled mid-query: what the connection is doing is unknown.
-                    await self._drop_apart()
-                    raise
-        raise AssertionError("unreachable")
+        for the pool (the replica's heartbeat: see the module docstring)."""
+        return await self._again(_in_transaction(work), self._own_conn)
 
     # -- statements ------------------------------------------------------------------
 
@@ -309,12 +315,17 @@ class PostgresDatabase:
 
     async def atomic(self, work: Callable[[Session], Coroutine[Any, Any, T]]) -> T:
         """Run ``work`` in one transaction."""
+        return await self._again(_in_transaction(work))
 
-        async def run(conn: Conn) -> T:
-            async with conn.transaction():
-                return await work(_Session(conn))
 
-        return await self._again(run)
+def _in_transaction(
+    work: Callable[[Session], Coroutine[Any, Any, T]],
+) -> Callable[[Conn], Awaitable[T]]:
+    async def run(conn: Conn) -> T:
+        async with conn.transaction():
+            return await work(_Session(conn))
+
+    return run
 
 
 async def _query(conn: Conn, steps: Sequence[Statement]) -> list[Rows]:
