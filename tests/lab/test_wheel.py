@@ -8,7 +8,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import venv
 import zipfile
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 
 from tests.helpers import lab
 from tests.helpers.panel import wait_ready
-from tests.helpers.wheel import build_wheel
+from tests.helpers.wheel import build_wheel, install_wheel
 
 pytestmark = [pytest.mark.slow]
 
@@ -42,24 +41,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
         re.fullmatch(re.escape(data) + r"static/remoteEntry\.[0-9a-f]+\.js", n) for n in names
     )
     env_dir = tmp / "env"
-    venv.EnvBuilder(with_pip=False).create(env_dir)
-    python = env_dir / "bin" / "python"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "--python",
-            str(python),
-            "install",
-            "--no-deps",
-            "--no-index",
-            "-q",
-            str(wheel),
-        ],
-        check=True,
-        timeout=300,
-    )
+    install_wheel(wheel, env_dir, timeout=300)
     path = str(env_dir / "bin")
     assert shutil.which("node", path=path) is None and shutil.which("npm", path=path) is None
     environ = {

@@ -5,15 +5,13 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 import sysconfig
-import venv
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.wheel import build_wheel
+from tests.helpers.wheel import build_wheel, install_wheel
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,24 +37,7 @@ def test_pip_install_enables_the_extension(tmp_path: Path) -> None:
     assert shipped == (ROOT / "LICENSE").read_bytes()
     assert b"Apache License" in shipped and b"Version 2.0, January 2004" in shipped
     env_dir = tmp_path / "env"
-    venv.EnvBuilder(with_pip=False).create(env_dir)
-    python = env_dir / "bin" / "python"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "--python",
-            str(python),
-            "install",
-            "--no-deps",
-            "--no-index",
-            "-q",
-            str(wheel),
-        ],
-        check=True,
-        timeout=120,
-    )
+    python = install_wheel(wheel, env_dir, timeout=120)
     assert (env_dir / "etc/jupyter/jupyter_server_config.d/hitl_nb.json").is_file()
     # jupyter-server itself comes from this interpreter's site-packages (no network);
     # the configuration is read from the new environment's prefix.
