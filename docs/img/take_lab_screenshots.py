@@ -17,6 +17,7 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT))
@@ -79,21 +80,13 @@ def _shots(out: Path) -> None:
             open_panel(page)
             page.locator(".hitl-lab-where").first.wait_for(timeout=60_000)
             page.wait_for_timeout(1200)
-            for dark in (False, True):
-                theme = "dark" if dark else "light"
-                lab.set_theme(page, dark)
-                page.screenshot(path=str(out / f"lab-panel-{theme}.png"))
-                print("wrote", out / f"lab-panel-{theme}.png")
+            _both_themes(page, out, "lab-panel")
             lab.set_theme(page, False)
             row = page.locator(".hitl-lab-row", has_text="nightly import")
             row.locator("button", has_text="Answer").click()
             page.locator(".hitl-lab-card .hitl-form").wait_for(timeout=90_000)
             page.wait_for_timeout(800)
-            for dark in (False, True):
-                theme = "dark" if dark else "light"
-                lab.set_theme(page, dark)
-                page.screenshot(path=str(out / f"lab-card-{theme}.png"))
-                print("wrote", out / f"lab-card-{theme}.png")
+            _both_themes(page, out, "lab-card")
             page.close()
         with (
             MockAgent() as agent,
@@ -109,11 +102,16 @@ def _shots(out: Path) -> None:
             page.locator(".Toastify__toast button", has_text="Answer").click()
             page.locator(".hitl-lab-card .hitl-form").wait_for(timeout=90_000)
             page.wait_for_timeout(800)
-            for dark in (False, True):
-                theme = "dark" if dark else "light"
-                lab.set_theme(page, dark)
-                page.screenshot(path=str(out / f"notebook7-panel-{theme}.png"))
-                print("wrote", out / f"notebook7-panel-{theme}.png")
+            _both_themes(page, out, "notebook7-panel")
+
+
+def _both_themes(page: Any, out: Path, name: str) -> None:
+    """``<name>-light.png`` and ``<name>-dark.png`` of the page as it is now."""
+    for dark in (False, True):
+        path = out / f"{name}-{'dark' if dark else 'light'}.png"
+        lab.set_theme(page, dark)
+        page.screenshot(path=str(path))
+        print("wrote", path)
 
 
 def main() -> int:
