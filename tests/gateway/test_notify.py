@@ -14,7 +14,7 @@ import pytest
 
 from hitl_nb.gateway import GatewaySettings, GatewayStore, Notifier, Registration
 from tests.gateway.conftest import Opener
-from tests.helpers.jupyter_process import free_port
+from tests.helpers.ports import free_port
 from tests.helpers.smtp import SmtpServer, smtp_server
 from tests.helpers.until import until_async
 

@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 
 from tests.helpers.js import npm_workdir
-from tests.helpers.jupyter_process import free_port
+from tests.helpers.ports import free_port
 from tests.helpers.until import until
 
 PROXY_SOURCE = Path(__file__).resolve().parents[1] / "hub" / "proxy"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -18,16 +17,10 @@ from typing import Any
 
 import httpx
 
+from tests.helpers.ports import free_port
 from tests.helpers.until import until
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    """A port nobody listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager

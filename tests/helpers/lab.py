@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from typing import Any
 import httpx
 import nbformat
 
+from tests.helpers.ports import free_port
 from tests.helpers.until import until
 
 TOKEN = "hitl-nb-browser-test"
@@ -74,12 +74,6 @@ def write_notebook(path: Path, cells: list[str]) -> None:
     nbformat.write(nb, path)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextmanager
 def jupyter_server(
     root: Path,
@@ -101,7 +95,7 @@ def jupyter_server(
     news = settings / "@jupyterlab" / "apputils-extension"
     news.mkdir(parents=True, exist_ok=True)
     (news / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
-    port = _free_port()
+    port = free_port()
     environ = {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(root / ".config"),

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.jupyter_process import free_port
+from tests.helpers.ports import free_port
 
 USER = "hitl"
 _LOCK = threading.Lock()

@@ -30,7 +30,7 @@ from pytest_jupyter.jupyter_core import *  # noqa: F403
 from hitl_nb.gateway import Gateway
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers.hub import ADMIN_TOKEN, HUB_ADMIN, USERS, Hub, running_hub
-from tests.helpers.jupyter_process import free_port
+from tests.helpers.ports import free_port
 from tests.helpers.postgres import pg_cluster, pg_url
 
 __all__ = ["pg_cluster", "pg_url"]

@@ -25,7 +25,8 @@ from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import Inbox
 from hitl_nb.server._reviewer import find_server
 from tests.helpers.hub import Hub
-from tests.helpers.jupyter_process import ROOT, free_port
+from tests.helpers.jupyter_process import ROOT
+from tests.helpers.ports import free_port
 from tests.helpers.tasks import answers_at_agent, start_task
 from tests.helpers.until import until
 

@@ -28,8 +28,8 @@ from hitl_nb.client import GatewayClient, GatewayInfo
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers import lab
 from tests.helpers.hub import Hub, running_hub
-from tests.helpers.jupyter_process import free_port
 from tests.helpers.panel import wait_ready
+from tests.helpers.ports import free_port
 from tests.helpers.smtp import AIOSMTPD_WARNINGS, Inbox, smtp_server
 from tests.helpers.tasks import answers_at_agent, start_task
 from tests.helpers.tiny_server import Conn, Request, TinyServer, serve

@@ -29,7 +29,7 @@ from tests.helpers import postgres
 from tests.helpers.hold_proxy import HoldProxy, hold_proxy
 from tests.helpers.hub import HUB_ADMIN, USERS, Hub
 from tests.helpers.hub_replicas import ReplicaProcess, running_hub_with
-from tests.helpers.jupyter_process import free_port
+from tests.helpers.ports import free_port
 from tests.helpers.tasks import answers_at_agent, start_task
 from tests.helpers.until import until
 

@@ -5,7 +5,6 @@ hold the agent up, and the A2A TCK's delivery flow. Receivers are TinyServers on
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -15,6 +14,7 @@ import pytest
 
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers.mock_agent_client import Wire, user_message
+from tests.helpers.ports import free_port
 from tests.helpers.tiny_server import Conn, Request, TinyServer
 from tests.helpers.until import until
 
@@ -133,16 +133,10 @@ def test_delivery_v03_posts_the_task(wire: Wire, receiver: TinyServer) -> None:
     assert task["status"]["state"] == "canceled"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_retries_until_the_receiver_is_up(wire: Wire, agent: MockAgent) -> None:
     """Receiver down (connection refused), then up: the update arrives, after retries."""
     assert agent.core is not None
-    port = _free_port()
+    port = free_port()
     tid = wire.start("approval")["id"]
     wire.result(
         "CreateTaskPushNotificationConfig",

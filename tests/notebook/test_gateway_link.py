@@ -11,7 +11,7 @@ import pytest
 from hitl_nb.client import GatewayClient, GatewayInfo
 from hitl_nb.errors import GatewayRefused, GatewayUnavailable
 from hitl_nb.notebook import gateway_link
-from tests.helpers.jupyter_process import free_port
+from tests.helpers.ports import free_port
 from tests.helpers.tiny_server import serve
 
 

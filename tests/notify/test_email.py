@@ -30,7 +30,7 @@ from hitl_nb.notify import (
     opened_notes,
 )
 from hitl_nb.notify._messages import Message
-from tests.helpers.jupyter_process import free_port
+from tests.helpers.ports import free_port
 from tests.helpers.smtp import AIOSMTPD_WARNINGS, Cert, smtp_server, throwaway_cert
 from tests.helpers.until import until_async
 

@@ -18,7 +18,7 @@ from hitl_nb.errors import DeliveryFailed, NotifyRefused
 from hitl_nb.notify import AddressBook, HubDirectory
 from tests.helpers.hub import PROXY_SOURCE, jupyterhub_process
 from tests.helpers.js import npm_workdir
-from tests.helpers.jupyter_process import free_port
+from tests.helpers.ports import free_port
 from tests.helpers.tiny_server import Conn, Request, serve
 from tests.helpers.until import until
 

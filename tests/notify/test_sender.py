@@ -32,8 +32,8 @@ from hitl_nb.notify import (
     WebhookChannel,
     opened_notes,
 )
-from tests.helpers.jupyter_process import free_port
 from tests.helpers.outbox_sqlite import SQLiteOutbox
+from tests.helpers.ports import free_port
 from tests.helpers.smtp import AIOSMTPD_WARNINGS, Cert, smtp_server, throwaway_cert
 from tests.helpers.tiny_server import Conn, Request, serve
 from tests.helpers.until import until_async

@@ -20,7 +20,7 @@ from hitl_nb.client import GatewayClient, GatewayInfo
 from hitl_nb.client import _gateway as client_gateway
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import Conversation, GatewayLink, GatewayUnavailable, _gateway_link
-from tests.helpers.jupyter_process import free_port
+from tests.helpers.ports import free_port
 from tests.helpers.until import until
 from tests.server.conftest import answers_at_agent, start_task
 

@@ -18,9 +18,10 @@ import pytest
 from hitl_nb.client import GatewayInfo
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook import GatewayCard, Inbox
-from tests.helpers.jupyter_process import ROOT, free_port, jupyter_server
+from tests.helpers.jupyter_process import ROOT, jupyter_server
 from tests.helpers.jupyter_users import auth
 from tests.helpers.lab import Chromium
+from tests.helpers.ports import free_port
 from tests.helpers.server_kernel import server_kernel
 from tests.helpers.until import until
 from tests.server.conftest import answers_at_agent, start_task

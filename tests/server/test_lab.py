@@ -172,7 +172,7 @@ async def test_the_feed_follower_leaves_with_its_client(
 async def test_a_relay_says_once_that_its_source_is_down_and_tries_again() -> None:
     from hitl_nb.client import GatewayInfo
     from hitl_nb.server._relay import Relay, RemoteSource
-    from tests.helpers.jupyter_process import free_port
+    from tests.helpers.ports import free_port
 
     class Counted(RemoteSource):
         tries = 0
