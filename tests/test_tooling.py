@@ -1,6 +1,7 @@
 """The linters CI enforces, run as tests so the README's one test command covers them."""
 
 import ast
+import hashlib
 import os
 import shutil
 import subprocess

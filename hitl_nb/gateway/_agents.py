@@ -18,6 +18,7 @@ import fnmatch
 import hmac
 import ipaddress
 import secrets
+import ssl
 from collections.abc import AsyncIterator, Callable, Iterable
 from urllib.parse import urlsplit
 
@@ -25,6 +26,7 @@ import httpx
 
 from hitl_nb.client import HitlClient, HttpLimits
 from hitl_nb.errors import AgentNotAllowed
+from hitl_nb.gateway._lane import Lane
 
 __all__ = ["GATEWAY_HEADER", "AgentPool", "InternalCaller", "check_agent_url"]
 
@@ -126,25 +128,33 @@ class _Counted(httpx.AsyncByteStream):
 class _Lanes(httpx.AsyncBaseTransport):
     """How the gateway's requests reach agents: subscriptions (``Accept:
     text/event-stream``) on connections of their own, every other request on one of
-    ``requests`` lanes of one kept connection each: the least busy lane, one that last
-    went to the same agent when several are (else one not used yet).
+    ``requests`` lanes of one kept connection each (:class:`~hitl_nb.gateway._lane.Lane`):
+    the least busy lane, one that last went to the same agent when several are (else one
+    not used yet).
 
     Why lanes rather than one pool: httpcore's pool (1.0) goes over every connection it
     holds, again for each idle one, and polls each idle socket, whenever a request
     starts or ends (encode/httpcore#1035): its cost grows with the square of its
     connections. Sized for every open subscription, it made a third of the hub
     service's function calls per answer, and closed and reopened connections beyond the
-    twenty it kept. A lane's pool holds one connection: nothing to go over.
+    twenty it kept. A lane holds one connection: nothing to go over.
     """
 
     def __init__(self, streams: int, requests: int) -> None:
         self._streams = httpx.AsyncHTTPTransport(
             limits=httpx.Limits(max_connections=streams, max_keepalive_connections=streams)
         )
-        one = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-        self._lanes = [httpx.AsyncHTTPTransport(limits=one) for _ in range(requests)]
+        self._tls: ssl.SSLContext | None = None
+        self._lanes = [Lane(self._tls_context) for _ in range(requests)]
         self._busy = [0] * requests
         self._went_to: list[tuple[bytes, bytes, int | None] | None] = [None] * requests
+
+    def _tls_context(self) -> ssl.SSLContext:
+        """httpx's default TLS context (what its own transport verifies with), made once
+        when a lane first reaches an https agent."""
+        if self._tls is None:
+            self._tls = httpx.create_ssl_context()
+        return self._tls
 
     def _lane(self, origin: tuple[bytes, bytes, int | None]) -> int:
         least = min(self._busy)
