@@ -98,11 +98,16 @@ def parse_json(
     return value
 
 
+#: One encoder for :func:`dumps_compact` (``json.dumps`` with options makes one per call,
+#: and an answer is serialized this way several times: its consensus key, its hash).
+_COMPACT = json.JSONEncoder(
+    separators=(",", ":"), sort_keys=True, ensure_ascii=False, allow_nan=False
+)
+
+
 def dumps_compact(value: Any) -> str:
     """The compact, key-sorted, NaN-free serialization used for sizes and cache keys."""
-    return json.dumps(
-        value, separators=(",", ":"), sort_keys=True, ensure_ascii=False, allow_nan=False
-    )
+    return _COMPACT.encode(value)
 
 
 def json_depth(value: Any, limit: int) -> int:
