@@ -29,30 +29,42 @@ def replace_or_forward(
     """Become ``command`` (``replace``: POSIX ``exec``), or run it and forward stop signals.
 
     ``env``: the command's environment (default: this process's). Forwarding: SIGINT,
-    SIGTERM (and SIGBREAK on Windows) received by this process are sent on to the child;
-    the child's exit status is returned once it has stopped.
+    SIGTERM (and SIGBREAK on Windows) received by this process are sent on to the child
+    (one that comes while the child is being started, once it exists); the child's exit
+    status is returned once it has stopped.
     """
     environ = dict(os.environ if env is None else env)
     if replace:
         sys.stdout.flush()
         sys.stderr.flush()
         os.execve(command[0], command, environ)  # does not return
-    child = subprocess.Popen(command, env=environ)
     names = ("SIGINT", "SIGTERM", "SIGBREAK")
     signals = [getattr(signal, n) for n in names if hasattr(signal, n)]
+    child: subprocess.Popen[bytes] | None = None
+    pending: list[int] = []
 
     def forward(signum: int, _frame: FrameType | None) -> None:
-        if child.poll() is None:
+        if child is None:  # still starting: sent on once it exists
+            pending.append(signum)
+        else:  # send_signal skips a child that has already ended
             child.send_signal(signum)
 
+    # The handlers go in before the child starts: a stop signal that came in between
+    # would otherwise end this process and leave the child running.
     previous: dict[int, Any] = {}
     for signum in signals:
         previous[signum] = signal.signal(signum, forward)
     try:
+        child = subprocess.Popen(command, env=environ)
+        for signum in pending:
+            child.send_signal(signum)
         while True:
+            # Waits of a second: Python runs a signal's handler between bytecodes, so a
+            # signal that came just before an endless wait's system call would not be
+            # forwarded until the child ended by itself.
             try:
-                return child.wait()
-            except KeyboardInterrupt:  # the handler forwarded it; keep waiting
+                return child.wait(timeout=1.0)
+            except (subprocess.TimeoutExpired, KeyboardInterrupt):  # SIGINT: forwarded
                 continue
     finally:
         for signum, handler in previous.items():
