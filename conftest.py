@@ -1,6 +1,6 @@
 """Repository-wide pytest setup: the notebooks use the nbval sanitizer hitl-nb ships, the
-tutorial notebooks' cells are ``kernel`` tests, the costly files run first, and a test
-that hangs ends.
+tutorial notebooks' cells are ``kernel`` tests, two workers run a core, the costly files
+run first, and a test that hangs ends.
 
 nbval resolves ``--nbval-sanitize-with`` against the current directory, not the rootdir,
 so the (absolute) path is set here, where it works from any directory. The file is the
@@ -10,10 +10,13 @@ one users get (:func:`hitl_nb.testing.sanitize_file`): one copy, tested by our n
 import asyncio
 import faulthandler
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
-from collections.abc import Iterator
+import uuid
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +33,52 @@ _RANK = ("browser", "kernel", "slow", "property")
 def pytest_configure(config: pytest.Config) -> None:
     if getattr(config.option, "nbval_sanitize_with", "missing") is None:
         config.option.nbval_sanitize_with = str(sanitize_file())
+    if config.pluginmanager.hasplugin("nbval"):
+        _nbval_kernels_on_unix_sockets(config)
+
+
+# nbval starts each notebook's kernel on five TCP ports that jupyter_client chooses by
+# binding port 0 and closing the socket; the kernel binds them a second or more later. A
+# server another test starts on port 0 in between can take one of them, and the kernel
+# dies ("Kernel died before replying to kernel_info"; seen in CI with two Pythons' suites
+# side by side). nbval has no setting for this, so its kernel manager is swapped for one
+# whose kernels listen on Unix sockets (jupyter_client's "ipc" transport) in a folder of
+# this process's own, where nothing else can take their place.
+def _nbval_kernels_on_unix_sockets(config: pytest.Config) -> None:
+    import nbval.kernel  # type: ignore[import-untyped]
+    from jupyter_client.manager import KernelManager
+    from traitlets import default
+
+    if getattr(nbval.kernel, "KernelManager", None) is not KernelManager:
+        raise RuntimeError("nbval no longer starts kernels with jupyter_client's KernelManager")
+    # Short: a Unix socket's path has at most 107 bytes.
+    folder = tempfile.mkdtemp(prefix="hitl-nb-kernels-")
+
+    class UnixSocketKernelManager(KernelManager):
+        @default("transport")
+        def _default_transport(self) -> str:
+            return "ipc"
+
+        @default("ip")
+        def _default_ip(self) -> str:  # the sockets' path, "-<port>" appended to it
+            return os.path.join(folder, uuid.uuid4().hex[:12])
+
+    nbval.kernel.KernelManager = UnixSocketKernelManager
+
+    def undo() -> None:
+        nbval.kernel.KernelManager = KernelManager
+        shutil.rmtree(folder, ignore_errors=True)
+
+    config.add_cleanup(undo)
+
+
+# Workers for ``-n auto``: two a core. Half of a worker's time is spent waiting on what
+# its tests start (a browser drawing, a hub or a kernel starting, a deadline passing), so
+# one worker a core leaves the cores half idle (the suite used 550 CPU seconds in 600 s on
+# two cores). PYTEST_XDIST_AUTO_NUM_WORKERS still sets the number, as pytest-xdist says.
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return 2 * (cores or 1)
 
 
 def _rank(item: pytest.Item) -> int:
@@ -66,7 +115,7 @@ _LAST_RESORT_KEY = pytest.StashKey[threading.Timer]()
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> Iterator[object]:
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> Generator[None, object, object]:
     timer = threading.Timer(settings.timeout + _LAST_RESORT, _end_the_process, (item,))
     timer.name = f"last resort for {item.nodeid}"
     timer.daemon = True
@@ -96,7 +145,7 @@ def _print_tasks() -> None:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
     try:
         return (yield)
     finally:  # setup, call and teardown are over
@@ -107,7 +156,7 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_teardown(item: pytest.Item) -> Iterator[object]:
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, object, object]:
     armed = (
         _LAST_RESORT_KEY in item.stash
         and threading.current_thread() is threading.main_thread()
