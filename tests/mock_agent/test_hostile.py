@@ -737,7 +737,17 @@ def test_slow_clients_are_cut_off(opening: bytes, trickle: bytes) -> None:
         with socket.create_connection(("127.0.0.1", agent.port), timeout=10) as sock:
             sock.sendall(opening)
             assert _closed_by_server(sock, trickle, limit=15)
-        assert httpx.get(agent.card_url, timeout=5).status_code == 200
+        # The server still answers others. One request may meet the same 0.5 s limit on
+        # a machine so loaded that the agent's loop wakes late (the timer then comes due
+        # with the request's bytes and goes first), so a hang-up is tried again; a
+        # server that stopped serving fails every try.
+        until(
+            lambda: httpx.get(agent.card_url, timeout=5).status_code == 200,
+            timeout=30,
+            what="the agent card from the agent that cut off the slow client",
+            interval=0.2,
+            ignore=httpx.RemoteProtocolError,
+        )
 
 
 def test_a_scenario_that_breaks_while_starting_leaves_no_task() -> None:

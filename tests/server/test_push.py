@@ -42,7 +42,10 @@ async def _inbox(api: Any) -> list[dict[str, Any]]:
 async def _pushed_registration(api: Any, gateway: Any, agent: MockAgent) -> tuple[dict, str]:
     """A task registered while it works, with push set up; returns (registration, secret)."""
     gateway.watchers.poll_interval = 3600.0  # only a push can bring the prompt
-    task_id = await _working_task(agent.url)
+    # The agent asks after 5 s: registering and setting up push must come first, or the
+    # watcher's read after the setup finds the prompt and no push is ever sent for it
+    # (at 1 s, a loaded CI machine was once too slow).
+    task_id = await _working_task(agent.url, delay=5.0)
     status, reg = await api(
         "POST", "hitl/api/tasks", body={"agent_url": agent.url, "task_id": task_id}
     )
@@ -52,6 +55,7 @@ async def _pushed_registration(api: Any, gateway: Any, agent: MockAgent) -> tupl
         return reg["id"] in gateway.watchers.pushed
 
     await until_async(pushed)
+    assert not [p for p in await _inbox(api) if p["task_id"] == task_id], "asked before push"
     async with HitlClient(agent.url) as client:
         (config,) = await client.list_push_configs(task_id)
     assert config.url.endswith(f"/hitl/push/{reg['id']}")
