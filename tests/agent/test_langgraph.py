@@ -23,7 +23,13 @@ from hitl_nb.agent._prompts import TAG_KEY
 from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
 from hitl_nb.errors import PromptConflict, ResponseInvalid
 from hitl_nb.spec import EXTENSION_URI
-from tests.helpers.graph_agent import GraphAgent, graph_process, graph_values, release_graph
+from tests.helpers.graph_agent import (
+    GraphAgent,
+    graph_history,
+    graph_process,
+    graph_values,
+    release_graph,
+)
 from tests.helpers.mock_agent_client import headers
 from tests.helpers.until import until
 
@@ -67,6 +73,17 @@ def test_an_interrupt_is_a_prompt_resumed_by_its_id(graph_agent: GraphAgent) -> 
 
 
 def test_the_graph_validates_a_pydantic_schema_too(graph_agent: GraphAgent) -> None:
+    _refused_by_the_graph_then_answered(graph_agent)
+
+
+def test_a_graph_that_checkpoints_at_exit_still_refuses_with_nothing_saved() -> None:
+    """durability="exit": LangGraph writes when a run stops, a refused resume too; the
+    refusal is still a 422 and the interrupt still waits."""
+    with GraphAgent(durability="exit") as agent:
+        _refused_by_the_graph_then_answered(agent)
+
+
+def _refused_by_the_graph_then_answered(graph_agent: GraphAgent) -> None:
     with SyncHitlClient(graph_agent.url) as client:
         prompt = _first_prompt(client)
         answered = graph_agent.calls["review answered"]
@@ -221,13 +238,20 @@ def test_the_prompt_outlives_a_restart_of_the_a2a_side(tmp_path: Path) -> None:
     assert graph.get_state({"configurable": {"thread_id": prompt.task_id}}).values["approved"]
 
 
-def test_a_prompt_outlives_a_crash_on_a_durable_checkpointer(tmp_path: Path) -> None:
+@pytest.mark.parametrize("durability", [None, "exit"])
+def test_a_prompt_outlives_a_crash_on_a_durable_checkpointer(
+    tmp_path: Path, durability: str | None
+) -> None:
     """The agent process is killed while a prompt is open; a new process on the same
-    SQLite task store and SQLite checkpointer takes the answer and the graph goes on."""
+    SQLite task store and SQLite checkpointer takes the answer and the graph goes on;
+    also when LangGraph writes checkpoints only as a run stops (durability="exit")."""
     tasks, checkpoints = tmp_path / "tasks.sqlite", tmp_path / "checkpoints.sqlite"
-    with graph_process(tasks, checkpoints) as url, SyncHitlClient(url) as client:
+    with graph_process(tasks, checkpoints, durability) as url, SyncHitlClient(url) as client:
         prompt = _first_prompt(client)
-    with graph_process(tasks, checkpoints) as url, SyncHitlClient(url) as client:
+    # A checkpoint per step by default (the input, draft, review's interrupt); with
+    # "exit" one, as the run stopped at the interrupt.
+    assert graph_history(checkpoints, prompt.task_id) == (1 if durability else 3)
+    with graph_process(tasks, checkpoints, durability) as url, SyncHitlClient(url) as client:
         waiting = prompt_of(client.get_task(prompt.task_id))
         assert isinstance(waiting, PromptEvent) and waiting.prompt_id == prompt.prompt_id
         with pytest.raises(ResponseInvalid):  # checked against the stored schema

@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
@@ -163,6 +163,7 @@ class GraphAgent:
         graph: Any = None,
         task_store: Any = None,
         grace: float = 5.0,
+        durability: Any = None,
         **options: Any,
     ) -> None:
         self.calls: Counter[str] = Counter()
@@ -170,6 +171,7 @@ class GraphAgent:
         self.graph = graph if graph is not None else builders[kind](self.calls, **options)
         self.task_store = task_store
         self.grace = grace
+        self.durability = durability
         self.served: Served | None = None
         self.url = ""
 
@@ -180,6 +182,7 @@ class GraphAgent:
             inputs=request_inputs,
             task_store=self.task_store,
             grace=self.grace,
+            durability=self.durability,
             on_stop=[self.task_store.engine.dispose] if self.task_store is not None else [],
         )
         self.url = self.served.url
@@ -191,11 +194,15 @@ class GraphAgent:
 
 
 @contextmanager
-def graph_process(tasks: Path, checkpoints: Path | None = None) -> Iterator[str]:
+def graph_process(
+    tasks: Path, checkpoints: Path | None = None, durability: str | None = None
+) -> Iterator[str]:
     """The release graph served by another process on the SDK's SQLite task store
-    ``tasks`` and LangGraph's SQLite checkpointer on ``checkpoints`` (None: in memory);
-    yields its URL, then kills it."""
+    ``tasks`` and LangGraph's SQLite checkpointer on ``checkpoints`` (None: in memory),
+    with LangGraph's ``durability`` (None: its default); yields its URL, then kills it."""
     cmd = [sys.executable, "-m", "tests.helpers.graph_agent", str(tasks)]
+    if durability is not None:
+        cmd[3:3] = ["--durability", durability]
     if checkpoints is not None:
         cmd.append(str(checkpoints))
     root = Path(__file__).resolve().parents[2]
@@ -215,23 +222,40 @@ def graph_process(tasks: Path, checkpoints: Path | None = None) -> Iterator[str]
 def graph_values(checkpoints: Path, task_id: str) -> Any:
     """The values of the release graph's thread for ``task_id`` in a SQLite checkpoint
     file, read with LangGraph's synchronous SQLite saver."""
+    return _read_thread(checkpoints, task_id, lambda graph, config: graph.get_state(config).values)
+
+
+def graph_history(checkpoints: Path, task_id: str) -> int:
+    """How many checkpoints the release graph's thread for ``task_id`` has in a SQLite
+    checkpoint file."""
+    count: int = _read_thread(
+        checkpoints, task_id, lambda graph, config: len(list(graph.get_state_history(config)))
+    )
+    return count
+
+
+def _read_thread(checkpoints: Path, task_id: str, read: Callable[[Any, Any], Any]) -> Any:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     connection = sqlite3.connect(checkpoints, check_same_thread=False)
     try:
         graph = release_graph(Counter()).copy({"checkpointer": SqliteSaver(connection)})
-        return graph.get_state({"configurable": {"thread_id": task_id}}).values
+        return read(graph, {"configurable": {"thread_id": task_id}})
     finally:
         connection.close()
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Serve the release graph until killed: ``TASKS.sqlite [CHECKPOINTS.sqlite]``."""
+    """Serve the release graph until killed: ``[--durability MODE] TASKS.sqlite
+    [CHECKPOINTS.sqlite]``."""
     from a2a.server.tasks import DatabaseTaskStore
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
     from sqlalchemy.ext.asyncio import create_async_engine
 
     args = sys.argv[1:] if argv is None else argv
+    durability: Any = None  # LangGraph's default
+    if args[0] == "--durability":
+        durability, args = args[1], args[2:]
     store = DatabaseTaskStore(create_async_engine(f"sqlite+aiosqlite:///{args[0]}"))
     checkpointer = None
     if len(args) > 1:
@@ -247,6 +271,7 @@ def main(argv: list[str] | None = None) -> None:
         task_store=store,
         checkpointer=checkpointer,
         grace=5.0,
+        durability=durability,
         on_stop=[store.engine.dispose],
     )
     print(f"graph agent listening on {served.url}", flush=True)

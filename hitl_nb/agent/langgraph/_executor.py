@@ -15,7 +15,11 @@ One graph thread per A2A task (``thread_id`` = the task id), on the graph's chec
 When the graph stops, each pending interrupt is a prompt, asked one at a time in the
 graph's order (an A2A task shows one status at a time; each has its own prompt_id, and
 the interrupt's id travels beside the envelope, so it is found again after a restart);
-with none pending the task completes with ``result(values)``.
+with none pending the task completes with ``result(values)``. The executor keeps what
+each thread waits on as its own runs left it (the thread is the task's, and only the
+executor runs it), so an answer resumes the graph without reading its state back first;
+a thread it did not leave waiting in this process (after a restart) is read from the
+checkpointer.
 
 LangGraph validates a resume value against a Pydantic schema itself (its
 ``ValidationError`` marked ``is_invalid_resume``, nothing saved). Our JSON Schema check
@@ -55,7 +59,7 @@ from a2a.server.tasks import TaskUpdater
 from a2a.types import Part, TaskState
 from google.protobuf.struct_pb2 import Value
 from langgraph.errors import is_invalid_resume
-from langgraph.types import Command
+from langgraph.types import Command, Durability
 
 from hitl_nb.errors import AskError, MalformedPrompt, ResponseInvalid
 from hitl_nb.spec import EXTENSION_URI
@@ -123,7 +127,16 @@ class GraphExecutor(AgentExecutor):
     The graph is compiled with a checkpointer, or ``checkpointer`` opens one on the
     server's loop (:meth:`start`, else the first request; :meth:`aclose` closes it):
     ``lambda: AsyncSqliteSaver.from_conn_string("checkpoints.sqlite")``, say, whose
-    threads outlive a restart as a database task store's tasks do."""
+    threads outlive a restart as a database task store's tasks do.
+
+    ``durability``: when LangGraph writes a run's checkpoints (its ``durability``:
+    ``"sync"``, ``"async"``, ``"exit"``; None: the graph's own, LangGraph's ``"async"``
+    unless its config says otherwise). ``"exit"`` writes once, when the run stops: at an
+    interrupt, so the prompt still outlives a restart, and a refused answer still saves
+    nothing; but the steps between are not kept (the thread's history has one
+    checkpoint per run, and a crash in the middle of a run loses the run), for fewer
+    writes (on a SQLite checkpointer, LangGraph's own time to an interrupt and from a
+    resume to the end is about a quarter shorter: ``benchmarks/bench_agent.py``)."""
 
     def __init__(
         self,
@@ -134,6 +147,7 @@ class GraphExecutor(AgentExecutor):
         result: Result = default_result,
         grace: float = 0.5,
         checkpointer: Checkpointer | None = None,
+        durability: Durability | None = None,
     ) -> None:
         if checkpointer is None and getattr(graph, "checkpointer", None) is None:
             raise ValueError(
@@ -147,8 +161,13 @@ class GraphExecutor(AgentExecutor):
         self.inputs = inputs
         self.result = result
         self.grace = grace
+        self.durability = durability
         self._checkpointer = checkpointer
         self._opened: AbstractAsyncContextManager[Any] | None = None
+        #: task id -> the interrupts its graph thread waits on (id -> the node that
+        #: raised it; None: the only one pending), as the last run this process drove
+        #: left it; a task absent is read back from the checkpointer (a restart, say).
+        self._waiting: dict[str, dict[str, str | None]] = {}
         self._opening = asyncio.Lock()
 
     async def start(self) -> None:
@@ -184,10 +203,12 @@ class GraphExecutor(AgentExecutor):
             await event_queue.enqueue_event(first_task(task_id, context_id, message))
             await self._run(self.inputs(context), config, updater)
             return
-        snapshot = await self.graph.aget_state(config)
-        if taken is not None and taken.asked.tag not in {i.id for i in snapshot.interrupts}:
+        waiting = self._waiting.get(task_id)
+        if waiting is None:
+            waiting = _waiting_in(await self.graph.aget_state(config))
+        if taken is not None and taken.asked.tag not in waiting:
             raise _lost(taken.asked)
-        if not snapshot.interrupts:
+        if not waiting:
             await self._run(self.inputs(context), config, updater)
             return
         if taken is None:
@@ -196,8 +217,7 @@ class GraphExecutor(AgentExecutor):
         resume: Command[Any] = Command(
             resume={taken.asked.tag: resume_value(taken.asked, taken.payload)}
         )
-        node = _node_of(snapshot, taken.asked.tag or "")
-        await self._resume(resume, config, updater, taken, node)
+        await self._resume(resume, config, updater, taken, waiting[taken.asked.tag or ""])
 
     async def _ask_again(self, context: RequestContext, updater: TaskUpdater) -> None:
         """The message answers nothing: the open prompt is asked again (kept open)."""
@@ -215,7 +235,7 @@ class GraphExecutor(AgentExecutor):
         config: dict[str, Any],
         updater: TaskUpdater,
         taken: Hold,
-        node: str,
+        node: str | None,
     ) -> None:
         run = await self._start(resume, config, node)
         error = run.exception() if run.done() else None
@@ -223,6 +243,9 @@ class GraphExecutor(AgentExecutor):
             # Nothing emitted, nothing saved by LangGraph: the request is answered 422.
             self.book.refuse(taken, self._refusal(taken.asked, error))
             return
+        # The thread moves on from here: what it waits on is known again when the run
+        # stops (_settle), or read back from the checkpointer.
+        self._waiting.pop(updater.task_id, None)
         await updater.start_work()  # AC-4: the answer is accepted
         try:
             raised = await run
@@ -262,7 +285,10 @@ class GraphExecutor(AgentExecutor):
             loop = asyncio.get_running_loop()
             return await asyncio.to_thread(self._drain_in_thread, given, config, returned, loop)
         raised: list[Any] = []
-        async for chunk in self.graph.astream(given, config, stream_mode="updates"):
+        stream = self.graph.astream(
+            given, config, stream_mode="updates", durability=self.durability
+        )
+        async for chunk in stream:
             if _INTERRUPT in chunk:
                 raised.extend(chunk[_INTERRUPT])
             elif returned.by(chunk):
@@ -277,7 +303,8 @@ class GraphExecutor(AgentExecutor):
         loop: asyncio.AbstractEventLoop,
     ) -> list[Any]:
         raised: list[Any] = []
-        for chunk in self.graph.stream(given, config, stream_mode="updates"):
+        stream = self.graph.stream(given, config, stream_mode="updates", durability=self.durability)
+        for chunk in stream:
             if _INTERRUPT in chunk:
                 raised.extend(chunk[_INTERRUPT])
             elif returned.by(chunk):
@@ -299,6 +326,7 @@ class GraphExecutor(AgentExecutor):
             snapshot = await self.graph.aget_state(config)
             pending = list(snapshot.interrupts)
             if not pending:
+                self._waiting.pop(updater.task_id, None)
                 await self._complete(snapshot.values, updater)
                 return
         first = pending[0]
@@ -311,6 +339,12 @@ class GraphExecutor(AgentExecutor):
                 f"through hitl-prompt/v1: {exc}",
                 exc.findings,
             ) from None
+        # What the thread waits on, so that its answer resumes it without reading the
+        # state back. The only interrupt pending: the node to watch for on resume is
+        # whichever returns first (the step's other nodes had returned: their updates
+        # come marked cached).
+        waiting: dict[str, str | None] = {first.id: None}
+        self._waiting[updater.task_id] = waiting if snapshot is None else _waiting_in(snapshot)
         await self._emit(asked, updater, value=first.value)
 
     async def _emit(
@@ -366,6 +400,7 @@ class GraphExecutor(AgentExecutor):
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Close the task's prompts and mark it CANCELED (the graph thread stays as is)."""
         self.book.close_task(context.task_id or "")
+        self._waiting.pop(context.task_id or "", None)
         await event_queue.enqueue_event(
             status_update(
                 context.task_id or "",
@@ -408,6 +443,11 @@ class _Again:
         self.value = asked.envelope.prompt
         self.response_schema = asked.envelope.response_schema
         self.id = asked.tag
+
+
+def _waiting_in(snapshot: Any) -> dict[str, str | None]:
+    """The interrupts a thread's state waits on: id -> the node that raised it."""
+    return {i.id: _node_of(snapshot, i.id) for i in snapshot.interrupts}
 
 
 def _node_of(snapshot: Any, interrupt_id: str) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
+from langgraph.types import Durability
+
 from .._app import agent_app
 from .._extension import HitlExtension
 from .._serve import Served
@@ -30,6 +32,7 @@ def serve_graph(
     task_store: Any = None,
     checkpointer: Checkpointer | None = None,
     grace: float = 0.5,
+    durability: Durability | None = None,
     host: str = "127.0.0.1",
     port: int = 0,
     on_stop: Iterable[Callable[[], Awaitable[Any]]] = (),
@@ -41,16 +44,22 @@ def serve_graph(
     ``task_store``: the SDK's (default: in memory). The graph is compiled with a
     checkpointer, or ``checkpointer`` opens one on the server's own loop, e.g.
     ``lambda: AsyncSqliteSaver.from_conn_string("checkpoints.sqlite")``: with a database
-    task store, a prompt then outlives a restart of the process. ``inputs``, ``result``
-    and ``grace``: see :class:`~hitl_nb.agent.langgraph.GraphExecutor`; ``on_stop``:
-    coroutines run on the server's loop when it stops (a database store's
+    task store, a prompt then outlives a restart of the process. ``inputs``, ``result``,
+    ``grace`` and ``durability``: see :class:`~hitl_nb.agent.langgraph.GraphExecutor`;
+    ``on_stop``: coroutines run on the server's loop when it stops (a database store's
     ``engine.dispose``)."""
     made: list[GraphExecutor] = []
 
     def executor_for(hitl: HitlExtension) -> GraphExecutor:
         made.append(
             GraphExecutor(
-                graph, hitl, inputs=inputs, result=result, grace=grace, checkpointer=checkpointer
+                graph,
+                hitl,
+                inputs=inputs,
+                result=result,
+                grace=grace,
+                checkpointer=checkpointer,
+                durability=durability,
             )
         )
         return made[0]
