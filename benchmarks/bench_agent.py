@@ -37,7 +37,8 @@ The agents take turns trial by trial (round robin), so machine noise hits all al
 target: ``ask`` and ``graph`` p95 at most 1.2x ``sdk``'s. ``--baseline DIR`` adds the
 ``ask`` and ``graph`` agents of another checkout of hitl-nb (an older commit, say:
 ``git worktree add DIR COMMIT``) to the same rounds, for before/after figures. Then
-LangGraph's own share (the same graph run in process, no A2A around it), and the import time of
+LangGraph's own share (the same graph run in process, no A2A around it; also on a SQLite
+checkpointer, with LangGraph's default durability and with ``"exit"``), and the import time of
 ``hitl_nb.agent`` in fresh interpreters, beside the SDK modules an agent imports anyway.
 """
 
@@ -176,29 +177,45 @@ async def measure(agents: dict[str, tuple[str, int]], trials: int) -> dict[str, 
 async def graph_alone(trials: int) -> dict[str, dict[str, float]]:
     """LangGraph's own share: the bench graph run in this process, no A2A around it,
     from a new thread's input to its interrupt read back (``aget_state``), and from
-    ``Command(resume=...)`` to the end."""
+    ``Command(resume=...)`` to the end; on its in-memory checkpointer, and on a SQLite
+    one (langgraph-checkpoint-sqlite) with LangGraph's default durability and with
+    ``durability="exit"`` (checkpoints written once, when a run stops), in turns."""
+    import tempfile
+
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
     from langgraph.types import Command
 
     from benchmarks._hitl_bench_agents import graph
 
-    compiled = graph()
-    ask: list[float | None] = []
-    resume: list[float | None] = []
-    for i in range(trials + 10):
-        config = {"configurable": {"thread_id": f"t{i}"}}
-        t0 = time.perf_counter()
-        async for _ in compiled.astream({}, config, stream_mode="updates"):
-            pass
-        (pending,) = (await compiled.aget_state(config)).interrupts
-        t1 = time.perf_counter()
-        command: Command[Any] = Command(resume={pending.id: {"approve": True}})
-        async for _ in compiled.astream(command, config, stream_mode="updates"):
-            pass
-        t2 = time.perf_counter()
-        if i >= 10:  # after the warm-up
-            ask.append(t1 - t0)
-            resume.append(t2 - t1)
-    return {"to interrupt": stats(ask), "resume to end": stats(resume)}
+    times: dict[str, list[float | None]] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        path = str(Path(folder) / "checkpoints.sqlite")
+        async with AsyncSqliteSaver.from_conn_string(path) as saver:
+            ways = {
+                "": (graph(), None),
+                "SQLite, ": (graph().copy({"checkpointer": saver}), None),
+                'SQLite, durability="exit", ': (graph().copy({"checkpointer": saver}), "exit"),
+            }
+            for i in range(trials + 10):
+                for name, (compiled, durability) in ways.items():
+                    config = {"configurable": {"thread_id": f"{name}{i}"}}
+                    t0 = time.perf_counter()
+                    async for _ in compiled.astream(
+                        {}, config, stream_mode="updates", durability=durability
+                    ):
+                        pass
+                    (pending,) = (await compiled.aget_state(config)).interrupts
+                    t1 = time.perf_counter()
+                    command: Command[Any] = Command(resume={pending.id: {"approve": True}})
+                    async for _ in compiled.astream(
+                        command, config, stream_mode="updates", durability=durability
+                    ):
+                        pass
+                    t2 = time.perf_counter()
+                    if i >= 10:  # after the warm-up
+                        times.setdefault(f"{name}to interrupt", []).append(t1 - t0)
+                        times.setdefault(f"{name}resume to end", []).append(t2 - t1)
+    return {name: stats(values) for name, values in times.items()}
 
 
 def import_times(runs: int) -> dict[str, float]:
