@@ -91,7 +91,9 @@ def test_a_slow_agents_accepted_answer_is_accepted() -> None:
 
 
 def test_a_deadline_that_fails_the_task_closes_the_open_card(agent: MockAgent) -> None:
-    content = {"scenario": "deadline", "deadline_seconds": 1, "on_deadline": "fail"}
+    # 5 s: the card must still show its countdown when the test first looks (with 1 s,
+    # a loaded machine once took longer than that to start the conversation).
+    content = {"scenario": "deadline", "deadline_seconds": 5, "on_deadline": "fail"}
     with Conversation.start(agent.url, content, poll_interval=30) as chat:
         card = chat.current
         assert card is not None and "hitl-deadline" in card.header.value
