@@ -101,6 +101,10 @@ class Watcher(Protocol):
 
     def answer_accepted(self, card: Any, result: Task | None) -> None: ...
 
+    def drawn(self) -> None:
+        """Return once the update being applied, if any, is drawn (a card settles in the
+        middle of the conversation's update; its own widgets are redrawn at its end)."""
+
 
 class Card:
     """What every card is made of (the base of the three cards of this module).
@@ -119,6 +123,8 @@ class Card:
 
     #: Whether the card has a notes line (a plain-text question has none).
     has_notes: ClassVar[bool] = True
+    #: The conversation following the card's task, weakly (None: the card is alone).
+    _watcher: weakref.ref[Watcher] | None = None
 
     def __init__(self, question: str, body: Sequence[W.Widget], form: Form | None = None) -> None:
         self.question = question
@@ -428,10 +434,10 @@ class PromptCard(Card):
         # just after: with none recorded yet, that outcome is the one to wait for.
         with self._lock:
             if not self._pending and self.outcomes:
-                return self.outcomes[-1]
+                return self._drawn(self.outcomes[-1])
             pending = self._next
         try:
-            return wait_blocking(lambda: pending, timeout)
+            return self._drawn(wait_blocking(lambda: pending, timeout))
         except TimeoutError:
             with self._lock:
                 if not self._pending and self.outcomes:
@@ -452,17 +458,25 @@ class PromptCard(Card):
         anything: wait again after a timeout.
         """
         pending, click, outcome = self._waiting()
-        if outcome is not None:
-            return outcome
-        return wait_blocking(lambda: pending, timeout, click=click)
+        if outcome is None:
+            outcome = wait_blocking(lambda: pending, timeout, click=click)
+        return self._drawn(outcome)
 
     async def wait_async(self, timeout: float | None = None) -> Outcome:
         """``await`` form of :meth:`wait`, for a notebook cell: the click is handled while
         the cell awaits (ipykernel >= 7.4). Same timeout and result."""
         pending, click, outcome = self._waiting()
-        if outcome is not None:
-            return outcome
-        return await wait_async(lambda: pending, timeout, click=click)
+        if outcome is None:
+            outcome = await wait_async(lambda: pending, timeout, click=click)
+        return self._drawn(outcome)
+
+    def _drawn(self, outcome: Outcome) -> Outcome:
+        """``outcome``, once the conversation following the task has drawn the update
+        that brought it: what a wait returns, the conversation's widgets already say."""
+        watcher = self._watcher() if self._watcher is not None else None
+        if watcher is not None:
+            watcher.drawn()
+        return outcome
 
     def _waiting(self) -> tuple[concurrent.futures.Future[Outcome], str | None, Outcome | None]:
         """What a wait waits on: the next outcome's future, whether only a click can

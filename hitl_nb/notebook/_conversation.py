@@ -471,6 +471,13 @@ class Conversation:
                 self._on_prompt(event)
             self._render()
 
+    def drawn(self) -> None:
+        """Return once the event being applied, if any, is drawn. A card settles while
+        the conversation applies the status that settles it, and the conversation's own
+        widgets are redrawn at the end of that update: a card's wait returns after it."""
+        with self._lock:
+            pass
+
     def answer_accepted(self, card: Any, result: Any) -> None:
         """A card's answer was accepted: show the task as the agent returned it, look again.
 

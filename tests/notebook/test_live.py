@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -103,17 +104,40 @@ def test_a_deadline_that_fails_the_task_closes_the_open_card(agent: MockAgent) -
         assert "deadline passed" in outcome.message and "409" not in outcome.message
         assert card.form.disabled and card.form.submit_button.disabled
         assert "deadline passed" in card.header.value
-        # The card settles while the conversation applies the FAILED status; the
-        # conversation's own widgets are redrawn once that is done, a moment after
-        # card.wait() returns (the same in the test below).
-        until(
-            lambda: "Failed" in chat.notice.value and "passed" in chat.said.value,
-            10,
-            "the conversation's widgets to show the failed task",
-        )
+        # What card.wait() returns, the conversation's own widgets already say.
+        assert "Failed" in chat.notice.value and "passed" in chat.said.value
         assert "task is FAILED" in chat.to_text()
         with pytest.raises(HitlError, match="no prompt is open: the task is FAILED"):
             chat.answer({"approve": True})
+
+
+@pytest.mark.parametrize("waits", ["wait", "wait_async"])
+def test_a_cards_wait_returns_once_the_conversation_has_drawn_the_update(
+    agent: MockAgent, monkeypatch: pytest.MonkeyPatch, waits: str
+) -> None:
+    # The card settles in the middle of the conversation's update (the task ended); the
+    # conversation redraws its widgets at the end of it. A slow redraw shows whether a
+    # wait returns before it: it must not.
+    drawing = Conversation._render
+
+    def slow(self: Conversation) -> None:
+        if self.task is not None and self.task.status.state.is_terminal:
+            time.sleep(0.5)
+        drawing(self)
+
+    monkeypatch.setattr(Conversation, "_render", slow)
+    with Conversation.start(agent.url, {"scenario": "approval"}, poll_interval=0.2) as chat:
+        card = chat.current
+        assert card is not None and chat.task is not None
+        with SyncHitlClient(agent.url) as other:
+            other.cancel(chat.task.id)
+        if waits == "wait":
+            outcome = card.wait(timeout=30)
+        else:
+            outcome = asyncio.run(card.wait_async(timeout=30))
+        assert outcome.status == "closed"
+        assert "Canceled" in chat.notice.value
+        assert card.wait(timeout=30) is outcome  # once in, at once, and drawn
 
 
 def test_a_late_answer_to_an_agent_that_keeps_the_prompt_open_is_accepted(
@@ -239,7 +263,7 @@ def test_a_cancel_while_the_card_is_open_disables_it(agent: MockAgent) -> None:
         assert outcome is not None
         assert outcome.status == "closed" and "canceled" in outcome.message
         assert card.form.disabled
-        until(lambda: "Canceled" in chat.notice.value, 10, "the notice to say Canceled")
+        assert "Canceled" in chat.notice.value
         assert (
             "submitted" not in card.form.status.value or card.form.status.layout.display == "none"
         )
