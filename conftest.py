@@ -1,6 +1,6 @@
 """Repository-wide pytest setup: the notebooks use the nbval sanitizer hitl-nb ships, the
-tutorial notebooks' cells are ``kernel`` tests, two workers run a core, the costly files
-run first, and a test that hangs ends.
+tutorial notebooks' cells are ``kernel`` and ``tutorial`` tests, two workers run a core,
+the costly files run first, and a test that hangs ends.
 
 nbval resolves ``--nbval-sanitize-with`` against the current directory, not the rootdir,
 so the (absolute) path is set here, where it works from any directory. The file is the
@@ -75,8 +75,11 @@ def _nbval_kernels_on_unix_sockets(config: pytest.Config) -> None:
 # Workers for ``-n auto``: two a core. Half of a worker's time is spent waiting on what
 # its tests start (a browser drawing, a hub or a kernel starting, a deadline passing), so
 # one worker a core leaves the cores half idle (the suite used 550 CPU seconds in 600 s on
-# two cores). PYTEST_XDIST_AUTO_NUM_WORKERS still sets the number, as pytest-xdist says.
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+# two cores). PYTEST_XDIST_AUTO_NUM_WORKERS still sets the number, as pytest-xdist says:
+# with it set, this hook leaves the answer to pytest-xdist's own, which reads it.
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return 2 * (cores or 1)
 
@@ -90,6 +93,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.suffix == ".ipynb":  # nbval runs every notebook in its own kernel
             item.add_marker(pytest.mark.kernel)
+            item.add_marker(pytest.mark.tutorial)
     # Under pytest-xdist (--dist loadfile) a worker takes a file at a time, in this order:
     # the longest files first, so no worker is left with one at the end while the other
     # idles. A file moves whole (its module-scoped servers start once); order within a
