@@ -150,6 +150,14 @@ class Card:
         self.widget = W.VBox([self.header, *notes, *body, self.status])
         self.widget.add_class("hitl-card")
 
+    def _drawn(self, outcome: Outcome) -> Outcome:
+        """``outcome``, once the conversation following the task has drawn the update
+        that brought it: what a wait returns, the conversation's widgets already say."""
+        watcher = self._watcher() if self._watcher is not None else None
+        if watcher is not None:
+            watcher.drawn()
+        return outcome
+
     # --- what a card fills in -------------------------------------------------------------
 
     def _meta(self) -> list[str]:
@@ -469,14 +477,6 @@ class PromptCard(Card):
         if outcome is None:
             outcome = await wait_async(lambda: pending, timeout, click=click)
         return self._drawn(outcome)
-
-    def _drawn(self, outcome: Outcome) -> Outcome:
-        """``outcome``, once the conversation following the task has drawn the update
-        that brought it: what a wait returns, the conversation's widgets already say."""
-        watcher = self._watcher() if self._watcher is not None else None
-        if watcher is not None:
-            watcher.drawn()
-        return outcome
 
     def _waiting(self) -> tuple[concurrent.futures.Future[Outcome], str | None, Outcome | None]:
         """What a wait waits on: the next outcome's future, whether only a click can
@@ -988,9 +988,9 @@ class QuestionCard(Card):
         pending = self._submit(text)
         if pending is None:
             assert self.outcome is not None
-            return self.outcome
+            return self._drawn(self.outcome)
         try:
-            return wait_blocking(lambda: pending, timeout)
+            return self._drawn(wait_blocking(lambda: pending, timeout))
         except TimeoutError:
             with self._lock:
                 self.state = "done"

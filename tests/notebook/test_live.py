@@ -398,9 +398,16 @@ def test_start_says_what_went_wrong(agent: MockAgent) -> None:
         Conversation.start(agent.url, {"scenario": "approval"}, poll_interval=0)
 
 
-def test_an_agent_without_the_extension_asks_in_text_and_gets_text() -> None:
+def test_an_agent_without_the_extension_asks_in_text_and_gets_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from tests.helpers.sdk_agent import SdkAgent
 
+    # The text question's answer, like a prompt's, returns once the conversation has
+    # drawn the update that brought its outcome.
+    drawn: list[Conversation] = []
+    drawing = Conversation.drawn
+    monkeypatch.setattr(Conversation, "drawn", lambda self: (drawn.append(self), drawing(self)))
     with SdkAgent() as sdk:
         url = sdk.url + "/.well-known/agent-card.json"
         with Conversation.start(url, "hello", activate_extension=False) as chat:
@@ -408,6 +415,7 @@ def test_an_agent_without_the_extension_asks_in_text_and_gets_text() -> None:
             assert "Approve the release?" in question.to_text() and chat.current is None
             outcome = chat.answer("yes, ship it")
             assert outcome.status == "accepted", outcome
+            assert drawn == [chat]
             assert chat.task is not None and chat.task.status.state.name == "INPUT_REQUIRED"
 
 
