@@ -10,12 +10,9 @@ one users get (:func:`hitl_nb.testing.sanitize_file`): one copy, tested by our n
 import asyncio
 import faulthandler
 import os
-import shutil
 import signal
 import sys
-import tempfile
 import threading
-import uuid
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -23,6 +20,7 @@ from typing import Any
 import pytest
 
 from hitl_nb.testing import sanitize_file
+from hitl_nb.testing._nbval_kernels import kernels_on_unix_sockets
 
 # The order files are taken in: the browser files, then those starting kernels or
 # servers, then the slow ones, then the hypothesis ones, then the rest (whose many short
@@ -33,43 +31,13 @@ _RANK = ("browser", "kernel", "slow", "property")
 def pytest_configure(config: pytest.Config) -> None:
     if getattr(config.option, "nbval_sanitize_with", "missing") is None:
         config.option.nbval_sanitize_with = str(sanitize_file())
-    if config.pluginmanager.hasplugin("nbval"):
-        _nbval_kernels_on_unix_sockets(config)
-
-
-# nbval starts each notebook's kernel on five TCP ports that jupyter_client chooses by
-# binding port 0 and closing the socket; the kernel binds them a second or more later. A
-# server another test starts on port 0 in between can take one of them, and the kernel
-# dies ("Kernel died before replying to kernel_info"; seen in CI with two Pythons' suites
-# side by side). nbval has no setting for this, so its kernel manager is swapped for one
-# whose kernels listen on Unix sockets (jupyter_client's "ipc" transport) in a folder of
-# this process's own, where nothing else can take their place.
-def _nbval_kernels_on_unix_sockets(config: pytest.Config) -> None:
-    import nbval.kernel  # type: ignore[import-untyped]
-    from jupyter_client.manager import KernelManager
-    from traitlets import default
-
-    if getattr(nbval.kernel, "KernelManager", None) is not KernelManager:
-        raise RuntimeError("nbval no longer starts kernels with jupyter_client's KernelManager")
-    # Short: a Unix socket's path has at most 107 bytes.
-    folder = tempfile.mkdtemp(prefix="hitl-nb-kernels-")
-
-    class UnixSocketKernelManager(KernelManager):
-        @default("transport")
-        def _default_transport(self) -> str:
-            return "ipc"
-
-        @default("ip")
-        def _default_ip(self) -> str:  # the sockets' path, "-<port>" appended to it
-            return os.path.join(folder, uuid.uuid4().hex[:12])
-
-    nbval.kernel.KernelManager = UnixSocketKernelManager
-
-    def undo() -> None:
-        nbval.kernel.KernelManager = KernelManager
-        shutil.rmtree(folder, ignore_errors=True)
-
-    config.add_cleanup(undo)
+    # Every notebook's kernel listens on Unix sockets: a server another test starts on
+    # port 0 cannot take its ports (hitl_nb/testing/_nbval_kernels.py says how).
+    if config.pluginmanager.hasplugin("nbval") and not kernels_on_unix_sockets(config):
+        raise RuntimeError(
+            "nbval's kernels could not be put on Unix sockets (see why in "
+            "hitl_nb/testing/_nbval_kernels.py)"
+        )
 
 
 # Workers for ``-n auto``: two a core. Half of a worker's time is spent waiting on what

@@ -22,7 +22,9 @@ exchange, so a CI log shows what the agent actually said.
 
 Option ``--hitl-nbval``: run notebooks under nbval with the shipped sanitize file
 (:func:`hitl_nb.testing.sanitize_file`) and stable output in their kernels
-(:func:`hitl_nb.testing.stable_output`).
+(:func:`hitl_nb.testing.stable_output`); on POSIX systems the kernels listen on Unix
+sockets, so servers that tests start beside them (on port 0, under pytest-xdist) cannot
+take their ports.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import pytest
 
 from hitl_nb._display import STABLE_OUTPUT_ENV
 
+from ._nbval_kernels import kernels_on_unix_sockets
 from ._sanitize import sanitize_file
 
 if TYPE_CHECKING:
@@ -62,13 +65,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--hitl-nbval",
         action="store_true",
         default=False,
-        help="nbval: use hitl-nb's sanitize file (ids, timestamps, ports, durations) "
-        "and stable output (no timings) in the notebooks' kernels",
+        help="nbval: use hitl-nb's sanitize file (ids, timestamps, ports, durations), "
+        "stable output (no timings) in the notebooks' kernels, and kernels on Unix sockets "
+        "(POSIX), whose ports servers started beside them cannot take",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """With ``--hitl-nbval``: point nbval at the shipped sanitize file, stable output on."""
+    """With ``--hitl-nbval``: point nbval at the shipped sanitize file, stable output on,
+    the kernels on Unix sockets (POSIX)."""
     if not config.getoption("hitl_nbval", False):
         return
     if not hasattr(config.option, "nbval_sanitize_with"):
@@ -83,6 +88,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.option.nbval_sanitize_with = str(sanitize_file())
     # Environment variables set here reach the kernels nbval starts (fixtures do not).
     os.environ[STABLE_OUTPUT_ENV] = "1"
+    # Kernels on Unix sockets (POSIX): a server started beside them cannot take their
+    # ports, as one started on port 0 can take a TCP kernel's before it binds them.
+    kernels_on_unix_sockets(config)
 
 
 _TRACES = pytest.StashKey[list[Any]]()

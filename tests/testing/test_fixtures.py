@@ -173,20 +173,32 @@ def test_nothing_started():
 
 
 def test_hitl_nbval_sets_the_sanitizer_and_stable_output(
-    project: pytest.Pytester, tmp_path: Path
+    project: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import nbval.kernel
+    from jupyter_client.manager import KernelManager
+
+    # nbval as installed: this suite's own conftest has put its kernels on Unix sockets.
+    monkeypatch.setattr(nbval.kernel, "KernelManager", KernelManager)
     project.makepyfile(
         test_cfg=f'''
 import os
 
+import nbval.kernel
+
 def test_configured(pytestconfig):
     assert pytestconfig.option.nbval_sanitize_with == {str(sanitize_file())!r}
     assert os.environ["{STABLE_OUTPUT_ENV}"] == "1"
+    # The kernels listen on Unix sockets: nothing started beside them takes their ports.
+    assert nbval.kernel.KernelManager().transport == "ipc"
 '''
     )
     try:
         result = _pytest(project, "-p", "nbval", "-q", "--hitl-nbval")
         result.assert_outcomes(passed=1)
+        assert nbval.kernel.KernelManager is KernelManager  # as it was once the run ended
+        plain = _pytest(project, "-p", "nbval", "-q")
+        plain.assert_outcomes(failed=1)  # without the option, nothing of this is set
         other = tmp_path / "other.cfg"
         other.write_text("", "utf-8")
         clash = _pytest(project, "-p", "nbval", "--hitl-nbval", "--nbval-sanitize-with", str(other))
