@@ -37,7 +37,7 @@ def kernels_on_unix_sockets(config: pytest.Config) -> bool:
     except ImportError:
         return False
     current = getattr(nbval.kernel, "KernelManager", None)
-    if getattr(current, "hitl_unix_sockets", False):
+    if hasattr(current, "hitl_replaces"):
         return True
     if current is not KernelManager:
         return False
@@ -45,7 +45,8 @@ def kernels_on_unix_sockets(config: pytest.Config) -> bool:
     folder = tempfile.mkdtemp(prefix="hitl-nb-kernels-")
 
     class UnixSocketKernelManager(KernelManager):
-        hitl_unix_sockets = True
+        #: The manager nbval had, put back when the run ends.
+        hitl_replaces = KernelManager
 
         @default("transport")
         def _default_transport(self) -> str:

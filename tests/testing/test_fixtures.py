@@ -176,10 +176,10 @@ def test_hitl_nbval_sets_the_sanitizer_and_stable_output(
     project: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import nbval.kernel
-    from jupyter_client.manager import KernelManager
 
     # nbval as installed: this suite's own conftest has put its kernels on Unix sockets.
-    monkeypatch.setattr(nbval.kernel, "KernelManager", KernelManager)
+    plain = nbval.kernel.KernelManager.hitl_replaces
+    monkeypatch.setattr(nbval.kernel, "KernelManager", plain)
     project.makepyfile(
         test_cfg=f'''
 import os
@@ -196,7 +196,7 @@ def test_configured(pytestconfig):
     try:
         result = _pytest(project, "-p", "nbval", "-q", "--hitl-nbval")
         result.assert_outcomes(passed=1)
-        assert nbval.kernel.KernelManager is KernelManager  # as it was once the run ended
+        assert nbval.kernel.KernelManager is plain  # as it was once the run ended
         plain = _pytest(project, "-p", "nbval", "-q")
         plain.assert_outcomes(failed=1)  # without the option, nothing of this is set
         other = tmp_path / "other.cfg"

@@ -29,16 +29,16 @@ class _Config:
 
 
 @pytest.fixture
-def plain_nbval(monkeypatch: pytest.MonkeyPatch) -> None:
-    """nbval as installed (this suite's own conftest swapped its manager already)."""
-    from jupyter_client.manager import KernelManager
+def plain_nbval(monkeypatch: pytest.MonkeyPatch) -> type:
+    """nbval as installed (this suite's own conftest swapped its manager already); the
+    kernel manager it has then."""
+    swapped = nbval_kernel.KernelManager
+    plain = getattr(swapped, "hitl_replaces", swapped)
+    monkeypatch.setattr(nbval_kernel, "KernelManager", plain)
+    return plain  # type: ignore[no-any-return]
 
-    monkeypatch.setattr(nbval_kernel, "KernelManager", KernelManager)
 
-
-def test_the_kernels_listen_on_unix_sockets_until_the_run_ends(plain_nbval: None) -> None:
-    from jupyter_client.manager import KernelManager
-
+def test_the_kernels_listen_on_unix_sockets_until_the_run_ends(plain_nbval: type) -> None:
     config = _Config()
     assert kernels_on_unix_sockets(config)  # type: ignore[arg-type]
     manager = nbval_kernel.KernelManager()
@@ -49,7 +49,7 @@ def test_the_kernels_listen_on_unix_sockets_until_the_run_ends(plain_nbval: None
     assert kernels_on_unix_sockets(config)  # type: ignore[arg-type]  # done already
     assert len(config.cleanups) == 1
     config.clean()
-    assert nbval_kernel.KernelManager is KernelManager
+    assert nbval_kernel.KernelManager is plain_nbval
     assert not folder.exists()
 
 
