@@ -152,7 +152,8 @@ class Card:
 
     def _drawn(self, outcome: Outcome) -> Outcome:
         """``outcome``, once the conversation following the task has drawn the update
-        that brought it: what a wait returns, the conversation's widgets already say."""
+        that brought it: what a wait returns, the conversation's widgets already say.
+        Called without the card's lock (the conversation's update takes it)."""
         watcher = self._watcher() if self._watcher is not None else None
         if watcher is not None:
             watcher.drawn()
@@ -440,10 +441,13 @@ class PromptCard(Card):
     def _await_outcome(self, timeout: float | None) -> Outcome:
         # A card that stops pending (closed by the task, settled) records its outcome
         # just after: with none recorded yet, that outcome is the one to wait for.
+        # The conversation's redraw is waited for outside the card's lock: its update
+        # holds the conversation's lock and takes the card's.
         with self._lock:
-            if not self._pending and self.outcomes:
-                return self._drawn(self.outcomes[-1])
+            done = self.outcomes[-1] if not self._pending and self.outcomes else None
             pending = self._next
+        if done is not None:
+            return self._drawn(done)
         try:
             return self._drawn(wait_blocking(lambda: pending, timeout))
         except TimeoutError:

@@ -126,6 +126,16 @@ def test_a_cards_wait_returns_once_the_conversation_has_drawn_the_update(
         drawing(self)
 
     monkeypatch.setattr(Conversation, "_render", slow)
+    # The update holds the conversation's lock and takes the card's: a wait that held
+    # the card's lock while it waited for the redraw could deadlock with it.
+    card_lock_held: list[bool] = []
+    drawn = Conversation.drawn
+
+    def drawn_without_the_cards_lock(self: Conversation) -> None:
+        card_lock_held.extend(c._lock._is_owned() for c in self.cards)  # type: ignore[attr-defined]
+        drawn(self)
+
+    monkeypatch.setattr(Conversation, "drawn", drawn_without_the_cards_lock)
     with Conversation.start(agent.url, {"scenario": "approval"}, poll_interval=0.2) as chat:
         card = chat.current
         assert card is not None and chat.task is not None
@@ -138,6 +148,8 @@ def test_a_cards_wait_returns_once_the_conversation_has_drawn_the_update(
         assert outcome.status == "closed"
         assert "Canceled" in chat.notice.value
         assert card.wait(timeout=30) is outcome  # once in, at once, and drawn
+        assert card._await_outcome(30) is outcome  # what answer() waits with, likewise
+        assert card_lock_held and not any(card_lock_held)
 
 
 def test_a_late_answer_to_an_agent_that_keeps_the_prompt_open_is_accepted(
