@@ -16,7 +16,6 @@ import os
 import shutil
 import tempfile
 import uuid
-from typing import Any
 
 import pytest
 
@@ -58,8 +57,8 @@ def kernels_on_unix_sockets(config: pytest.Config) -> bool:
 
     nbval.kernel.KernelManager = UnixSocketKernelManager
 
-    def undo(module: Any = nbval.kernel) -> None:
-        module.KernelManager = KernelManager
+    def undo() -> None:
+        nbval.kernel.KernelManager = KernelManager
         shutil.rmtree(folder, ignore_errors=True)
 
     config.add_cleanup(undo)

@@ -178,7 +178,8 @@ def test_hitl_nbval_sets_the_sanitizer_and_stable_output(
     import nbval.kernel
 
     # nbval as installed: this suite's own conftest has put its kernels on Unix sockets.
-    plain = nbval.kernel.KernelManager.hitl_replaces
+    swapped = nbval.kernel.KernelManager
+    plain = getattr(swapped, "hitl_replaces", swapped)
     monkeypatch.setattr(nbval.kernel, "KernelManager", plain)
     project.makepyfile(
         test_cfg=f'''
@@ -197,8 +198,8 @@ def test_configured(pytestconfig):
         result = _pytest(project, "-p", "nbval", "-q", "--hitl-nbval")
         result.assert_outcomes(passed=1)
         assert nbval.kernel.KernelManager is plain  # as it was once the run ended
-        plain = _pytest(project, "-p", "nbval", "-q")
-        plain.assert_outcomes(failed=1)  # without the option, nothing of this is set
+        without = _pytest(project, "-p", "nbval", "-q")
+        without.assert_outcomes(failed=1)  # without the option, nothing of this is set
         other = tmp_path / "other.cfg"
         other.write_text("", "utf-8")
         clash = _pytest(project, "-p", "nbval", "--hitl-nbval", "--nbval-sanitize-with", str(other))
