@@ -32,7 +32,9 @@ def test_every_check_is_green(
         binding=binding,
         version=version,
         driver="release",
-        settings=Settings(trials=5, transition_timeout=1.0),
+        # The harness's own 20 trials: CF-4's bound is a 95th percentile, and of 5 trials
+        # the 95th is the slowest (one stall of a loaded machine failed CI at 1.27 s).
+        settings=Settings(transition_timeout=1.0),
     )
     assert report.passed, report.to_text()
     results = {r.id: r for r in report.results}
