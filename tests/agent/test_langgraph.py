@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -319,9 +320,10 @@ def test_an_answer_that_names_no_context_resumes_the_graph(graph_agent: GraphAge
         assert {u["contextId"] for u in updates} == {prompt.context_id}
 
 
-def _one_node_graph(after: threading.Event | None = None) -> Any:
-    """``ask`` interrupts at once; with ``after``, the node ``wait`` that follows it
-    returns only once ``after`` is set (by the test)."""
+def _one_node_graph(after: threading.Event | None = None, before: float = 0.0) -> Any:
+    """``ask`` interrupts at once (``before``: after working that many seconds); with
+    ``after``, the node ``wait`` that follows it returns only once ``after`` is set (by
+    the test)."""
     schema = {
         "type": "object",
         "properties": {"ok": {"type": "boolean"}},
@@ -330,6 +332,7 @@ def _one_node_graph(after: threading.Event | None = None) -> Any:
     }
 
     def ask(state: dict[str, Any]) -> dict[str, Any]:
+        time.sleep(before)
         return {"ok": interrupt("OK?", response_schema=schema)["ok"]}
 
     def wait(state: dict[str, Any]) -> dict[str, Any]:
@@ -361,15 +364,23 @@ def _states(url: str, message: dict[str, Any]) -> list[str]:
 
 @pytest.mark.parametrize(
     ("kind", "grace", "working"),
-    [("asks at once", 5.0, False), ("asks at once", 0, True), ("release", 5.0, True)],
+    [
+        ("asks at once", 5.0, False),
+        ("asks at once", 0, True),
+        ("release", 5.0, True),
+        ("works, then asks", 0.05, True),
+    ],
 )
 def test_a_new_run_shows_working_only_while_it_goes_on(
     kind: str, grace: float, working: bool
 ) -> None:
     """A graph that asks at once goes from the Task to its question, as an SDK agent that
     asks at once does; one whose node returned while the run goes on (the release
-    graph's ``draft``) is WORKING meanwhile; ``grace=0``: WORKING first, every time."""
-    graph = _one_node_graph() if kind == "asks at once" else None
+    graph's ``draft``) is WORKING meanwhile, as is one whose node works longer than the
+    grace before it asks; ``grace=0``: WORKING first, every time. WORKING always comes
+    before the question."""
+    graphs = {"asks at once": _one_node_graph(), "works, then asks": _one_node_graph(before=0.5)}
+    graph = graphs.get(kind)
     with GraphAgent(graph=graph, grace=grace) as agent:
         message = {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": "v"}]}
         states = _states(agent.url, message)
