@@ -31,6 +31,7 @@ from a2a.types import (
     AgentCard,
     AgentExtension,
     AgentInterface,
+    AgentSkill,
     Part,
     Task,
     TaskState,
@@ -149,6 +150,10 @@ def app(base: str, executor: AgentExecutor | None = None) -> Starlette:
         ),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
+        # The SDK warns of a card without skills (A2A 1.0 makes them REQUIRED).
+        skills=[
+            AgentSkill(id="approve", name="approve", description="asks to approve", tags=["hitl"])
+        ],
     )
     handler = DefaultRequestHandler(
         agent_executor=executor or ApprovalExecutor(),
