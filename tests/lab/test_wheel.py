@@ -44,6 +44,9 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
     install_wheel(wheel, env_dir, timeout=300)
     path = str(env_dir / "bin")
     assert shutil.which("node", path=path) is None and shutil.which("npm", path=path) is None
+    # A home that exists, as a user's does (else IPython in the kernel warns that it is
+    # not writable and leaves a temporary folder of its own behind).
+    (tmp / "home").mkdir()
     environ = {
         "PATH": path,
         "HOME": str(tmp / "home"),
