@@ -173,14 +173,10 @@ def test_nothing_started():
 
 
 def test_hitl_nbval_sets_the_sanitizer_and_stable_output(
-    project: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: pytest.Pytester, tmp_path: Path, plain_nbval: type
 ) -> None:
     import nbval.kernel
 
-    # nbval as installed: this suite's own conftest has put its kernels on Unix sockets.
-    swapped = nbval.kernel.KernelManager
-    plain = getattr(swapped, "hitl_replaces", swapped)
-    monkeypatch.setattr(nbval.kernel, "KernelManager", plain)
     project.makepyfile(
         test_cfg=f'''
 import os
@@ -197,7 +193,7 @@ def test_configured(pytestconfig):
     try:
         result = _pytest(project, "-p", "nbval", "-q", "--hitl-nbval")
         result.assert_outcomes(passed=1)
-        assert nbval.kernel.KernelManager is plain  # as it was once the run ended
+        assert nbval.kernel.KernelManager is plain_nbval  # as it was once the run ended
         without = _pytest(project, "-p", "nbval", "-q")
         without.assert_outcomes(failed=1)  # without the option, nothing of this is set
         other = tmp_path / "other.cfg"

@@ -28,16 +28,6 @@ class _Config:
             cleanup()
 
 
-@pytest.fixture
-def plain_nbval(monkeypatch: pytest.MonkeyPatch) -> type:
-    """nbval as installed (this suite's own conftest swapped its manager already); the
-    kernel manager it has then."""
-    swapped = nbval_kernel.KernelManager
-    plain = getattr(swapped, "hitl_replaces", swapped)
-    monkeypatch.setattr(nbval_kernel, "KernelManager", plain)
-    return plain  # type: ignore[no-any-return]
-
-
 def test_the_kernels_listen_on_unix_sockets_until_the_run_ends(plain_nbval: type) -> None:
     config = _Config()
     assert kernels_on_unix_sockets(config)  # type: ignore[arg-type]
