@@ -17,16 +17,16 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from hitl_nb._backoff import Backoff
+
 __all__ = ["stop_tasks"]
 
 log = logging.getLogger("hitl_nb")
 
-#: The first pause before a task that runs on is cancelled again (it doubles, up to
-#: ``_LONGEST``): long enough for a task's own clean-up after a cancellation (a query
-#: cancelled on the server, a connection closed), short against a test's or a host's
-#: patience.
-_FIRST_PAUSE = 0.25
-_LONGEST_PAUSE = 2.0
+#: The pauses before a task that runs on is cancelled again (0.25 s, doubling, up to
+#: 2 s): long enough for a task's own clean-up after a cancellation (a query cancelled
+#: on the server, a connection closed), short against a test's or a host's patience.
+_PAUSES = Backoff(0.25, 2.0)
 
 
 async def stop_tasks(
@@ -44,7 +44,7 @@ async def stop_tasks(
     every = [task for task in tasks if task is not asyncio.current_task()]
     pending = {task for task in every if not task.done()}
     give_up = loop.time() + within
-    pause = _FIRST_PAUSE
+    pause = _PAUSES.first
     while pending:
         for task in pending:
             task.cancel()
@@ -52,7 +52,7 @@ async def stop_tasks(
         if left <= 0:
             break
         _, pending = await asyncio.wait(pending, timeout=min(pause, left))
-        pause = min(pause * 2, _LONGEST_PAUSE)
+        pause = _PAUSES.after(pause)
     for task in every:
         if task.done() and not task.cancelled():
             task.exception()

@@ -29,6 +29,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
+from hitl_nb._backoff import Backoff
 from hitl_nb.a2a import StreamEvent, Task, TaskState, TaskStatus, TaskStatusUpdateEvent
 from hitl_nb.errors import AgentTimeout, AgentUnreachable, TaskNotFound, UnsupportedOperation
 
@@ -88,7 +89,7 @@ class Reconnect:
 
     def delay(self, attempt: int) -> float:
         """Delay before reconnect number ``attempt`` (1-based)."""
-        return float(min(self.max_backoff, self.backoff * (2 ** (attempt - 1))))
+        return Backoff(self.backoff, self.max_backoff).delay(attempt)
 
 
 def _status_key(status: TaskStatus) -> tuple[object, ...]:

@@ -37,6 +37,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from hitl_nb._backoff import Backoff
 from hitl_nb.a2a import encode_comment, encode_event
 from hitl_nb.gateway._store import StoreUnavailable
 from hitl_nb.gateway._views import Caller, refusal, responder_gate
@@ -167,7 +168,7 @@ class PromptFeed:
                     down, known = True, None  # a snapshot follows once it answers again
                     me.regs = set()
                     await self._wait(me, pause)
-                    pause = min(pause * 2, 30.0)
+                    pause = Backoff(self.retry, 30.0).after(pause)
                     continue
                 down, pause = False, self.retry
                 current = {item["key"]: item for item in items}

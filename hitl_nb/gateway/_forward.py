@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hitl_nb._backoff import Backoff
 from hitl_nb.a2a import Message, Part, Role, Task, TaskState
 from hitl_nb.client import HitlClient, PromptEvent, prompt_of
 from hitl_nb.errors import (
@@ -250,7 +251,7 @@ async def settle(
     """
     for attempt in range(attempts):
         if attempt:
-            await asyncio.sleep(min(delay * 2 ** (attempt - 1), 30.0))
+            await asyncio.sleep(Backoff(delay, 30.0).delay(attempt))
         try:
             task = await client.get_task(task_id)
         except IN_FLIGHT:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
+from hitl_nb._backoff import Backoff
 from hitl_nb.a2a import CODEC_V03, CODEC_V1, PushConfig, StreamEvent, Task
 from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._records import PushEntry
@@ -173,11 +174,10 @@ class PushSender:
         if auth:
             headers["Authorization"] = auth
         outcome = Delivery(config.url)
-        delay = s.backoff
+        pauses = Backoff(s.backoff, s.max_backoff)
         for attempt in range(s.retries + 1):
             if attempt:
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, s.max_backoff)
+                await asyncio.sleep(pauses.delay(attempt))
             outcome.attempts = attempt + 1
             request = HTTPRequest(
                 config.url,

@@ -41,6 +41,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any, Protocol
 
+from hitl_nb._backoff import Backoff
 from hitl_nb._pace import Pace
 from hitl_nb._sync import LoopThread
 from hitl_nb.a2a import Message, Task, TaskState
@@ -69,9 +70,9 @@ SETTLE_DELAY = 0.2
 Prompt = PromptEvent | MalformedPromptEvent
 
 
-def backoff(delay: float) -> float:
-    """The pause after another failed try (doubling, at most :data:`MAX_RETRY_DELAY`)."""
-    return min(delay * 2, MAX_RETRY_DELAY)
+#: The pauses between tries to reach an agent (or a list): 1 s, doubling, at most
+#: :data:`MAX_RETRY_DELAY` (an inbox starts from its own interval).
+RETRY = Backoff(1.0, MAX_RETRY_DELAY)
 
 
 class Sink(Protocol):
@@ -210,7 +211,7 @@ class Follower:
                 self._tell("lost", f"the task could not be started: {exc}")
                 return
             self._get().started(None)
-        retry = 1.0
+        retry = RETRY.first
         while True:
             task = self._get().followed_task()
             if task is None:
@@ -231,7 +232,7 @@ class Follower:
                     await self._consume(events)
                 else:
                     await self._poll_working(task)
-                retry = 1.0
+                retry = RETRY.first
             except (AgentUnreachable, AgentTimeout) as exc:
                 self._tell(
                     "reconnecting",
@@ -239,7 +240,7 @@ class Follower:
                 )
                 self._reconnecting = True
                 await asyncio.sleep(retry)
-                retry = backoff(retry)
+                retry = RETRY.after(retry)
             except HitlError as exc:
                 self._tell("lost", f"stopped following the task: {exc}")
                 return
@@ -287,7 +288,7 @@ class Follower:
             if left is not None and left > -1.0:
                 wait = min(wait, max(left, 0.0) + 0.25)
             woken = await self.pace.sleep(wait)
-            delay = 0.2 if woken else min(max(delay * 2, 0.2), self.poll_interval)
+            delay = 0.2 if woken else Backoff(0.2, self.poll_interval).after(delay)
             after = self._get().open_deadline()
             if after is not None and after <= 0:
                 self._get().deadline_passed()
@@ -300,10 +301,11 @@ class Follower:
         """No streaming: GetTask with a growing pause until the task changes state."""
         self._tell("polling")
         key = _key(task)
-        delay = 0.25
+        pauses = Backoff(0.25, self.poll_interval)
+        delay = pauses.first
         while True:
             await self.pace.sleep(delay)
-            delay = min(delay * 2, self.poll_interval)
+            delay = pauses.after(delay)
             fresh = await self.link.client.get_task(task.id)
             self._deliver(TaskEvent(fresh))
             if (
@@ -420,7 +422,7 @@ class Looking:
                 listing = await self._source.list()
             except HitlError as exc:
                 listing, problem = None, str(exc)
-                delay = backoff(delay)
+                delay = RETRY.after(delay)
             else:
                 delay = self.interval
             lister = self._lister()

@@ -28,6 +28,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Literal
 
+from hitl_nb._backoff import Backoff
 from hitl_nb.errors import NotifyRefused
 from hitl_nb.notify._notes import Batch, Note
 
@@ -76,7 +77,7 @@ def next_allowed(sent_at: float, limits: Limits) -> float:
 def retry_at(now: float, attempts: int, limits: Limits, jitter: float) -> float:
     """When to try again after the ``attempts``-th failure in a row (1 for the first);
     ``jitter`` in [0, 1) spreads replicas (up to a fifth more)."""
-    wait = min(limits.first_retry * 2.0 ** min(max(attempts - 1, 0), 60), limits.max_retry)
+    wait = Backoff(limits.first_retry, limits.max_retry).delay(max(attempts, 1))
     return now + wait * (1.0 + 0.2 * min(max(jitter, 0.0), 1.0))
 
 

@@ -40,6 +40,7 @@ from urllib.parse import quote
 
 import httpx
 
+from hitl_nb._backoff import Backoff
 from hitl_nb.a2a import SSEParser, aiter_events
 from hitl_nb.client import GatewayInfo
 from hitl_nb.errors import GatewayUnavailable, HitlError
@@ -55,6 +56,8 @@ MAX_LOG = 50_000
 HUB_READ_TIMEOUT = 45.0
 #: The largest event read from the hub's feed (its events are about 256 KiB).
 MAX_HUB_EVENT = 4 * 1024 * 1024
+#: The pauses before following the source again after it failed.
+RETRY = Backoff(1.0, 30.0)
 
 
 class Source(Protocol):
@@ -281,20 +284,20 @@ class Relay:
             pass
 
     async def _run(self) -> None:
-        pause = 1.0
+        pause = RETRY.first
         while True:
             try:
                 async for change in self.source.changes():
                     self._apply(change)
                     if change.problem is None:
-                        pause = 1.0
+                        pause = RETRY.first
                 raise GatewayUnavailable(f"{self.source.where} ended the feed")
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a relay must never stop following for good
                 self._problem(str(exc) if isinstance(exc, HitlError) else repr(exc))
             await asyncio.sleep(pause)
-            pause = min(pause * 2, 30.0)
+            pause = RETRY.after(pause)
 
     def _problem(self, message: str) -> None:
         if self.status.get("state") != "unavailable":
