@@ -21,7 +21,8 @@ def test_the_pauses_double_from_the_first_up_to_the_cap() -> None:
 
 
 def test_another_factor_and_no_cap() -> None:
-    assert [Backoff(1, 100, factor=3).delay(n) for n in (1, 2, 3, 4, 5, 6)] == [1, 3, 9, 27, 81, 100]
+    thrice = Backoff(1, 100, factor=3)
+    assert [thrice.delay(n) for n in range(1, 7)] == [1, 3, 9, 27, 81, 100]
     endless = Backoff(1.0, math.inf)
     assert endless.delay(11) == 1024.0
     assert endless.delay(100_000) == math.inf  # past any float: no OverflowError
@@ -67,7 +68,7 @@ def test_pauses_start_at_the_first_never_shrink_and_never_pass_the_cap(
     delays = [pauses.delay(n) for n in range(1, attempts + 1)]
     assert delays[0] == min(first, cap)
     assert all(d <= cap for d in delays)
-    assert all(a <= b for a, b in zip(delays, delays[1:]))
+    assert all(a <= b for a, b in zip(delays, delays[1:], strict=False))
 
 
 @pytest.mark.property

@@ -14,6 +14,10 @@ The same with ``SyncHitlClient``: ``for event in client.stream("approval"): ...`
 For tools that read agents' answers themselves (the conformance harness):
 :func:`agent_card_url` and :func:`parse_agent_card` find and decode an agent card, and
 :func:`decoded_chunks` reads a body in bounded pieces (send ``ACCEPT_ENCODING``).
+
+Every httpx client of the package is made by :func:`http_client` (or
+:func:`sync_http_client`): the process's one TLS context (:func:`tls_context`), the
+timeouts and limits its maker says, no redirects unless asked.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from ._agent_card import Selection, agent_card_url, parse_agent_card
 from ._answer import AnswerReceipt
 from ._bindings import TaskPage
 from ._client import HitlClient, prompt_of
+from ._clients import http_client, sync_http_client
 from ._events import (
     ArtifactEvent,
     ClientEvent,
@@ -45,6 +50,7 @@ from ._gateway import (
 )
 from ._http import ACCEPT_ENCODING, HttpLimits, decoded_chunks
 from ._sync_client import SyncHitlClient
+from ._tls import tls_context
 from ._trace import Trace
 
 __all__ = [
@@ -76,7 +82,10 @@ __all__ = [
     "decoded_chunks",
     "find_gateway",
     "gateway_at",
+    "http_client",
     "kernel_server",
     "parse_agent_card",
     "prompt_of",
+    "sync_http_client",
+    "tls_context",
 ]

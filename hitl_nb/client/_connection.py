@@ -35,10 +35,10 @@ from ._agent_card import (
 )
 from ._answer import AnswerReceipt
 from ._bindings import Binding, binding_class
+from ._clients import http_client
 from ._follow import Reconnect
 from ._http import HttpLimits, HttpSession
 from ._inbound import PROPERTY_ORDERS, order_is_trusted
-from ._tls import tls_context
 from ._trace import Trace
 
 __all__ = ["DEFAULT_LIMITS", "DEFAULT_RECONNECT", "ClientConnection"]
@@ -82,7 +82,7 @@ class ClientConnection:
             raise TypeError(f"reconnect must be a Reconnect, got {type(reconnect).__name__}")
         self._agent = agent
         self._own_client = httpx_client is None
-        self._http_client = httpx_client or httpx.AsyncClient(verify=tls_context())
+        self._http_client = httpx_client or http_client()
         self._binding_choice = binding
         self._property_order = property_order
         self._version_choice = version

@@ -58,7 +58,7 @@ from hitl_nb.errors import (
     error_for_status,
 )
 
-from ._tls import tls_context
+from ._clients import sync_http_client
 
 __all__ = [
     "GatewayAnswer",
@@ -182,7 +182,8 @@ class _NoAnswer(Exception):
 
 def _get(url: str, token: str | None) -> httpx.Response:
     try:
-        r = httpx.get(url, headers=_headers(token), timeout=_TIMEOUT, verify=tls_context())
+        with sync_http_client(timeout=_TIMEOUT) as http:
+            r = http.get(url, headers=_headers(token))
     except httpx.HTTPError as exc:
         raise _NoAnswer(f"{type(exc).__name__}: {exc}") from None
     if r.status_code >= 500:
@@ -387,12 +388,10 @@ class GatewayClient:
 
     def __init__(self, info: GatewayInfo, *, timeout: float = 30.0) -> None:
         self.info = info
-        self._http = httpx.Client(
+        self._http = sync_http_client(
             base_url=info.api_url,
             headers=_headers(info.token),
             timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)),
-            follow_redirects=False,
-            verify=tls_context(),
         )
 
     def close(self) -> None:

@@ -32,6 +32,7 @@ from hitl_nb.client import (
     TaskEvent,
     Trace,
     agent_card_url,
+    http_client,
     parse_agent_card,
 )
 from hitl_nb.errors import (
@@ -85,7 +86,7 @@ class Session:
         self.notes: list[str] = []
         self.card_raw: dict[str, Any] = {}
         self.card: AgentCard | None = None
-        self._http = httpx.AsyncClient(event_hooks={"response": [self._record]})
+        self._http = http_client(event_hooks={"response": [self._record]})
         self.client: HitlClient | None = None
         self.binding = "?"
         self.version = "?"

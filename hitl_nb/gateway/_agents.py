@@ -18,13 +18,12 @@ import fnmatch
 import hmac
 import ipaddress
 import secrets
-import ssl
 from collections.abc import AsyncIterator, Callable, Iterable
 from urllib.parse import urlsplit
 
 import httpx
 
-from hitl_nb.client import HitlClient, HttpLimits
+from hitl_nb.client import HitlClient, HttpLimits, http_client, tls_context
 from hitl_nb.errors import AgentNotAllowed
 from hitl_nb.gateway._lane import Lane
 
@@ -142,19 +141,12 @@ class _Lanes(httpx.AsyncBaseTransport):
 
     def __init__(self, streams: int, requests: int) -> None:
         self._streams = httpx.AsyncHTTPTransport(
-            limits=httpx.Limits(max_connections=streams, max_keepalive_connections=streams)
+            verify=tls_context(),
+            limits=httpx.Limits(max_connections=streams, max_keepalive_connections=streams),
         )
-        self._tls: ssl.SSLContext | None = None
-        self._lanes = [Lane(self._tls_context) for _ in range(requests)]
+        self._lanes = [Lane(tls_context) for _ in range(requests)]
         self._busy = [0] * requests
         self._went_to: list[tuple[bytes, bytes, int | None] | None] = [None] * requests
-
-    def _tls_context(self) -> ssl.SSLContext:
-        """httpx's default TLS context (what its own transport verifies with), made once
-        when a lane first reaches an https agent."""
-        if self._tls is None:
-            self._tls = httpx.create_ssl_context()
-        return self._tls
 
     def _lane(self, origin: tuple[bytes, bytes, int | None]) -> int:
         least = min(self._busy)
@@ -209,8 +201,7 @@ class AgentPool:
         self.allowed_hosts = list(allowed_hosts)
         self.internal = internal
         self.limits = HttpLimits(timeout=timeout, connect_timeout=min(timeout, 5.0))
-        self._http = httpx.AsyncClient(
-            follow_redirects=False,
+        self._http = http_client(
             event_hooks={"request": [self._guard]},
             transport=_Lanes(streams, REQUEST_CONNECTIONS),
         )

@@ -29,7 +29,7 @@ from typing import Any
 
 import httpx
 
-from hitl_nb.client import GatewayInfo, kernel_server
+from hitl_nb.client import GatewayInfo, kernel_server, sync_http_client
 from hitl_nb.errors import HitlError
 
 from ._gateway_link import GatewayLink, discovered
@@ -98,7 +98,8 @@ def _post(agent: str, task_id: str, cell: str) -> None:
     }
     headers = {"Authorization": f"token {info.token}"} if info.token else {}
     try:
-        r = httpx.post(info.url + PLACES_PATH, json=body, headers=headers, timeout=10)
+        with sync_http_client(timeout=10) as http:
+            r = http.post(info.url + PLACES_PATH, json=body, headers=headers)
     except httpx.HTTPError as exc:
         log.info("hitl-nb: could not tell the server where the card is: %s", exc)
         return

@@ -35,6 +35,7 @@ from urllib.parse import quote
 
 import httpx
 
+from hitl_nb.client import http_client
 from hitl_nb.errors import DeliveryFailed, NotifyRefused
 from hitl_nb.notify._targets import check_address
 
@@ -87,7 +88,7 @@ class HubDirectory:
         self.email_key = path
         self._token = token
         self._own = client is None
-        self._client = client or httpx.AsyncClient(follow_redirects=False)
+        self._client = client or http_client()
         self.ttl = ttl
         self.timeout = timeout
         self._clock = clock

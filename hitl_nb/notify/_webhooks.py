@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 
 import httpx
 
+from hitl_nb.client import http_client
 from hitl_nb.errors import DeliveryFailed, NotifyRefused
 from hitl_nb.notify._messages import Message
 from hitl_nb.notify._signature import IDEMPOTENCY_HEADER, signed_headers
@@ -77,7 +78,7 @@ class WebhookChannel:
             self._allowed = lambda: fixed
         self.timeout = timeout
         self._own = client is None
-        self._client = client or httpx.AsyncClient(follow_redirects=False)
+        self._client = client or http_client(follow_redirects=False)
         if self._client.follow_redirects:
             raise NotifyRefused("a webhook client must not follow redirects")
         self._clock = clock or time.time

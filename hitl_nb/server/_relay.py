@@ -42,7 +42,7 @@ import httpx
 
 from hitl_nb._backoff import Backoff
 from hitl_nb.a2a import SSEParser, aiter_events
-from hitl_nb.client import GatewayInfo
+from hitl_nb.client import GatewayInfo, http_client
 from hitl_nb.errors import GatewayUnavailable, HitlError
 from hitl_nb.gateway import Caller, FeedChange, Gateway, GatewayError
 
@@ -147,11 +147,7 @@ class RemoteSource:
 
     def _client(self, info: GatewayInfo) -> httpx.AsyncClient:
         headers = {"Authorization": f"token {info.token}"} if info.token else {}
-        return httpx.AsyncClient(
-            headers=headers,
-            timeout=httpx.Timeout(30.0, read=HUB_READ_TIMEOUT),
-            follow_redirects=False,
-        )
+        return http_client(headers=headers, timeout=httpx.Timeout(30.0, read=HUB_READ_TIMEOUT))
 
     async def changes(self) -> AsyncIterator[FeedChange]:
         """Read the service's feed; each ``synced`` event makes one change."""
