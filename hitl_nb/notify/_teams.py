@@ -83,8 +83,16 @@ def _inline(piece: Piece) -> dict[str, Any]:
     return _run(piece)
 
 
-def _block(runs: list[dict[str, Any]], **more: Any) -> dict[str, Any]:
-    return {"type": "RichTextBlock", "inlines": runs, **more}
+def _block(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    merged: list[dict[str, Any]] = []
+    for run in runs:  # plain runs side by side are one
+        last = merged[-1] if merged else None
+        if last is not None and "selectAction" not in last and "selectAction" not in run:
+            if {**last, "text": ""} == {**run, "text": ""}:
+                merged[-1] = {**last, "text": last["text"] + run["text"]}
+                continue
+        merged.append(run)
+    return {"type": "RichTextBlock", "inlines": merged}
 
 
 def _paragraph(pieces: tuple[Piece, ...]) -> dict[str, Any]:
@@ -102,9 +110,7 @@ def _only_the_link(pieces: tuple[Piece, ...], link: str) -> bool:
 
 def card(message: Message) -> dict[str, Any]:
     """The Adaptive Card for ``message`` (no I/O)."""
-    title = [_inline(piece) for piece in message.subject]
-    for run in title:
-        run.update(weight="Bolder", size="Medium")
+    title = [{**_inline(piece), "weight": "Bolder", "size": "Medium"} for piece in message.subject]
     body = [_block(title)]
     body += [_paragraph(p) for p in message.paragraphs if not _only_the_link(p, message.link)]
     return {
