@@ -44,15 +44,14 @@ from hitl_nb.notify import (
     Note,
     Preference,
     PromptFacts,
+    Registry,
     Router,
     Secret,
     Sender,
-    SignedTarget,
-    SlackTarget,
     SmtpSettings,
     TeamChannels,
     WebhookChannel,
-    check_webhook_url,
+    default_registry,
     opened_notes,
     outcome_notes,
     shown_url,
@@ -63,33 +62,20 @@ __all__ = ["Notifier", "team_channels"]
 log = logging.getLogger("hitl_nb.notify")
 
 
-def _secret(spec: Mapping[str, Any], what: str) -> Secret:
-    env, file = spec.get("secret_env"), spec.get("secret_file")
-    if (env is None) == (file is None):
-        raise NotifyRefused(f"{what}: a signed webhook names its secret_env or secret_file")
-    return Secret(env=str(env)) if env is not None else Secret(file=str(file))
-
-
-def team_channels(given: Mapping[str, Any]) -> TeamChannels:
+def team_channels(given: Mapping[str, Any], kinds: Registry | None = None) -> TeamChannels:
     """The administrator's team channels (agent host or ``*`` -> a Slack-compatible
-    webhook's URL, or ``{"url", "secret_env" | "secret_file"}`` for a signed one);
-    :class:`~hitl_nb.errors.NotifyRefused` naming the host whose entry is wrong (never
-    the URL: its path is a credential)."""
-    targets: dict[str, SlackTarget | SignedTarget] = {}
+    webhook's URL, ``"KIND:URL"`` for another kind that takes a URL alone
+    (``"teams:https://..."``), or a mapping: ``{"kind": KIND, "url": ...}``, or
+    ``{"url", "secret_env" | "secret_file"}`` for a signed one; read by ``kinds``, the
+    channel kinds); :class:`~hitl_nb.errors.NotifyRefused` naming the host whose entry
+    is wrong (never the URL: its path is a credential)."""
+    kinds = kinds or default_registry()
+    targets: dict[str, Any] = {}
     for host, spec in given.items():
         what = f"the team channel for {host!r}"
         url = spec.get("url") if isinstance(spec, Mapping) else spec
         try:
-            if isinstance(spec, str):
-                targets[host] = SlackTarget(check_webhook_url(spec, admin=True), admin=True)
-            elif isinstance(spec, Mapping) and isinstance(url, str):
-                unknown = sorted(set(spec) - {"url", "secret_env", "secret_file"})
-                if unknown:
-                    raise NotifyRefused(f"unknown key(s) {', '.join(unknown)}")
-                url = check_webhook_url(url, admin=True)
-                targets[host] = SignedTarget(url, _secret(spec, what), admin=True)
-            else:
-                raise NotifyRefused("give a webhook URL, or {'url': ..., 'secret_env': ...}")
+            targets[host] = kinds.team_target(spec)
         except NotifyRefused as exc:
             words = str(exc)
             if isinstance(url, str) and url:  # its path is a credential: scheme and host only
@@ -102,7 +88,8 @@ class Notifier:
     """Notifications for one gateway (see the module docstring). ``link_base``: the
     address links open at (read when the sender starts: a server knows its own port
     only then); ``hub``: links go through the hub's ``user-redirect``; ``directory``:
-    the hub's users (who exists, their auth state's email); ``owner``: this replica."""
+    the hub's users (who exists, their auth state's email); ``owner``: this replica;
+    ``kinds``: the channel kinds (default: the package's)."""
 
     def __init__(
         self,
@@ -113,14 +100,16 @@ class Notifier:
         hub: bool,
         directory: HubDirectory | None = None,
         owner: str | None = None,
+        kinds: Registry | None = None,
     ) -> None:
         self.settings = settings
+        self.kinds = kinds or default_registry()
         self.store = store
         self._link_base = link_base
         self._hub = hub
         self.directory = directory
         self.owner = owner
-        self.teams = team_channels(settings.notify_team_webhooks)
+        self.teams = team_channels(settings.notify_team_webhooks, self.kinds)
         self.smtp = self._smtp(settings) if settings.notify_smtp_host else None
         self.limits = Limits(every=settings.notify_every)
         self.addresses = AddressBook(
@@ -209,13 +198,20 @@ class Notifier:
         choice = await self.store.outbox.preference(name)
         if choice is None:
             return None
-        hook = SlackTarget(choice.webhook) if choice.webhook else None
+        hook = None
+        if choice.webhook:
+            try:  # checked when it was set: its host again at each send
+                hook = self.kinds.own_target(choice.webhook)
+            except NotifyRefused:  # its kind no longer takes a URL alone: email, as if none
+                log.warning("hitl-nb notify: %s's own webhook is of no known kind", name)
         return Preference(off=choice.off, webhook=hook)
 
     def check_webhook(self, url: str) -> str:
-        """A person's own webhook, if its host is on the allow-list; else
+        """A person's own webhook (a URL, Slack-compatible; or ``"teams:URL"``), if its
+        kind takes one and its host is on the allow-list; else
         :class:`~hitl_nb.errors.NotifyRefused` saying why."""
-        return check_webhook_url(url, self.settings.notify_webhook_hosts)
+        self.kinds.own_target(url, self.settings.notify_webhook_hosts)
+        return url
 
     async def choice(self, name: str) -> NotifyChoice:
         """``name``'s choice (messages on, email, when they made none)."""
@@ -229,12 +225,12 @@ class Notifier:
             return
         links = AnswerLinks(self._link_base(), hub=self._hub)
         email = EmailChannel(self.smtp) if self.smtp is not None else None
-        webhooks = WebhookChannel(lambda: self.settings.notify_webhook_hosts)
+        webhooks = WebhookChannel(lambda: self.settings.notify_webhook_hosts, kinds=self.kinds)
         router = Router(addresses=self.addresses, teams=self.teams, preferences=self._preference)
         self.sender = Sender(
             self.store.outbox,
             router,
-            Channels(email=email, webhooks=webhooks),
+            Channels(email=email, webhooks=webhooks, kinds=self.kinds),
             links,
             limits=self.limits,
             owner=self.owner,

@@ -127,8 +127,9 @@ def _note(row: Sequence[Any]) -> Note:
 
 @dataclass(frozen=True)
 class NotifyChoice:
-    """A person's own choice as stored: ``off`` (no messages), ``webhook`` (a
-    Slack-compatible webhook of theirs, in place of email; None: email)."""
+    """A person's own choice as stored: ``off`` (no messages), ``webhook`` (a webhook
+    of theirs in place of email, as they gave it: a Slack-compatible URL, or
+    ``teams:URL``; None: email)."""
 
     off: bool = False
     webhook: str | None = None

@@ -208,10 +208,10 @@ class GatewaySettings(Configurable):
         default_value={},
         help=(
             "Team channels for prompts anyone may answer: agent host (or '*' for every "
-            "other) -> a Slack-compatible incoming webhook's URL, or {'url': ..., "
-            "'secret_env': NAME} (or 'secret_file') for a signed JSON webhook. A URL "
-            "is a credential: on a hub it comes through the service's environment, never "
-            "its command line."
+            "other) -> a Slack-compatible incoming webhook's URL, 'teams:' and the URL for "
+            "a Microsoft Teams workflow, or {'url': ..., 'secret_env': NAME} (or "
+            "'secret_file') for a signed JSON webhook. A URL is a credential: on a hub it "
+            "comes through the service's environment, never its command line."
         ),
     ).tag(config=True, environment="HITL_NB_NOTIFY_TEAM_WEBHOOKS")
 
@@ -220,8 +220,9 @@ class GatewaySettings(Configurable):
         default_value=[],
         help=(
             "Hosts people's own webhooks may point at ('hooks.slack.com', "
-            "'*.example.org', 'chat.example.org:8065', 'http://mattermost.lan' for plain "
-            "http). Empty: nobody may set a webhook of their own."
+            "'*.logic.azure.com' for Teams workflows, '*.example.org', "
+            "'chat.example.org:8065', 'http://mattermost.lan' for plain http). Empty: "
+            "nobody may set a webhook of their own."
         ),
     ).tag(config=True)
 

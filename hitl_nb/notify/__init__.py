@@ -13,9 +13,13 @@ email (SMTP) or a chat or JSON webhook, through an outbox:
   person's own :class:`Preference`, else their address from the :class:`AddressBook`:
   a table, the hub's auth state through :class:`HubDirectory`, or a template), makes
   one :class:`Message` of them (:func:`compose`: one note, or a digest), and sends it by
-  its channel (:class:`EmailChannel` with :class:`SmtpSettings`, :class:`WebhookChannel`
-  for :class:`SlackTarget` and the signed :class:`SignedTarget`), retrying with backoff
-  and giving up after a bound, with an audit entry.
+  its channel (:class:`Channels`: :class:`EmailChannel` with :class:`SmtpSettings`,
+  :class:`WebhookChannel` for :class:`SlackTarget`, the signed :class:`SignedTarget`
+  and a Teams workflow), retrying with backoff and giving up after a bound, with an
+  audit entry.
+- **Kinds of channel** (:class:`Registry`, :func:`default_registry`): each kind is one
+  module (its target, how it is given in the settings or by a person, how a message
+  looks there) and one registration; nothing else tests a target's type.
 - **Limits** (:class:`Limits`): one message per recipient per minute (what comes within
   it is one digest), a ceiling per process, a bound on retries.
 - **Safety**: the agent's words are neutralised for each channel (no header injection,
@@ -37,6 +41,7 @@ import typing
 
 from hitl_nb import _lazy
 from hitl_nb.notify._audience import DEFAULT_TEAM, TeamChannels, opened_notes, outcome_notes
+from hitl_nb.notify._kind import Target
 from hitl_nb.notify._links import AnswerLinks
 from hitl_nb.notify._notes import (
     KINDS,
@@ -58,24 +63,19 @@ from hitl_nb.notify._signature import (
     TIMESTAMP_HEADER,
     sign,
 )
-from hitl_nb.notify._targets import (
-    EmailTarget,
-    SignedTarget,
-    SlackTarget,
-    Target,
-    check_address,
-    check_webhook_url,
-    shown_url,
-)
+from hitl_nb.notify._targets import check_address, check_webhook_url, shown_url
 
 if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
     from hitl_nb.notify._addresses import AddressBook
     from hitl_nb.notify._channels import Channels
-    from hitl_nb.notify._email import EmailChannel, SmtpSettings
+    from hitl_nb.notify._email import EmailChannel, EmailTarget, SmtpSettings
     from hitl_nb.notify._hub_users import HubDirectory, HubUser
     from hitl_nb.notify._messages import Message, compose
+    from hitl_nb.notify._registry import Registry, default_registry
     from hitl_nb.notify._routes import NoRoute, Preference, Router
     from hitl_nb.notify._sender import Round, Sender
+    from hitl_nb.notify._signed import SignedTarget
+    from hitl_nb.notify._slack import SlackTarget
     from hitl_nb.notify._webhooks import WebhookChannel
 
 __all__ = [
@@ -100,6 +100,7 @@ __all__ = [
     "Outbox",
     "Preference",
     "PromptFacts",
+    "Registry",
     "Round",
     "Router",
     "Secret",
@@ -113,6 +114,7 @@ __all__ = [
     "check_address",
     "check_webhook_url",
     "compose",
+    "default_registry",
     "next_allowed",
     "note_key",
     "opened_notes",
@@ -133,16 +135,21 @@ __getattr__, __dir__ = _lazy.attach(
         "AddressBook": "_addresses",
         "Channels": "_channels",
         "EmailChannel": "_email",
+        "EmailTarget": "_email",
         "SmtpSettings": "_email",
         "HubDirectory": "_hub_users",
         "HubUser": "_hub_users",
         "Message": "_messages",
         "compose": "_messages",
+        "Registry": "_registry",
+        "default_registry": "_registry",
         "NoRoute": "_routes",
         "Preference": "_routes",
         "Router": "_routes",
         "Round": "_sender",
         "Sender": "_sender",
+        "SignedTarget": "_signed",
+        "SlackTarget": "_slack",
         "WebhookChannel": "_webhooks",
     },
 )

@@ -32,7 +32,7 @@ from hitl_nb.errors import NotifyRefused
 from hitl_nb.notify._notes import Note, PromptFacts, note_key, person, team
 
 if typing.TYPE_CHECKING:
-    from hitl_nb.notify._targets import Target
+    from hitl_nb.notify._kind import Target
 
 __all__ = ["DEFAULT_TEAM", "TeamChannels", "opened_notes", "outcome_notes"]
 

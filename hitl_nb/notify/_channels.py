@@ -1,41 +1,38 @@
-"""Each kind of target to the channel that sends to it."""
+"""Each target to the transport that carries it, by its kind (:mod:`hitl_nb.notify._registry`)."""
 
 from __future__ import annotations
 
-from hitl_nb.errors import DeliveryFailed
-from hitl_nb.notify._email import EmailChannel
+from hitl_nb.errors import DeliveryFailed, NotifyRefused
+from hitl_nb.notify._kind import Target, Transport
 from hitl_nb.notify._messages import Message
-from hitl_nb.notify._targets import EmailTarget, Target
-from hitl_nb.notify._webhooks import WebhookChannel
+from hitl_nb.notify._registry import Registry, default_registry
 
 __all__ = ["Channels"]
 
 
 class Channels:
-    """The channels a sender has: ``email`` (None: no SMTP server set) and
-    ``webhooks``."""
+    """The transports a sender has, by name: ``email`` (an
+    :class:`~hitl_nb.notify.EmailChannel`; None: no SMTP server set) and ``webhooks``
+    (a :class:`~hitl_nb.notify.WebhookChannel`), or any a registered kind names.
+    ``kinds``: the channel kinds (default: the package's)."""
 
-    def __init__(
-        self, *, email: EmailChannel | None = None, webhooks: WebhookChannel | None = None
-    ) -> None:
-        self.email = email
-        self.webhooks = webhooks
+    def __init__(self, *, kinds: Registry | None = None, **transports: Transport | None) -> None:
+        self.kinds = kinds or default_registry()
+        self.transports = {name: t for name, t in transports.items() if t is not None}
 
     async def deliver(self, message: Message, target: Target) -> None:
-        """Send ``message`` to ``target`` by its channel; a target whose channel is not
-        set up fails for good."""
-        if isinstance(target, EmailTarget):
-            if self.email is None:
-                raise DeliveryFailed("no SMTP server is set up to send email", permanent=True)
-            await self.email.deliver(message, target)
-            return
-        if self.webhooks is None:
-            raise DeliveryFailed("webhooks are not set up", permanent=True)
-        await self.webhooks.deliver(message, target)
+        """Send ``message`` to ``target`` by its kind's transport; a target of no known
+        kind, or whose transport is not set up, fails for good."""
+        try:
+            kind = self.kinds.of(target)
+        except NotifyRefused as exc:
+            raise DeliveryFailed(str(exc), permanent=True) from None
+        transport = self.transports.get(kind.transport)
+        if transport is None:
+            raise DeliveryFailed(kind.unavailable, permanent=True)
+        await transport.deliver(message, target)
 
     async def aclose(self) -> None:
-        """Close every channel."""
-        if self.email is not None:
-            await self.email.aclose()
-        if self.webhooks is not None:
-            await self.webhooks.aclose()
+        """Close every transport."""
+        for transport in self.transports.values():
+            await transport.aclose()

@@ -1,4 +1,6 @@
-"""Email over SMTP: the standard library's client, on threads of its own.
+"""Email over SMTP: the standard library's client, on threads of its own. The channel
+kind ``email``: an :class:`EmailTarget` is a person's address (from the
+:class:`~hitl_nb.notify.AddressBook`), never a setting's URL.
 
 :class:`SmtpSettings` is what the administrator sets: the server (``host``, ``port``),
 how the connection is protected (``starttls``: plain, then STARTTLS, the submission
@@ -34,11 +36,12 @@ from email.policy import SMTP
 from email.utils import formatdate
 
 from hitl_nb.errors import DeliveryFailed, NotifyRefused
+from hitl_nb.notify._kind import ChannelKind
 from hitl_nb.notify._messages import Message
 from hitl_nb.notify._secrets import Secret
-from hitl_nb.notify._targets import EmailTarget, check_address
+from hitl_nb.notify._targets import check_address
 
-__all__ = ["EmailChannel", "SmtpSettings"]
+__all__ = ["KIND", "EmailChannel", "EmailTarget", "SmtpSettings"]
 
 SECURITY = ("starttls", "tls", "none")
 
@@ -50,6 +53,16 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+@dataclass(frozen=True)
+class EmailTarget:
+    """An email address (checked by :func:`~hitl_nb.notify.check_address`)."""
+
+    address: str
+
+    def __post_init__(self) -> None:
+        check_address(self.address)
 
 
 @dataclass(frozen=True)
@@ -197,3 +210,14 @@ def _refused(
     text = " ".join(text.split())[:200]
     permanent = not retry and 500 <= code < 600
     return DeliveryFailed(f"{where} {what}: {code} {text}", permanent=permanent)
+
+
+#: Email: a person's address comes from the :class:`~hitl_nb.notify.AddressBook`, never
+#: from a URL or a team channel's setting.
+KIND = ChannelKind(
+    "email",
+    EmailTarget,
+    "email",
+    transport="email",
+    unavailable="no SMTP server is set up to send email",
+)

@@ -11,7 +11,9 @@ own way, and the agent's words always through :mod:`hitl_nb.notify._text`:
 - :meth:`Message.plain`: the text/plain body;
 - :meth:`Message.html`: an HTML body, everything escaped, the one link a link;
 - :meth:`Message.chat`: Slack-compatible text (no mention, no link but ours);
-- :meth:`Message.to_json`: the generic webhook's document.
+- :meth:`Message.to_json`: the generic webhook's document;
+- a Teams card: :mod:`hitl_nb.notify._teams` walks the pieces itself (each channel
+  kind's module says how a message looks there).
 
 Words are plain: what happened, where to answer, by when. A message never holds an
 answer, a response schema or a token.

@@ -1,8 +1,9 @@
 """Where a recipient's messages go now: their own choice, else their email, else nowhere.
 
 A person (``user:<name>``) may have turned their messages off, or chosen a personal
-webhook instead of email (:class:`Preference`, kept by the store; the webhook's host
-must be on the administrator's allow-list, checked again at each send); otherwise
+webhook of any kind that takes a URL alone (Slack-compatible, Teams: :class:`Preference`,
+kept by the store; the webhook's host must be on the administrator's allow-list,
+checked again at each send); otherwise
 their messages go to the address the :class:`~hitl_nb.notify.AddressBook` finds. A team
 channel (``team:<host>``) goes where the administrator's
 :class:`~hitl_nb.notify.TeamChannels` says. When there is nowhere to send,
@@ -18,8 +19,9 @@ from dataclasses import dataclass
 from hitl_nb.errors import NotifyRefused
 from hitl_nb.notify._addresses import AddressBook
 from hitl_nb.notify._audience import TeamChannels
+from hitl_nb.notify._email import EmailTarget
+from hitl_nb.notify._kind import Target, WebhookTarget
 from hitl_nb.notify._notes import recipient_parts
-from hitl_nb.notify._targets import EmailTarget, SignedTarget, SlackTarget, Target
 
 __all__ = ["NoRoute", "Preference", "Router"]
 
@@ -30,7 +32,7 @@ class Preference:
     instead of email (never an administrator's target)."""
 
     off: bool = False
-    webhook: SlackTarget | SignedTarget | None = None
+    webhook: WebhookTarget | None = None
 
     def __post_init__(self) -> None:
         if self.webhook is not None and self.webhook.admin:

@@ -1,11 +1,11 @@
-"""Where a message goes: an email address, or a webhook, each checked before it is used.
+"""Email addresses and webhook URLs, each checked before it is used.
 
-- :class:`EmailTarget`: one plain address (``bob@example.org``: ASCII, no display name,
-  nothing a header could be made of), :func:`check_address`;
-- :class:`SlackTarget`: a Slack-compatible incoming webhook (Slack, Mattermost, and
-  others that take ``{"text": ...}``);
-- :class:`SignedTarget`: a generic JSON webhook, each request signed with its secret
-  (HMAC-SHA256, :mod:`hitl_nb.notify._signature`).
+- :func:`check_address`: one plain address (``bob@example.org``: ASCII, no display
+  name, nothing a header could be made of), what an
+  :class:`~hitl_nb.notify.EmailTarget` holds;
+- :func:`check_webhook_url`: a URL any webhook kind (:mod:`hitl_nb.notify._registry`)
+  posts to;
+- :func:`shown_url`: a webhook URL as logs and messages show it.
 
 A webhook's URL comes from the administrator (a team channel: ``admin=True``) or from a
 person (their own webhook), whose host must match the administrator's allow-list
@@ -25,23 +25,13 @@ import ipaddress
 import re
 import socket
 from collections.abc import Iterable
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import httpx
 
 from hitl_nb.errors import NotifyRefused
-from hitl_nb.notify._secrets import Secret
 
-__all__ = [
-    "EmailTarget",
-    "SignedTarget",
-    "SlackTarget",
-    "Target",
-    "check_address",
-    "check_webhook_url",
-    "shown_url",
-]
+__all__ = ["check_address", "check_webhook_url", "shown_url"]
 
 MAX_URL = 2048
 MAX_ADDRESS = 254
@@ -66,16 +56,6 @@ def check_address(address: str) -> str:
     ):
         raise NotifyRefused(f"not an email address: {address!r}")
     return address
-
-
-@dataclass(frozen=True)
-class EmailTarget:
-    """An email address (checked by :func:`check_address`)."""
-
-    address: str
-
-    def __post_init__(self) -> None:
-        check_address(self.address)
 
 
 def _is_ip_literal(host: str) -> bool:
@@ -154,31 +134,6 @@ def check_webhook_url(url: str, allowed_hosts: Iterable[str] = (), *, admin: boo
     return url
 
 
-@dataclass(frozen=True)
-class SlackTarget:
-    """A Slack-compatible incoming webhook. ``admin``: the administrator gave it."""
-
-    url: str
-    admin: bool = False
-
-    def __repr__(self) -> str:
-        # A Slack webhook's path is its credential: never shown whole.
-        return f"SlackTarget({shown_url(self.url)!r}, admin={self.admin})"
-
-
-@dataclass(frozen=True)
-class SignedTarget:
-    """A JSON webhook whose requests are signed with ``secret``. ``admin``: the
-    administrator gave it."""
-
-    url: str
-    secret: Secret
-    admin: bool = False
-
-    def __repr__(self) -> str:
-        return f"SignedTarget({shown_url(self.url)!r}, {self.secret!r}, admin={self.admin})"
-
-
 def shown_url(url: str) -> str:
     """A webhook URL as logs and messages show it: scheme and host only (a Slack or
     Mattermost webhook's path is its credential)."""
@@ -190,6 +145,3 @@ def shown_url(url: str) -> str:
         return "a path on the same host"
     port = f":{parsed.port}" if parsed.port else ""
     return f"{parsed.scheme}://{parsed.host}{port}/..."
-
-
-Target = EmailTarget | SlackTarget | SignedTarget

@@ -1,10 +1,10 @@
-"""Chat and JSON webhooks: one POST per message, to a host someone was allowed to name.
+"""Webhooks: one POST per message, to a host someone was allowed to name.
 
-- A :class:`~hitl_nb.notify.SlackTarget` gets ``{"text": ...}`` (Slack, Mattermost and
-  other Slack-compatible incoming webhooks), the text rendered by
-  :meth:`~hitl_nb.notify.Message.chat`: no mention and no link but ours.
-- A :class:`~hitl_nb.notify.SignedTarget` gets the message as a JSON document
-  (:meth:`~hitl_nb.notify.Message.to_json`), signed (:mod:`hitl_nb.notify._signature`).
+What is posted is the target's kind's (:mod:`hitl_nb.notify._registry`): a
+Slack-compatible webhook gets ``{"text": ...}`` (:mod:`hitl_nb.notify._slack`), a
+signed one the message as a signed JSON document (:mod:`hitl_nb.notify._signed`), a
+Teams workflow an Adaptive Card (:mod:`hitl_nb.notify._teams`). How it is posted is
+this module's, the same for every kind:
 
 Every request carries ``Idempotency-Key`` (the message's stable key: a receiver that
 already has it can drop a retry). The URL is checked again before each request
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import json
 import logging
 import time
 from collections.abc import Callable, Iterable
@@ -30,9 +29,11 @@ import httpx
 
 from hitl_nb.client import http_client
 from hitl_nb.errors import DeliveryFailed, NotifyRefused
+from hitl_nb.notify._kind import ChannelKind, WebhookTarget
 from hitl_nb.notify._messages import Message
-from hitl_nb.notify._signature import IDEMPOTENCY_HEADER, signed_headers
-from hitl_nb.notify._targets import SignedTarget, SlackTarget, check_webhook_url, shown_url
+from hitl_nb.notify._registry import Registry, default_registry
+from hitl_nb.notify._signature import IDEMPOTENCY_HEADER
+from hitl_nb.notify._targets import check_webhook_url, shown_url
 
 __all__ = ["WebhookChannel"]
 
@@ -60,7 +61,8 @@ class WebhookChannel:
     """POSTs messages to webhooks (see the module docstring). ``allowed_hosts``: the
     administrator's allow-list for people's own webhooks (read at each request: pass a
     callable to follow changes); ``client``: an ``httpx.AsyncClient`` to use (it must
-    not follow redirects); ``clock``: the signatures' time."""
+    not follow redirects); ``clock``: the signatures' time; ``kinds``: the channel
+    kinds whose targets it posts to (default: :func:`default_registry`)."""
 
     def __init__(
         self,
@@ -70,6 +72,7 @@ class WebhookChannel:
         client: httpx.AsyncClient | None = None,
         clock: Callable[[], float] | None = None,
         user_agent: str = "hitl-nb",
+        kinds: Registry | None = None,
     ) -> None:
         if callable(allowed_hosts):
             self._allowed: Callable[[], Iterable[str]] = allowed_hosts
@@ -83,30 +86,38 @@ class WebhookChannel:
             raise NotifyRefused("a webhook client must not follow redirects")
         self._clock = clock or time.time
         self.user_agent = user_agent
+        self.kinds = kinds or default_registry()
         httpx_log = logging.getLogger("httpx")
         if _FILTER not in httpx_log.filters:
             httpx_log.addFilter(_FILTER)
 
-    def request_for(
-        self, message: Message, target: SlackTarget | SignedTarget
-    ) -> tuple[bytes, dict[str, str]]:
-        """The body and headers of the POST for ``message`` (no I/O)."""
+    def _kind(self, target: WebhookTarget) -> ChannelKind:
+        try:
+            kind = self.kinds.of(target)
+        except NotifyRefused as exc:
+            raise DeliveryFailed(str(exc), permanent=True) from None
+        if kind.transport != "webhooks" or kind.render is None:
+            raise DeliveryFailed(f"{kind.label} is not sent by webhook", permanent=True)
+        return kind
+
+    def request_for(self, message: Message, target: WebhookTarget) -> tuple[bytes, dict[str, str]]:
+        """The body and headers of the POST for ``message``, as its kind renders it
+        (no I/O)."""
+        render = self._kind(target).render
+        assert render is not None
         headers = {
             "Content-Type": "application/json",
             "User-Agent": self.user_agent,
             IDEMPOTENCY_HEADER: message.key,
         }
-        if isinstance(target, SignedTarget):
-            body = message.to_json_bytes()
-            secret = target.secret.read()
-            headers.update(signed_headers(secret, int(self._clock()), body, message.key))
-        else:
-            body = json.dumps({"text": message.chat()}, ensure_ascii=False).encode("utf-8")
+        body, own = render(message, target, self._clock())
+        headers.update(own)
         return body, headers
 
-    async def deliver(self, message: Message, target: SlackTarget | SignedTarget) -> None:
+    async def deliver(self, message: Message, target: WebhookTarget) -> None:
         """POST ``message`` to ``target``; :class:`~hitl_nb.errors.DeliveryFailed`
         unless it answered 2xx."""
+        self._kind(target)
         where = shown_url(target.url)
         try:
             check_webhook_url(target.url, self._allowed(), admin=target.admin)
@@ -114,7 +125,7 @@ class WebhookChannel:
             raise DeliveryFailed(f"not sent to {where}: {exc}", permanent=True) from None
         try:
             body, headers = self.request_for(message, target)
-        except NotifyRefused as exc:  # the signing secret is missing
+        except NotifyRefused as exc:  # a signing secret is missing
             raise DeliveryFailed(f"not sent to {where}: {exc}") from None
         try:
             status, location = await asyncio.wait_for(

@@ -5,6 +5,7 @@ anywhere it could leak."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -184,6 +185,25 @@ async def test_bobs_own_webhook_takes_the_place_of_email(
     assert _mail_to(smtp, "bob@example.org") == []
 
 
+async def test_bobs_own_teams_workflow_gets_a_card(
+    api: Any, agent: MockAgent, smtp: SmtpServer, own_hook: TinyServer
+) -> None:
+    url = "teams:" + own_hook.url + "/workflows/bob?sig=BOBSIG"
+    status, mine = await api("PUT", "hitl/api/me/notify", user="bob", body={"webhook": url})
+    assert status == 200 and mine["webhook"] == url
+    task = await start_task(agent.url, "specific", responder="bob")
+    reg = await register(api, agent.url, task.id)
+    await until_async(soon(lambda: own_hook.requests), what="bob's Teams workflow")
+    (request,) = own_hook.requests
+    assert request.path == "/workflows/bob?sig=BOBSIG"
+    content = request.json()["attachments"][0]["content"]
+    assert content["type"] == "AdaptiveCard"
+    (button,) = content["actions"]
+    assert button["title"] == "Answer" and reg["id"] in button["url"]
+    assert "bob: approve the change?" in json.dumps(content)
+    assert _mail_to(smtp, "bob@example.org") == []
+
+
 @pytest.mark.parametrize(
     ("body", "words"),
     [
@@ -198,6 +218,10 @@ async def test_bobs_own_webhook_takes_the_place_of_email(
         pytest.param({"enabled": "yes"}, "true or false", id="enabled-not-bool"),
         pytest.param({"responder": "alice"}, "unknown member", id="unknown-member"),
         pytest.param({"webhook": "x" * 5000}, "at most", id="too-long"),
+        pytest.param(
+            {"webhook": "signed:http://127.0.0.1:1/x"}, "not given by a URL", id="signed-kind"
+        ),
+        pytest.param({"webhook": "teams:https://evil.example/w"}, "not on the", id="teams-host"),
     ],
 )
 async def test_hostile_preferences_are_refused_and_change_nothing(
