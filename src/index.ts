@@ -26,6 +26,7 @@ import { IStatusBar } from '@jupyterlab/statusbar';
 import { LabIcon } from '@jupyterlab/ui-components';
 import { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 
+import { UrlParameters } from './contract';
 import { PromptsModel } from './model';
 import { DEFAULT_SETTINGS, INotifierSettings, Notifier } from './notifier';
 import { PromptsPanel } from './panel';
@@ -42,13 +43,13 @@ const SETTINGS_ID = 'hitl-nb:plugin';
  * optionally `&hitl-registration=<the gateway's id of its task>` (a prompt id is unique
  * at its agent only; the links of hitl-nb's email and webhook messages carry both).
  */
-export const URL_PARAMETER = 'hitl-prompt';
-export const URL_REGISTRATION = 'hitl-registration';
+export const URL_PARAMETER = UrlParameters.prompt;
+export const URL_REGISTRATION = UrlParameters.registration;
 /**
  * The URL's parameter that opens the panel itself (`lab?hitl-inbox=1`): the link of a
  * digest message, which tells of several prompts.
  */
-export const URL_INBOX = 'hitl-inbox';
+export const URL_INBOX = UrlParameters.inbox;
 
 export const promptsIcon = new LabIcon({
   name: 'hitl-nb:prompts',

@@ -14,29 +14,8 @@ import { URLExt } from '@jupyterlab/coreutils';
 import { Event, ServerConnection } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
+import { EVENT_SCHEMA, Listing, Routes } from './contract';
 import { IMe, IPromptItem, IPrompts, IPromptsChange, IStatus } from './tokens';
-
-/** The schema id of the server's event (hitl_nb/server/_lab.py, `EVENT_SCHEMA`). */
-export const EVENT_SCHEMA = 'urn:hitl-nb:events:lab-prompts:v1';
-
-const ROUTE = 'hitl/lab/prompts';
-
-/** The server's answer to `GET hitl/lab/prompts`. */
-interface IListing {
-  feed: string;
-  epoch: string;
-  seq: number;
-  status: IStatus;
-  source: { kind: string; where: string };
-  total: number;
-  now: number;
-  me: IMe;
-  kernel: string;
-  full: boolean;
-  items?: IPromptItem[];
-  upsert?: IPromptItem[];
-  remove?: string[];
-}
 
 /** Soonest deadline first; prompts without one after, the longest waiting first. */
 export function soonestFirst(a: IPromptItem, b: IPromptItem): number {
@@ -117,7 +96,7 @@ export class PromptsModel implements IPrompts {
     }
     const url = URLExt.join(
       this._settings.baseUrl,
-      ROUTE,
+      Routes.prompts,
       encodeURIComponent(item.registration),
       encodeURIComponent(item.prompt_id)
     );
@@ -172,7 +151,7 @@ export class PromptsModel implements IPrompts {
       );
     }
     const url =
-      URLExt.join(this._settings.baseUrl, ROUTE) +
+      URLExt.join(this._settings.baseUrl, Routes.prompts) +
       (query.length ? `?${query.join('&')}` : '');
     let response: Response;
     try {
@@ -194,10 +173,10 @@ export class PromptsModel implements IPrompts {
       return;
     }
     this._failures = 0;
-    this._apply((await response.json()) as IListing);
+    this._apply((await response.json()) as Listing);
   }
 
-  private _apply(listing: IListing): void {
+  private _apply(listing: Listing): void {
     const reset = listing.full || listing.epoch !== this._epoch;
     const before = new Set(this._items.keys());
     const added: string[] = [];

@@ -5,59 +5,29 @@
 import { Token } from '@lumino/coreutils';
 import { ISignal } from '@lumino/signaling';
 
+import { Me, Place, PromptItem, RelayStatus } from './contract';
+
 /** Which notebook cell shows a prompt's card (a kernel of this server said so). */
-export interface IPlace {
-  kernel_id: string;
-  cell_id: string;
-}
+export type IPlace = Place;
 
 /**
  * One open prompt, as `GET hitl/lab/prompts` lists it (the gateway's feed item): no
- * schema, the question cut at 1,000 characters (`prompt_length` is its length).
+ * schema, the question cut at 1,000 characters (`prompt_length` is its length). Its
+ * members are the contract's (`contract.ts`, generated from the schema the server's
+ * output is checked against).
  */
-export interface IPromptItem {
-  key: string;
-  registration: string;
-  agent_url: string;
-  task_id: string;
-  prompt_id: string;
-  prompt: string;
-  prompt_length: number;
-  deadline: string | null;
-  /** The deadline in seconds since the epoch, by the server's clock. */
-  deadline_at: number | null;
-  first_seen: number;
-  allowed_responders: string[];
-  specific: string[];
-  needed: number;
-  state: string;
-  may_answer: boolean;
-  why_not: string | null;
-  answers: number;
-  agreeing: number;
-  disagreement: boolean;
-  /** This user's answer to a consensus prompt was counted already. */
-  answered: boolean;
-  registered_by: string;
-  place?: IPlace;
-}
+export type IPromptItem = PromptItem;
 
 /** Who the server takes the page's user for. */
-export interface IMe {
-  name: string | null;
-  display_name: string;
-  identified: boolean;
-}
+export type IMe = Me;
 
 /**
  * Where the list stands: `connecting` (not read yet), `ok`, `unavailable` (the
- * gateway or hub service cannot be reached: `message` says why), `logged-out` (the
- * page's login ended: nothing is shown).
+ * gateway or hub service cannot be reached: `message` says why), as the server says;
+ * or `logged-out` (the page's login ended: nothing is shown), as the page finds.
  */
-export interface IStatus {
-  state: 'connecting' | 'ok' | 'unavailable' | 'logged-out';
-  message: string;
-  where?: string;
+export interface IStatus extends Omit<RelayStatus, 'state'> {
+  state: RelayStatus['state'] | 'logged-out';
 }
 
 /** What changed in one update of the list. */

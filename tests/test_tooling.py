@@ -77,11 +77,29 @@ def test_eslint_is_clean():
 
 @pytest.mark.slow
 def test_prettier_formats_the_extension():
-    """src/, style/, schema/ and the extension's configuration, as jlpm prettier:check."""
-    where = ["src/**/*.ts", "style/**/*.css", "schema/*.json", "package.json", "tsconfig.json"]
+    """src/, style/, schema/, scripts/ and the extension's configuration, as jlpm
+    prettier:check."""
+    where = [
+        "src/**/*.ts",
+        "style/**/*.css",
+        "schema/*.json",
+        "scripts/*.mjs",
+        "package.json",
+        "tsconfig.json",
+        "jest.config.js",
+    ]
     command = [*_javascript_tool("prettier/bin/prettier.cjs"), "--check", *where]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_the_extensions_unit_tests_pass():
+    """``jlpm test``: jest runs src/__tests__ (the model, the list, the words) in jsdom."""
+    command = [*_javascript_tool("jest/bin/jest.js"), "--ci", "--silent"]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Tests:" in result.stderr and " failed" not in result.stderr, result.stderr
 
 
 def test_the_extension_and_the_package_have_one_version():

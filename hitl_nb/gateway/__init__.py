@@ -57,7 +57,7 @@ from hitl_nb.gateway._store import (
     Registration,
     StoreUnavailable,
 )
-from hitl_nb.gateway._views import NO_NAMES, PROMPT_CUT, Caller
+from hitl_nb.gateway._views import NO_NAMES, PROMPT_CUT, Caller, PromptState
 
 if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
     from hitl_nb.gateway._postgres import PostgresStore
@@ -94,6 +94,7 @@ __all__ = [
     "PostgresStore",
     "PromptFeed",
     "PromptRow",
+    "PromptState",
     "PushDesk",
     "Refused",
     "Registration",

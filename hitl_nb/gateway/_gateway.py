@@ -69,7 +69,14 @@ from hitl_nb.gateway._store import (
     Registration,
     StoreUnavailable,
 )
-from hitl_nb.gateway._views import Caller, feed_item, prompt_view, refusal, shown_to
+from hitl_nb.gateway._views import (
+    Caller,
+    PromptState,
+    feed_item,
+    prompt_view,
+    refusal,
+    shown_to,
+)
 from hitl_nb.gateway._watcher import Watchers
 from hitl_nb.notify import Note
 from hitl_nb.policy import ResponderGate, tally
@@ -420,7 +427,7 @@ class Gateway:
         for row in await self.store.prompts(reg.id):
             if row.closed is None and row.prompt_id != open_id:
                 fwd = await self.store.forward(reg.id, row.prompt_id)
-                if fwd is None or fwd.state != "forwarding":
+                if fwd is None or fwd.state != PromptState.FORWARDING:
                     if await self.store.close_prompt(reg.id, row.prompt_id, "closed by the agent"):
                         self.feed.changed(reg.id)
 
@@ -554,7 +561,7 @@ class Gateway:
                 validation_errors=[i.to_json() for i in issues],
             )
         where = self.settings.where
-        if fwd is not None and fwd.state in ("forwarding", "forwarded"):
+        if fwd is not None and fwd.state in (PromptState.FORWARDING, PromptState.FORWARDED):
             raise GatewayError(
                 409, f"this prompt was already answered through {where}", state=fwd.state
             )
@@ -666,7 +673,7 @@ class Gateway:
                 state=fwd.state if fwd else None,
             )
         body = {"prompt_id": prompt_id, "responders": fwd.responders}
-        if fwd.state == "forwarded":
+        if fwd.state == PromptState.FORWARDED:
             message = "your answer counted: the agent has it (sent once, by the gateway)"
             return GatewayReply(200, {"status": "forwarded", **body, "message": message})
         message = "your answer counted: it is on its way to the agent (sent once, by the gateway)"

@@ -10,6 +10,7 @@ list of prompts draws (JupyterLab's prompts panel): no schema, the question cut 
 
 from __future__ import annotations
 
+import enum
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ __all__ = [
     "NO_NAMES",
     "Caller",
     "PROMPT_CUT",
+    "PromptState",
     "feed_item",
     "inbox_order",
     "prompt_view",
@@ -68,13 +70,42 @@ def shown_to(caller: Caller, reg: Registration, row: PromptRow) -> bool:
     return refusal(responder_gate(row.envelope), caller) is None
 
 
-def state_of(row: PromptRow, fwd: Forward | None) -> str:
+class PromptState(str, enum.Enum):
+    """Where a prompt stands at the gateway, the ``state`` of its view and feed item.
+
+    The values are the wire's words, the same as the ``PromptState`` of the contract
+    with JupyterLab's page (``hitl_nb/schemas/lab.schema.json``; a test keeps them equal)
+    and as a forward's ``state`` in the store. A member is a ``str``: it equals its word
+    and is written as it in JSON.
+    """
+
+    #: Answers are taken.
+    OPEN = "open"
+    #: An answer is on its way to the agent (sent once, by the gateway).
+    FORWARDING = "forwarding"
+    #: The agent accepted an answer.
+    FORWARDED = "forwarded"
+    #: Its deadline passed unanswered.
+    EXPIRED = "expired"
+    #: The task moved on (closed by the agent, or it ended).
+    CLOSED = "closed"
+
+    def __str__(self) -> str:
+        # The word, on every Python (3.12 made format() of a str mixin say the name).
+        return self.value
+
+
+#: The states of a forward (a row of the store's ``forwards``).
+_FORWARD_STATES = (PromptState.FORWARDING, PromptState.FORWARDED)
+
+
+def state_of(row: PromptRow, fwd: Forward | None) -> PromptState:
     """open, forwarding, forwarded, expired or closed."""
-    if fwd is not None and fwd.state in ("forwarding", "forwarded"):
-        return fwd.state
+    if fwd is not None and fwd.state in _FORWARD_STATES:
+        return PromptState(fwd.state)
     if row.closed is not None:
-        return "expired" if row.closed == "expired" else "closed"
-    return "open"
+        return PromptState.EXPIRED if row.closed == "expired" else PromptState.CLOSED
+    return PromptState.OPEN
 
 
 def inbox_order(row: PromptRow) -> tuple[bool, float, float, str]:
@@ -115,7 +146,7 @@ def prompt_view(
         "agreeing": count.agreeing,
         "disagreement": count.disagreement,
         "your_answer": None if mine is None else json.loads(mine.payload),
-        "forwarded_for": fwd.responders if fwd and fwd.state == "forwarded" else None,
+        "forwarded_for": (fwd.responders if fwd and fwd.state == PromptState.FORWARDED else None),
     }
 
 

@@ -29,6 +29,7 @@ from typing import Any
 
 import httpx
 
+from hitl_nb._lab_contract import PLACES_ROUTE
 from hitl_nb.client import GatewayInfo, kernel_server, sync_http_client
 from hitl_nb.errors import HitlError
 
@@ -39,8 +40,9 @@ __all__ = ["PLACES_PATH", "announce", "place"]
 
 log = logging.getLogger("hitl_nb.notebook")
 
-#: Where a kernel tells its server which cell shows a task's cards (see hitl_nb.server).
-PLACES_PATH = "hitl/lab/places"
+#: Where a kernel tells its server which cell shows a task's cards (see hitl_nb.server):
+#: the contract's route (:mod:`hitl_nb._lab_contract`).
+PLACES_PATH = PLACES_ROUTE
 
 _lock = threading.Lock()
 _placed: set[tuple[str, str, str]] = set()

@@ -16,21 +16,11 @@ from __future__ import annotations
 
 import uuid
 
-__all__ = ["css_countdown", "css_elapsed", "in_words"]
+from hitl_nb._words import duration
+
+__all__ = ["css_countdown", "css_elapsed"]
 
 _DAY = 24 * 3600
-
-
-def in_words(seconds: float) -> str:
-    """A duration in plain words: ``"45 s"``, ``"4 min 12 s"``, ``"3 h 5 min"``, ``"2 d 1 h"``."""
-    s = max(0, int(seconds))
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min {s % 60} s"
-    if s < _DAY:
-        return f"{s // 3600} h {s % 3600 // 60} min"
-    return f"{s // _DAY} d {s % _DAY // 3600} h"
 
 
 def _clock(start: int, end: int, duration: int, delay: int, after: str | None) -> str:
@@ -77,11 +67,12 @@ def css_countdown(remaining: float, prefix: str, after: str) -> str:
     """HTML counting down from ``remaining`` seconds, then showing ``after``.
 
     ``prefix`` and ``after`` are HTML (escape what came from elsewhere). Over an hour
-    the countdown is static, in words (re-rendered by the kernel on each change).
+    the countdown is static, in words (:func:`hitl_nb._words.duration`, re-rendered by
+    the kernel on each change).
     """
     seconds = max(0, int(remaining))
     if seconds >= 3600:
-        return f'<span class="hitl-clock">{prefix}{in_words(seconds)}</span>'
+        return f'<span class="hitl-clock">{prefix}{duration(seconds)}</span>'
     return _clock(seconds, 0, seconds, 0, after).replace("{prefix}", prefix)
 
 
@@ -89,5 +80,5 @@ def css_elapsed(elapsed: float, prefix: str) -> str:
     """HTML counting up from ``elapsed`` seconds, for up to a day."""
     start = max(0, int(elapsed))
     if start >= _DAY:
-        return f'<span class="hitl-clock">{prefix}{in_words(start)}</span>'
+        return f'<span class="hitl-clock">{prefix}{duration(start)}</span>'
     return _clock(0, _DAY, _DAY, start, None).replace("{prefix}", prefix)

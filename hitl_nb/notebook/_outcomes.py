@@ -14,7 +14,8 @@ Each sentence a card says about an answer is written here, once, by situation:
   elsewhere (JupyterLab's prompts panel, another card);
 - a responder gateway (a Jupyter server's, or the hub's): :func:`gateway_verdict` turns
   its reply into a :class:`Verdict`, the type every sender returns (:mod:`._senders`);
-- a consensus' count: :func:`tally_words`, wherever it is shown;
+- a consensus' count: :func:`tally_words`, wherever it is shown (written, with every
+  duration in words, in :mod:`hitl_nb._words`);
 - the status line: :func:`outcome_html`, and :func:`sending_html` / :func:`waiting_html`
   while an answer travels.
 
@@ -32,6 +33,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hitl_nb._words import tally_words
 from hitl_nb.a2a import Artifact, Task, TaskState
 from hitl_nb.client import AnswerReceipt, GatewayAnswer
 from hitl_nb.errors import (
@@ -481,28 +483,6 @@ def answered_elsewhere(
     return Outcome(
         "conflict", f"{names} answered this prompt through {host} first; the agent moved on", task
     )
-
-
-# --- a consensus' count -------------------------------------------------------------------
-
-
-def tally_words(tally: Tally) -> str:
-    """A consensus' count (:class:`~hitl_nb.policy.Tally`) in words ("" for a prompt one
-    answer settles)."""
-    if tally.needed <= 1:
-        return ""
-    more = max(0, tally.needed - tally.agreeing)
-    collected = f"{tally.answers} answer{'s' if tally.answers != 1 else ''} collected"
-    agree = f"{tally.agreeing} of {tally.needed} agreeing"
-    if not more:
-        return f"{collected}, {agree}: enough"
-    words = f"{collected}, {agree}; {more} more needed"
-    if tally.disagreement:
-        words += (
-            ". The answers given so far differ: nothing goes to the agent until "
-            f"{tally.needed} people send the same answer"
-        )
-    return words
 
 
 # --- a responder gateway (a Jupyter server's, or the hub's) -------------------------------

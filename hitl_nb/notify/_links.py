@@ -14,7 +14,8 @@ token.
 The query is what JupyterLab's prompts panel opens from: ``hitl-prompt`` (and its
 ``hitl-registration``) opens that prompt's card, ``hitl-inbox`` (a digest's link) the
 panel's list. Its URL form is the panel's to define (docs/lab.md); :data:`LAB_PATH`,
-:meth:`AnswerLinks.prompt` and :meth:`AnswerLinks.inbox` are the one place to follow it.
+:meth:`AnswerLinks.prompt` and :meth:`AnswerLinks.inbox` are the one place to follow it
+(the parameters' names are the contract's, :mod:`hitl_nb._lab_contract`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote, urlencode, urlsplit
 
+from hitl_nb._lab_contract import URL_INBOX, URL_PROMPT, URL_REGISTRATION
 from hitl_nb.errors import NotifyRefused
 
 __all__ = ["LAB_PATH", "AnswerLinks"]
@@ -62,10 +64,10 @@ class AnswerLinks:
     def prompt(self, reg_id: str, prompt_id: str) -> str:
         """Where to answer one prompt (the gateway's registration and prompt ids)."""
         query = urlencode(
-            {"hitl-registration": reg_id, "hitl-prompt": prompt_id}, quote_via=quote, safe=""
+            {URL_REGISTRATION: reg_id, URL_PROMPT: prompt_id}, quote_via=quote, safe=""
         )
         return f"{self._page()}?{query}"
 
     def inbox(self) -> str:
         """Where the reader's open prompts are listed (a digest's link)."""
-        return f"{self._page()}?hitl-inbox=1"
+        return f"{self._page()}?{URL_INBOX}=1"

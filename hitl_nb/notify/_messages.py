@@ -30,6 +30,7 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlsplit
 
+from hitl_nb._words import duration, needs_words, plural
 from hitl_nb.notify import _text
 from hitl_nb.notify._links import AnswerLinks
 from hitl_nb.notify._notes import Batch, Note, PromptFacts, recipient_parts
@@ -211,18 +212,6 @@ def _iso(at: float | None) -> str | None:
         return None
 
 
-def _left(seconds: float) -> str:
-    if seconds < 60:
-        return "in less than a minute"
-    minutes = round(seconds / 60)
-    if minutes < 90:
-        return f"in {minutes} minute{'s' if minutes != 1 else ''}"
-    hours = round(seconds / 3600)
-    if hours < 36:
-        return f"in about {hours} hours"
-    return f"in about {round(seconds / 86400)} days"
-
-
 def when(deadline: float, now: float) -> str:
     """A deadline in words: ``2026-05-01 14:05 UTC (in 30 minutes)``."""
     try:
@@ -231,7 +220,7 @@ def when(deadline: float, now: float) -> str:
         return "at a time too far away to show"
     if deadline <= now:
         return f"{at} (passed)"
-    return f"{at} ({_left(deadline - now)})"
+    return f"{at} (in {duration(deadline - now, 'rough')})"
 
 
 # -- the messages ----------------------------------------------------------------------
@@ -254,20 +243,9 @@ def _who_asks(f: PromptFacts) -> tuple[Piece, ...]:
     return ("An agent", *at)
 
 
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
 def _needs(f: PromptFacts, for_team: bool) -> tuple[Piece, ...] | None:
-    if f.needed <= 1:
-        return None
-    still = max(f.needed - f.answers, 0)
-    said = f"It needs {f.needed} people to give the same answer"
-    if f.answers:
-        said += f"; {_count(f.answers, 'answer has', 'answers have')} come so far"
-        if for_team:
-            said += f", {still} more needed"
-    return (said + ".",)
+    said = needs_words(f.needed, f.answers, still=for_team)
+    return (said,) if said else None
 
 
 def _deadline(f: PromptFacts, now: float, lead: str) -> tuple[Piece, ...] | None:
@@ -377,7 +355,7 @@ def _digest(
         for note in notes:
             counts[note.kind] = counts.get(note.kind, 0) + 1
     told = ", ".join(
-        _count(counts[kind], *_DIGEST_WORDS[kind]) for kind in _DIGEST_WORDS if counts.get(kind)
+        plural(counts[kind], *_DIGEST_WORDS[kind]) for kind in _DIGEST_WORDS if counts.get(kind)
     )
     subject: tuple[Piece, ...] = (f"{told} {'for the team' if for_team else 'for you'}",)
     paragraphs: list[tuple[Piece, ...]] = [

@@ -28,7 +28,7 @@ from hitl_nb.mock_agent import mock_agent_handlers
 from hitl_nb.server._config import HitlServer
 from hitl_nb.server._handlers import gateway_handlers
 from hitl_nb.server._hosted import INTERNAL_SETTING, host_handlers
-from hitl_nb.server._lab import LAB_PATH, LabFeeds, lab_handlers
+from hitl_nb.server._lab import LabFeeds, lab_handlers
 
 __all__ = ["API_PATH", "GATEWAY_SETTING", "LAB_SETTING", "MOCK_AGENT_PATH", "load", "state_dir"]
 
@@ -84,7 +84,7 @@ def load(serverapp: Any) -> Gateway:
     # JupyterLab's prompts panel: its relays, and the event its pages listen for.
     feeds = LabFeeds(serverapp, gateway)
     web_app.settings[LAB_SETTING] = feeds
-    handlers += lab_handlers(url_path_join(base_url, LAB_PATH), feeds)
+    handlers += lab_handlers(base_url, feeds)
     if config.push:
 
         def push_url(reg_id: str) -> str:

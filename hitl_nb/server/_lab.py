@@ -15,6 +15,8 @@
 Both are behind the server's login and the Authorizer's ``hitl`` resource, like the
 gateway's API. Pages learn that something changed from the event bus: an event of
 :data:`EVENT_SCHEMA` names the relay (``feed``), its ``epoch`` and the new ``seq``.
+The routes, the event and what each carries are the contract with the page
+(:mod:`hitl_nb._lab_contract`, ``hitl_nb/schemas/lab.schema.json``).
 
 Which source the relays follow is decided once, at the first request: the gateway the
 server's kernels register their tasks with (:func:`hitl_nb.client.find_gateway` from the
@@ -34,8 +36,10 @@ from typing import Any
 
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
 from tornado import web
 
+from hitl_nb._lab_contract import EVENT_ID, EVENT_SCHEMA, PLACES_ROUTE, PROMPTS_ROUTE
 from hitl_nb.client import GatewayInfo, find_gateway
 from hitl_nb.errors import GatewayUnavailable
 from hitl_nb.gateway import Caller, Gateway
@@ -43,40 +47,9 @@ from hitl_nb.server._handlers import caller_of
 from hitl_nb.server._hosted import AUTH_RESOURCE
 from hitl_nb.server._relay import LocalSource, Relay, RemoteSource, Source
 
-__all__ = ["EVENT_SCHEMA", "LAB_PATH", "LabFeeds", "lab_handlers"]
+__all__ = ["EVENT_SCHEMA", "LabFeeds", "lab_handlers"]
 
 log = logging.getLogger("hitl_nb.server")
-
-#: Where the panel's routes live, relative to the server's base URL.
-LAB_PATH = "hitl/lab"
-
-#: The event the pages hear on jupyter-server's event bus: a relay's list changed.
-EVENT_SCHEMA: dict[str, Any] = {
-    "$id": "urn:hitl-nb:events:lab-prompts:v1",
-    "version": "1",
-    "title": "hitl-nb: the open prompts changed",
-    "personal-data": False,
-    "description": (
-        "A relay of the hitl-nb server extension has a new list of open prompts: pages "
-        "that show it read what changed since the seq they have, with their own login, "
-        "from {base_url}hitl/lab/prompts. The event carries no prompt."
-    ),
-    "type": "object",
-    "required": ["feed", "epoch", "seq"],
-    "properties": {
-        "feed": {
-            "type": "string",
-            "title": "feed",
-            "description": "which relay (a user of this server, or the hub's service)",
-        },
-        "epoch": {
-            "type": "string",
-            "title": "epoch",
-            "description": "the relay's run (numbers of another run mean nothing)",
-        },
-        "seq": {"type": "integer", "title": "seq", "description": "the relay's change number"},
-    },
-}
 
 #: Seconds a first request waits for a relay's first list before answering without it.
 FIRST_WAIT = 5.0
@@ -143,7 +116,7 @@ class LabFeeds:
 
     def _announce(self, data: dict[str, Any]) -> None:
         if self._events is not None:
-            self._events.emit(schema_id=EVENT_SCHEMA["$id"], data=data)
+            self._events.emit(schema_id=EVENT_ID, data=data)
 
     async def _decide(self) -> None:
         try:
@@ -330,12 +303,13 @@ class PlacesRoute(APIHandler):
 _SEG = r"([A-Za-z0-9_.:-]{1,256})"
 
 
-def lab_handlers(root: str, feeds: LabFeeds) -> list[tuple[str, type, dict[str, Any]]]:
-    """The panel's routes under ``root`` (``{base_url}hitl/lab``)."""
-    root = root.rstrip("/")
+def lab_handlers(base_url: str, feeds: LabFeeds) -> list[tuple[str, type, dict[str, Any]]]:
+    """The panel's routes under the server's ``base_url`` (the contract's:
+    :mod:`hitl_nb._lab_contract`)."""
+    prompts = url_path_join(base_url, PROMPTS_ROUTE)
     kw = {"feeds": feeds}
     return [
-        (f"{root}/prompts", PromptsRoute, kw),
-        (f"{root}/places", PlacesRoute, kw),
-        (f"{root}/prompts/{_SEG}/{_SEG}", PromptRoute, kw),
+        (prompts, PromptsRoute, kw),
+        (url_path_join(base_url, PLACES_ROUTE), PlacesRoute, kw),
+        (f"{prompts}/{_SEG}/{_SEG}", PromptRoute, kw),
     ]

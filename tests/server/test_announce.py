@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from hitl_nb.mock_agent import MockAgent
+from tests.helpers.contract import conforms
 from tests.helpers.jupyter_process import jupyter_server
 from tests.helpers.server_kernel import result_of, server_kernel
 from tests.helpers.tasks import answers_at_agent, start_task
@@ -54,7 +55,7 @@ print("RESULT" + json.dumps({{"status": outcome.status, "message": outcome.messa
 def _listing(url: str) -> dict[str, Any]:
     r = httpx.get(url + "hitl/lab/prompts", headers=HEADERS, timeout=30)
     assert r.status_code == 200, r.text
-    body: dict[str, Any] = r.json()
+    body: dict[str, Any] = conforms("Listing", r.json())
     return body
 
 

@@ -15,6 +15,7 @@ import pytest
 from hitl_nb.a2a import aiter_events
 from hitl_nb.mock_agent import MockAgent, Scenario, Step
 from hitl_nb.server._lab import EVENT_SCHEMA
+from tests.helpers.contract import conforms
 from tests.helpers.jupyter_users import auth
 from tests.helpers.tasks import start_task
 from tests.helpers.until import until_async
@@ -42,7 +43,7 @@ class Events:
         serverapp.event_logger.add_listener(schema_id=EVENT_SCHEMA["$id"], listener=self._heard)
 
     async def _heard(self, logger: Any, schema_id: str, data: dict[str, Any]) -> None:
-        self.seen.append(dict(data))
+        self.seen.append(conforms("LabEvent", dict(data)))
 
     def last(self, feed: str) -> dict[str, Any] | None:
         mine = [e for e in self.seen if e["feed"] == feed]
@@ -55,6 +56,7 @@ async def test_each_person_follows_the_prompts_they_may_answer(
     events = Events(jp_serverapp)
     status, bob = await api("GET", "hitl/lab/prompts", user="bob")
     assert status == 200 and bob["full"] and bob["items"] == []
+    conforms("Listing", bob)
     assert bob["status"]["state"] == "ok" and bob["source"]["kind"] == "server"
     assert bob["me"] == {"name": "bob", "display_name": "Bob", "identified": True}
     assert bob["kernel"] and bob["feed"] == "user:bob"
@@ -68,6 +70,7 @@ async def test_each_person_follows_the_prompts_they_may_answer(
         "GET", "hitl/lab/prompts", user="bob", params={"epoch": bob["epoch"], "since": bob["seq"]}
     )
     assert status == 200 and not changes["full"] and changes["remove"] == []
+    conforms("Listing", changes)
     (item,) = changes["upsert"]
     assert item["registration"] == reg["id"] and item["may_answer"]
     assert item["specific"] == ["bob"] and "response_schema" not in item
@@ -86,6 +89,7 @@ async def test_each_person_follows_the_prompts_they_may_answer(
         "GET", "hitl/lab/prompts", user="bob", params={"epoch": bob["epoch"], "since": seq}
     )
     assert gone["remove"] == [item["key"]] and gone["upsert"] == []
+    conforms("Listing", gone)
 
 
 def _after(event: dict[str, Any] | None, seq: int) -> dict[str, Any] | None:
@@ -105,7 +109,7 @@ async def test_a_whole_question_is_read_on_demand(api: Api, tmp_path: Any) -> No
         task = await start_task(agent.url, "long")
         reg = await _register(api, agent.url, task.id)
     _, listing = await api("GET", "hitl/lab/prompts", user="carol")
-    (item,) = listing["items"]
+    (item,) = conforms("Listing", listing)["items"]
     assert item["prompt_length"] == len(LONG) and len(item["prompt"]) == 1000
     status, whole = await api(
         "GET", f"hitl/lab/prompts/{reg['id']}/{item['prompt_id']}", user="carol"
@@ -129,6 +133,7 @@ async def test_a_whole_question_is_read_on_demand(api: Api, tmp_path: Any) -> No
 async def test_hostile_arguments_get_the_whole_list(api: Api, params: dict[str, str]) -> None:
     status, body = await api("GET", "hitl/lab/prompts", user="alice", params=params)
     assert status == 200 and body["full"] is True and body["items"] == []
+    conforms("Listing", body)
 
 
 async def test_without_a_login_nothing_is_shown(api: Api) -> None:
@@ -153,6 +158,8 @@ async def test_the_gateways_feed_is_served_as_server_sent_events(
                 if event.event == "synced":
                     break
     assert [name for name, _ in seen] == ["reset", "upsert", "synced"]
+    for name, body in seen:  # each event as the contract says (FeedReset, FeedUpsert...)
+        conforms("Feed" + name.capitalize(), body)
     (item,) = seen[1][1]["items"]
     assert item["registration"] == reg["id"] and seen[2][1] == {"total": 1}
 
