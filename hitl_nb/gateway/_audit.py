@@ -5,6 +5,11 @@ key-sorted compact form the gateway compares consensus answers in) and of the pr
 ``response_schema``: a team can show which answer was given to which question without
 the trail becoming a copy of every answer. Exported as JSON lines (one entry a line,
 oldest first), the format log tools read.
+
+:class:`Audit` is the one place the gateway's entries are made: an answer's outcome
+(:meth:`Audit.outcome`, written by the store in the transaction of the change it
+records, or on its own by :meth:`Audit.add_outcome`), a refusal, and the end of a
+forward the gateway settled by itself.
 """
 
 from __future__ import annotations
@@ -13,14 +18,23 @@ import hashlib
 import json
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from hitl_nb._json import dumps_compact
 from hitl_nb.gateway._forward import GatewayReply
-from hitl_nb.gateway._store import AuditEntry, Forward, PromptRow, Registration
+from hitl_nb.gateway._store import AuditEntry, Forward, GatewayStore, PromptRow, Registration
 from hitl_nb.gateway._views import Caller
 
-__all__ = ["action_of", "answer_entry", "forward_entry", "json_lines", "sha256_of"]
+__all__ = [
+    "Answer",
+    "Audit",
+    "action_of",
+    "answer_entry",
+    "forward_entry",
+    "json_lines",
+    "sha256_of",
+]
 
 #: The reply's ``status`` member -> the entry's ``action``.
 _ACTIONS = {
@@ -115,6 +129,58 @@ def forward_entry(
         responders=list(fwd.responders),
         agent_reply=_agent_reply(reply),
     )
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer as the trail names it: the task (``reg``), the prompt (``row``), who
+    gave it (``caller``) and what (``payload``, kept as its hash)."""
+
+    reg: Registration
+    row: PromptRow
+    caller: Caller
+    payload: Any
+
+
+class Audit:
+    """The audit trail's entries, made in one place and appended to ``store``'s trail."""
+
+    def __init__(self, store: GatewayStore) -> None:
+        self.store = store
+
+    def outcome(self, answer: Answer, reply: GatewayReply) -> AuditEntry:
+        """The entry of what became of ``answer`` (``reply``), for the store to append in
+        the transaction of the change it records (a ballot counted, a forward ended)."""
+        a = answer
+        return answer_entry(
+            a.reg,
+            a.row,
+            a.caller,
+            a.payload,
+            status=reply.status,
+            action=action_of(reply),
+            reply=reply,
+        )
+
+    async def add_outcome(self, answer: Answer, reply: GatewayReply) -> None:
+        """Append the entry of an outcome that changed nothing here (a forward in doubt,
+        an answer another's forward carries)."""
+        await self.store.add_audit(self.outcome(answer, reply))
+
+    async def refusal(self, answer: Answer, status: int, reason: str) -> None:
+        """Append the entry of an answer the gateway refused (``status``, ``reason``)."""
+        a = answer
+        await self.store.add_audit(
+            answer_entry(
+                a.reg, a.row, a.caller, a.payload, status=status, action="refused", reason=reason
+            )
+        )
+
+    async def settled(
+        self, reg: Registration, row: PromptRow, fwd: Forward, reply: GatewayReply
+    ) -> None:
+        """Append the entry of a forward the gateway ended by itself (:func:`forward_entry`)."""
+        await self.store.add_audit(forward_entry(reg, row, fwd, reply))
 
 
 def json_lines(entries: Iterable[AuditEntry]) -> str:
