@@ -75,6 +75,37 @@ def _agent_reply(reply: GatewayReply) -> dict[str, Any] | None:
     return out
 
 
+def _entry(
+    reg: Registration,
+    row: PromptRow,
+    who: Caller | None,
+    payload: Any,
+    *,
+    status: int,
+    action: str,
+    reason: str | None,
+    responders: list[str],
+    reply: GatewayReply | None,
+) -> AuditEntry:
+    """An entry about ``row``'s prompt (``who``: None for what the gateway did itself)."""
+    return AuditEntry(
+        at=time.time(),
+        reg_id=reg.id,
+        task_id=reg.task_id,
+        agent_url=reg.agent_url,
+        prompt_id=row.prompt_id,
+        responder=None if who is None else who.name,
+        display=None if who is None else who.display,
+        action=action,
+        status=status,
+        reason=reason,
+        payload_sha256=sha256_of(payload),
+        schema_sha256=sha256_of(row.envelope.get("response_schema")),
+        responders=responders,
+        agent_reply=None if reply is None else _agent_reply(reply),
+    )
+
+
 def answer_entry(
     reg: Registration,
     row: PromptRow,
@@ -90,21 +121,18 @@ def answer_entry(
     responders = []
     if reply is not None and isinstance(reply.body.get("responders"), list):
         responders = [str(r) for r in reply.body["responders"]]
-    return AuditEntry(
-        at=time.time(),
-        reg_id=reg.id,
-        task_id=reg.task_id,
-        agent_url=reg.agent_url,
-        prompt_id=row.prompt_id,
-        responder=caller.name,
-        display=caller.display,
-        action=action,
+    if reason is None and reply is not None:
+        reason = reply.body.get("message")
+    return _entry(
+        reg,
+        row,
+        caller,
+        payload,
         status=status,
-        reason=reason if reason is not None else (reply.body.get("message") if reply else None),
-        payload_sha256=sha256_of(payload),
-        schema_sha256=sha256_of(row.envelope.get("response_schema")),
+        action=action,
+        reason=reason,
         responders=responders,
-        agent_reply=None if reply is None else _agent_reply(reply),
+        reply=reply,
     )
 
 
@@ -113,21 +141,16 @@ def forward_entry(
 ) -> AuditEntry:
     """The entry for a forward the gateway finished by itself (after a lost reply or a
     restart): no one answered just now, so no responder; the forward's own responders."""
-    return AuditEntry(
-        at=time.time(),
-        reg_id=reg.id,
-        task_id=reg.task_id,
-        agent_url=reg.agent_url,
-        prompt_id=row.prompt_id,
-        responder=None,
-        display=None,
-        action=action_of(reply),
+    return _entry(
+        reg,
+        row,
+        None,
+        json.loads(fwd.payload),
         status=reply.status,
+        action=action_of(reply),
         reason=str(reply.body.get("message") or "") or None,
-        payload_sha256=sha256_of(json.loads(fwd.payload)),
-        schema_sha256=sha256_of(row.envelope.get("response_schema")),
         responders=list(fwd.responders),
-        agent_reply=_agent_reply(reply),
+        reply=reply,
     )
 
 
