@@ -565,13 +565,15 @@ class Gateway:
                 return reply
             client = self.pool.client(reg.agent_url)
             ending = await send(client, claimed, reg.task_id, row.context_id)
-            entry = self.trail.outcome(given, ending.reply)
-            reply = await conclude(self.store, claimed, ending, self._tell(reg, row), entry)
-            self._wake()
-            if ending.in_doubt:
+            reply = ending.reply
+            if ending.in_doubt:  # the forward stays as it is, settled in the background
                 await self.trail.add_outcome(given, reply)
                 in_doubt = True
                 self._spawn(self._settle(claimed, taken=True))
+            else:
+                entry = self.trail.outcome(given, reply)
+                reply = await conclude(self.store, claimed, ending, self._tell(reg, row), entry)
+                self._wake()
         finally:
             if mine and not in_doubt:
                 self._in_flight.discard(key)
