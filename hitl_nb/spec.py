@@ -39,7 +39,7 @@ from ._checks import (
     check_response,
     parse_rfc3339,
 )
-from .errors import MalformedPrompt, MalformedResponse
+from .errors import InvalidParams, MalformedPrompt, MalformedResponse
 from .responders import (  # re-exported: the policy is part of the spec's API
     RESPONDER_PATTERN,
     AnyResponder,
@@ -78,6 +78,7 @@ __all__ = [
     "parse_responder",
     "parse_responders",
     "parse_rfc3339",
+    "read_response",
 ]
 
 EXTENSION_URI = "https://agentic-sandbox.aiwg.io/extensions/hitl-prompt/v1"
@@ -260,6 +261,19 @@ class ResponseEnvelope:
             f"<div class='hitl-response'><b>Response to</b> <code>{pid}</code>"
             f"<pre>{body}</pre></div>"
         )
+
+
+def read_response(raw: Any) -> tuple[str, dict[str, Any]]:
+    """``(prompt_id, payload)`` of a message's ``hitl_response_for``, as an agent reads
+    it: InvalidParams naming the member when it is not a ResponseEnvelope (§Response
+    Envelope: the object MUST NOT carry other members)."""
+    if not isinstance(raw, dict):  # from_json would read a string as JSON text
+        raise InvalidParams(f"/message/metadata/{RESPONSE_KEY}: expected an object")
+    try:
+        response = ResponseEnvelope.from_json(raw)
+    except MalformedResponse as exc:
+        raise InvalidParams(f"/message/metadata/{RESPONSE_KEY}: {exc}") from None
+    return response.prompt_id, response.payload
 
 
 def find_envelope(metadata: Mapping[str, Any] | None) -> Any:

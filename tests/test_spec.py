@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from hitl_nb import spec
-from hitl_nb.errors import MalformedPrompt, MalformedResponse
+from hitl_nb.errors import InvalidParams, MalformedPrompt, MalformedResponse
 from hitl_nb.spec import (
     EXTENSION_URI,
     AnyResponder,
@@ -22,6 +22,7 @@ from hitl_nb.spec import (
     check_response,
     parse_responders,
     parse_rfc3339,
+    read_response,
 )
 from hitl_nb.validation import FORMAT_CHECKER
 
@@ -302,6 +303,15 @@ def test_response_round_trip_and_checks():
     assert errors(check_response({})) == {"/prompt_id", "/payload"}
     with pytest.raises(MalformedResponse, match="prompt_id"):
         ResponseEnvelope.from_json({"payload": {}})
+
+
+def test_an_agent_reads_a_response_or_names_the_member_that_is_wrong():
+    obj = {"prompt_id": PROMPT["prompt_id"], "payload": {"approved": True}}
+    assert read_response(obj) == (PROMPT["prompt_id"], {"approved": True})
+    with pytest.raises(InvalidParams, match="^/message/metadata/hitl_response_for: expected an"):
+        read_response(json.dumps(obj))  # text is not read as JSON
+    with pytest.raises(InvalidParams, match="^/message/metadata/hitl_response_for: .*extra"):
+        read_response({**obj, "extra": 1})
 
 
 # --- properties ------------------------------------------------------------------------------

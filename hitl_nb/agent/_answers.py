@@ -19,34 +19,20 @@ from hitl_nb._json import parse_json
 from hitl_nb.a2a import Message
 from hitl_nb.errors import (
     BadJSON,
-    InvalidParams,
-    MalformedResponse,
     PromptConflict,
     ResponseInvalid,
 )
-from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY, ResponseEnvelope
+from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY
 from hitl_nb.validation import MAX_PAYLOAD_BYTES
 
 from ._prompts import Asked
 
-__all__ = ["check_payload", "conflict", "plain_answer", "read_response", "response_in"]
+__all__ = ["check_payload", "conflict", "plain_answer", "response_in"]
 
 
 def response_in(message: Message) -> Any:
     """The raw ``hitl_response_for`` of a message (None when it carries none)."""
     return (message.metadata or {}).get(RESPONSE_KEY)
-
-
-def read_response(raw: Any) -> tuple[str, dict[str, Any]]:
-    """``(prompt_id, payload)`` of a ``hitl_response_for`` object, or InvalidParams
-    naming the member (§Response Envelope: the object MUST NOT carry other members)."""
-    if not isinstance(raw, dict):  # from_json would read a string as JSON text
-        raise InvalidParams(f"/message/metadata/{RESPONSE_KEY}: expected an object")
-    try:
-        response = ResponseEnvelope.from_json(raw)
-    except MalformedResponse as exc:
-        raise InvalidParams(f"/message/metadata/{RESPONSE_KEY}: {exc}") from None
-    return response.prompt_id, response.payload
 
 
 def plain_answer(message: Message, asked: Asked) -> dict[str, Any] | None:

@@ -25,8 +25,9 @@ from typing import Any
 
 from hitl_nb.a2a import Message
 from hitl_nb.errors import InvalidParams
+from hitl_nb.spec import read_response
 
-from ._answers import check_payload, conflict, plain_answer, read_response, response_in
+from ._answers import check_payload, conflict, plain_answer, response_in
 from ._prompts import Asked, Hold, PromptBook, StoredTask
 
 __all__ = ["Gate", "TaskReader"]

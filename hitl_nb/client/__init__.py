@@ -11,6 +11,10 @@ cells. Streams yield the neutral events of :mod:`hitl_nb.client._events`::
 
 The same with ``SyncHitlClient``: ``for event in client.stream("approval"): ...``.
 
+The delivery of an answer exactly once (:func:`answer_message`, :func:`send_answer`,
+:func:`settle_answer`, the rule :func:`fate`) is shared with the responder gateway's
+forward.
+
 For tools that read agents' answers themselves (the conformance harness):
 :func:`agent_card_url` and :func:`parse_agent_card` find and decode an agent card, and
 :func:`decoded_chunks` reads a body in bounded pieces (send ``ACCEPT_ENCODING``).
@@ -25,7 +29,17 @@ from __future__ import annotations
 from hitl_nb.errors import AnswerOutcomeUnknown, ExtensionNotDeclared, NoUsableInterface
 
 from ._agent_card import Selection, agent_card_url, parse_agent_card
-from ._answer import AnswerReceipt
+from ._answer import (
+    IN_FLIGHT,
+    Answering,
+    AnswerReceipt,
+    Fate,
+    How,
+    answer_message,
+    fate,
+    send_answer,
+    settle_answer,
+)
 from ._bindings import TaskPage
 from ._client import HitlClient, prompt_of
 from ._clients import http_client, sync_http_client
@@ -55,16 +69,20 @@ from ._trace import Trace
 
 __all__ = [
     "ACCEPT_ENCODING",
+    "IN_FLIGHT",
     "AnswerOutcomeUnknown",
     "AnswerReceipt",
+    "Answering",
     "ArtifactEvent",
     "ClientEvent",
     "Exchange",
     "ExtensionNotDeclared",
+    "Fate",
     "GatewayAnswer",
     "GatewayClient",
     "GatewayInfo",
     "HitlClient",
+    "How",
     "HttpLimits",
     "MalformedPromptEvent",
     "MessageEvent",
@@ -79,13 +97,17 @@ __all__ = [
     "Trace",
     "TracedEvent",
     "agent_card_url",
+    "answer_message",
     "decoded_chunks",
+    "fate",
     "find_gateway",
     "gateway_at",
     "http_client",
     "kernel_server",
     "parse_agent_card",
     "prompt_of",
+    "send_answer",
+    "settle_answer",
     "sync_http_client",
     "tls_context",
 ]

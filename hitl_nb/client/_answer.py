@@ -1,28 +1,32 @@
 """Answering a prompt exactly once (§Response Envelope, §Acceptance and rejection).
 
-An answer is checked locally against the prompt's response_schema (the bounded
-validator, S-2) before anything is sent. If the connection fails while it is in flight,
-the agent is asked (GetTask) whether the task left INPUT_REQUIRED for that prompt
-before the same message (same ``messageId``) is sent again; a 409 on such a resend is
-checked the same way, so an accepted answer never turns into a spurious
-:class:`~hitl_nb.errors.PromptConflict`. "Landed" is read from the task: our message
-(by ``messageId``) in its history, or the task out of INPUT_REQUIRED for that prompt,
-whatever state it is in now.
+The one delivery engine: the client's :meth:`~hitl_nb.client.HitlClient.respond` and
+the responder gateway's forward both build the answer here (:func:`answer_message`),
+send it (:func:`send_answer`) and, when its fate is unknown (a timeout, a dropped
+connection), read the task back before sending the *same* message (same
+``messageId``) again (:func:`settle_answer`). What the task says of our answer is
+:func:`fate`, the one rule of both sides; a 409 to a resend is checked against it, so
+an accepted answer never turns into a spurious :class:`~hitl_nb.errors.PromptConflict`.
+A 409 to a first send is never ours: the agent refused this very message.
 
-Every delivery ends with an :class:`AnswerReceipt`: accepted, whether that was learnt
-from the task rather than from the answer to the send, and how long the task took to
-leave INPUT_REQUIRED when that could be seen; over the 1 s of §Acceptance and rejection
-(AC-4) it is reported (``slow``) and logged.
+An answer is checked locally against the prompt's response_schema (the bounded
+validator, S-2) before anything is sent (:func:`check_locally`). Every delivery of
+:meth:`HitlClient.respond` ends with an :class:`AnswerReceipt`: accepted, whether that
+was learnt from the task rather than from the answer to the send, and how long the task
+took to leave INPUT_REQUIRED when that could be seen; over the 1 s of §Acceptance and
+rejection (AC-4) it is reported (``slow``) and logged.
 """
 
 from __future__ import annotations
 
 import asyncio
+import enum
 import logging
 import time
 import uuid
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from hitl_nb.a2a import Message, Part, Role, SendResult, Task, TaskState
 from hitl_nb.errors import (
@@ -40,18 +44,27 @@ from ._events import prompt_in_status
 from ._follow import Reconnect
 
 __all__ = [
+    "IN_FLIGHT",
     "RESUME_BUDGET",
-    "still_on",
     "AnswerReceipt",
+    "Answering",
+    "Fate",
+    "How",
     "answer_message",
+    "answered_prompt",
     "check_locally",
     "deliver",
+    "fate",
     "landed",
+    "send_answer",
+    "settle_answer",
+    "still_on",
 ]
 
 log = logging.getLogger("hitl_nb.client")
 
-#: Failures after which an answer may or may not have been accepted.
+#: Failures after which an answer may or may not have been accepted (and a task read
+#: that may simply be tried again).
 IN_FLIGHT = (AgentUnreachable, AgentTimeout, ProtocolViolation)
 #: §Acceptance and rejection (AC-4): an accepted answer moves the task out of
 #: INPUT_REQUIRED within 1 second.
@@ -107,8 +120,22 @@ class AnswerReceipt:
 _ENDED_WITHOUT_ANSWER = (TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED)
 
 
-def _in_history(task: Task, message_id: str | None) -> bool:
-    return message_id is not None and any(m.message_id == message_id for m in task.history)
+class Fate(enum.Enum):
+    """What a task read back says of an answer we sent (see :func:`fate`)."""
+
+    #: Ours was accepted.
+    LANDED = "landed"
+    #: The task still asks the prompt: ours has not landed (or not yet, AC-4).
+    OPEN = "open"
+    #: The prompt closed without ours: another answer, or the task ended without it.
+    CLOSED = "closed"
+
+
+def answered_prompt(message: Message) -> str | None:
+    """The prompt_id a message answers (``metadata.hitl_response_for``), if any."""
+    raw = (message.metadata or {}).get(RESPONSE_KEY)
+    pid = raw.get("prompt_id") if isinstance(raw, Mapping) else None
+    return pid if isinstance(pid, str) else None
 
 
 def still_on(task: Task, prompt_id: str) -> bool:
@@ -119,23 +146,40 @@ def still_on(task: Task, prompt_id: str) -> bool:
     return shown is not None and shown.prompt_id == prompt_id
 
 
-def landed(task: Task, prompt_id: str, message_id: str | None = None) -> bool:
-    """Did the answer land (accepted), whatever state the task is in now?
+def fate(task: Task, prompt_id: str, message_id: str | None = None) -> Fate:
+    """What became of our answer (``message_id``) to ``prompt_id``, read on ``task``.
 
-    Our message (``message_id``) in the task's history says so at once, even while the
-    task still shows the prompt (an agent slow to resume). Otherwise: the task left
-    INPUT_REQUIRED for this prompt. A task that failed, was canceled or rejected may
-    have ended without the answer (a deadline with policy fail, a CancelTask): when its
-    history is there and does not hold ``message_id``, the answer did not land.
+    The rule of exactly-once answers, for the client and the gateway alike. An agent
+    accepts one answer per prompt and refuses every later one with 409 (§Acceptance and
+    rejection); A2A lets it keep no history, or return only its latest messages
+    (``historyLength``): the history proves what it holds, its silence proves nothing.
+
+    1. Our message in the history: LANDED, whatever the task shows now (an agent
+       slow to resume still shows the prompt).
+    2. The task still asks this prompt: OPEN.
+    3. Another answer to this prompt in the history: CLOSED (the agent took that one).
+    4. The task failed, was canceled or rejected, and its history is there without
+       ours: CLOSED (a deadline with policy fail, a CancelTask, ended it).
+    5. Otherwise the prompt closed after our answer was sent and nothing shows that
+       anything else closed it: LANDED. An agent that keeps no history cannot show
+       ours; counting it as not landed would turn every answer whose reply was lost
+       into a spurious conflict, and the caller would answer twice.
     """
-    if _in_history(task, message_id):
-        return True
-    if task.status.state is not TaskState.INPUT_REQUIRED:
-        if message_id is not None and task.history and task.status.state in _ENDED_WITHOUT_ANSWER:
-            return any(m.message_id == message_id for m in task.history)
-        return True
-    open_prompt = prompt_in_status(task.id, task.context_id, task.status)
-    return open_prompt is None or open_prompt.prompt_id != prompt_id
+    history = task.history
+    if message_id is not None and any(m.message_id == message_id for m in history):
+        return Fate.LANDED
+    if still_on(task, prompt_id):
+        return Fate.OPEN
+    if any(answered_prompt(m) == prompt_id for m in history):
+        return Fate.CLOSED
+    if history and task.status.state in _ENDED_WITHOUT_ANSWER:
+        return Fate.CLOSED
+    return Fate.LANDED
+
+
+def landed(task: Task, prompt_id: str, message_id: str | None = None) -> bool:
+    """Did the answer land (accepted), whatever state the task is in now? (:func:`fate`)"""
+    return fate(task, prompt_id, message_id) is Fate.LANDED
 
 
 def check_locally(envelope: PromptEnvelope, payload: Any) -> None:
@@ -157,11 +201,13 @@ def answer_message(
     text: str | None = None,
     *,
     validate: bool = True,
+    message_id: str | None = None,
 ) -> Message:
     """The Message carrying ``metadata.hitl_response_for`` (raises MalformedResponse).
 
     ``validate=False`` puts ``payload`` in the envelope as it is, whatever it is (to
     test how an agent refuses a malformed answer); it must still be JSON.
+    ``message_id``: the one it was written ahead with (a new one when None).
     """
     if validate:
         metadata = ResponseEnvelope.from_json(
@@ -170,7 +216,7 @@ def answer_message(
     else:
         metadata = {RESPONSE_KEY: {"prompt_id": prompt_id, "payload": payload}}
     return Message(
-        message_id=str(uuid.uuid4()),
+        message_id=message_id or str(uuid.uuid4()),
         role=Role.USER,
         parts=[Part(text=text or f"Response to prompt {prompt_id}")],
         task_id=task_id,
@@ -179,19 +225,110 @@ def answer_message(
     )
 
 
+class Answering(Protocol):
+    """What delivering an answer needs of a connection to the agent (a binding, or a
+    :class:`~hitl_nb.client.HitlClient`)."""
+
+    async def send(self, message: Message, /, *, return_immediately: bool = ...) -> SendResult:
+        """SendMessage."""
+        ...
+
+    async def get_task(self, task_id: str, /) -> Task:
+        """GetTask."""
+        ...
+
+
+class How(enum.Enum):
+    """How an accepted answer was learnt of."""
+
+    #: The agent's reply to our send.
+    SENT = "sent"
+    #: Read on the task before sending again: the first send had landed.
+    FOUND = "found"
+    #: The agent's 409 to our resend, and the task showing ours: the first had landed.
+    CONFIRMED = "confirmed"
+
+
+async def send_answer(
+    agent: Answering,
+    message: Message,
+    prompt_id: str,
+    *,
+    wait: bool = False,
+    resent: bool = False,
+) -> tuple[SendResult, How]:
+    """Send the answer once: the agent's result and how it was learnt.
+
+    The agent's refusal is raised as it is (PromptConflict, ResponseInvalid...), and a
+    lost reply as one of :data:`IN_FLIGHT`. A 409 to a first send is never ours. A 409
+    to a resend (``resent``: the first send's fate was unknown) may be our first send,
+    accepted meanwhile: the task decides (:func:`fate`), watched for the 1 s of AC-4
+    while it still shows the prompt.
+    """
+    try:
+        return await agent.send(message, return_immediately=not wait), How.SENT
+    except PromptConflict:
+        if resent:
+            moved = await _await_transition(agent, message, prompt_id)
+            if moved is not None:
+                return moved, How.CONFIRMED
+        raise
+
+
+async def settle_answer(
+    agent: Answering,
+    message: Message,
+    prompt_id: str,
+    pauses: Iterable[float],
+    *,
+    wait: bool = False,
+    first: Exception | None = None,
+) -> tuple[SendResult, How]:
+    """The answer's fate is unknown (``first``: the failure that lost its reply).
+
+    After each of ``pauses`` the task is read: our answer landed, the task is returned;
+    else the same message (same ``messageId``) is sent again and the agent's reply
+    decides (:func:`send_answer`, ``resent``). Raises the agent's refusal, or
+    :class:`~hitl_nb.errors.AnswerOutcomeUnknown` when it could not be asked.
+    """
+    task_id = message.task_id or ""
+    last = first
+    for pause in pauses:
+        await asyncio.sleep(pause)
+        try:
+            task = await agent.get_task(task_id)
+        except IN_FLIGHT as exc:
+            last = exc
+            continue
+        if fate(task, prompt_id, message.message_id) is Fate.LANDED:
+            log.info("answer to prompt %s landed before its reply was lost", prompt_id)
+            return task, How.FOUND
+        try:
+            return await send_answer(agent, message, prompt_id, wait=wait, resent=True)
+        except IN_FLIGHT as exc:
+            last = exc
+    raise AnswerOutcomeUnknown(
+        f"the answer to prompt {prompt_id} (task {task_id}) may or may not have been "
+        f"accepted: the agent could not be asked ({last}); check get_task() before "
+        "answering again"
+    ) from last
+
+
 async def deliver(
     binding: Binding, message: Message, prompt_id: str, policy: Reconnect, wait: bool
 ) -> tuple[SendResult, AnswerReceipt]:
-    """Send the answer; if its fate is unknown, find out before sending it again.
+    """:meth:`HitlClient.respond`'s delivery: send the answer; if its fate is unknown,
+    find out before sending it again (after ``policy``'s delays).
 
     Returns the agent's result (or the task read back) and the receipt of the accepted
     answer; raises the agent's rejection, or :class:`AnswerOutcomeUnknown`.
     """
     t0 = time.monotonic()
     try:
-        result = await binding.send(message, return_immediately=not wait)
+        result, _ = await send_answer(binding, message, prompt_id, wait=wait)
     except IN_FLIGHT as exc:
-        result = await _settle(binding, message, prompt_id, policy, wait, exc)
+        pauses = (policy.delay(attempt) for attempt in range(1, policy.max_reconnects + 1))
+        result, _ = await settle_answer(binding, message, prompt_id, pauses, wait=wait, first=exc)
         return await _watch(binding, message, prompt_id, result, t0, exact=False, recovered=True)
     return await _watch(binding, message, prompt_id, result, t0, exact=not wait, recovered=False)
 
@@ -248,56 +385,22 @@ def _log_slow(receipt: AnswerReceipt) -> None:
         )
 
 
-async def _settle(
-    binding: Binding,
-    message: Message,
-    prompt_id: str,
-    policy: Reconnect,
-    wait: bool,
-    first: Exception,
-) -> SendResult:
-    task_id = message.task_id or ""
-    last: Exception = first
-    for attempt in range(1, policy.max_reconnects + 1):
-        await asyncio.sleep(policy.delay(attempt))
-        try:
-            task = await binding.get_task(task_id)
-        except (AgentUnreachable, AgentTimeout) as exc:
-            last = exc
-            continue
-        if landed(task, prompt_id, message.message_id):
-            log.info("answer to prompt %s landed before the connection failed", prompt_id)
-            return task
-        try:
-            return await binding.send(message, return_immediately=not wait)
-        except PromptConflict:
-            # Our first send may have landed after the GetTask above: ours is never a
-            # conflict (the same messageId in the history, or the prompt gone).
-            moved = await _await_transition(binding, task_id, prompt_id, message.message_id)
-            if moved is not None:
-                return moved
-            raise
-        except IN_FLIGHT as exc:
-            last = exc
-    raise AnswerOutcomeUnknown(
-        f"the answer to prompt {prompt_id} (task {task_id}) may or may not have been "
-        f"accepted: the agent could not be asked ({last}); check get_task() before "
-        "answering again"
-    ) from last
-
-
-async def _await_transition(
-    binding: Binding, task_id: str, prompt_id: str, message_id: str
-) -> Task | None:
+async def _await_transition(agent: Answering, message: Message, prompt_id: str) -> Task | None:
+    """The task once it shows our answer landed (AC-4: within about 1 s); None when it
+    shows the prompt closed without ours, or still open when the wait is over."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + _TRANSITION_WAIT
     while True:
         try:
-            task: Task | None = await binding.get_task(task_id)
-        except (AgentUnreachable, AgentTimeout):
+            task: Task | None = await agent.get_task(message.task_id or "")
+        except IN_FLIGHT:
             task = None
-        if task is not None and landed(task, prompt_id, message_id):
-            return task
+        if task is not None:
+            seen = fate(task, prompt_id, message.message_id)
+            if seen is Fate.LANDED:
+                return task
+            if seen is Fate.CLOSED:
+                return None
         if loop.time() >= deadline:
             return None
         await asyncio.sleep(0.1)

@@ -17,9 +17,9 @@ from hitl_nb.a2a import (
     Task,
     TaskState,
 )
-from hitl_nb.spec import RESPONSE_KEY, PromptEnvelope
+from hitl_nb.spec import PromptEnvelope
 
-from ._answer import AnswerReceipt, answer_message, check_locally, deliver
+from ._answer import AnswerReceipt, answer_message, answered_prompt, check_locally, deliver
 from ._bindings import Binding, TaskPage
 from ._connection import ClientConnection
 from ._events import ClientEvent, PromptEvent, StatusEvent, TaskEvent, prompt_in_status
@@ -153,7 +153,7 @@ class HitlClient(ClientConnection, PushMethods):
         """
         binding = await self._ready()
         message = self._message(content, task_id, context_id or self._context(task_id), metadata)
-        answered = _answered_prompt(message)
+        answered = answered_prompt(message)
         events = self._follow(
             lambda _last: binding.stream(message),
             binding,
@@ -297,8 +297,10 @@ class HitlClient(ClientConnection, PushMethods):
         If the connection fails with the answer in flight, the client asks the agent
         (GetTask) whether the task left INPUT_REQUIRED for this prompt before resending,
         so a retry never turns an accepted answer into a spurious 409: an answer of ours
-        that landed (our message in the task's history, or the prompt closed) is
-        accepted whatever state the task is in. When it cannot find out,
+        that landed (our message in the task's history, or the prompt closed with
+        nothing in the history saying another answer or the task's end closed it: the
+        rule is :func:`~hitl_nb.client._answer.fate`) is accepted whatever state the
+        task is in. When it cannot find out,
         :class:`AnswerOutcomeUnknown` is raised. :meth:`receipt` then tells how the
         accepted answer went (recovered from the task; how long the agent took to
         resume when over the spec's 1 s).
@@ -338,13 +340,6 @@ def _keep(table: OrderedDict[str, Any], key: str, value: Any) -> None:
     table.move_to_end(key)
     while len(table) > 256:
         table.popitem(last=False)
-
-
-def _answered_prompt(message: Message) -> str | None:
-    """The prompt_id a message answers (``metadata.hitl_response_for``), if any."""
-    raw = (message.metadata or {}).get(RESPONSE_KEY)
-    pid = raw.get("prompt_id") if isinstance(raw, Mapping) else None
-    return pid if isinstance(pid, str) else None
 
 
 def prompt_of(result: SendResult) -> ClientEvent | None:

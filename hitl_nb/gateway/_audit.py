@@ -5,6 +5,11 @@ key-sorted compact form the gateway compares consensus answers in) and of the pr
 ``response_schema``: a team can show which answer was given to which question without
 the trail becoming a copy of every answer. Exported as JSON lines (one entry a line,
 oldest first), the format log tools read.
+
+:class:`Audit` is the one place the gateway's entries are made: an answer's outcome
+(:meth:`Audit.outcome`, written by the store in the transaction of the change it
+records, or on its own by :meth:`Audit.add_outcome`), a refusal, and the end of a
+forward the gateway settled by itself.
 """
 
 from __future__ import annotations
@@ -13,14 +18,23 @@ import hashlib
 import json
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from hitl_nb._json import dumps_compact
 from hitl_nb.gateway._forward import GatewayReply
-from hitl_nb.gateway._store import AuditEntry, Forward, PromptRow, Registration
+from hitl_nb.gateway._store import AuditEntry, Forward, GatewayStore, PromptRow, Registration
 from hitl_nb.gateway._views import Caller
 
-__all__ = ["action_of", "answer_entry", "forward_entry", "json_lines", "sha256_of"]
+__all__ = [
+    "Answer",
+    "Audit",
+    "action_of",
+    "answer_entry",
+    "forward_entry",
+    "json_lines",
+    "sha256_of",
+]
 
 #: The reply's ``status`` member -> the entry's ``action``.
 _ACTIONS = {
@@ -61,6 +75,37 @@ def _agent_reply(reply: GatewayReply) -> dict[str, Any] | None:
     return out
 
 
+def _entry(
+    reg: Registration,
+    row: PromptRow,
+    who: Caller | None,
+    payload: Any,
+    *,
+    status: int,
+    action: str,
+    reason: str | None,
+    responders: list[str],
+    reply: GatewayReply | None,
+) -> AuditEntry:
+    """An entry about ``row``'s prompt (``who``: None for what the gateway did itself)."""
+    return AuditEntry(
+        at=time.time(),
+        reg_id=reg.id,
+        task_id=reg.task_id,
+        agent_url=reg.agent_url,
+        prompt_id=row.prompt_id,
+        responder=None if who is None else who.name,
+        display=None if who is None else who.display,
+        action=action,
+        status=status,
+        reason=reason,
+        payload_sha256=sha256_of(payload),
+        schema_sha256=sha256_of(row.envelope.get("response_schema")),
+        responders=responders,
+        agent_reply=None if reply is None else _agent_reply(reply),
+    )
+
+
 def answer_entry(
     reg: Registration,
     row: PromptRow,
@@ -76,21 +121,18 @@ def answer_entry(
     responders = []
     if reply is not None and isinstance(reply.body.get("responders"), list):
         responders = [str(r) for r in reply.body["responders"]]
-    return AuditEntry(
-        at=time.time(),
-        reg_id=reg.id,
-        task_id=reg.task_id,
-        agent_url=reg.agent_url,
-        prompt_id=row.prompt_id,
-        responder=caller.name,
-        display=caller.display,
-        action=action,
+    if reason is None and reply is not None:
+        reason = reply.body.get("message")
+    return _entry(
+        reg,
+        row,
+        caller,
+        payload,
         status=status,
-        reason=reason if reason is not None else (reply.body.get("message") if reply else None),
-        payload_sha256=sha256_of(payload),
-        schema_sha256=sha256_of(row.envelope.get("response_schema")),
+        action=action,
+        reason=reason,
         responders=responders,
-        agent_reply=None if reply is None else _agent_reply(reply),
+        reply=reply,
     )
 
 
@@ -99,22 +141,69 @@ def forward_entry(
 ) -> AuditEntry:
     """The entry for a forward the gateway finished by itself (after a lost reply or a
     restart): no one answered just now, so no responder; the forward's own responders."""
-    return AuditEntry(
-        at=time.time(),
-        reg_id=reg.id,
-        task_id=reg.task_id,
-        agent_url=reg.agent_url,
-        prompt_id=row.prompt_id,
-        responder=None,
-        display=None,
-        action=action_of(reply),
+    return _entry(
+        reg,
+        row,
+        None,
+        json.loads(fwd.payload),
         status=reply.status,
+        action=action_of(reply),
         reason=str(reply.body.get("message") or "") or None,
-        payload_sha256=sha256_of(json.loads(fwd.payload)),
-        schema_sha256=sha256_of(row.envelope.get("response_schema")),
         responders=list(fwd.responders),
-        agent_reply=_agent_reply(reply),
+        reply=reply,
     )
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer as the trail names it: the task (``reg``), the prompt (``row``), who
+    gave it (``caller``) and what (``payload``, kept as its hash)."""
+
+    reg: Registration
+    row: PromptRow
+    caller: Caller
+    payload: Any
+
+
+class Audit:
+    """The audit trail's entries, made in one place and appended to ``store``'s trail."""
+
+    def __init__(self, store: GatewayStore) -> None:
+        self.store = store
+
+    def outcome(self, answer: Answer, reply: GatewayReply) -> AuditEntry:
+        """The entry of what became of ``answer`` (``reply``), for the store to append in
+        the transaction of the change it records (a ballot counted, a forward ended)."""
+        a = answer
+        return answer_entry(
+            a.reg,
+            a.row,
+            a.caller,
+            a.payload,
+            status=reply.status,
+            action=action_of(reply),
+            reply=reply,
+        )
+
+    async def add_outcome(self, answer: Answer, reply: GatewayReply) -> None:
+        """Append the entry of an outcome that changed nothing here (a forward in doubt,
+        an answer another's forward carries)."""
+        await self.store.add_audit(self.outcome(answer, reply))
+
+    async def refusal(self, answer: Answer, status: int, reason: str) -> None:
+        """Append the entry of an answer the gateway refused (``status``, ``reason``)."""
+        a = answer
+        await self.store.add_audit(
+            answer_entry(
+                a.reg, a.row, a.caller, a.payload, status=status, action="refused", reason=reason
+            )
+        )
+
+    async def settled(
+        self, reg: Registration, row: PromptRow, fwd: Forward, reply: GatewayReply
+    ) -> None:
+        """Append the entry of a forward the gateway ended by itself (:func:`forward_entry`)."""
+        await self.store.add_audit(forward_entry(reg, row, fwd, reply))
 
 
 def json_lines(entries: Iterable[AuditEntry]) -> str:

@@ -52,9 +52,9 @@ from hitl_nb.errors import (
     TransportError,
 )
 from hitl_nb.gateway._agents import AgentPool, check_agent_url
-from hitl_nb.gateway._audit import action_of, answer_entry, forward_entry
+from hitl_nb.gateway._audit import Answer, Audit
 from hitl_nb.gateway._feed import PromptFeed
-from hitl_nb.gateway._forward import GatewayReply, Record, Tell, deliver, settle
+from hitl_nb.gateway._forward import GatewayReply, Tell, conclude, send, settle
 from hitl_nb.gateway._notify import Notifier
 from hitl_nb.gateway._push import PushDesk
 from hitl_nb.gateway._replicas import Duties
@@ -112,6 +112,8 @@ class Gateway:
         notify: Callable[[Gateway], Notifier] | None = None,
     ) -> None:
         self.store = store
+        #: The audit trail's entries, made in one place (:class:`~hitl_nb.gateway._audit.Audit`).
+        self.trail = Audit(store)
         self.pool = pool
         self.settings = settings
         #: This process's name among the replicas on its database (random per start).
@@ -214,18 +216,18 @@ class Gateway:
             if reg is None or row is None:
                 return
             client = self.pool.client(reg.agent_url)
-            tell = self._tell(reg, row)
-            reply = await settle(self.store, client, fwd, reg.task_id, row.context_id, tell=tell)
-            self._wake()
-            if reply is None:
+            ending = await settle(client, fwd, reg.task_id, row.context_id)
+            if ending is None:
                 log.warning("hitl-nb gateway: answer to %s still in doubt", fwd.prompt_id)
                 return
+            reply = await conclude(self.store, fwd, ending, self._tell(reg, row))
+            self._wake()
             if not reply.ended_here:
                 # Its owner was slow, not gone: it ended the forward, and its answer's
                 # entry says so; one forward, one record of how it ended.
                 log.info("hitl-nb gateway: answer to %s was settled by another", fwd.prompt_id)
                 return
-            await self.store.add_audit(forward_entry(reg, row, fwd, reply))
+            await self.trail.settled(reg, row, fwd, reply)
         except StoreUnavailable as exc:
             log.warning("hitl-nb gateway: settling %s waits: %s", fwd.prompt_id, exc)
         finally:
@@ -503,48 +505,24 @@ class Gateway:
             row, fwd = await self.store.prompt_and_forward(reg.id, prompt_id)
             if row is None:
                 raise GatewayError(404, f"task {reg.task_id!r} has no prompt {prompt_id!r}")
-
-        def record(reply: GatewayReply) -> AuditEntry:
-            return answer_entry(
-                reg, row, caller, payload, status=reply.status, action=action_of(reply), reply=reply
-            )
-
+        given = Answer(reg, row, caller, payload)
         try:
-            reply = await self._decide(reg, row, fwd, caller, payload, record)
+            reply = await self._decide(given, fwd)
         except GatewayError as exc:
             self.feed.changed(reg.id)  # a refusal may have closed it (410)
-            await self.store.add_audit(
-                answer_entry(
-                    reg,
-                    row,
-                    caller,
-                    payload,
-                    status=exc.status,
-                    action="refused",
-                    reason=exc.message,
-                )
-            )
+            await self.trail.refusal(given, exc.status, exc.message)
             raise
-        if not reply.audited:  # else written with the change it records
-            await self.store.add_audit(record(reply))
         self.feed.changed(reg.id)  # a ballot counted, or the answer forwarded
         return reply
 
-    async def _decide(
-        self,
-        reg: Registration,
-        row: PromptRow,
-        fwd: Forward | None,
-        caller: Caller,
-        payload: Any,
-        record: Record,
-    ) -> GatewayReply:
-        """``row`` and ``fwd``: the prompt and its forward as read for this answer. A
-        change since (another answer's claim, the agent closing the prompt) is caught
-        where it matters: by the claim (:meth:`GatewayStore.begin_forward`) and by the
-        agent, whose 409 the forward checks (:func:`deliver`). ``record``: the answer's
-        audit entry, written in the transaction that counts a held answer or ends its
-        forward (the reply is then ``audited``)."""
+    async def _decide(self, given: Answer, fwd: Forward | None) -> GatewayReply:
+        """``given.row`` and ``fwd``: the prompt and its forward as read for this
+        answer. A change since (another answer's claim, the agent closing the prompt) is
+        caught where it matters: by the claim (:meth:`GatewayStore.begin_forward`) and
+        by the agent, whose 409 ends the forward. The answer's audit entry is written
+        here, with what became of it: in the transaction that counts a held answer or
+        ends its forward, else on its own."""
+        reg, row, caller, payload = given.reg, given.row, given.caller, given.payload
         prompt_id = row.prompt_id
         env = self._envelope(row)
         gate = ResponderGate(env.responders)
@@ -585,20 +563,24 @@ class Gateway:
         self._in_flight.add(key)
         in_doubt = False
         try:
-            claimed = await self._claim(reg, prompt_id, needed, responder, canonical, record)
+            claimed = await self._claim(given, needed, responder, canonical)
             if isinstance(claimed, GatewayReply):
                 return claimed  # held until enough agree (its entry written with it)
             if claimed is None:
-                return await self._claimed_by_another(reg, prompt_id, responder, canonical)
+                reply = await self._claimed_by_another(reg, prompt_id, responder, canonical)
+                await self.trail.add_outcome(given, reply)
+                return reply
             client = self.pool.client(reg.agent_url)
-            tell = self._tell(reg, row)
-            reply = await deliver(
-                self.store, client, claimed, reg.task_id, row.context_id, tell, record
-            )
-            self._wake()
-            if reply.status == 202:
+            ending = await send(client, claimed, reg.task_id, row.context_id)
+            reply = ending.reply
+            if ending.in_doubt:  # the forward stays as it is, settled in the background
+                await self.trail.add_outcome(given, reply)
                 in_doubt = True
                 self._spawn(self._settle(claimed, taken=True))
+            else:
+                entry = self.trail.outcome(given, reply)
+                reply = await conclude(self.store, claimed, ending, self._tell(reg, row), entry)
+                self._wake()
         finally:
             if mine and not in_doubt:
                 self._in_flight.discard(key)
@@ -606,18 +588,13 @@ class Gateway:
         return reply
 
     async def _claim(
-        self,
-        reg: Registration,
-        prompt_id: str,
-        needed: int,
-        responder: str,
-        canonical: str,
-        record: Record,
+        self, given: Answer, needed: int, responder: str, canonical: str
     ) -> Forward | GatewayReply | None:
         """Claim the prompt's forward of this answer: the forward (None: another
         claimed it first). A consensus answer is counted first, in the same
         transaction (:meth:`GatewayStore.cast_and_decide`): while fewer than ``needed``
         agree, the reply that holds it (its audit entry written with the ballot)."""
+        reg, prompt_id = given.reg, given.row.prompt_id
         message_id = str(uuid.uuid4())
         if needed <= 1:
             return await self.store.begin_forward(
@@ -629,7 +606,7 @@ class Gateway:
             reply = _collecting(ballots, needed, canonical, prompt_id)
             held[:] = [] if reply is None else [reply]  # the last run's, if run again
             if reply is not None:
-                return record(reply)
+                return self.trail.outcome(given, reply)
             responders = [b.responder for b in ballots if b.payload == canonical][:needed]
             return Forward(
                 reg.id,
@@ -717,8 +694,7 @@ def _collecting(
     ballots: list[Ballot], needed: int, canonical: str, prompt_id: str
 ) -> GatewayReply | None:
     """The reply to a consensus answer counted among ``ballots`` (its own among them)
-    while fewer than ``needed`` agree, its audit entry written with the ballot; None
-    once they do (it is forwarded)."""
+    while fewer than ``needed`` agree; None once they do (it is forwarded)."""
     count = tally([b.payload for b in ballots], needed, of=canonical)
     if count.reached:
         return None
@@ -740,5 +716,4 @@ def _collecting(
             "disagreement": count.disagreement,
             "message": message,
         },
-        audited=True,
     )

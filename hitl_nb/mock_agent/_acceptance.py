@@ -14,14 +14,14 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from hitl_nb.a2a import Message
-from hitl_nb.errors import InvalidParams, MalformedResponse, PromptConflict, ResponseInvalid
+from hitl_nb.errors import PromptConflict, ResponseInvalid
 from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._records import TaskRecord
 from hitl_nb.mock_agent._task_book import Commits, Defers, Keeps
-from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY, ResponseEnvelope
+from hitl_nb.spec import EXTENSION_URI
 from hitl_nb.validation import validate_payload
 
-__all__ = ["OMIT_ERRORS", "Acceptance", "Book", "Prompts", "read_response"]
+__all__ = ["OMIT_ERRORS", "Acceptance", "Book", "Prompts"]
 
 #: Set in a ResponseInvalid's ``data`` when the 422-without-errors fault drops the list.
 OMIT_ERRORS = "omit_validation_errors"
@@ -40,18 +40,6 @@ class Prompts(Protocol):
 
     def resume(self, rec: TaskRecord) -> None:
         """Move the task on after an accepted answer."""
-
-
-def read_response(raw: object) -> tuple[str, dict[str, Any]]:
-    """``(prompt_id, payload)`` of a message's ``hitl_response_for`` (InvalidParams
-    naming the member when it is not a ResponseEnvelope)."""
-    if not isinstance(raw, dict):  # from_json would read a string as JSON text
-        raise InvalidParams(f"/message/metadata/{RESPONSE_KEY}: expected an object")
-    try:
-        response = ResponseEnvelope.from_json(raw)
-    except MalformedResponse as exc:
-        raise InvalidParams(f"/message/metadata/{RESPONSE_KEY}: {exc}") from None
-    return response.prompt_id, response.payload
 
 
 class Acceptance:

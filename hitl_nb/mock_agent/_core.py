@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 from hitl_nb.a2a import Message, Role, TaskState
 from hitl_nb.errors import InvalidParams, TaskNotCancelable, UnsupportedOperation
-from hitl_nb.mock_agent._acceptance import Acceptance, read_response
+from hitl_nb.mock_agent._acceptance import Acceptance
 from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._push_configs import IncomingPush, PushConfigs
 from hitl_nb.mock_agent._push_delivery import PushSettings
@@ -41,7 +41,7 @@ from hitl_nb.mock_agent._script import Script
 from hitl_nb.mock_agent._store import TaskStore
 from hitl_nb.mock_agent._task_book import TaskBook
 from hitl_nb.mock_agent._tck import TCK_SCENARIO, TckContract, is_tck
-from hitl_nb.spec import RESPONSE_KEY
+from hitl_nb.spec import RESPONSE_KEY, read_response
 
 __all__ = ["AgentCore", "Opener"]
 

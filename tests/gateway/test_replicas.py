@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewaySettings, SQLiteStore
-from hitl_nb.gateway._forward import deliver
+from hitl_nb.gateway._forward import conclude, send
 from hitl_nb.mock_agent import MockAgent
 from tests.gateway.conftest import Opener
 from tests.helpers.lost_cancel import lose_a_cancellation
@@ -184,7 +184,7 @@ def test_a_forward_its_slow_owner_ended_meanwhile_is_recorded_once(
             assert row is not None
             # The slow replica sends it and records that, after a took it over ...
             client = a.pool.client(agent.url)
-            sent = await deliver(a.store, client, fwd, task.id, row.context_id)
+            sent = await conclude(a.store, fwd, await send(client, fwd, task.id, row.context_id))
             assert sent.status == 200 and sent.ended_here
             # ... and a settles the forward as it read it, still in doubt.
             await a._settle(fwd)
