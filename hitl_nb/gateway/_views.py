@@ -10,6 +10,7 @@ list of prompts draws (JupyterLab's prompts panel): no schema, the question cut 
 
 from __future__ import annotations
 
+import enum
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -18,10 +19,23 @@ from hitl_nb.gateway._store import Ballot, Forward, PromptRow, Registration
 from hitl_nb.policy import ResponderGate, tally
 from hitl_nb.spec import parse_responders
 
+
+class PromptState(str, enum.Enum):
+    """Where a prompt stands at the gateway."""
+
+    OPEN = "open"
+    FORWARDING = "forwarding"
+    FORWARDED = "forwarded"
+    EXPIRED = "expired"
+    CLOSED = "closed"
+
+
 __all__ = [
     "NO_NAMES",
     "Caller",
     "PROMPT_CUT",
+    "PromptItem",
+    "PromptState",
     "feed_item",
     "inbox_order",
     "prompt_view",
@@ -68,13 +82,13 @@ def shown_to(caller: Caller, reg: Registration, row: PromptRow) -> bool:
     return refusal(responder_gate(row.envelope), caller) is None
 
 
-def state_of(row: PromptRow, fwd: Forward | None) -> str:
+def state_of(row: PromptRow, fwd: Forward | None) -> PromptState:
     """open, forwarding, forwarded, expired or closed."""
     if fwd is not None and fwd.state in ("forwarding", "forwarded"):
-        return fwd.state
+        return PromptState(fwd.state)
     if row.closed is not None:
-        return "expired" if row.closed == "expired" else "closed"
-    return "open"
+        return PromptState.EXPIRED if row.closed == "expired" else PromptState.CLOSED
+    return PromptState.OPEN
 
 
 def inbox_order(row: PromptRow) -> tuple[bool, float, float, str]:
@@ -108,7 +122,7 @@ def prompt_view(
         "seconds_left": None if row.deadline is None else max(0.0, row.deadline - now),
         "allowed_responders": list(env.get("allowed_responders") or ["any"]),
         "policy": {"specific": sorted(gate.specific), "needed": gate.needed},
-        "state": state_of(row, fwd),
+        "state": state_of(row, fwd).value,
         "may_answer": reason is None,
         "why_not": reason,
         "answers": count.answers,
@@ -124,44 +138,100 @@ def prompt_view(
 PROMPT_CUT = 1000
 
 
+@dataclass(frozen=True)
+class PromptItem:
+    """One open prompt as a list of prompts draws it (the feed, :mod:`._feed`), for one
+    caller: who may answer, its deadline as a time (seconds since the epoch), how a
+    consensus stands and whether the caller answered already, the question cut at
+    :data:`PROMPT_CUT` characters (``prompt_length`` is its whole length). Never the
+    schema nor anyone's answer. :meth:`to_json` is what the feed sends."""
+
+    registration: str
+    agent_url: str
+    task_id: str
+    prompt_id: str
+    prompt: str
+    prompt_length: int
+    deadline: Any
+    deadline_at: float | None
+    first_seen: float
+    allowed_responders: tuple[str, ...]
+    specific: tuple[str, ...]
+    needed: int
+    state: PromptState
+    may_answer: bool
+    why_not: str | None
+    answers: int
+    agreeing: int
+    disagreement: bool
+    answered: bool
+    registered_by: str
+
+    @property
+    def key(self) -> str:
+        """The prompt's key in a list: ``{registration}/{prompt_id}``."""
+        return f"{self.registration}/{self.prompt_id}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The item as the feed sends it (JupyterLab's prompts panel reads it)."""
+        return {
+            "key": self.key,
+            "registration": self.registration,
+            "agent_url": self.agent_url,
+            "task_id": self.task_id,
+            "prompt_id": self.prompt_id,
+            "prompt": self.prompt,
+            "prompt_length": self.prompt_length,
+            "deadline": self.deadline,
+            "deadline_at": self.deadline_at,
+            "first_seen": self.first_seen,
+            "allowed_responders": list(self.allowed_responders),
+            "specific": list(self.specific),
+            "needed": self.needed,
+            "state": self.state.value,
+            "may_answer": self.may_answer,
+            "why_not": self.why_not,
+            "answers": self.answers,
+            "agreeing": self.agreeing,
+            "disagreement": self.disagreement,
+            "answered": self.answered,
+            "registered_by": self.registered_by,
+        }
+
+
 def feed_item(
     reg: Registration,
     row: PromptRow,
     caller: Caller,
     fwd: Forward | None,
     ballots: list[Ballot],
-) -> dict[str, Any]:
-    """One open prompt as a list of prompts draws it (the feed, :mod:`._feed`): who may
-    answer, its deadline as a time (seconds since the epoch), how a consensus stands and
-    whether ``caller`` answered already, the question cut at :data:`PROMPT_CUT`
-    characters (``prompt_length`` is its whole length). Never the schema nor anyone's
-    answer."""
+) -> PromptItem:
+    """One open prompt as ``caller``'s list draws it (:class:`PromptItem`)."""
     env = row.envelope
     gate = responder_gate(env)
     count = tally((b.payload for b in ballots), gate.needed)
     text = env.get("prompt")
     text = text if isinstance(text, str) else ""
     reason = refusal(gate, caller)
-    return {
-        "key": f"{reg.id}/{row.prompt_id}",
-        "registration": reg.id,
-        "agent_url": reg.agent_url,
-        "task_id": reg.task_id,
-        "prompt_id": row.prompt_id,
-        "prompt": text[:PROMPT_CUT],
-        "prompt_length": len(text),
-        "deadline": env.get("deadline"),
-        "deadline_at": row.deadline,
-        "first_seen": row.first_seen,
-        "allowed_responders": list(env.get("allowed_responders") or ["any"]),
-        "specific": sorted(gate.specific),
-        "needed": gate.needed,
-        "state": state_of(row, fwd),
-        "may_answer": reason is None,
-        "why_not": reason,
-        "answers": count.answers,
-        "agreeing": count.agreeing,
-        "disagreement": count.disagreement,
-        "answered": any(caller.name and b.responder == caller.name for b in ballots),
-        "registered_by": reg.registered_by,
-    }
+    return PromptItem(
+        registration=reg.id,
+        agent_url=reg.agent_url,
+        task_id=reg.task_id,
+        prompt_id=row.prompt_id,
+        prompt=text[:PROMPT_CUT],
+        prompt_length=len(text),
+        deadline=env.get("deadline"),
+        deadline_at=row.deadline,
+        first_seen=row.first_seen,
+        allowed_responders=tuple(env.get("allowed_responders") or ["any"]),
+        specific=tuple(sorted(gate.specific)),
+        needed=gate.needed,
+        state=state_of(row, fwd),
+        may_answer=reason is None,
+        why_not=reason,
+        answers=count.answers,
+        agreeing=count.agreeing,
+        disagreement=count.disagreement,
+        answered=any(bool(caller.name) and b.responder == caller.name for b in ballots),
+        registered_by=reg.registered_by,
+    )
