@@ -43,6 +43,7 @@ from ._gateway import (
     gateway_at,
     kernel_server,
 )
+from ._gateway_feed import FeedUpdate, read_feed
 from ._http import ACCEPT_ENCODING, HttpLimits, decoded_chunks
 from ._sync_client import SyncHitlClient
 from ._trace import Trace
@@ -55,6 +56,7 @@ __all__ = [
     "ClientEvent",
     "Exchange",
     "ExtensionNotDeclared",
+    "FeedUpdate",
     "GatewayAnswer",
     "GatewayClient",
     "GatewayInfo",
@@ -79,4 +81,5 @@ __all__ = [
     "kernel_server",
     "parse_agent_card",
     "prompt_of",
+    "read_feed",
 ]

@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,7 @@ from hitl_nb.errors import (
     error_for_status,
 )
 
+from ._gateway_feed import FeedUpdate, read_feed
 from ._tls import tls_context
 
 __all__ = [
@@ -77,6 +78,8 @@ _TIMEOUT = 10.0
 _MAX_ANSWER = 8 * 1024 * 1024
 #: A listing of open prompts is read up to this size (1,000 prompts: about 2.5 MB).
 _MAX_LISTING = 32 * 1024 * 1024
+#: Seconds a feed may stay silent (the gateway pings every 15) before it is given up.
+FEED_READ_TIMEOUT = 45.0
 
 
 @dataclass(frozen=True)
@@ -460,6 +463,23 @@ class GatewayClient:
         if limit is not None:
             query["limit"] = str(int(limit))
         return self._call("GET", "prompts", params=query, max_bytes=_MAX_LISTING)[1]
+
+    async def feed(self, *, registered: bool = False) -> AsyncIterator[FeedUpdate]:
+        """Follow the gateway's feed (``GET api/feed``, server-sent events): the open
+        prompts this kernel's user may answer, or (``registered``) those of the tasks
+        they registered, whoever may answer them; a snapshot, then each change, as
+        :class:`~hitl_nb.client.FeedUpdate`. Runs on the caller's event loop (its own
+        connection); raises :class:`~hitl_nb.errors.GatewayUnavailable` when the feed
+        is refused, cannot be reached, or ends."""
+        url = self.info.api_url + "feed" + ("?registered=mine" if registered else "")
+        async with httpx.AsyncClient(
+            headers=_headers(self.info.token),
+            timeout=httpx.Timeout(_TIMEOUT, read=FEED_READ_TIMEOUT),
+            follow_redirects=False,
+            verify=tls_context(),
+        ) as http:
+            async for update in read_feed(http, url, where=f"the gateway at {self.info.url}"):
+                yield update
 
     def register(self, agent_url: str, task_id: str) -> dict[str, Any]:
         """Watch a task; returns the registration (``id``) with its ``prompts``."""

@@ -1,0 +1,93 @@
+"""A gateway's feed heard for the cards (hitl_nb/notebook/_feed_waker.py): a card's
+follower is woken when its task's prompt changes state or leaves, a reconnection wakes
+every card, and the waker stops once no card needs it."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+import hitl_nb.notebook._feed_waker as feed_waker
+from hitl_nb.client import FeedUpdate
+from hitl_nb.notebook._feed_waker import FeedWaker
+
+
+class Card:
+    """A conversation as the waker sees it."""
+
+    def __init__(self) -> None:
+        self.listening = True
+        self.woken = 0
+        self.event = threading.Event()
+
+    def heard(self) -> None:
+        self.woken += 1
+        self.event.set()
+
+
+def _item(reg: str, pid: str, state: str = "open") -> dict[str, Any]:
+    return {"key": f"{reg}/{pid}", "registration": reg, "prompt_id": pid, "state": state}
+
+
+def test_a_card_is_woken_when_its_prompt_changes_state_or_leaves() -> None:
+    waker = FeedWaker(object(), feed=None)  # type: ignore[arg-type]
+    a, b = Card(), Card()
+    waker.add("r1", a)
+    waker.add("r2", b)
+    waker.apply(FeedUpdate(True, [_item("r1", "p"), _item("r2", "q")], [], 2))
+    assert (a.woken, b.woken) == (0, 0)  # the first snapshot: nothing happened yet
+    waker.apply(FeedUpdate(False, [_item("r1", "p")], [], 2))
+    assert a.woken == 0  # the same state (a count changed, say): nothing to look at
+    waker.apply(FeedUpdate(False, [_item("r1", "p", "forwarded")], [], 2))
+    assert (a.woken, b.woken) == (1, 0)
+    waker.apply(FeedUpdate(False, [], ["r2/q"], 1))
+    assert (a.woken, b.woken) == (1, 1)
+    waker.apply(FeedUpdate(False, [_item("r2", "new")], [], 2))
+    assert b.woken == 1  # a new open prompt: the follower finds it when it looks
+    waker.apply(FeedUpdate(False, [_item("r2", "x", "closed")], [], 2))
+    assert b.woken == 2  # first heard of already over
+    waker.apply(FeedUpdate(False, problem="the database is down"))
+    assert (a.woken, b.woken) == (1, 2)
+    # A snapshot after a reconnection wakes every card, and what left is told too.
+    waker.apply(FeedUpdate(True, [_item("r2", "new")], [], 1))
+    assert (a.woken, b.woken) == (2, 3)
+
+
+def test_the_waker_follows_the_feed_reconnects_and_stops_when_no_card_needs_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(feed_waker, "IDLE_CHECK", 0.05)
+    connections: list[int] = []
+
+    async def main() -> None:
+        answered = asyncio.Event()
+
+        async def feed() -> AsyncIterator[FeedUpdate]:
+            connections.append(1)
+            yield FeedUpdate(True, [_item("r1", "p")], [], 1)
+            if len(connections) == 1:
+                raise ConnectionError("the feed dropped")  # never dies of it: tries again
+            await answered.wait()
+            yield FeedUpdate(False, [_item("r1", "p", "forwarded")], [], 1)
+            await asyncio.Event().wait()  # quiet, as a feed between changes
+
+        waker = FeedWaker(object(), feed=feed)  # type: ignore[arg-type]
+        card = Card()
+        waker.add("r1", card)
+        running = asyncio.ensure_future(waker.run())
+        while len(connections) < 2:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.05)
+        assert card.woken == 1  # the snapshot after the reconnection
+        answered.set()
+        while card.woken < 2:
+            await asyncio.sleep(0.01)
+        card.listening = False  # the card's task ended: its follower stopped
+        await asyncio.wait_for(running, 30)  # the waker stops by itself
+        assert waker.retired
+
+    asyncio.run(main())
