@@ -6,14 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 import hitl_nb.notebook._feed_waker as feed_waker
 from hitl_nb.client import FeedUpdate
+from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook._feed_waker import FeedWaker
+from tests.helpers.jupyter_process import jupyter_server
+from tests.helpers.server_kernel import result_of, server_kernel
+from tests.helpers.until import until
 
 
 class Card:
@@ -91,3 +98,56 @@ def test_the_waker_follows_the_feed_reconnects_and_stops_when_no_card_needs_it(
         assert waker.retired
 
     asyncio.run(main())
+
+
+# -- a real kernel, a real server: the card settles at the gateway's word -----------------
+
+TOKEN = "single-user-secret"
+HEADERS = {"Authorization": f"token {TOKEN}"}
+
+START = """
+from hitl_nb.notebook import Conversation
+chat = Conversation.start({agent!r}, "approval", poll_interval=60)
+chat
+"""
+
+STATE = """
+import json
+card = chat.cards[-1]
+print("RESULT" + json.dumps({
+    "watched": chat.watched[1] if chat.watched else None,
+    "prompt_id": card.prompt_id,
+    "outcome": card.outcome.status if card.outcome else None,
+}))
+"""
+
+
+@pytest.mark.kernel
+@pytest.mark.slow
+def test_a_card_learns_at_once_that_the_panel_answered_its_prompt(tmp_path: Path) -> None:
+    """Its follower looks at the task only every 60 s: the card settles within seconds
+    only when the gateway's feed wakes it."""
+    with MockAgent() as agent:
+        with jupyter_server(
+            tmp_path, identity_provider=None, token=TOKEN, ready_headers=HEADERS
+        ) as url:
+            with server_kernel(url, TOKEN, tmp_path / "runtime") as notebook:
+                notebook(START.format(agent=agent.url))
+                state = until(
+                    lambda: (s := result_of(notebook(STATE)))["watched"] and s,
+                    what="the task registered with the gateway",
+                )
+                time.sleep(1.0)  # the waker's feed connects meanwhile
+                answer = (
+                    f"{url}hitl/api/tasks/{state['watched']}/prompts/{state['prompt_id']}/answer"
+                )
+                r = httpx.post(
+                    answer, json={"payload": {"approve": True}}, headers=HEADERS, timeout=30
+                )
+                assert r.status_code == 200, r.text
+                told = until(
+                    lambda: (s := result_of(notebook(STATE)))["outcome"] and s,
+                    timeout=3.0,
+                    what="the card's outcome, told by the gateway's feed",
+                )
+                assert told["outcome"] == "accepted", told
