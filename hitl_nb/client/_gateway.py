@@ -65,6 +65,7 @@ __all__ = [
     "GatewayAnswer",
     "GatewayClient",
     "GatewayInfo",
+    "feed_of",
     "find_gateway",
     "gateway_at",
     "kernel_server",
@@ -464,22 +465,9 @@ class GatewayClient:
             query["limit"] = str(int(limit))
         return self._call("GET", "prompts", params=query, max_bytes=_MAX_LISTING)[1]
 
-    async def feed(self, *, registered: bool = False) -> AsyncIterator[FeedUpdate]:
-        """Follow the gateway's feed (``GET api/feed``, server-sent events): the open
-        prompts this kernel's user may answer, or (``registered``) those of the tasks
-        they registered, whoever may answer them; a snapshot, then each change, as
-        :class:`~hitl_nb.client.FeedUpdate`. Runs on the caller's event loop (its own
-        connection); raises :class:`~hitl_nb.errors.GatewayUnavailable` when the feed
-        is refused, cannot be reached, or ends."""
-        url = self.info.api_url + "feed" + ("?registered=mine" if registered else "")
-        async with httpx.AsyncClient(
-            headers=_headers(self.info.token),
-            timeout=httpx.Timeout(_TIMEOUT, read=FEED_READ_TIMEOUT),
-            follow_redirects=False,
-            verify=tls_context(),
-        ) as http:
-            async for update in read_feed(http, url, where=f"the gateway at {self.info.url}"):
-                yield update
+    def feed(self, *, registered: bool = False) -> AsyncIterator[FeedUpdate]:
+        """The gateway's feed (:func:`feed_of` this client's gateway)."""
+        return feed_of(self.info, registered=registered)
 
     def register(self, agent_url: str, task_id: str) -> dict[str, Any]:
         """Watch a task; returns the registration (``id``) with its ``prompts``."""
@@ -502,6 +490,24 @@ class GatewayClient:
         path = f"tasks/{quote(registration_id, safe='')}/prompts/{quote(prompt_id, safe='')}/answer"
         _, body = self._call("POST", path, {"payload": dict(payload)})
         return GatewayAnswer(str(body.get("status")), str(body.get("message", "")), body)
+
+
+async def feed_of(info: GatewayInfo, *, registered: bool = False) -> AsyncIterator[FeedUpdate]:
+    """Follow the feed of the gateway ``info`` names (``GET api/feed``, server-sent
+    events): the open prompts its user may answer, or (``registered``) those of the tasks
+    they registered, whoever may answer them; a snapshot, then each change, as
+    :class:`~hitl_nb.client.FeedUpdate`. Runs on the caller's event loop (a connection of
+    its own); raises :class:`~hitl_nb.errors.GatewayUnavailable` when the feed is
+    refused, cannot be reached, or ends."""
+    url = info.api_url + "feed" + ("?registered=mine" if registered else "")
+    async with httpx.AsyncClient(
+        headers=_headers(info.token),
+        timeout=httpx.Timeout(_TIMEOUT, read=FEED_READ_TIMEOUT),
+        follow_redirects=False,
+        verify=tls_context(),
+    ) as http:
+        async for update in read_feed(http, url, where=f"the gateway at {info.url}"):
+            yield update
 
 
 def _refusal(status: int, body: dict[str, Any]) -> HitlError:

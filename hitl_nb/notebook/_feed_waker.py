@@ -27,7 +27,7 @@ import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
-from hitl_nb.client import FeedUpdate
+from hitl_nb.client import FeedUpdate, feed_of
 from hitl_nb.errors import HitlError
 
 from ._follower import backoff
@@ -78,7 +78,7 @@ class FeedWaker:
 
     async def _link_feed(self) -> AsyncIterator[FeedUpdate]:
         client = await asyncio.to_thread(lambda: self.link.client)
-        async for update in client.feed(registered=True):
+        async for update in feed_of(client.info, registered=True):
             yield update
 
     # --- from any thread ------------------------------------------------------------------
