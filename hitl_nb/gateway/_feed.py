@@ -2,13 +2,15 @@
 
 What JupyterLab's prompts panel shows comes from here (through the Jupyter server's
 relay, :mod:`hitl_nb.server._relay`): every open prompt the caller may answer, soonest
-deadline first, each a :func:`~hitl_nb.gateway._views.feed_item` (no schema, the
-question cut short).
+deadline first, each a :class:`~hitl_nb.gateway._views.PromptItem` (no schema, the
+question cut short); or (``registered``) the open prompts of the tasks the caller
+registered, whoever may answer them (a kernel's cards hear what became of theirs).
 
 - The gateway calls :meth:`PromptFeed.changed` whenever what it keeps about an open
   prompt changes: a prompt seen or closed, an answer counted, a forward settled. The
   hint names the task (and, for a new prompt, its envelope), so only followers it may
-  concern read the list again.
+  concern read again, and only that task's prompts (a hint naming no task, or more
+  than :data:`MAX_PARTIAL` tasks at once, or a list cut at the limit: the whole list).
 - :meth:`PromptFeed.follow` yields a snapshot first (:class:`FeedChange` with
   ``reset``), then only what changed. Bursts coalesce: the list is read ``settle``
   seconds after the first hint, once for all the hints that came meanwhile (50 prompts
