@@ -58,10 +58,12 @@ from ._gateway import (
     GatewayAnswer,
     GatewayClient,
     GatewayInfo,
+    feed_of,
     find_gateway,
     gateway_at,
     kernel_server,
 )
+from ._gateway_feed import FeedUpdate, read_feed
 from ._http import ACCEPT_ENCODING, HttpLimits, decoded_chunks
 from ._sync_client import SyncHitlClient
 from ._tls import tls_context
@@ -78,6 +80,7 @@ __all__ = [
     "Exchange",
     "ExtensionNotDeclared",
     "Fate",
+    "FeedUpdate",
     "GatewayAnswer",
     "GatewayClient",
     "GatewayInfo",
@@ -100,12 +103,14 @@ __all__ = [
     "answer_message",
     "decoded_chunks",
     "fate",
+    "feed_of",
     "find_gateway",
     "gateway_at",
     "http_client",
     "kernel_server",
     "parse_agent_card",
     "prompt_of",
+    "read_feed",
     "send_answer",
     "settle_answer",
     "sync_http_client",

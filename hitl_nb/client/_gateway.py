@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,12 +58,14 @@ from hitl_nb.errors import (
     error_for_status,
 )
 
-from ._clients import sync_http_client
+from ._clients import http_client, sync_http_client
+from ._gateway_feed import FeedUpdate, read_feed
 
 __all__ = [
     "GatewayAnswer",
     "GatewayClient",
     "GatewayInfo",
+    "feed_of",
     "find_gateway",
     "gateway_at",
     "kernel_server",
@@ -77,6 +79,8 @@ _TIMEOUT = 10.0
 _MAX_ANSWER = 8 * 1024 * 1024
 #: A listing of open prompts is read up to this size (1,000 prompts: about 2.5 MB).
 _MAX_LISTING = 32 * 1024 * 1024
+#: Seconds a feed may stay silent (the gateway pings every 15) before it is given up.
+FEED_READ_TIMEOUT = 45.0
 
 
 @dataclass(frozen=True)
@@ -460,6 +464,10 @@ class GatewayClient:
             query["limit"] = str(int(limit))
         return self._call("GET", "prompts", params=query, max_bytes=_MAX_LISTING)[1]
 
+    def feed(self, *, registered: bool = False) -> AsyncIterator[FeedUpdate]:
+        """The gateway's feed (:func:`feed_of` this client's gateway)."""
+        return feed_of(self.info, registered=registered)
+
     def register(self, agent_url: str, task_id: str) -> dict[str, Any]:
         """Watch a task; returns the registration (``id``) with its ``prompts``."""
         return self._call("POST", "tasks", {"agent_url": agent_url, "task_id": task_id})[1]
@@ -481,6 +489,22 @@ class GatewayClient:
         path = f"tasks/{quote(registration_id, safe='')}/prompts/{quote(prompt_id, safe='')}/answer"
         _, body = self._call("POST", path, {"payload": dict(payload)})
         return GatewayAnswer(str(body.get("status")), str(body.get("message", "")), body)
+
+
+async def feed_of(info: GatewayInfo, *, registered: bool = False) -> AsyncIterator[FeedUpdate]:
+    """Follow the feed of the gateway ``info`` names (``GET api/feed``, server-sent
+    events): the open prompts its user may answer, or (``registered``) those of the tasks
+    they registered, whoever may answer them; a snapshot, then each change, as
+    :class:`~hitl_nb.client.FeedUpdate`. Runs on the caller's event loop (a connection of
+    its own); raises :class:`~hitl_nb.errors.GatewayUnavailable` when the feed is
+    refused, cannot be reached, or ends."""
+    url = info.api_url + "feed" + ("?registered=mine" if registered else "")
+    async with http_client(
+        headers=_headers(info.token),
+        timeout=httpx.Timeout(_TIMEOUT, read=FEED_READ_TIMEOUT),
+    ) as http:
+        async for update in read_feed(http, url, where=f"the gateway at {info.url}"):
+            yield update
 
 
 def _refusal(status: int, body: dict[str, Any]) -> HitlError:

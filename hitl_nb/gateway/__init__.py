@@ -33,10 +33,12 @@ from hitl_nb.gateway._feed import (
     PING,
     FeedChange,
     FeedFull,
+    FeedScope,
     PromptFeed,
     serve_feed,
     sse_frames,
 )
+from hitl_nb.gateway._feed_route import FeedStream
 from hitl_nb.gateway._forward import GatewayReply, message_for
 from hitl_nb.gateway._gateway import Gateway, GatewayError
 from hitl_nb.gateway._notify import Notifier, team_channels
@@ -57,7 +59,7 @@ from hitl_nb.gateway._store import (
     Registration,
     StoreUnavailable,
 )
-from hitl_nb.gateway._views import NO_NAMES, PROMPT_CUT, Caller, PromptState
+from hitl_nb.gateway._views import NO_NAMES, PROMPT_CUT, Caller, PromptItem, PromptState
 
 if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
     from hitl_nb.gateway._postgres import PostgresStore
@@ -79,6 +81,8 @@ __all__ = [
     "Caller",
     "FeedChange",
     "FeedFull",
+    "FeedScope",
+    "FeedStream",
     "Forward",
     "Gateway",
     "GatewayAPI",
@@ -93,6 +97,7 @@ __all__ = [
     "OpenQuery",
     "PostgresStore",
     "PromptFeed",
+    "PromptItem",
     "PromptRow",
     "PromptState",
     "PushDesk",

@@ -53,7 +53,7 @@ from hitl_nb.errors import (
 )
 from hitl_nb.gateway._agents import AgentPool, check_agent_url
 from hitl_nb.gateway._audit import Answer, Audit
-from hitl_nb.gateway._feed import PromptFeed
+from hitl_nb.gateway._feed import FeedScope, PromptFeed
 from hitl_nb.gateway._forward import GatewayReply, Tell, conclude, send, settle
 from hitl_nb.gateway._notify import Notifier
 from hitl_nb.gateway._push import PushDesk
@@ -71,6 +71,7 @@ from hitl_nb.gateway._store import (
 )
 from hitl_nb.gateway._views import (
     Caller,
+    PromptItem,
     PromptState,
     feed_item,
     prompt_view,
@@ -476,18 +477,31 @@ class Gateway:
         views = [prompt_view(i.reg, i.row, caller, now, i.forward, i.ballots) for i in listed]
         return {"prompts": views, "total": total}
 
-    async def _feed_listing(self, caller: Caller, limit: int) -> tuple[list[dict[str, Any]], int]:
-        """The feed's list for ``caller``: the open prompts they may answer, soonest
-        deadline first. A caller the host cannot name (one shared token) is the
+    async def _feed_listing(self, scope: FeedScope, limit: int) -> tuple[list[PromptItem], int]:
+        """The feed's list for ``scope.caller``: the open prompts they may answer,
+        soonest deadline first. A caller the host cannot name (one shared token) is the
         server's one user: every open prompt is theirs to know of, those for named
-        people or a consensus with why they cannot answer them here."""
+        people or a consensus with why they cannot answer them here. ``scope.registered``:
+        the open prompts of the tasks they registered instead, whoever may answer them
+        (S-3: a registrant sees their task's prompts, :func:`shown_to`);
+        ``scope.registration``: only that task's."""
+        caller = scope.caller
         named = caller.name is not None
-        query = OpenQuery(
-            viewer=caller.name,
-            see_all=not named and self.settings.show_all,
-            for_responder=named or not self.settings.show_all,
-            responder=caller.name,
-        )
+        if scope.registered:
+            query = OpenQuery(
+                viewer=caller.name,
+                see_all=named or self.settings.show_all,
+                registered=True,
+                registration=scope.registration,
+            )
+        else:
+            query = OpenQuery(
+                viewer=caller.name,
+                see_all=not named and self.settings.show_all,
+                for_responder=named or not self.settings.show_all,
+                responder=caller.name,
+                registration=scope.registration,
+            )
         listed, total = await self.store.list_open(query, limit)
         return [feed_item(i.reg, i.row, caller, i.forward, i.ballots) for i in listed], total
 

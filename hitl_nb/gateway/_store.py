@@ -142,6 +142,9 @@ class OpenQuery:
     ``viewer`` registered or may answer. ``agent``: only this agent URL.
     ``for_responder``: only prompts ``responder`` may answer (None: an unnamed caller,
     who may answer only prompts for anyone). ``due_before``: only deadlines up to then.
+    ``registration``: only the prompts of this registration (the feed reads one task's
+    again when it hears of a change there). ``registered``: only prompts of tasks
+    ``viewer`` registered (None: tasks registered by a caller the host could not name).
     """
 
     viewer: str | None
@@ -150,6 +153,8 @@ class OpenQuery:
     for_responder: bool = False
     responder: str | None = None
     due_before: float | None = None
+    registration: str | None = None
+    registered: bool = False
 
 
 @dataclass(frozen=True)
@@ -877,6 +882,15 @@ def _selection(query: OpenQuery) -> tuple[str, list[Any]]:
     """SQL for the prompts ``query`` selects (``p``: prompts, ``r``: registrations)."""
     args: list[Any] = []
     where = ["p.closed IS NULL"]
+    if query.registration is not None:
+        where.append("p.reg_id = ?")
+        args.append(query.registration)
+    if query.registered:
+        if query.viewer is None:
+            where.append("r.registrant IS NULL")
+        else:
+            where.append("r.registrant = ?")
+            args.append(query.viewer)
     if query.agent is not None:
         where.append("r.agent_url = ?")
         args.append(query.agent)

@@ -19,10 +19,37 @@ from hitl_nb.gateway._store import Ballot, Forward, PromptRow, Registration
 from hitl_nb.policy import ResponderGate, tally
 from hitl_nb.spec import parse_responders
 
+
+class PromptState(str, enum.Enum):
+    """Where a prompt stands at the gateway, the ``state`` of its view and feed item.
+
+    The values are the wire's words, the same as the ``PromptState`` of the contract
+    with JupyterLab's page (``hitl_nb/schemas/lab.schema.json``; a test keeps them equal)
+    and as a forward's ``state`` in the store. A member is a ``str``: it equals its word
+    and is written as it in JSON.
+    """
+
+    #: Answers are taken.
+    OPEN = "open"
+    #: An answer is on its way to the agent (sent once, by the gateway).
+    FORWARDING = "forwarding"
+    #: The agent accepted an answer.
+    FORWARDED = "forwarded"
+    #: Its deadline passed unanswered.
+    EXPIRED = "expired"
+    #: The task moved on (closed by the agent, or it ended).
+    CLOSED = "closed"
+
+    def __str__(self) -> str:
+        # The word, on every Python (3.12 made format() of a str mixin say the name).
+        return self.value
+
+
 __all__ = [
     "NO_NAMES",
     "Caller",
     "PROMPT_CUT",
+    "PromptItem",
     "PromptState",
     "feed_item",
     "inbox_order",
@@ -70,31 +97,6 @@ def shown_to(caller: Caller, reg: Registration, row: PromptRow) -> bool:
     return refusal(responder_gate(row.envelope), caller) is None
 
 
-class PromptState(str, enum.Enum):
-    """Where a prompt stands at the gateway, the ``state`` of its view and feed item.
-
-    The values are the wire's words, the same as the ``PromptState`` of the contract
-    with JupyterLab's page (``hitl_nb/schemas/lab.schema.json``; a test keeps them equal)
-    and as a forward's ``state`` in the store. A member is a ``str``: it equals its word
-    and is written as it in JSON.
-    """
-
-    #: Answers are taken.
-    OPEN = "open"
-    #: An answer is on its way to the agent (sent once, by the gateway).
-    FORWARDING = "forwarding"
-    #: The agent accepted an answer.
-    FORWARDED = "forwarded"
-    #: Its deadline passed unanswered.
-    EXPIRED = "expired"
-    #: The task moved on (closed by the agent, or it ended).
-    CLOSED = "closed"
-
-    def __str__(self) -> str:
-        # The word, on every Python (3.12 made format() of a str mixin say the name).
-        return self.value
-
-
 #: The states of a forward (a row of the store's ``forwards``).
 _FORWARD_STATES = (PromptState.FORWARDING, PromptState.FORWARDED)
 
@@ -139,7 +141,7 @@ def prompt_view(
         "seconds_left": None if row.deadline is None else max(0.0, row.deadline - now),
         "allowed_responders": list(env.get("allowed_responders") or ["any"]),
         "policy": {"specific": sorted(gate.specific), "needed": gate.needed},
-        "state": state_of(row, fwd),
+        "state": state_of(row, fwd).value,
         "may_answer": reason is None,
         "why_not": reason,
         "answers": count.answers,
@@ -155,44 +157,100 @@ def prompt_view(
 PROMPT_CUT = 1000
 
 
+@dataclass(frozen=True)
+class PromptItem:
+    """One open prompt as a list of prompts draws it (the feed, :mod:`._feed`), for one
+    caller: who may answer, its deadline as a time (seconds since the epoch), how a
+    consensus stands and whether the caller answered already, the question cut at
+    :data:`PROMPT_CUT` characters (``prompt_length`` is its whole length). Never the
+    schema nor anyone's answer. :meth:`to_json` is what the feed sends."""
+
+    registration: str
+    agent_url: str
+    task_id: str
+    prompt_id: str
+    prompt: str
+    prompt_length: int
+    deadline: Any
+    deadline_at: float | None
+    first_seen: float
+    allowed_responders: tuple[str, ...]
+    specific: tuple[str, ...]
+    needed: int
+    state: PromptState
+    may_answer: bool
+    why_not: str | None
+    answers: int
+    agreeing: int
+    disagreement: bool
+    answered: bool
+    registered_by: str
+
+    @property
+    def key(self) -> str:
+        """The prompt's key in a list: ``{registration}/{prompt_id}``."""
+        return f"{self.registration}/{self.prompt_id}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The item as the feed sends it (JupyterLab's prompts panel reads it)."""
+        return {
+            "key": self.key,
+            "registration": self.registration,
+            "agent_url": self.agent_url,
+            "task_id": self.task_id,
+            "prompt_id": self.prompt_id,
+            "prompt": self.prompt,
+            "prompt_length": self.prompt_length,
+            "deadline": self.deadline,
+            "deadline_at": self.deadline_at,
+            "first_seen": self.first_seen,
+            "allowed_responders": list(self.allowed_responders),
+            "specific": list(self.specific),
+            "needed": self.needed,
+            "state": self.state.value,
+            "may_answer": self.may_answer,
+            "why_not": self.why_not,
+            "answers": self.answers,
+            "agreeing": self.agreeing,
+            "disagreement": self.disagreement,
+            "answered": self.answered,
+            "registered_by": self.registered_by,
+        }
+
+
 def feed_item(
     reg: Registration,
     row: PromptRow,
     caller: Caller,
     fwd: Forward | None,
     ballots: list[Ballot],
-) -> dict[str, Any]:
-    """One open prompt as a list of prompts draws it (the feed, :mod:`._feed`): who may
-    answer, its deadline as a time (seconds since the epoch), how a consensus stands and
-    whether ``caller`` answered already, the question cut at :data:`PROMPT_CUT`
-    characters (``prompt_length`` is its whole length). Never the schema nor anyone's
-    answer."""
+) -> PromptItem:
+    """One open prompt as ``caller``'s list draws it (:class:`PromptItem`)."""
     env = row.envelope
     gate = responder_gate(env)
     count = tally((b.payload for b in ballots), gate.needed)
     text = env.get("prompt")
     text = text if isinstance(text, str) else ""
     reason = refusal(gate, caller)
-    return {
-        "key": f"{reg.id}/{row.prompt_id}",
-        "registration": reg.id,
-        "agent_url": reg.agent_url,
-        "task_id": reg.task_id,
-        "prompt_id": row.prompt_id,
-        "prompt": text[:PROMPT_CUT],
-        "prompt_length": len(text),
-        "deadline": env.get("deadline"),
-        "deadline_at": row.deadline,
-        "first_seen": row.first_seen,
-        "allowed_responders": list(env.get("allowed_responders") or ["any"]),
-        "specific": sorted(gate.specific),
-        "needed": gate.needed,
-        "state": state_of(row, fwd),
-        "may_answer": reason is None,
-        "why_not": reason,
-        "answers": count.answers,
-        "agreeing": count.agreeing,
-        "disagreement": count.disagreement,
-        "answered": any(caller.name and b.responder == caller.name for b in ballots),
-        "registered_by": reg.registered_by,
-    }
+    return PromptItem(
+        registration=reg.id,
+        agent_url=reg.agent_url,
+        task_id=reg.task_id,
+        prompt_id=row.prompt_id,
+        prompt=text[:PROMPT_CUT],
+        prompt_length=len(text),
+        deadline=env.get("deadline"),
+        deadline_at=row.deadline,
+        first_seen=row.first_seen,
+        allowed_responders=tuple(env.get("allowed_responders") or ["any"]),
+        specific=tuple(sorted(gate.specific)),
+        needed=gate.needed,
+        state=state_of(row, fwd),
+        may_answer=reason is None,
+        why_not=reason,
+        answers=count.answers,
+        agreeing=count.agreeing,
+        disagreement=count.disagreement,
+        answered=any(bool(caller.name) and b.responder == caller.name for b in ballots),
+        registered_by=reg.registered_by,
+    )

@@ -16,23 +16,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import html
 import json
 from typing import Any
 
 import tornado.web
 from jupyterhub.services.auth import HubOAuth, HubOAuthCallbackHandler, HubOAuthenticated
-from tornado.iostream import StreamClosedError
 
 from hitl_nb.errors import reason_phrase
 from hitl_nb.gateway import (
     GATEWAY_HEADER,
     ApiRequest,
+    FeedStream,
     Gateway,
     GatewayAPI,
     InternalCaller,
-    serve_feed,
 )
 from hitl_nb.hub._auth import NotVouched, caller_of, hub_user
 
@@ -115,14 +113,15 @@ class HubRoute(_JSONErrors, HubOAuthenticated, tornado.web.RequestHandler):  # t
 
 
 class HubFeedRoute(_JSONErrors, HubOAuthenticated, tornado.web.RequestHandler):  # type: ignore[misc]
-    """``GET {prefix}api/feed``: the open prompts the caller may answer, as server-sent
-    events for as long as the connection lasts."""
+    """``GET {prefix}api/feed``: the open prompts the caller may answer (``?registered=mine``:
+    of the tasks they registered), as server-sent events for as long as the connection
+    lasts (:class:`~hitl_nb.gateway.FeedStream`)."""
 
     def initialize(self, gateway: Gateway, hub_auth: HubOAuth) -> None:
         """Tornado hook: the gateway and the service's HubOAuth."""
         self.gateway = gateway
         self.hub_auth = hub_auth
-        self._serving: asyncio.Future[None] | None = None
+        self.stream = FeedStream()
 
     def check_xsrf_cookie(self) -> None:
         """Checked where it matters: a cookie is not believed without it (``_auth``)."""
@@ -140,26 +139,11 @@ class HubFeedRoute(_JSONErrors, HubOAuthenticated, tornado.web.RequestHandler): 
         except NotVouched as exc:
             self._reply(exc.status, {"error": exc.status, "message": exc.message})
             return
-        feed = self.gateway.feed
-        if feed.full:
-            message = "the feed has as many followers as it takes"
-            self._reply(503, {"error": 503, "message": message})
-            return
-        self.set_header("Content-Type", "text/event-stream; charset=utf-8")
-        self.set_header("Cache-Control", "no-store")
-        self.set_header("X-Accel-Buffering", "no")  # proxies pass each event at once
-        self._serving = asyncio.ensure_future(
-            serve_feed(feed.follow(caller), self.write, self.flush)
-        )
-        try:
-            await self._serving
-        except (asyncio.CancelledError, StreamClosedError):
-            pass  # the client went away
+        await self.stream.serve(self, self.gateway.feed, caller)
 
     def on_connection_close(self) -> None:
         """The client went away: stop following."""
-        if self._serving is not None:
-            self._serving.cancel()
+        self.stream.close()
 
 
 _PAGE = """<!doctype html>

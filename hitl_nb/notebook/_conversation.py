@@ -74,6 +74,7 @@ from ._announce import announce, place
 from ._card import PromptCard, QuestionCard
 from ._clock import css_elapsed
 from ._deadline import seconds_left
+from ._feed_waker import listen
 from ._follower import Follower, Prompt
 from ._gateway_link import GatewayChoice, GatewayLink, gateway_link
 from ._link import Link
@@ -726,6 +727,7 @@ class Conversation:
             self._registering = False
         self.registration_error = None
         self.registration = registration
+        listen(gateway, registration, self)  # the gateway's feed says when it is answered
         for card in self.cards:
             card.registered(registration)
 
@@ -735,8 +737,23 @@ class Conversation:
         if found is None:
             return
         self.watched = found
+        listen(*found, self)  # answered in the prompts panel: the feed says so at once
         for card in self.cards:
             card.watch(*found)
+
+    # --- the gateway's feed (._feed_waker) --------------------------------------------------
+
+    @property
+    def listening(self) -> bool:
+        """Does this conversation still look at its task (for the gateway's feed)?"""
+        follower = self._box[0]
+        return not self._closed and (follower is None or follower.running)
+
+    def heard(self) -> None:
+        """The gateway's feed says the task's prompt changed: look at the task now."""
+        follower = self._box[0]
+        if follower is not None and follower.running:
+            follower.wake()
 
     # --- stopping -------------------------------------------------------------------------
 

@@ -25,7 +25,8 @@ up to :data:`MAX_RETRY_DELAY`); there is no cap on subscriptions (one per conver
 and no push (a kernel cannot be reached by agents).
 
 :class:`Looking` looks at an inbox's list every ``interval`` seconds and at once after
-an answer, backing off while the list cannot be read. Both wait on a
+an answer, backing off while the list cannot be read; where the list is a gateway's, it
+looks when the gateway's feed says the list changed, and otherwise only now and then. Both wait on a
 :class:`~hitl_nb._pace.Pace` (sleep until the next look or a wake from any thread) and
 hold what they report to only weakly: a conversation or inbox nobody refers to any more
 is collected, and its following ends at its next step.
@@ -37,7 +38,7 @@ import asyncio
 import concurrent.futures
 import logging
 import weakref
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any, Protocol
 
@@ -65,6 +66,8 @@ log = logging.getLogger("hitl_nb.notebook")
 MAX_RETRY_DELAY = 60.0
 #: After a wake, the inbox looks this much later: the agent moves on first.
 SETTLE_DELAY = 0.2
+#: While an inbox hears its gateway's feed, it still looks this often (seconds).
+SAFETY_LOOK = 30.0
 
 #: The prompt a status carries, as the client read it.
 Prompt = PromptEvent | MalformedPromptEvent
@@ -389,16 +392,57 @@ class Looking:
     weakly). While the list cannot be read the problem is said and the pause doubles,
     up to :data:`MAX_RETRY_DELAY`. A lister that is collected ends the looking and
     closes the source's connections.
+
+    ``feed`` (a gateway's, :meth:`~hitl_nb.client.GatewayClient.feed`): each change it
+    tells wakes the looking, and while it is heard the timer is only a safety look
+    every :data:`SAFETY_LOOK` seconds (the gateway's feed reads its own list again as
+    often); a feed that cannot be heard is tried again (1 s doubling) and the looking
+    keeps ``interval`` meanwhile.
     """
 
     def __init__(
-        self, runner: LoopThread, lister: Lister, source: ListSource, interval: float
+        self,
+        runner: LoopThread,
+        lister: Lister,
+        source: ListSource,
+        interval: float,
+        feed: Callable[[], AsyncIterator[Any]] | None = None,
     ) -> None:
         self.interval = interval
         self.pace = Pace()
         self._lister = weakref.ref(lister)
         self._source = source
+        self._feed = feed
+        #: True while the feed is heard (a snapshot came, no problem since).
+        self.feed_heard = False
         self.future: concurrent.futures.Future[None] = runner.submit(self._run())
+
+    def _steady(self) -> float:
+        """The pause between looks while the list can be read."""
+        return max(self.interval, SAFETY_LOOK) if self.feed_heard else self.interval
+
+    async def _hear(self) -> None:
+        """Follow the feed: each change after its first snapshot wakes the looking."""
+        assert self._feed is not None
+        delay = 1.0
+        first = True  # the first snapshot is what the inbox read already
+        while True:
+            try:
+                async for update in self._feed():
+                    if getattr(update, "problem", None) is not None:
+                        self.feed_heard = False
+                        continue
+                    if not first:
+                        self.pace.wake()
+                    first = False
+                    self.feed_heard, delay = True, 1.0
+            except HitlError as exc:
+                log.info("hitl-nb: the inbox's feed is away (%s); again in %g s", exc, delay)
+            except Exception:  # the timer still looks: never die silently
+                log.exception("hitl-nb: following the inbox's feed failed")
+            self.feed_heard = False
+            await asyncio.sleep(delay)
+            delay = RETRY.after(delay)
 
     def wake(self) -> None:
         """Look again soon (an answer was given); safe from any thread."""
@@ -410,6 +454,15 @@ class Looking:
 
     async def _run(self) -> None:
         self.pace.start()
+        hearing = asyncio.ensure_future(self._hear()) if self._feed is not None else None
+        try:
+            await self._look()
+        finally:
+            if hearing is not None:
+                hearing.cancel()
+                await asyncio.gather(hearing, return_exceptions=True)
+
+    async def _look(self) -> None:
         delay = self.interval
         while True:
             if await self.pace.sleep(delay):
@@ -424,7 +477,7 @@ class Looking:
                 listing, problem = None, str(exc)
                 delay = RETRY.after(delay)
             else:
-                delay = self.interval
+                delay = self._steady()
             lister = self._lister()
             if lister is None:
                 await self._source.aclose()

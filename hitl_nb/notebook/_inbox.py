@@ -66,7 +66,8 @@ class Inbox:
     ``due_within``: only deadlines at most that many seconds away (gateway inboxes).
     ``limit``: at most that many listed (soonest deadline first); ``page_size``: rows
     drawn at a time (Previous / Next move between pages). ``poll_interval``: seconds
-    between looks.
+    between looks (a gateway inbox looks when the gateway's feed says its list changed,
+    and while that feed is heard its timer looks only every 30 s).
 
     Use it as a context manager or call :meth:`close`. Attributes: ``items`` (the open
     prompts as last seen), ``total``, ``problems``, ``cards`` (opened, by item key),
@@ -155,7 +156,8 @@ class Inbox:
         self.widget.add_class("hitl-inbox")
         self._apply(self._first_look())
         track(self)
-        self._looking = Looking(self._loop, self, self.source, self.poll_interval)
+        feed = self.source.changes if isinstance(self.source, GatewaySource) else None
+        self._looking = Looking(self._loop, self, self.source, self.poll_interval, feed)
 
     @property
     def lives_with_kernel(self) -> bool:

@@ -20,12 +20,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from hitl_nb.a2a import Task, TaskState
-from hitl_nb.client import GatewayClient, GatewayInfo, PromptEvent, prompt_of
+from hitl_nb.client import (
+    FeedUpdate,
+    GatewayClient,
+    GatewayInfo,
+    PromptEvent,
+    feed_of,
+    prompt_of,
+)
 from hitl_nb.errors import GatewayRefused, HitlError, MalformedPrompt, UnsupportedOperation
 from hitl_nb.spec import PromptEnvelope
 
@@ -169,6 +176,11 @@ class GatewaySource:
         if self.agents is not None or not isinstance(total, int):
             total = len(items)
         return Listing(items, total, problems)
+
+    def changes(self) -> AsyncIterator[FeedUpdate]:
+        """The gateway's feed of the prompts this kernel's user may answer: the inbox
+        looks again when it changes (:class:`~hitl_nb.notebook._follower.Looking`)."""
+        return feed_of(self.info)
 
     async def gateway(self) -> GatewayLink:
         """The gateway as the cards answer through it (asks the server who we are, once)."""

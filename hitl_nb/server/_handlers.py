@@ -6,23 +6,21 @@ without a user), the Authorizer decides (``@authorized`` on the ``hitl`` resourc
 a browser's cookie-authenticated POST needs the XSRF token (token-authenticated clients
 do not). The user becomes the :class:`~hitl_nb.gateway.Caller` (:func:`caller_of`);
 nothing else in the request can. ``GET {base_url}hitl/api/feed`` is the gateway's feed
-of the open prompts the caller may answer, as server-sent events
-(:mod:`hitl_nb.gateway._feed`).
+of the open prompts the caller may answer (``?registered=mine``: of the tasks they
+registered), as server-sent events (:mod:`hitl_nb.gateway._feed_route`).
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.auth.identity import IdentityProvider, PasswordIdentityProvider
 from jupyter_server.base.handlers import APIHandler
 from tornado import web
-from tornado.iostream import StreamClosedError
 
 from hitl_nb.errors import reason_phrase
-from hitl_nb.gateway import ApiRequest, Caller, Gateway, GatewayAPI, serve_feed
+from hitl_nb.gateway import ApiRequest, Caller, FeedStream, Gateway, GatewayAPI
 from hitl_nb.server._hosted import AUTH_RESOURCE
 
 __all__ = ["caller_of", "gateway_handlers"]
@@ -99,32 +97,18 @@ class FeedRoute(APIHandler):
     def initialize(self, gateway: Gateway) -> None:
         """Tornado hook: receive the gateway."""
         self.gateway = gateway
-        self._serving: asyncio.Future[None] | None = None
+        self.stream = FeedStream()
 
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        """The feed (503 when it has as many followers as it takes)."""
-        feed = self.gateway.feed
-        if feed.full:
-            self.set_status(503)
-            self.finish({"error": 503, "message": "the feed has as many followers as it takes"})
-            return
-        self.set_header("Content-Type", "text/event-stream; charset=utf-8")
-        self.set_header("Cache-Control", "no-store")
-        self.set_header("X-Accel-Buffering", "no")  # proxies pass each event at once
-        self._serving = asyncio.ensure_future(
-            serve_feed(feed.follow(caller_of(self)), self.write, self.flush)
-        )
-        try:
-            await self._serving
-        except (asyncio.CancelledError, StreamClosedError):
-            pass  # the client went away
+        """The feed (:class:`~hitl_nb.gateway.FeedStream`: ``?registered=mine``, 503
+        when it has as many followers as it takes)."""
+        await self.stream.serve(self, self.gateway.feed, caller_of(self))
 
     def on_connection_close(self) -> None:
         """The client went away: stop following."""
-        if self._serving is not None:
-            self._serving.cancel()
+        self.stream.close()
 
 
 def gateway_handlers(api_root: str, api: GatewayAPI) -> list[tuple[str, type, dict[str, Any]]]:

@@ -29,7 +29,6 @@ tried again with a growing pause (1 s to 30 s), and a snapshot follows when it a
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import uuid
@@ -41,8 +40,7 @@ from urllib.parse import quote
 import httpx
 
 from hitl_nb._backoff import Backoff
-from hitl_nb.a2a import SSEParser, aiter_events
-from hitl_nb.client import GatewayInfo, http_client
+from hitl_nb.client import GatewayInfo, http_client, read_feed
 from hitl_nb.errors import GatewayUnavailable, HitlError
 from hitl_nb.gateway import Caller, FeedChange, Gateway, GatewayError
 
@@ -108,16 +106,6 @@ def _find(view: Any, prompt_id: str) -> dict[str, Any] | None:
     return None
 
 
-def _message(response: httpx.Response, body: bytes) -> str:
-    try:
-        data = json.loads(body)
-    except ValueError:
-        data = None
-    if isinstance(data, dict) and isinstance(data.get("message"), str):
-        return f"HTTP {response.status_code}: {data['message']}"
-    return f"HTTP {response.status_code}"
-
-
 class RemoteSource:
     """Another process's gateway (the hub's hitl service), followed over HTTP with the
     token the server's environment gives (the owner's). ``info``: where it is; or
@@ -152,22 +140,12 @@ class RemoteSource:
     async def changes(self) -> AsyncIterator[FeedChange]:
         """Read the service's feed; each ``synced`` event makes one change."""
         info = await self._info()
-        try:
-            async with self._client(info) as http:
-                async with http.stream("GET", info.api_url + "feed") as response:
-                    if response.status_code != 200:
-                        body = await response.aread()
-                        why = _message(response, body)
-                        raise GatewayUnavailable(f"{self.where} refused: {why}")
-                    parser = SSEParser(max_event_size=MAX_HUB_EVENT)
-                    pending = _Pending()
-                    async for event in aiter_events(response.aiter_bytes(), parser):
-                        change = pending.take(event.event, event.data)
-                        if change is not None:
-                            yield change
-        except httpx.HTTPError as exc:
-            raise GatewayUnavailable(f"{self.where} could not be reached: {exc}") from exc
-        raise GatewayUnavailable(f"{self.where} ended the feed")
+        async with self._client(info) as http:
+            updates = read_feed(
+                http, info.api_url + "feed", where=self.where, max_event_size=MAX_HUB_EVENT
+            )
+            async for u in updates:
+                yield FeedChange(u.reset, u.items, u.removed, u.total, u.problem)
 
     async def prompt(self, registration: str, prompt_id: str) -> dict[str, Any] | None:
         """The prompt as the service shows it to the owner (None: not theirs, or gone)."""
@@ -184,55 +162,6 @@ class RemoteSource:
             return _find(response.json(), prompt_id)
         except ValueError:
             return None
-
-
-class _Pending:
-    """The events of the hub's feed up to the next ``synced``, made one change."""
-
-    def __init__(self) -> None:
-        self.reset = False
-        self.items: list[dict[str, Any]] = []
-        self.removed: list[str] = []
-
-    def take(self, event: str, data: str) -> FeedChange | None:
-        try:
-            body = json.loads(data)
-        except ValueError:
-            body = None
-        if not isinstance(body, dict):
-            raise GatewayUnavailable("the gateway sent an unreadable feed event")
-        if event == "unavailable":
-            return FeedChange(False, problem=str(body.get("message") or "unavailable"))
-        if event == "reset":
-            self.reset, self.items, self.removed = True, [], []
-        elif event == "upsert":
-            items = body.get("items")
-            self.items += [i for i in items if _is_item(i)] if isinstance(items, list) else []
-        elif event == "remove":
-            keys = body.get("keys")
-            self.removed += (
-                [k for k in keys if isinstance(k, str)] if isinstance(keys, list) else []
-            )
-        elif event == "synced":
-            total = body.get("total")
-            change = FeedChange(
-                self.reset,
-                self.items,
-                self.removed,
-                total if isinstance(total, int) else len(self.items),
-            )
-            self.reset, self.items, self.removed = False, [], []
-            return change
-        return None  # an event of a later version: ignored
-
-
-def _is_item(item: Any) -> bool:
-    return (
-        isinstance(item, dict)
-        and isinstance(item.get("key"), str)
-        and isinstance(item.get("registration"), str)
-        and isinstance(item.get("prompt_id"), str)
-    )
 
 
 class Relay:

@@ -21,9 +21,12 @@ from hitl_nb.gateway import (
     Caller,
     FeedChange,
     FeedFull,
+    FeedScope,
     Gateway,
     GatewaySettings,
     PromptFeed,
+    PromptItem,
+    PromptState,
     Registration,
     SQLiteStore,
     StoreUnavailable,
@@ -59,6 +62,32 @@ async def _seed(gw: Gateway, prompts: list[tuple[str, list[str]]], reg_id: str =
     )
     for pid, who in prompts:
         await gw.store.see_prompt(reg_id, pid, None, _envelope(pid, who), None)
+
+
+def _item(reg_id: str, prompt_id: str, state: PromptState = PromptState.OPEN) -> PromptItem:
+    """A feed item as a listing gives it (for the feeds made of a listing of the tests')."""
+    return PromptItem(
+        registration=reg_id,
+        agent_url="http://agent.invalid",
+        task_id=f"t-{reg_id}",
+        prompt_id=prompt_id,
+        prompt="Approve?",
+        prompt_length=8,
+        deadline=None,
+        deadline_at=None,
+        first_seen=0.0,
+        allowed_responders=("any",),
+        specific=(),
+        needed=1,
+        state=state,
+        may_answer=True,
+        why_not=None,
+        answers=0,
+        agreeing=0,
+        disagreement=False,
+        answered=False,
+        registered_by="alice",
+    )
 
 
 async def _next(changes: AsyncIterator[FeedChange], timeout: float = 30.0) -> FeedChange:
@@ -198,7 +227,7 @@ def test_fifty_prompts_at_once_are_one_change(tmp_path: Path) -> None:
 
 
 def test_a_hint_wakes_only_followers_it_may_concern() -> None:
-    async def listing(caller: Caller, limit: int) -> tuple[list[dict[str, Any]], int]:
+    async def listing(scope: FeedScope, limit: int) -> tuple[list[PromptItem], int]:
         return [], 0
 
     async def main() -> None:
@@ -225,11 +254,11 @@ def test_a_hint_wakes_only_followers_it_may_concern() -> None:
 def test_an_unreachable_store_is_said_once_then_a_snapshot_follows() -> None:
     calls: list[str] = []
 
-    async def listing(caller: Caller, limit: int) -> tuple[list[dict[str, Any]], int]:
+    async def listing(scope: FeedScope, limit: int) -> tuple[list[PromptItem], int]:
         calls.append("read")
         if 2 <= len(calls) <= 4:
             raise StoreUnavailable("PostgreSQL hitl at db:5432", "connection refused")
-        return [{"key": "r/p", "registration": "r", "prompt_id": "p"}], 1
+        return [_item("r", "p")], 1
 
     async def main() -> None:
         feed = PromptFeed(listing, recheck=0.01, retry=0.01, settle=0)
@@ -247,7 +276,7 @@ def test_an_unreachable_store_is_said_once_then_a_snapshot_follows() -> None:
 
 
 def test_the_feed_takes_at_most_its_followers() -> None:
-    async def listing(caller: Caller, limit: int) -> tuple[list[dict[str, Any]], int]:
+    async def listing(scope: FeedScope, limit: int) -> tuple[list[PromptItem], int]:
         return [], 0
 
     async def main() -> None:
@@ -291,7 +320,7 @@ def test_a_snapshot_as_server_sent_events_keeps_each_event_small() -> None:
 
 
 def test_serving_the_feed_pings_when_quiet_and_lets_go_of_the_follower() -> None:
-    async def listing(caller: Caller, limit: int) -> tuple[list[dict[str, Any]], int]:
+    async def listing(scope: FeedScope, limit: int) -> tuple[list[PromptItem], int]:
         return [], 0
 
     async def main() -> None:
@@ -311,5 +340,181 @@ def test_serving_the_feed_pings_when_quiet_and_lets_go_of_the_follower() -> None
         serving.cancel()
         await asyncio.gather(serving, return_exceptions=True)
         assert feed.followers == 0
+
+    asyncio.run(main())
+
+
+# -- incremental: a hint re-reads one task's prompts -------------------------------------
+
+
+class _Listing:
+    """A store's listing as the feed reads it: the reads counted, by which task."""
+
+    def __init__(self, items: list[PromptItem]) -> None:
+        self.items = {i.key: i for i in items}
+        self.reads: list[str | None] = []
+        self.down = False
+
+    async def __call__(self, scope: FeedScope, limit: int) -> tuple[list[PromptItem], int]:
+        self.reads.append(scope.registration)
+        if self.down:
+            raise StoreUnavailable("PostgreSQL hitl at db:5432", "connection refused")
+        want = [
+            i
+            for i in self.items.values()
+            if scope.registration is None or i.registration == scope.registration
+        ]
+        return want[:limit], len(want)
+
+
+def test_a_hint_reads_only_its_tasks_prompts_again() -> None:
+    listing = _Listing([_item("r1", "a"), _item("r1", "b"), _item("r2", "c")])
+
+    async def main() -> None:
+        feed = PromptFeed(listing, recheck=3600, settle=0)
+        changes = feed.follow(ALICE)
+        try:
+            first = await _next(changes)
+            assert first.reset and first.total == 3 and listing.reads == [None]
+            listing.items["r1/a"] = _item("r1", "a", PromptState.FORWARDED)
+            del listing.items["r1/b"]
+            feed.changed("r1")
+            change = await _next(changes)
+            assert not change.reset and change.total == 2
+            assert [i["key"] for i in change.items] == ["r1/a"]
+            assert change.items[0]["state"] == "forwarded"
+            assert change.removed == ["r1/b"]
+            assert listing.reads == [None, "r1"]  # one task's prompts, not the whole list
+            # A new prompt of another task: that task read, and it is added.
+            listing.items["r3/d"] = _item("r3", "d")
+            feed.changed("r3", _envelope("d", ["any"]))
+            added = await _next(changes)
+            assert [i["key"] for i in added.items] == ["r3/d"] and added.total == 3
+            assert listing.reads == [None, "r1", "r3"]
+            feed.changed()  # maybe any task's: the whole list
+            listing.items["r2/c"] = _item("r2", "c", PromptState.FORWARDING)
+            whole = await _next(changes)
+            assert [i["key"] for i in whole.items] == ["r2/c"] and listing.reads[-1] is None
+        finally:
+            await changes.aclose()
+
+    asyncio.run(main())
+
+
+def test_the_whole_list_is_still_read_again_at_each_recheck() -> None:
+    listing = _Listing([_item("r1", "a")])
+
+    async def main() -> None:
+        feed = PromptFeed(listing, recheck=0.02, settle=0)
+        changes = feed.follow(ALICE)
+        try:
+            await _next(changes)
+            # Another replica's change, never hinted here: the recheck finds it.
+            listing.items["r9/z"] = _item("r9", "z")
+            change = await _next(changes)
+            assert [i["key"] for i in change.items] == ["r9/z"] and change.total == 2
+            assert set(listing.reads) == {None}
+        finally:
+            await changes.aclose()
+
+    asyncio.run(main())
+
+
+def test_a_store_down_during_a_tasks_read_is_said_once_then_a_snapshot_follows() -> None:
+    listing = _Listing([_item("r1", "a"), _item("r2", "b")])
+
+    async def main() -> None:
+        feed = PromptFeed(listing, recheck=3600, retry=0.01, settle=0)
+        changes = feed.follow(ALICE)
+        try:
+            await _next(changes)
+            listing.down = True
+            feed.changed("r1")
+            problem = await _next(changes)
+            assert problem.problem is not None and "db:5432" in problem.problem
+            assert listing.reads[:2] == [None, "r1"]
+            await asyncio.sleep(0.1)  # several tries meanwhile, said once
+            listing.down = False
+            back = await _next(changes)
+            assert back.reset and back.total == 2 and listing.reads[-1] is None
+        finally:
+            await changes.aclose()
+
+    asyncio.run(main())
+
+
+def test_a_list_longer_than_the_limit_is_read_whole_at_each_hint() -> None:
+    listing = _Listing([_item("r1", "a"), _item("r2", "b"), _item("r3", "c")])
+
+    async def main() -> None:
+        feed = PromptFeed(listing, recheck=3600, settle=0, limit=2)
+        changes = feed.follow(ALICE)
+        try:
+            first = await _next(changes)
+            assert len(first.items) == 2 and first.total == 3
+            listing.items["r1/a"] = _item("r1", "a", PromptState.FORWARDED)
+            feed.changed("r1")
+            change = await _next(changes)
+            assert change.items[0]["state"] == "forwarded"
+            assert listing.reads == [None, None]  # which two show is the whole list's say
+        finally:
+            await changes.aclose()
+
+    asyncio.run(main())
+
+
+# -- the tasks one registered: registered=mine ------------------------------------------
+
+
+def test_a_registrant_hears_what_becomes_of_a_prompt_for_someone_else(tmp_path: Path) -> None:
+    async def main() -> None:
+        gw = _gateway(tmp_path, show_all=False)  # a hub
+        await _seed(gw, [("p-bob", ["specific:bob"]), ("p-carol", ["specific:carol"])])
+        mine = gw.feed.follow(ALICE, registered=True)
+        alice = gw.feed.follow(ALICE)
+        bobs = gw.feed.follow(BOB, registered=True)
+        try:
+            first = await _next(mine)
+            by_id = {i["prompt_id"]: i for i in first.items}
+            assert set(by_id) == {"p-bob", "p-carol"} and first.total == 2
+            assert not by_id["p-bob"]["may_answer"]  # listed to the registrant, not theirs
+            assert (await _next(alice)).items == []  # her own list: what she may answer
+            assert (await _next(bobs)).items == []  # bob registered nothing
+            await gw.store.close_prompt("r1", "p-bob", "closed by the agent")
+            gw.feed.changed("r1")
+            gone = await _next(mine)
+            assert gone.removed == ["r1/p-bob"] and gone.total == 1
+        finally:
+            for changes in (mine, alice, bobs):
+                await changes.aclose()
+            await gw.close()
+
+    asyncio.run(main())
+
+
+def test_who_sees_a_prompt_for_someone_else_is_unchanged(tmp_path: Path) -> None:
+    """S-3: bob's feed never shows carol's prompt, unless bob registered its task."""
+
+    async def main() -> None:
+        gw = _gateway(tmp_path, show_all=False)
+        await _seed(gw, [("p-carol", ["specific:carol"])])
+        await gw.store.add_registration(
+            Registration("r2", "http://agent.invalid", "t-r2", "Bob", time.time(), "bob")
+        )
+        await gw.store.see_prompt(
+            "r2", "q-carol", None, _envelope("q-carol", ["specific:carol"]), None
+        )
+        follows = {
+            "bob": gw.feed.follow(BOB),
+            "bob-mine": gw.feed.follow(BOB, registered=True),
+            "dave-mine": gw.feed.follow(Caller("dave", "Dave"), registered=True),
+        }
+        try:
+            seen = {k: {i["key"] for i in (await _next(f)).items} for k, f in follows.items()}
+            assert seen == {"bob": set(), "bob-mine": {"r2/q-carol"}, "dave-mine": set()}
+        finally:
+            for changes in follows.values():
+                await changes.aclose()
+            await gw.close()
 
     asyncio.run(main())

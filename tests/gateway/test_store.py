@@ -396,6 +396,59 @@ def test_a_listing_selects_orders_and_counts_as_the_rules_say(opener: Opener) ->
     run(go())
 
 
+def test_one_registrations_prompts_and_the_tasks_one_registered_are_listed_apart(
+    opener: Opener,
+) -> None:
+    """The feed reads one registration's prompts again for a caller (``registration``),
+    and follows the tasks a caller registered (``registered``), by the same rules."""
+    from hitl_nb.gateway import Caller, OpenQuery
+    from hitl_nb.gateway._views import shown_to
+
+    async def go() -> None:
+        store = opener()
+        regs = [
+            await store.add_registration(
+                Registration(f"r{i}", "http://agent.invalid", f"t{i}", "X", float(i), owner)
+            )
+            for i, owner in enumerate(["alice", "bob", None])
+        ]
+        by_id = {r.id: r for r in regs}
+        kinds = [["any"], ["specific:bob"], ["specific:carol"], ["consensus:2"]]
+        for n in range(12):
+            reg = regs[n % 3]
+            pid = f"p{n:02d}"
+            await store.see_prompt(reg.id, pid, None, _env(pid, kinds[n % 4]), None)
+        await store.close_prompt("r0", "p00", "answered")
+        rows = await store.open_prompts()
+        for viewer in ("alice", "bob", "carol", None):
+            caller = Caller(viewer, viewer or "someone")
+            for reg in regs:
+                query = OpenQuery(viewer, registration=reg.id)
+                listed, total = await store.list_open(query, 100)
+                want = sorted(
+                    r.prompt_id
+                    for r in rows
+                    if r.reg_id == reg.id and shown_to(caller, by_id[r.reg_id], r)
+                )
+                assert sorted(i.row.prompt_id for i in listed) == want, (viewer, reg.id)
+                assert total == len(want)
+                assert {i.reg.id for i in listed} <= {reg.id}
+            mine, total = await store.list_open(OpenQuery(viewer, registered=True), 100)
+            want = sorted(
+                r.prompt_id
+                for r in rows
+                if by_id[r.reg_id].registrant == viewer and shown_to(caller, by_id[r.reg_id], r)
+            )
+            assert sorted(i.row.prompt_id for i in mine) == want and total == len(want), viewer
+            both = OpenQuery(viewer, registered=True, registration="r1")
+            in_r1 = {r.prompt_id for r in rows if r.reg_id == "r1"}
+            listed, _ = await store.list_open(both, 100)
+            assert sorted(i.row.prompt_id for i in listed) == [p for p in want if p in in_r1]
+        await store.close()
+
+    run(go())
+
+
 # -- replicas: heartbeats, leases, forwards adopted ------------------------------------
 
 

@@ -103,6 +103,26 @@ def test_the_gateway_inbox_lists_every_agent_and_answers_through_the_server(
 
 
 @pytest.mark.slow
+def test_a_gateway_inbox_follows_the_gateways_feed_instead_of_polling(served: Served) -> None:
+    """Its timer looks once an hour: only the gateway's feed brings a new prompt, and
+    takes one answered elsewhere away."""
+    info = GatewayInfo(served.url, "alice-token", "test")
+    with Inbox(gateway=info, poll_interval=3600) as inbox:
+        until(lambda: inbox._looking.feed_heard, what="the gateway's feed heard")
+        later = _new_task(served, served.one)
+        until(lambda: later in {i.task_id for i in inbox.items}, timeout=15.0)
+        (item,) = [i for i in inbox.items if i.task_id == later]
+        r = httpx.post(
+            f"{served.url}hitl/api/tasks/{item.registration}/prompts/{item.prompt_id}/answer",
+            headers=auth("alice"),
+            json={"payload": YES},
+            timeout=60,
+        )
+        assert r.status_code == 200, r.text
+        until(lambda: later not in {i.task_id for i in inbox.items}, timeout=15.0)
+
+
+@pytest.mark.slow
 def test_a_consensus_answer_in_the_inbox_is_held_with_the_gateways_count(
     served: Served,
 ) -> None:

@@ -164,6 +164,30 @@ async def test_the_gateways_feed_is_served_as_server_sent_events(
     assert item["registration"] == reg["id"] and seen[2][1] == {"total": 1}
 
 
+async def test_the_feed_of_the_tasks_one_registered_is_served_alike(
+    api: Api, agent: MockAgent, server_url: str
+) -> None:
+    task = await start_task(agent.url, "approval")
+    reg = await _register(api, agent.url, task.id, user="alice")
+    seen: dict[str, list[tuple[str, Any]]] = {}
+    async with httpx.AsyncClient(timeout=30) as http:
+        for user in ("alice", "bob"):
+            seen[user] = []
+            url = server_url + "hitl/api/feed?registered=mine"
+            async with http.stream("GET", url, headers=auth(user)) as response:
+                assert response.status_code == 200
+                async for event in aiter_events(response.aiter_bytes()):
+                    seen[user].append((event.event, json.loads(event.data)))
+                    if event.event == "synced":
+                        break
+        bad = await http.get(server_url + "hitl/api/feed?registered=all", headers=auth("bob"))
+    assert [name for name, _ in seen["alice"]] == ["reset", "upsert", "synced"]
+    (item,) = seen["alice"][1][1]["items"]
+    assert item["registration"] == reg["id"]
+    assert seen["bob"] == [("reset", {"total": 0}), ("synced", {"total": 0})]
+    assert bad.status_code == 400 and "mine" in bad.json()["message"]
+
+
 async def test_the_feed_follower_leaves_with_its_client(
     agent: MockAgent, server_url: str, gateway: Any
 ) -> None:
