@@ -176,21 +176,22 @@ CASES: dict[str, Case] = {
 }
 
 
-def _send(w: World, binding: str, message: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+def _send(
+    w: World, binding: str, message: dict[str, Any], **marks: str
+) -> tuple[int, dict[str, Any]]:
+    """Send ``message`` on ``binding``; each ``"@name"`` string in it (key or value)
+    goes on the wire as the escape text ``marks`` gives (a lone surrogate, say)."""
     with httpx.Client(timeout=30) as http:
         if binding == "rest":
-            r = http.post(
-                w.url + "/rest/message:send", json={"message": message}, headers=headers()
-            )
-            return r.status_code, r.json()
-        if binding == "jsonrpc-0.3":
+            url, body, version = w.url + "/rest/message:send", {"message": message}, "1.0"
+        elif binding == "jsonrpc-0.3":
             msg = {**message, "kind": "message", "role": "user"}
             msg["parts"] = [
                 {"kind": "data", **p} if "data" in p else {"kind": "text", **p}
                 for p in msg["parts"]
             ]
             body = {"jsonrpc": "2.0", "id": 7, "method": "message/send", "params": {"message": msg}}
-            r = http.post(w.url + "/", json=body, headers=headers("0.3"))
+            url, version = w.url + "/", "0.3"
         else:
             body = {
                 "jsonrpc": "2.0",
@@ -198,7 +199,12 @@ def _send(w: World, binding: str, message: dict[str, Any]) -> tuple[int, dict[st
                 "method": "SendMessage",
                 "params": {"message": message},
             }
-            r = http.post(w.url + "/", json=body, headers=headers())
+            url, version = w.url + "/", "1.0"
+        text = json.dumps(body)
+        for name, escape in marks.items():
+            text = text.replace(f'"@{name}"', f'"{escape}"')
+        hdrs = {**headers(version), "Content-Type": "application/json"}
+        r = http.post(url, content=text.encode(), headers=hdrs)
         return r.status_code, r.json()
 
 
@@ -240,6 +246,50 @@ def _validation_errors(error: dict[str, Any], binding: str) -> list[dict[str, An
     details = error["details"] if binding == "rest" else error["data"]
     (found,) = [d for d in details if d.get("@type") == VALIDATION_DETAIL_TYPE]
     return list(found["validation_errors"])
+
+
+@pytest.mark.parametrize("binding", ["jsonrpc", "jsonrpc-0.3", "rest"])
+@pytest.mark.parametrize(
+    ("payload", "escape"),
+    [
+        pytest.param({"approved": "@s"}, r"\ud800", id="value"),
+        pytest.param({"approved": "@s"}, r"x\uDFFF", id="value-upper-case"),
+        pytest.param({"approved": True, "@s": 1}, r"\udc00", id="key"),
+        pytest.param({"approved": True, "@s": 1}, r"\uD83D", id="key-upper-case"),
+        pytest.param({"approved": True, "c": [{"d": "@s"}]}, r"\ud83d\ud83d", id="nested"),
+    ],
+)
+def test_a_lone_surrogate_in_an_answer_is_a_parse_error(
+    world: World, binding: str, payload: dict[str, Any], escape: str
+) -> None:
+    """It was HTTP 500 (``payload_bounds`` met an UnicodeEncodeError) and a dropped
+    connection; now the answer for any JSON the reader refuses, the agent serving on."""
+    before = world.reached()
+    message = answer(world, {"prompt_id": world.prompt_id, "payload": payload})
+    status, body = _send(world, binding, message, s=escape)
+    error = body["error"]
+    if binding == "rest":
+        assert (status, error["code"], error["status"]) == (400, 400, "INVALID_ARGUMENT"), body
+    else:
+        assert (status, error["code"]) == (200, -32700), body
+    assert "lone UTF-16 surrogate" in error["message"], error
+    assert world.reached() == before
+    _still_waiting(world)
+
+
+@pytest.mark.parametrize("binding", ["jsonrpc", "jsonrpc-0.3", "rest"])
+def test_a_surrogate_pair_in_an_answer_is_read_as_one_character(
+    world: World, binding: str
+) -> None:
+    """The pair reaches the validator (which refuses the answer for its other member)."""
+    before = world.reached()
+    payload = {"approved": "yes", "@s": True}
+    message = answer(world, {"prompt_id": world.prompt_id, "payload": payload})
+    status, body = _send(world, binding, message, s=r"\ud83d\ude00\uD83D\uDE00")
+    issues = _validation_errors(body["error"], binding)
+    assert sorted(i["path"] for i in issues) == ["/approved", "/\U0001f600\U0001f600"], issues
+    assert world.reached() == before
+    _still_waiting(world)
 
 
 def test_what_a_huge_or_deep_payload_is_told(world: World) -> None:
