@@ -155,8 +155,9 @@ surrogates = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
 texts_with_surrogates = st.lists(st.characters() | surrogates, max_size=6).map("".join)
 values_with_surrogates = st.recursive(
     st.none() | st.integers() | texts_with_surrogates,
-    lambda kids: st.lists(kids, max_size=4)
-    | st.dictionaries(texts_with_surrogates, kids, max_size=4),
+    lambda kids: (
+        st.lists(kids, max_size=4) | st.dictionaries(texts_with_surrogates, kids, max_size=4)
+    ),
     max_leaves=12,
 )
 

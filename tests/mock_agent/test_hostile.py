@@ -89,17 +89,29 @@ RPC_CASES: dict[str, RpcCase] = {
     "deeply-nested": (lambda c: nested(5000), {}, -32700),
     # A lone UTF-16 surrogate is no Unicode character: a parse error (it was -32603).
     "lone-surrogate-in-a-value": (
-        lambda c: escaped(send(answer(c, {"prompt_id": c.open_pid, "payload": {"approve": "@s"}})), s=r"\ud800"),
+        lambda c: escaped(
+            send(answer(c, {"prompt_id": c.open_pid, "payload": {"approve": "@s"}})), s=r"\ud800"
+        ),
         {},
         -32700,
     ),
     "lone-surrogate-in-a-key": (
-        lambda c: escaped(send(answer(c, {"prompt_id": c.open_pid, "payload": {"@s": True}})), s=r"\uDC00"),
+        lambda c: escaped(
+            send(answer(c, {"prompt_id": c.open_pid, "payload": {"@s": True}})), s=r"\uDC00"
+        ),
         {},
         -32700,
     ),
-    "lone-surrogate-in-a-text": (lambda c: escaped(send(user_message([{"text": "@s"}])), s=r"x\uDBFF"), {}, -32700),
-    "lone-surrogate-id": (lambda c: escaped(rpc("GetTask", {"id": c.open_id}, rid="@s"), s=r"\udfff"), {}, -32700),
+    "lone-surrogate-in-a-text": (
+        lambda c: escaped(send(user_message([{"text": "@s"}])), s=r"x\uDBFF"),
+        {},
+        -32700,
+    ),
+    "lone-surrogate-id": (
+        lambda c: escaped(rpc("GetTask", {"id": c.open_id}, rid="@s"), s=r"\udfff"),
+        {},
+        -32700,
+    ),
     "nested-params": (
         lambda c: b'{"jsonrpc":"2.0","id":1,"method":"GetTask","params":' + nested(100) + b"}",
         {},
@@ -337,7 +349,10 @@ REST_CASES: dict[str, RestCase] = {
     "lone-surrogate-in-a-value": (
         "POST",
         lambda c: "/message:send",
-        lambda c: escaped({"message": answer(c, {"prompt_id": c.open_pid, "payload": {"approve": "@s"}})}, s=r"\uD800"),
+        lambda c: escaped(
+            {"message": answer(c, {"prompt_id": c.open_pid, "payload": {"approve": "@s"}})},
+            s=r"\uD800",
+        ),
         {},
         400,
         "PARSE_ERROR",
@@ -345,7 +360,9 @@ REST_CASES: dict[str, RestCase] = {
     "lone-surrogate-in-a-key": (
         "POST",
         lambda c: "/message:send",
-        lambda c: escaped({"message": answer(c, {"prompt_id": c.open_pid, "payload": {"@s": True}})}, s=r"\udc00"),
+        lambda c: escaped(
+            {"message": answer(c, {"prompt_id": c.open_pid, "payload": {"@s": True}})}, s=r"\udc00"
+        ),
         {},
         400,
         "PARSE_ERROR",
@@ -707,17 +724,24 @@ def test_a_lone_surrogate_is_named_and_a_pair_is_read() -> None:
         task = wire.start()
         pid = envelope_of(task)["prompt_id"]
         ctx = Ctx(task["id"], pid, "", "")
-        lone = escaped(send(answer(ctx, {"prompt_id": pid, "payload": {"approve": "@s"}})), s=r"\ud800")
+        lone = escaped(
+            send(answer(ctx, {"prompt_id": pid, "payload": {"approve": "@s"}})), s=r"\ud800"
+        )
         error = _post(agent.url + "/", lone, {}).json()["error"]
         assert error["code"] == -32700
         assert "lone UTF-16 surrogate (\\ud800) at line 1 column" in error["message"], error
         # A pair is one character (U+1F600), on both bindings; the agent keeps serving.
         pair = r"\ud83d\ude00 \uD83D\uDE00"
         r = _post(agent.url + "/", escaped(send(user_message([{"text": "@s"}])), s=pair), {})
-        assert r.json()["result"]["task"]["history"][0]["parts"][0]["text"] == "\U0001f600 \U0001f600"
+        assert (
+            r.json()["result"]["task"]["history"][0]["parts"][0]["text"] == "\U0001f600 \U0001f600"
+        )
         rest = escaped({"message": user_message([{"text": "@s"}])}, s=pair)
         r = _post(agent.url + "/message:send", rest, {})
-        assert r.status_code == 200 and r.json()["task"]["history"][0]["parts"][0]["text"] == "\U0001f600 \U0001f600"
+        assert (
+            r.status_code == 200
+            and r.json()["task"]["history"][0]["parts"][0]["text"] == "\U0001f600 \U0001f600"
+        )
         wire.answer(task["id"], pid, {"approve": True})
         wire.close()
 
