@@ -877,3 +877,38 @@ def test_a_step_that_breaks_after_an_answer_fails_the_task() -> None:
         assert response.status_code == 200, body
         assert body["result"]["task"]["status"]["state"] == "TASK_STATE_FAILED"
         wire.close()
+
+
+def _sized(size: int, rest: bool) -> bytes:
+    """A send request of exactly ``size`` bytes (its text part padded)."""
+    message = user_message([{"text": ""}])
+    body = json.dumps({"message": message} if rest else send(message)).encode()
+    return body.replace(b'"text": ""', b'"text": "' + b"x" * (size - len(body)) + b'"')
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+@pytest.mark.parametrize("binding", ["jsonrpc", "rest"])
+def test_the_body_limit_is_one_answer_wherever_the_chunks_end(binding: str, chunked: bool) -> None:
+    """Up to the limit (1 MiB) a request is read; one byte over is 413 / -32600."""
+    with MockAgent(max_body=1024 * 1024) as agent:
+        limit = agent.max_body
+        url = agent.url + ("/message:send" if binding == "rest" else "/")
+        for size in (limit - 1, limit, limit + 1):
+            body = _sized(size, binding == "rest")
+            assert len(body) == size
+            content: Any = (
+                iter([body[i : i + 65536] for i in range(0, size, 65536)]) if chunked else body
+            )
+            r = httpx.post(
+                url, content=content, headers={**H, "Content-Type": "application/json"}, timeout=30
+            )
+            over = size > limit
+            if binding == "rest":
+                assert r.status_code == (413 if over else 200), (size, r.text[:300])
+            else:
+                got = r.json()
+                assert ("error" in got) == over, (size, r.text[:300])
+                if over:
+                    assert got["error"]["code"] == -32600
+                    assert f"over the limit of {limit} bytes" in got["error"]["message"]
+        assert httpx.get(agent.card_url, timeout=5).status_code == 200
