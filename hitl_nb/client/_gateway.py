@@ -47,8 +47,10 @@ from urllib.parse import quote
 
 import httpx
 
+from hitl_nb._json import parse_json
 from hitl_nb.errors import (
     AgentTimeout,
+    BadJSON,
     AgentUnreachable,
     GatewayRefused,
     GatewayUnavailable,
@@ -77,6 +79,8 @@ _TIMEOUT = 10.0
 _MAX_ANSWER = 8 * 1024 * 1024
 #: A listing of open prompts is read up to this size (1,000 prompts: about 2.5 MB).
 _MAX_LISTING = 32 * 1024 * 1024
+#: JSON nesting of a gateway's answer (an envelope's response_schema may nest 128 levels).
+_MAX_DEPTH = 256
 
 
 @dataclass(frozen=True)
@@ -425,10 +429,10 @@ class GatewayClient:
         if len(r.content) > max_bytes:
             raise ProtocolViolation("the gateway's answer is too large")
         try:
-            data = r.json()
-        except ValueError:
+            data = parse_json(r.content, max_bytes=max_bytes, max_depth=_MAX_DEPTH)
+        except BadJSON as exc:
             raise ProtocolViolation(
-                f"the gateway answered HTTP {r.status_code} without JSON"
+                f"the gateway answered HTTP {r.status_code} without JSON ({exc})"
             ) from None
         if not isinstance(data, dict):
             raise ProtocolViolation("the gateway's answer is not a JSON object")

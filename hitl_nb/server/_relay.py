@@ -29,7 +29,6 @@ tried again with a growing pause (1 s to 30 s), and a snapshot follows when it a
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 import uuid
@@ -40,9 +39,10 @@ from urllib.parse import quote
 
 import httpx
 
+from hitl_nb._json import parse_json
 from hitl_nb.a2a import SSEParser, aiter_events
 from hitl_nb.client import GatewayInfo
-from hitl_nb.errors import GatewayUnavailable, HitlError
+from hitl_nb.errors import BadJSON, GatewayUnavailable, HitlError
 from hitl_nb.gateway import Caller, FeedChange, Gateway, GatewayError
 
 __all__ = ["LocalSource", "Relay", "RemoteSource", "Source"]
@@ -55,6 +55,8 @@ MAX_LOG = 50_000
 HUB_READ_TIMEOUT = 45.0
 #: The largest event read from the hub's feed (its events are about 256 KiB).
 MAX_HUB_EVENT = 4 * 1024 * 1024
+#: JSON nesting read from the service: an envelope's response_schema may nest 128 levels.
+_DEPTH = 256
 
 
 class Source(Protocol):
@@ -107,8 +109,8 @@ def _find(view: Any, prompt_id: str) -> dict[str, Any] | None:
 
 def _message(response: httpx.Response, body: bytes) -> str:
     try:
-        data = json.loads(body)
-    except ValueError:
+        data = parse_json(body, max_bytes=MAX_HUB_EVENT)
+    except BadJSON:
         data = None
     if isinstance(data, dict) and isinstance(data.get("message"), str):
         return f"HTTP {response.status_code}: {data['message']}"
@@ -182,8 +184,9 @@ class RemoteSource:
         if response.status_code != 200:
             return None
         try:
-            return _find(response.json(), prompt_id)
-        except ValueError:
+            view = parse_json(response.content, max_bytes=MAX_HUB_EVENT, max_depth=_DEPTH)
+            return _find(view, prompt_id)
+        except BadJSON:
             return None
 
 
@@ -197,8 +200,9 @@ class _Pending:
 
     def take(self, event: str, data: str) -> FeedChange | None:
         try:
-            body = json.loads(data)
-        except ValueError:
+            # The event's characters, each up to 4 bytes.
+            body = parse_json(data, max_bytes=4 * MAX_HUB_EVENT, max_depth=_DEPTH)
+        except BadJSON:
             body = None
         if not isinstance(body, dict):
             raise GatewayUnavailable("the gateway sent an unreadable feed event")
