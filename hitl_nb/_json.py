@@ -55,6 +55,12 @@ _ESCAPES = re.compile(
 )
 
 
+#: The escape of a surrogate, high or low (``\\ud800`` to ``\\udfff``, either case).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+#: A surrogate code point in a Python string (always lone: a pair is one character).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _where(text: str, at: int) -> str:
     """``line L column C`` of offset ``at``, as :class:`json.JSONDecodeError` counts."""
     return f"line {text.count(chr(10), 0, at) + 1} column {at - text.rfind(chr(10), 0, at)}"
@@ -67,20 +73,43 @@ def _surrogate(code: str, text: str, at: int) -> BadJSON:
     )
 
 
-def _check_surrogates(text: str) -> None:
-    """Refuse a parsed JSON text with a lone surrogate escape anywhere (keys, values).
+def _check_surrogates(text: str, value: Any) -> None:
+    """Refuse a parsed JSON text holding a lone surrogate anywhere (keys, values).
 
-    Every surrogate escape begins ``\\ud8`` to ``\\udf`` (either case): a text without
-    ``\\ud``/``\\uD`` (nearly all of them) is passed by two substring searches, and only
-    the rest has its escapes read one by one.
+    Kept off the common path: a text without a backslash is passed by one ``memchr``;
+    one with escapes but none of a surrogate (``\\ud8`` to ``\\udf``, either case) by one
+    regular expression search; one with surrogate escapes has its strings looked at
+    (pairs are one character there). The escapes are read one by one only to say where
+    a lone one is.
     """
-    if "\\ud" not in text and "\\uD" not in text:
+    if "\\" not in text or _SURROGATE_ESCAPE.search(text) is None:
+        return
+    if not _holds_surrogate(value):
         return
     for match in _ESCAPES.finditer(text):
         if match["high"] is not None and match["low"] is None:
             raise _surrogate("\\u" + match["high"].lower(), text, match.start())
         if match["lone"] is not None:
             raise _surrogate("\\u" + match["lone"].lower(), text, match.start())
+    raise BadJSON("the JSON text holds a lone UTF-16 surrogate, which is not a Unicode character")
+
+
+def _holds_surrogate(value: Any) -> bool:
+    """Does any string of a parsed value (key or value) hold a surrogate (a lone one:
+    the parser makes a pair one character)? Iterative."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item) is not None:
+                return True
+        elif isinstance(item, dict):
+            if any(_SURROGATE.search(key) is not None for key in item):
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def lone_surrogate(value: Any) -> tuple[list[str | int], str] | None:
@@ -107,10 +136,6 @@ def lone_surrogate(value: Any) -> tuple[list[str | int], str] | None:
         elif isinstance(item, (list, tuple)):
             stack.extend((child, [*path, i]) for i, child in enumerate(item))
     return None
-
-
-#: A surrogate code point in a Python string (always lone: a pair is one character).
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -171,7 +196,7 @@ def parse_json(
     except RecursionError:
         # The C scanner stops at the interpreter's recursion limit (about 1000 levels).
         raise BadJSON(f"JSON nested deeper than {max_depth} levels") from None
-    _check_surrogates(text)
+    _check_surrogates(text, value)
     # Each array or object opens with a bracket: a document with few brackets (in
     # strings too) cannot nest deeper than that, and needs no walk to tell.
     if text.count("{") + text.count("[") > max_depth and json_depth(value, max_depth) > max_depth:

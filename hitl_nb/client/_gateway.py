@@ -50,8 +50,8 @@ import httpx
 from hitl_nb._json import parse_json
 from hitl_nb.errors import (
     AgentTimeout,
-    BadJSON,
     AgentUnreachable,
+    BadJSON,
     GatewayRefused,
     GatewayUnavailable,
     HitlError,
