@@ -5,7 +5,10 @@ Run by hand:  python benchmarks/bench_validation.py [--rounds N]
 Prints p50/p95 per validation for an approval payload and for a payload of a ~64 KiB
 schema (about 840 properties), bounded vs a plain ``Draft202012Validator`` built once
 (the fastest honest use of jsonschema), with the ratio; then the time to answer each
-pathological case (which plain jsonschema would not answer at all for some).
+pathological case (which plain jsonschema would not answer at all for some); then
+reading request bodies with the strict reader (``parse_json``) against plain
+``json.loads``, the lone-surrogate check included (a body holding ``\\ud`` escapes, as
+Hangul sent as ASCII does, has its escapes read one by one).
 Targets (issue): approval p95 <= 1 ms; overhead <= 1.5x plain; pathological cases
 answered within 250 ms plus a small margin.
 """
@@ -222,6 +225,43 @@ def pathological() -> None:
         print(f"  {label:40s} {took * 1e3:8.1f} ms   -> {str(result)[:90]}")
 
 
+def _request(text: str) -> str:
+    """A JSON-RPC answer whose payload's comment is ``text``, as ASCII JSON text."""
+    payload = {"approved": True, "comment": text}
+    message = {
+        "messageId": "m",
+        "role": "ROLE_USER",
+        "parts": [{"text": "answer"}],
+        "metadata": {"hitl_response_for": {"prompt_id": "p", "payload": payload}},
+    }
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": message})
+
+
+def reading(rounds: int) -> None:
+    """parse_json against json.loads on bodies an agent or a gateway reads."""
+    from hitl_nb._json import parse_json
+
+    bodies = {
+        "answer, ASCII (~300 B)": _request("looks good"),
+        "answer, French as escapes": _request("déjà vu, très bien " * 20),
+        "answer, Hangul as \\ud escapes": _request("\ud55c\uad6d\uc5b4 \ud14c\uc2a4\ud2b8 " * 20),
+        "answer, emoji as pairs": _request("\U0001f600 ok " * 20),
+        "1 MiB answer, ASCII": _request("x" * (1024 * 1024 - 300)),
+        "1 MiB answer, \\ud escapes": _request("\ud55c" * 170_000),
+    }
+    print("\nreading a body (bytes): p50 / p95, strict reader vs json.loads")
+    for name, text in bodies.items():
+        raw = text.encode()
+        n = rounds if len(raw) < 100_000 else max(20, rounds // 100)
+        strict = percentiles(measure(lambda r=raw: parse_json(r, max_bytes=4 << 20), n))
+        plain = percentiles(measure(lambda r=raw: json.loads(r), n))
+        print(
+            f"  {name:32} {len(raw):>8} B  {strict[0] * 1e6:8.1f} / {strict[1] * 1e6:8.1f} us"
+            f"   json.loads {plain[0] * 1e6:8.1f} / {plain[1] * 1e6:8.1f} us"
+            f"   x{strict[0] / plain[0]:.2f}"
+        )
+
+
 def _rejected(schema: dict[str, Any]) -> str:
     from hitl_nb.errors import SchemaRejected
 
@@ -240,6 +280,7 @@ def main() -> None:
     schema, payload = big_schema()
     compare("~64 KiB schema payload", schema, payload, max(50, args.rounds // 10))
     pathological()
+    reading(args.rounds)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@
     ├── SchemaRejected           a response_schema cannot be used (too large, too deep,
     │                            not a valid schema, remote $ref)
     ├── BadJSON                  input is not acceptable JSON (syntax, duplicate keys,
-    │                            NaN, too deep, too large)
+    │                            NaN, a lone surrogate, too deep, too large)
     ├── NoUsableInterface        (client) the card offers no interface we speak
     ├── ExtensionNotDeclared     (client) the card does not declare hitl-prompt/v1
     ├── FormInvalid              (forms) submit() while the form has errors
@@ -205,7 +205,8 @@ class SchemaRejected(HitlError):
 
 
 class BadJSON(HitlError):
-    """Input is not acceptable JSON: bad syntax, duplicate keys, NaN, too deep or large."""
+    """Input is not acceptable JSON: bad syntax, duplicate keys, NaN, a lone UTF-16
+    surrogate, too deep or large."""
 
 
 class AgentNotAllowed(HitlError):

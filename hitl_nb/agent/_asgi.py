@@ -32,10 +32,11 @@ report):
    the Task it made, read from the store (as the SDK's blocking send returns it); any
    other first event gets the stored Task before it.
 
-Bodies are read whole up to ``max_body`` bytes (the body goes on to the SDK unchanged);
-only those naming a task or carrying ``hitl_response_for`` are parsed, with the strict
-parser (duplicate keys, NaN, depth). A larger body carrying ``hitl_response_for`` is
-refused (413 / -32600); any other larger body is passed through unread.
+Bodies are read whole, as the SDK reads them, and go on to the SDK unchanged; only those
+naming a task or carrying ``hitl_response_for`` are parsed, with the strict parser
+(duplicate keys, NaN, a lone UTF-16 surrogate, depth), and only up to ``max_body``
+bytes. A larger body carrying ``hitl_response_for`` anywhere is refused (413 / -32600),
+however its chunks fall; any other larger body is passed through unparsed.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hitl_nb import _wire_errors
-from hitl_nb._json import parse_json
+from hitl_nb._json import lone_surrogate, parse_json
 from hitl_nb.a2a import CODEC_V03, CODEC_V1, Codec, Message
 from hitl_nb.errors import (
     A2AError,
@@ -160,8 +161,11 @@ class HitlMiddleware:
             # (A2A 0.3's HTTP+JSON routes, /v1/message:send, are left to the SDK.)
             await self.app(scope, receive, reply)
             return
-        body, whole = await _read_body(receive, self.max_body)
-        replay = _replayed(body, receive, whole)
+        body, complete = await _read_body(receive)
+        replay = _replayed(body, receive, complete)
+        # Over the limit by the byte count alone, wherever the chunks end and wherever in
+        # the body the answer's key lies: one answer for every answer too large to read.
+        whole = complete and len(body) <= self.max_body
         if not (b"hitl_response_for" in body or b"taskId" in body):
             await self.app(scope, replay, reply)
             return
@@ -259,24 +263,26 @@ def _id(body: bytes) -> Any:
     except (ValueError, RecursionError):
         return None
     rid = doc.get("id") if isinstance(doc, dict) else None
+    if isinstance(rid, str) and lone_surrogate(rid) is not None:
+        return None  # not to be written back: no JSON reader should take it
     return rid if isinstance(rid, (str, int)) and not isinstance(rid, bool) else None
 
 
-async def _read_body(receive: Receive, limit: int) -> tuple[bytes, bool]:
-    """The request body, read up to ``limit`` bytes: ``(body, whole)``."""
+async def _read_body(receive: Receive) -> tuple[bytes, bool]:
+    """The request body: ``(body, complete)`` (not complete: the client went away).
+
+    Read to its end whatever its size, as the SDK reads it (Starlette's ``body()``): a
+    body over the limit is refused when it carries an answer anywhere, the first byte
+    to the last, and handed on unchanged when it does not.
+    """
     chunks: list[bytes] = []
-    size = 0
     while True:
         message = await receive()
         if message["type"] != "http.request":
             return b"".join(chunks), False
-        chunk = message.get("body", b"")
-        chunks.append(chunk)
-        size += len(chunk)
+        chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             return b"".join(chunks), True
-        if size > limit:
-            return b"".join(chunks), False
 
 
 def _replayed(body: bytes, receive: Receive, whole: bool) -> Receive:

@@ -47,9 +47,11 @@ from urllib.parse import quote
 
 import httpx
 
+from hitl_nb._json import parse_json
 from hitl_nb.errors import (
     AgentTimeout,
     AgentUnreachable,
+    BadJSON,
     GatewayRefused,
     GatewayUnavailable,
     HitlError,
@@ -81,6 +83,8 @@ _MAX_ANSWER = 8 * 1024 * 1024
 _MAX_LISTING = 32 * 1024 * 1024
 #: Seconds a feed may stay silent (the gateway pings every 15) before it is given up.
 FEED_READ_TIMEOUT = 45.0
+#: JSON nesting of a gateway's answer (an envelope's response_schema may nest 128 levels).
+_MAX_DEPTH = 256
 
 
 @dataclass(frozen=True)
@@ -428,10 +432,10 @@ class GatewayClient:
         if len(r.content) > max_bytes:
             raise ProtocolViolation("the gateway's answer is too large")
         try:
-            data = r.json()
-        except ValueError:
+            data = parse_json(r.content, max_bytes=max_bytes, max_depth=_MAX_DEPTH)
+        except BadJSON as exc:
             raise ProtocolViolation(
-                f"the gateway answered HTTP {r.status_code} without JSON"
+                f"the gateway answered HTTP {r.status_code} without JSON ({exc})"
             ) from None
         if not isinstance(data, dict):
             raise ProtocolViolation("the gateway's answer is not a JSON object")

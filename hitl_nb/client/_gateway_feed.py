@@ -10,20 +10,22 @@ feed) and a kernel's cards (:meth:`~hitl_nb.client.GatewayClient.feed`) read it 
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
+from hitl_nb._json import parse_json
 from hitl_nb.a2a import SSEParser, aiter_events
-from hitl_nb.errors import GatewayUnavailable
+from hitl_nb.errors import BadJSON, GatewayUnavailable
 
 __all__ = ["MAX_FEED_EVENT", "FeedEvents", "FeedUpdate", "read_feed"]
 
 #: The largest event read from a feed (the gateway's events are about 256 KiB).
 MAX_FEED_EVENT = 4 * 1024 * 1024
+#: JSON nesting read from a feed: an envelope's response_schema may nest 128 levels.
+_DEPTH = 256
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,9 @@ class FeedEvents:
         """One event; the update it completes, or None. An event whose data is not a
         JSON object raises :class:`~hitl_nb.errors.GatewayUnavailable`."""
         try:
-            body = json.loads(data)
-        except ValueError:
+            # The event's characters, each up to 4 bytes.
+            body = parse_json(data, max_bytes=4 * MAX_FEED_EVENT, max_depth=_DEPTH)
+        except BadJSON:
             body = None
         if not isinstance(body, dict):
             raise GatewayUnavailable("the gateway sent an unreadable feed event")
@@ -96,8 +99,8 @@ def _is_item(item: Any) -> bool:
 
 def _message(response: httpx.Response, body: bytes) -> str:
     try:
-        data = json.loads(body)
-    except ValueError:
+        data = parse_json(body, max_bytes=MAX_FEED_EVENT)
+    except BadJSON:
         data = None
     if isinstance(data, dict) and isinstance(data.get("message"), str):
         return f"HTTP {response.status_code}: {data['message']}"

@@ -27,7 +27,6 @@ server's environment: the hub's hitl service on a JupyterHub that runs it, or
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import time
@@ -39,9 +38,10 @@ from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 
+from hitl_nb._json import parse_json
 from hitl_nb._lab_contract import EVENT_ID, EVENT_SCHEMA, PLACES_ROUTE, PROMPTS_ROUTE
 from hitl_nb.client import GatewayInfo, find_gateway
-from hitl_nb.errors import GatewayUnavailable
+from hitl_nb.errors import BadJSON, GatewayUnavailable
 from hitl_nb.gateway import Caller, Gateway
 from hitl_nb.server._handlers import caller_of
 from hitl_nb.server._hosted import AUTH_RESOURCE
@@ -281,9 +281,10 @@ class PlacesRoute(APIHandler):
             self._refuse(413, "a place is a few hundred bytes; this body is too large")
             return
         try:
-            body = json.loads(raw)
-        except ValueError:
-            body = None
+            body = parse_json(raw, max_bytes=16 * 1024, max_depth=4)
+        except BadJSON as exc:
+            self._refuse(400, f"the body is not acceptable JSON: {exc}")
+            return
         if not isinstance(body, dict) or set(body) != set(_LIMITS):
             self._refuse(400, "send a JSON object with agent_url, task_id, kernel_id, cell_id")
             return

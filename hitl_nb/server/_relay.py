@@ -40,8 +40,9 @@ from urllib.parse import quote
 import httpx
 
 from hitl_nb._backoff import Backoff
+from hitl_nb._json import parse_json
 from hitl_nb.client import GatewayInfo, http_client, read_feed
-from hitl_nb.errors import GatewayUnavailable, HitlError
+from hitl_nb.errors import BadJSON, GatewayUnavailable, HitlError
 from hitl_nb.gateway import Caller, FeedChange, Gateway, GatewayError
 
 __all__ = ["LocalSource", "Relay", "RemoteSource", "Source"]
@@ -56,6 +57,8 @@ HUB_READ_TIMEOUT = 45.0
 MAX_HUB_EVENT = 4 * 1024 * 1024
 #: The pauses before following the source again after it failed.
 RETRY = Backoff(1.0, 30.0)
+#: JSON nesting read from the service: an envelope's response_schema may nest 128 levels.
+_DEPTH = 256
 
 
 class Source(Protocol):
@@ -159,8 +162,9 @@ class RemoteSource:
         if response.status_code != 200:
             return None
         try:
-            return _find(response.json(), prompt_id)
-        except ValueError:
+            view = parse_json(response.content, max_bytes=MAX_HUB_EVENT, max_depth=_DEPTH)
+            return _find(view, prompt_id)
+        except BadJSON:
             return None
 
 

@@ -11,7 +11,8 @@ import json
 import time
 from typing import Any
 
-from .._json import json_depth
+from .._json import json_depth, lone_surrogate
+from .._pointer import pointer
 from ._formats import format_checker
 from ._issue import ValidationIssue, issue_for
 from ._limits import MAX_DEPTH, MAX_ISSUES, MAX_PAYLOAD_BYTES
@@ -108,7 +109,8 @@ class CompiledSchema:
 
 
 def payload_bounds(payload: Any) -> ValidationIssue | None:
-    """The issue of a payload nested too deep, too large or not JSON; None if within bounds."""
+    """The issue of a payload nested too deep, too large or not JSON (a lone UTF-16
+    surrogate in a string made by code, say); None if within bounds."""
     if json_depth(payload, MAX_DEPTH) > MAX_DEPTH:
         return ValidationIssue("", "depth", f"payload is nested deeper than {MAX_DEPTH} levels")
     try:
@@ -116,7 +118,19 @@ def payload_bounds(payload: Any) -> ValidationIssue | None:
         text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         return ValidationIssue("", "json", f"payload is not JSON: {exc}")
-    size = len(text.encode("utf-8"))
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        # Text read off a wire cannot hold one (parse_json refuses it); a str made by code
+        # can, and no UTF-8 encoder takes it: said here, never an UnicodeEncodeError.
+        found = lone_surrogate(payload)
+        path, code = found if found is not None else ([], "a surrogate")
+        return ValidationIssue(
+            pointer(path),
+            "json",
+            f"payload is not JSON: it holds a lone UTF-16 surrogate ({code}), "
+            "which is not a Unicode character",
+        )
     if size > MAX_PAYLOAD_BYTES:
         return ValidationIssue(
             "", "size", f"payload of {size} bytes is over the limit of {MAX_PAYLOAD_BYTES}"

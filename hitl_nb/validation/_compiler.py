@@ -39,7 +39,7 @@ def compile_schema(schema: Mapping[str, Any]) -> CompiledSchema:
 
     Raises :class:`~hitl_nb.errors.SchemaRejected` naming the problem: not an object,
     over 64 KiB, nested deeper than 32, not a valid JSON Schema, an unknown ``$schema``
-    dialect, a remote ``$ref``, an invalid regular expression.
+    dialect, a remote ``$ref``, an invalid regular expression, a lone UTF-16 surrogate.
     """
     return _compile(_canonical_schema(schema))
 
@@ -58,7 +58,14 @@ def _compile(canonical: str) -> CompiledSchema:
     from ._formats import metaschema_checker
     from ._walk import Seen, follow_refs, walk
 
-    size = len(canonical.encode("utf-8"))
+    try:
+        size = len(canonical.encode("utf-8"))
+    except UnicodeEncodeError as exc:  # a schema made by code (parse_json refuses the text)
+        code = f"\\u{ord(canonical[exc.start]):04x}"
+        raise SchemaRejected(
+            f"response_schema holds a lone UTF-16 surrogate ({code}), "
+            "which is not a Unicode character"
+        ) from None
     if size > MAX_SCHEMA_BYTES:
         raise SchemaRejected(
             f"response_schema is {size} bytes, over the {MAX_SCHEMA_BYTES}-byte limit (S-2)"

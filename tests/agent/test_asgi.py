@@ -192,3 +192,82 @@ def test_the_opening_task_keeps_the_history_length_asked_for(ask_agent: AskAgent
     answer = _answer(task_id, context_id, prompt_id, "1.0")
     first, *_ = _stream(ask_agent.url, "1.0", answer, configuration={"historyLength": 1})
     assert [m["messageId"] for m in first["task"]["history"]] == [answer["messageId"]]
+
+
+class _NoGate:
+    """A gate that holds nothing (the middleware's reading is what is tested)."""
+
+    book = None
+
+    async def check(self, message: Any, reader: Any) -> None:
+        return None
+
+
+def _drive(body: bytes, cuts: list[int], limit: int) -> tuple[list[Any], bytes | None]:
+    """``body`` through the middleware (``max_body=limit``) in chunks ending at ``cuts``:
+    what it sent back, and the body the app read whole (None: the app was not called)."""
+    import asyncio
+
+    from hitl_nb.agent._asgi import HitlMiddleware
+
+    ends = [*cuts, len(body)]
+    chunks = [body[a:b] for a, b in zip([0, *ends], ends, strict=False)]
+    queue = [
+        {"type": "http.request", "body": c, "more_body": i < len(chunks) - 1}
+        for i, c in enumerate(chunks)
+    ]
+    seen: list[bytes | None] = [None]
+    sent: list[Any] = []
+
+    async def receive() -> dict[str, Any]:
+        return queue.pop(0) if queue else {"type": "http.disconnect"}
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        parts = []
+        while True:
+            message = await receive()
+            parts.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        seen[0] = b"".join(parts)
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/rest/message:send", "headers": []}
+    middleware = HitlMiddleware(app, gate=_NoGate(), reader=lambda s: None, max_body=limit)  # type: ignore[arg-type]
+    asyncio.run(middleware(scope, receive, send))
+    return sent, seen[0]
+
+
+def _sized(size: int, key: str = "hitl_response_for") -> bytes:
+    head = b'{"message":{"messageId":"m","role":"ROLE_USER","taskId":"t","parts":[{"text":"'
+    tail = b'"}],"metadata":{"' + key.encode() + b'":{}}}}'
+    return head + b"x" * (size - len(head) - len(tail)) + tail
+
+
+@pytest.mark.parametrize(
+    "cuts",
+    [[], [500], [1000], [1001], list(range(100, 1001, 100))],
+    ids=["one-chunk", "cut-mid", "cut-at-the-limit", "cut-past-the-limit", "many-small"],
+)
+def test_an_answer_over_the_limit_is_413_wherever_its_chunks_end(cuts: list[int]) -> None:
+    for size in (999, 1000, 1001, 1100):
+        body = _sized(size)
+        cuts_in = [c for c in cuts if c < size]
+        sent, seen = _drive(body, cuts_in, 1000)
+        status = sent[0]["status"]
+        if size > 1000:
+            assert (status, seen) == (413, None), size
+            assert json.loads(sent[1]["body"])["error"]["message"] == "an answer over 1000 bytes"
+        else:
+            assert (status, seen) == (204, body), size  # read, checked, handed on whole
+
+
+def test_a_body_over_the_limit_that_is_no_answer_reaches_the_app_whole() -> None:
+    body = _sized(1001, key="other")
+    for cuts in ([], [1000], [500]):
+        sent, seen = _drive(body, cuts, 1000)
+        assert (sent[0]["status"], seen) == (204, body)

@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from hitl_nb._wire_errors import VALIDATION_DETAIL_TYPE
+from hitl_nb.agent._asgi import MAX_BODY_BYTES
 from hitl_nb.spec import EXTENSION_URI, RESPONSE_KEY
 from tests.helpers.ask_agent import AskAgent
 from tests.helpers.graph_agent import GraphAgent
@@ -176,21 +177,22 @@ CASES: dict[str, Case] = {
 }
 
 
-def _send(w: World, binding: str, message: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+def _send(
+    w: World, binding: str, message: dict[str, Any], **marks: str
+) -> tuple[int, dict[str, Any]]:
+    """Send ``message`` on ``binding``; each ``"@name"`` string in it (key or value)
+    goes on the wire as the escape text ``marks`` gives (a lone surrogate, say)."""
     with httpx.Client(timeout=30) as http:
         if binding == "rest":
-            r = http.post(
-                w.url + "/rest/message:send", json={"message": message}, headers=headers()
-            )
-            return r.status_code, r.json()
-        if binding == "jsonrpc-0.3":
+            url, body, version = w.url + "/rest/message:send", {"message": message}, "1.0"
+        elif binding == "jsonrpc-0.3":
             msg = {**message, "kind": "message", "role": "user"}
             msg["parts"] = [
                 {"kind": "data", **p} if "data" in p else {"kind": "text", **p}
                 for p in msg["parts"]
             ]
             body = {"jsonrpc": "2.0", "id": 7, "method": "message/send", "params": {"message": msg}}
-            r = http.post(w.url + "/", json=body, headers=headers("0.3"))
+            url, version = w.url + "/", "0.3"
         else:
             body = {
                 "jsonrpc": "2.0",
@@ -198,7 +200,12 @@ def _send(w: World, binding: str, message: dict[str, Any]) -> tuple[int, dict[st
                 "method": "SendMessage",
                 "params": {"message": message},
             }
-            r = http.post(w.url + "/", json=body, headers=headers())
+            url, version = w.url + "/", "1.0"
+        text = json.dumps(body)
+        for name, escape in marks.items():
+            text = text.replace(f'"@{name}"', f'"{escape}"')
+        hdrs = {**headers(version), "Content-Type": "application/json"}
+        r = http.post(url, content=text.encode(), headers=hdrs)
         return r.status_code, r.json()
 
 
@@ -242,6 +249,48 @@ def _validation_errors(error: dict[str, Any], binding: str) -> list[dict[str, An
     return list(found["validation_errors"])
 
 
+@pytest.mark.parametrize("binding", ["jsonrpc", "jsonrpc-0.3", "rest"])
+@pytest.mark.parametrize(
+    ("payload", "escape"),
+    [
+        pytest.param({"approved": "@s"}, r"\ud800", id="value"),
+        pytest.param({"approved": "@s"}, r"x\uDFFF", id="value-upper-case"),
+        pytest.param({"approved": True, "@s": 1}, r"\udc00", id="key"),
+        pytest.param({"approved": True, "@s": 1}, r"\uD83D", id="key-upper-case"),
+        pytest.param({"approved": True, "c": [{"d": "@s"}]}, r"\ud83d\ud83d", id="nested"),
+    ],
+)
+def test_a_lone_surrogate_in_an_answer_is_a_parse_error(
+    world: World, binding: str, payload: dict[str, Any], escape: str
+) -> None:
+    """It was HTTP 500 (``payload_bounds`` met an UnicodeEncodeError) and a dropped
+    connection; now the answer for any JSON the reader refuses, the agent serving on."""
+    before = world.reached()
+    message = answer(world, {"prompt_id": world.prompt_id, "payload": payload})
+    status, body = _send(world, binding, message, s=escape)
+    error = body["error"]
+    if binding == "rest":
+        assert (status, error["code"], error["status"]) == (400, 400, "INVALID_ARGUMENT"), body
+    else:
+        assert (status, error["code"]) == (200, -32700), body
+    assert "lone UTF-16 surrogate" in error["message"], error
+    assert world.reached() == before
+    _still_waiting(world)
+
+
+@pytest.mark.parametrize("binding", ["jsonrpc", "jsonrpc-0.3", "rest"])
+def test_a_surrogate_pair_in_an_answer_is_read_as_one_character(world: World, binding: str) -> None:
+    """The pair reaches the validator (which refuses the answer for its other member)."""
+    before = world.reached()
+    payload = {"approved": "yes", "@s": True}
+    message = answer(world, {"prompt_id": world.prompt_id, "payload": payload})
+    status, body = _send(world, binding, message, s=r"\ud83d\ude00\uD83D\uDE00")
+    issues = _validation_errors(body["error"], binding)
+    assert sorted(i["path"] for i in issues) == ["/approved", "/\U0001f600\U0001f600"], issues
+    assert world.reached() == before
+    _still_waiting(world)
+
+
 def test_what_a_huge_or_deep_payload_is_told(world: World) -> None:
     _, body = _send(world, "jsonrpc", CASES["huge-payload"][0](world))
     assert [e["keyword"] for e in _validation_errors(body["error"], "jsonrpc")] == ["size"]
@@ -262,6 +311,71 @@ def test_an_answer_over_the_body_limit_is_413(world: World) -> None:
         body = {"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": {"message": message}}
         r = http.post(world.url + "/", json=body, headers=headers())
         assert r.json()["error"]["code"] == -32600
+    assert world.reached() == before
+    _still_waiting(world)
+
+
+def test_an_answer_is_413_when_its_key_lies_past_the_limit(world: World) -> None:
+    """A long text part before the metadata: the answer's key comes after the first
+    4 MiB. (It used to reach the executor as a plain message, the answer ignored.)"""
+    message = answer(world, {"prompt_id": world.prompt_id, "payload": VALID})
+    message["parts"] = [{"text": "x" * 5_000_000}]
+    body = {"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": {"message": message}}
+    assert json.dumps(body).index(RESPONSE_KEY) > MAX_BODY_BYTES
+    before = world.reached()
+    with httpx.Client(timeout=60) as http:
+        r = http.post(world.url + "/", json=body, headers=headers())
+        assert r.json()["error"]["code"] == -32600, r.text[:300]
+        r = http.post(
+            world.url + "/rest/message:send", json={"message": message}, headers=headers()
+        )
+        assert r.status_code == 413 and r.json()["error"]["code"] == 413
+    assert world.reached() == before
+    _still_waiting(world)
+
+
+def _answer_of_size(w: World, binding: str, size: int) -> bytes:
+    """An answer's request body of exactly ``size`` bytes (its comment padded)."""
+    message = answer(w, {"prompt_id": w.prompt_id, "payload": {"approved": True, "comment": ""}})
+    if binding == "rest":
+        body: Any = {"message": message}
+    else:
+        body = {"jsonrpc": "2.0", "id": 3, "method": "SendMessage", "params": {"message": message}}
+    text = json.dumps(body).encode()
+    return text.replace(b'"comment": ""', b'"comment": "' + b"x" * (size - len(text)) + b'"')
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+@pytest.mark.parametrize("binding", ["jsonrpc", "rest"])
+def test_the_body_limit_is_one_answer_wherever_the_chunks_end(
+    world: World, binding: str, chunked: bool
+) -> None:
+    """Up to 4 MiB an answer is read (its payload, over 1 MiB, is refused as too large:
+    422); one byte over is 413 / -32600, however its chunks fall. (Just over used to be
+    400 / -32700 when the last chunk took the body over the limit.)"""
+    limit = MAX_BODY_BYTES
+    before = world.reached()
+    url = world.url + ("/rest/message:send" if binding == "rest" else "/")
+    with httpx.Client(timeout=60) as http:
+        for size in (limit - 1, limit, limit + 1):
+            body = _answer_of_size(world, binding, size)
+            assert len(body) == size
+            # 64 KiB chunks: 4 MiB is 64 of them, and one byte over comes in a last chunk.
+            content: Any = (
+                iter([body[i : i + 65536] for i in range(0, size, 65536)]) if chunked else body
+            )
+            r = http.post(
+                url, content=content, headers={**headers(), "Content-Type": "application/json"}
+            )
+            over = size > limit
+            if binding == "rest":
+                assert r.status_code == (413 if over else 422), (size, r.text[:300])
+                assert r.json()["error"]["code"] == r.status_code
+            else:
+                error = r.json()["error"]
+                assert error["code"] == (-32600 if over else -32011), (size, error)
+                if over:
+                    assert error["message"] == f"an answer over {limit} bytes"
     assert world.reached() == before
     _still_waiting(world)
 

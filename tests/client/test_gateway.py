@@ -61,6 +61,11 @@ def test_prompts_asks_the_listing_with_its_filters() -> None:
             "HTTP 200 without JSON",
         ),
         (lambda r, c: c.answer([1, 2]), ProtocolViolation, "not a JSON object"),
+        (
+            lambda r, c: c.answer(b'{"prompts": [], "\\uDC00": 0}'),
+            ProtocolViolation,
+            r"HTTP 200 without JSON \(the JSON text holds a lone UTF-16 surrogate \(\\udc00\)",
+        ),
         (lambda r, c: c.cut(), AgentUnreachable, "gateway could not be reached"),
     ],
 )

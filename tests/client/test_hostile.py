@@ -403,6 +403,29 @@ def test_numbers_of_thousands_of_digits_are_protocol_violations() -> None:
             run(_collect(HitlClient(s.url, **FAST)))
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        rb'{"jsonrpc": "2.0", "id": 1, "result": {"\ud800": 1}}',
+        rb'{"jsonrpc": "2.0", "id": 1, "result": {"message": "\uDFFF"}}',
+    ],
+    ids=["key", "value-upper-case"],
+)
+def test_a_lone_surrogate_in_an_answer_or_event_is_a_protocol_violation(text: bytes) -> None:
+    def send(request: Request, conn: Conn) -> None:
+        conn.answer(text)
+
+    def write(request: Request, conn: Conn) -> None:
+        conn.head(content_type="text/event-stream")
+        conn.send(b"data: " + text + b"\n\n")
+
+    with _stream_agent(write, SendMessage=send) as s:
+        with pytest.raises(ProtocolViolation, match="bad JSON: the JSON text holds a lone UTF-16"):
+            run(HitlClient(s.url, **FAST).send("x"))
+        with pytest.raises(ProtocolViolation, match="not JSON: the JSON text holds a lone UTF-16"):
+            run(_collect(HitlClient(s.url, **FAST)))
+
+
 def _compress(chunks: Any, wbits: int) -> bytes:
     co = zlib.compressobj(9, zlib.DEFLATED, wbits)
     return b"".join(co.compress(c) for c in chunks) + co.flush()

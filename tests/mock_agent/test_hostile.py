@@ -66,6 +66,15 @@ def nested(depth: int) -> bytes:
     return b"[" * depth + b"]" * depth
 
 
+def escaped(value: Any, **marks: str) -> bytes:
+    """``value`` as JSON text, each ``"@name"`` string (key or value) replaced by the
+    escape text given for it (a lone surrogate: ``json.dumps`` cannot write one)."""
+    text = json.dumps(value)
+    for name, escape in marks.items():
+        text = text.replace(f'"@{name}"', f'"{escape}"')
+    return text.encode()
+
+
 H = headers()
 # A case: how to build the body (JSON value or raw bytes), extra headers, expected code.
 RpcCase = tuple[Callable[[Ctx], Any], dict[str, str], int]
@@ -78,6 +87,31 @@ RPC_CASES: dict[str, RpcCase] = {
     "nan": (lambda c: b'{"jsonrpc":"2.0","id":NaN,"method":"GetTask"}', {}, -32700),
     "bad-utf8": (lambda c: b'{"jsonrpc":"2.0","id":"\xff","method":"GetTask"}', {}, -32700),
     "deeply-nested": (lambda c: nested(5000), {}, -32700),
+    # A lone UTF-16 surrogate is no Unicode character: a parse error (it was -32603).
+    "lone-surrogate-in-a-value": (
+        lambda c: escaped(
+            send(answer(c, {"prompt_id": c.open_pid, "payload": {"approve": "@s"}})), s=r"\ud800"
+        ),
+        {},
+        -32700,
+    ),
+    "lone-surrogate-in-a-key": (
+        lambda c: escaped(
+            send(answer(c, {"prompt_id": c.open_pid, "payload": {"@s": True}})), s=r"\uDC00"
+        ),
+        {},
+        -32700,
+    ),
+    "lone-surrogate-in-a-text": (
+        lambda c: escaped(send(user_message([{"text": "@s"}])), s=r"x\uDBFF"),
+        {},
+        -32700,
+    ),
+    "lone-surrogate-id": (
+        lambda c: escaped(rpc("GetTask", {"id": c.open_id}, rid="@s"), s=r"\udfff"),
+        {},
+        -32700,
+    ),
     "nested-params": (
         lambda c: b'{"jsonrpc":"2.0","id":1,"method":"GetTask","params":' + nested(100) + b"}",
         {},
@@ -308,6 +342,35 @@ REST_CASES: dict[str, RestCase] = {
         "POST",
         lambda c: "/message:send",
         lambda c: nested(5000),
+        {},
+        400,
+        "PARSE_ERROR",
+    ),
+    "lone-surrogate-in-a-value": (
+        "POST",
+        lambda c: "/message:send",
+        lambda c: escaped(
+            {"message": answer(c, {"prompt_id": c.open_pid, "payload": {"approve": "@s"}})},
+            s=r"\uD800",
+        ),
+        {},
+        400,
+        "PARSE_ERROR",
+    ),
+    "lone-surrogate-in-a-key": (
+        "POST",
+        lambda c: "/message:send",
+        lambda c: escaped(
+            {"message": answer(c, {"prompt_id": c.open_pid, "payload": {"@s": True}})}, s=r"\udc00"
+        ),
+        {},
+        400,
+        "PARSE_ERROR",
+    ),
+    "lone-surrogate-in-a-push-config": (
+        "POST",
+        lambda c: f"/tasks/{c.open_id}/pushNotificationConfigs",
+        lambda c: escaped({"url": "http://127.0.0.1:9/x", "token": "@s"}, s=r"\ud83d"),
         {},
         400,
         "PARSE_ERROR",
@@ -655,6 +718,34 @@ def test_rest_hostile(world: tuple[MockAgent, Ctx], name: str) -> None:
     assert httpx.get(agent.card_url, timeout=5).status_code == 200
 
 
+def test_a_lone_surrogate_is_named_and_a_pair_is_read() -> None:
+    with MockAgent() as agent:
+        wire = Wire(agent.url)
+        task = wire.start()
+        pid = envelope_of(task)["prompt_id"]
+        ctx = Ctx(task["id"], pid, "", "")
+        lone = escaped(
+            send(answer(ctx, {"prompt_id": pid, "payload": {"approve": "@s"}})), s=r"\ud800"
+        )
+        error = _post(agent.url + "/", lone, {}).json()["error"]
+        assert error["code"] == -32700
+        assert "lone UTF-16 surrogate (\\ud800) at line 1 column" in error["message"], error
+        # A pair is one character (U+1F600), on both bindings; the agent keeps serving.
+        pair = r"\ud83d\ude00 \uD83D\uDE00"
+        r = _post(agent.url + "/", escaped(send(user_message([{"text": "@s"}])), s=pair), {})
+        assert (
+            r.json()["result"]["task"]["history"][0]["parts"][0]["text"] == "\U0001f600 \U0001f600"
+        )
+        rest = escaped({"message": user_message([{"text": "@s"}])}, s=pair)
+        r = _post(agent.url + "/message:send", rest, {})
+        assert (
+            r.status_code == 200
+            and r.json()["task"]["history"][0]["parts"][0]["text"] == "\U0001f600 \U0001f600"
+        )
+        wire.answer(task["id"], pid, {"approve": True})
+        wire.close()
+
+
 def test_corpus_is_big_enough() -> None:
     assert len(RPC_CASES) + len(REST_CASES) >= 50
     assert len(RPC_CASES) >= 50
@@ -786,3 +877,38 @@ def test_a_step_that_breaks_after_an_answer_fails_the_task() -> None:
         assert response.status_code == 200, body
         assert body["result"]["task"]["status"]["state"] == "TASK_STATE_FAILED"
         wire.close()
+
+
+def _sized(size: int, rest: bool) -> bytes:
+    """A send request of exactly ``size`` bytes (its text part padded)."""
+    message = user_message([{"text": ""}])
+    body = json.dumps({"message": message} if rest else send(message)).encode()
+    return body.replace(b'"text": ""', b'"text": "' + b"x" * (size - len(body)) + b'"')
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+@pytest.mark.parametrize("binding", ["jsonrpc", "rest"])
+def test_the_body_limit_is_one_answer_wherever_the_chunks_end(binding: str, chunked: bool) -> None:
+    """Up to the limit (1 MiB) a request is read; one byte over is 413 / -32600."""
+    with MockAgent(max_body=1024 * 1024) as agent:
+        limit = agent.max_body
+        url = agent.url + ("/message:send" if binding == "rest" else "/")
+        for size in (limit - 1, limit, limit + 1):
+            body = _sized(size, binding == "rest")
+            assert len(body) == size
+            content: Any = (
+                iter([body[i : i + 65536] for i in range(0, size, 65536)]) if chunked else body
+            )
+            r = httpx.post(
+                url, content=content, headers={**H, "Content-Type": "application/json"}, timeout=30
+            )
+            over = size > limit
+            if binding == "rest":
+                assert r.status_code == (413 if over else 200), (size, r.text[:300])
+            else:
+                got = r.json()
+                assert ("error" in got) == over, (size, r.text[:300])
+                if over:
+                    assert got["error"]["code"] == -32600
+                    assert f"over the limit of {limit} bytes" in got["error"]["message"]
+        assert httpx.get(agent.card_url, timeout=5).status_code == 200

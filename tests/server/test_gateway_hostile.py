@@ -150,3 +150,35 @@ async def test_the_admin_allow_list_holds_for_urls_and_card_interfaces(
     assert status == 403 and "not allowed" in body["message"], body
     assert hits and all("agent-card" in h for h in hits)
     assert await answers_at_agent(agent.url, task.id) == []
+
+
+async def test_a_lone_surrogate_is_a_400_at_every_route_that_reads_json(
+    api: Any, agent: MockAgent
+) -> None:
+    """It was a 500 from an answer (``payload_bounds`` met an UnicodeEncodeError)."""
+    task = await start_task(agent.url, "approval")
+    status, reg = await api(
+        "POST", "hitl/api/tasks", body={"agent_url": agent.url, "task_id": task.id}
+    )
+    (prompt,) = reg["prompts"]
+    answer = f"hitl/api/tasks/{reg['id']}/prompts/{prompt['prompt_id']}/answer"
+    cases = [
+        ("hitl/api/tasks", rb'{"agent_url": "http://x", "task_id": "\ud800"}'),
+        ("hitl/api/tasks", rb'{"agent_url": "http://x", "task_id": "t", "\uDC00": 1}'),
+        (answer, rb'{"payload": {"approve": "\uD83D"}}'),
+        (answer, rb'{"payload": {"approve": true, "\udfff": [1]}}'),
+        (
+            "hitl/lab/places",
+            rb'{"agent_url": "\ud800", "task_id": "t", "kernel_id": "k", "cell_id": "c"}',
+        ),
+    ]
+    for path, raw in cases:
+        got, body = await api("POST", path, raw=raw)
+        assert got == 400, (path, raw, body)
+        assert "lone UTF-16 surrogate" in body["message"], body
+    assert await answers_at_agent(agent.url, task.id) == []
+    # A pair is one character: read, and refused only as the wrong type.
+    got, body = await api("POST", answer, raw=rb'{"payload": {"approve": "\ud83d\ude00"}}')
+    assert got == 422, body
+    got, body = await api("POST", answer, body={"payload": {"approve": True}})
+    assert got == 200, body

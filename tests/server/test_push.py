@@ -197,8 +197,45 @@ HOSTILE: dict[str, tuple[Any, int, str]] = {
         413,
         "limit",
     ),
+    # A lone UTF-16 surrogate is no character: refused as JSON (it was a 500 later on).
+    "lone-surrogate-in-a-value": (
+        lambda s, r: ({"X-A2A-Notification-Token": s}, _forged(r).replace("money?", "\\ud800")),
+        400,
+        "lone UTF-16 surrogate",
+    ),
+    "lone-surrogate-in-a-key": (
+        lambda s, r: (
+            {"X-A2A-Notification-Token": s},
+            _forged(r).replace('"contextId"', '"\\uDC00": 1, "contextId"'),
+        ),
+        400,
+        "lone UTF-16 surrogate",
+    ),
+    # One byte over the limit, with its length declared or chunked: 413 either way.
+    "one-byte-over": (
+        lambda s, r: ({"X-A2A-Notification-Token": s}, _padded(_MAX + 1)),
+        413,
+        "limit",
+    ),
+    "one-byte-over-chunked": (
+        lambda s, r: ({"X-A2A-Notification-Token": s}, _chunked(_padded(_MAX + 1))),
+        413,
+        "limit",
+    ),
 }
 _PID = "00000000-0000-4000-8000-000000000001"
+_MAX = 1024 * 1024
+
+
+def _padded(size: int) -> bytes:
+    """A JSON object of exactly ``size`` bytes."""
+    return b'{"pad": "' + b"x" * (size - 11) + b'"}'
+
+
+async def _chunked(body: bytes) -> Any:
+    """``body`` in 64 KiB chunks (sent with Transfer-Encoding: chunked)."""
+    for i in range(0, len(body), 65536):
+        yield body[i : i + 65536]
 
 
 def _forged(reg: dict[str, Any]) -> str:

@@ -1,4 +1,5 @@
 import copy
+import json
 import time
 
 import pytest
@@ -262,6 +263,7 @@ def test_remote_ref_is_refused_before_anything_is_fetched(ref):
         ({"type": "object", "properties": {"a": {"pattern": "(unclosed"}}}, "regular expression"),
         ({"type": "object", "const": float("nan")}, "not JSON"),
         ([], "must be a JSON object"),
+        ({"type": "object", "title": "a\udbff"}, r"lone UTF-16 surrogate \(\\udbff\)"),
     ],
 )
 def test_unusable_schemas_are_refused_clearly(schema, words):
@@ -281,6 +283,21 @@ def test_non_json_and_huge_payloads_are_issues(payload, keyword):
     got, seconds = timed(lambda: validate_payload(APPROVAL, payload))
     assert got[0].keyword == keyword
     assert seconds < HANG
+
+
+@pytest.mark.parametrize(
+    ("payload", "path"),
+    [
+        pytest.param({"approved": True, "comment": "x\ud800"}, "/comment", id="value"),
+        pytest.param({"approved": True, "c\udfff": "x"}, "", id="key"),
+        pytest.param({"approved": True, "notes": [{"a": "\udc00"}]}, "/notes/0/a", id="nested"),
+    ],
+)
+def test_a_lone_surrogate_made_by_code_is_an_issue_not_an_encode_error(payload, path):
+    (issue,) = validate_payload(APPROVAL, payload)
+    assert (issue.path, issue.keyword) == (path, "json")
+    assert "lone UTF-16 surrogate" in issue.message and "not a Unicode character" in issue.message
+    json.dumps(issue.to_json(), ensure_ascii=False).encode()  # the issue itself encodes
 
 
 def test_issue_count_is_capped():
