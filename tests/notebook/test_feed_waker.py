@@ -20,7 +20,7 @@ from hitl_nb.mock_agent import MockAgent
 from hitl_nb.notebook._feed_waker import FeedWaker
 from tests.helpers.jupyter_process import jupyter_server
 from tests.helpers.server_kernel import result_of, server_kernel
-from tests.helpers.until import until
+from tests.helpers.until import until, until_async
 
 
 class Card:
@@ -34,6 +34,15 @@ class Card:
     def heard(self) -> None:
         self.woken += 1
         self.event.set()
+
+
+def _now(check: Any) -> Any:
+    """``check`` as the coroutine function ``until_async`` calls."""
+
+    async def ask() -> Any:
+        return check()
+
+    return ask
 
 
 def _item(reg: str, pid: str, state: str = "open") -> dict[str, Any]:
@@ -86,13 +95,11 @@ def test_the_waker_follows_the_feed_reconnects_and_stops_when_no_card_needs_it(
         card = Card()
         waker.add("r1", card)
         running = asyncio.ensure_future(waker.run())
-        while len(connections) < 2:
-            await asyncio.sleep(0.05)
+        await until_async(_now(lambda: len(connections) >= 2), 30, "the feed read again")
         await asyncio.sleep(0.05)
         assert card.woken == 1  # the snapshot after the reconnection
         answered.set()
-        while card.woken < 2:
-            await asyncio.sleep(0.01)
+        await until_async(_now(lambda: card.woken >= 2), 30, "the card woken by the change")
         card.listening = False  # the card's task ended: its follower stopped
         await asyncio.wait_for(running, 30)  # the waker stops by itself
         assert waker.retired
