@@ -45,6 +45,7 @@ from ._gateway import (
     GatewayClient,
     GatewayInfo,
     find_gateway,
+    find_prompt,
     gateway_at,
     kernel_server,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "agent_card_url",
     "decoded_chunks",
     "find_gateway",
+    "find_prompt",
     "gateway_at",
     "http_client",
     "kernel_server",

@@ -42,7 +42,7 @@ import httpx
 
 from hitl_nb._backoff import Backoff
 from hitl_nb.a2a import SSEParser, aiter_events
-from hitl_nb.client import GatewayInfo, http_client
+from hitl_nb.client import GatewayInfo, find_prompt, http_client
 from hitl_nb.errors import GatewayUnavailable, HitlError
 from hitl_nb.gateway import Caller, FeedChange, Gateway, GatewayError
 
@@ -97,15 +97,7 @@ class LocalSource:
             view = await self.gateway.registration(registration, self.caller)
         except GatewayError:
             return None
-        return _find(view, prompt_id)
-
-
-def _find(view: Any, prompt_id: str) -> dict[str, Any] | None:
-    prompts = view.get("prompts") if isinstance(view, dict) else None
-    for prompt in prompts if isinstance(prompts, list) else []:
-        if isinstance(prompt, dict) and prompt.get("prompt_id") == prompt_id:
-            return prompt
-    return None
+        return find_prompt(view, prompt_id)
 
 
 def _message(response: httpx.Response, body: bytes) -> str:
@@ -181,7 +173,7 @@ class RemoteSource:
         if response.status_code != 200:
             return None
         try:
-            return _find(response.json(), prompt_id)
+            return find_prompt(response.json(), prompt_id)
         except ValueError:
             return None
 
