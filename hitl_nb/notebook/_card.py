@@ -628,39 +628,30 @@ class PromptCard(Card):
     def closed_by(self, task: Task) -> None:
         """The task left this prompt without our answer: say why, close the form.
 
-        Through a gateway, with our consensus answer held there, the gateway is asked
-        whether the answer it forwarded was the one we agreed to."""
+        A gateway that knows the task is asked first whether it forwarded an answer
+        (given in the prompts panel, or another card), and whose: through a gateway,
+        with our consensus answer held there, whether it was the one we agreed to."""
         with self._lock:
             if self.state != "open":
                 return  # an answer in flight reports for itself
             self.task = task
-            sender = self.sender
-            if isinstance(sender, GatewaySender) and sender.ballot is not None:
-                self.state = "sending"  # our held answer may be the one that went
+            if self.sender.knows:
+                self.state = "sending"  # the gateway may have forwarded an answer, ours too
                 self.form.disabled = True
-                self.link.submit(self._after_close(sender, task))
-                return
-            if sender.knows:
-                self.state = "sending"  # the gateway may have forwarded an answer
-                self.form.disabled = True
-                self.link.submit(self._after_answered_elsewhere(task))
+                self.link.submit(self._after_close(task))
                 return
             self.state = "done"
         self._finish(self._closing(task))
 
-    async def _after_close(self, sender: GatewaySender, task: Task) -> None:
-        outcome, tally = await sender.closed(task)
+    async def _after_close(self, task: Task) -> None:
+        """What the gateway says became of the prompt, on the card (never left saying
+        "sending")."""
+        try:
+            outcome, tally = await self.sender.moved_on(task, self.who.value)
+        except Exception:
+            outcome, tally = None, None
         if tally is not None:
             self.who.show_tally(tally)
-        self._finish(outcome or self._closing(task))
-
-    async def _after_answered_elsewhere(self, task: Task) -> None:
-        """The task moved on without this card's answer: the gateway that knows the task
-        says whether it forwarded one, and whose."""
-        try:
-            outcome = await self.sender.answered_elsewhere(task, self.who.value)
-        except Exception:  # never leave the card saying "sending"
-            outcome = None
         self._finish(outcome or self._closing(task))
 
     def watch(self, gateway: GatewayLink, registration: str) -> None:

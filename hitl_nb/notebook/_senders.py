@@ -128,6 +128,13 @@ class DirectSender:
         name = None if watched is not None and not watched[0].identified else responder
         return answered_elsewhere(view, name, task, host)
 
+    async def moved_on(
+        self, task: Task, responder: str | None
+    ) -> tuple[Outcome | None, Tally | None]:
+        """The task left the prompt without our answer: what the watching gateway says
+        of it (:meth:`answered_elsewhere`; no count: the card answers directly)."""
+        return await self.answered_elsewhere(task, responder), None
+
     async def _tell(self, gateway: GatewayLink, registration: str) -> None:
         """An answer went to the agent directly: the gateway watching the task reads it
         now (the prompts panel drops the prompt at once, not at its next look)."""
@@ -342,6 +349,17 @@ class GatewaySender:
         not used: the gateway says who we are. None: it forwarded nothing."""
         view = await _after_forwarding(self.view)
         return answered_elsewhere(view, self._name, task, self.host)
+
+    async def moved_on(
+        self, task: Task, responder: str | None = None
+    ) -> tuple[Outcome | None, Tally | None]:
+        """The task left the prompt without an answer of ours accepted: with our
+        consensus answer held here, whether the agreed answer was ours, and the count
+        (:meth:`closed`); else whose answer the gateway forwarded, if any
+        (:meth:`answered_elsewhere`)."""
+        if self.ballot is not None:
+            return await self.closed(task)
+        return await self.answered_elsewhere(task, responder), None
 
     @property
     def _name(self) -> str | None:

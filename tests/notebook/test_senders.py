@@ -292,7 +292,13 @@ def test_the_gateway_sender_keeps_the_first_registration_and_says_who_it_answers
         assert "says you are 'alice'" in (sender.refusal("bob", False) or "")
         assert "cannot be overridden" in (sender.refusal(None, True) or "")
         outcome = _run(sender.answered_elsewhere(_task(TaskState.COMPLETED)))
+        moved, count = _run(sender.moved_on(_task(TaskState.COMPLETED)))
+        vote = GatewaySender(gateway, PROMPT, 2, registration="reg-1")
+        vote.ballot = {"approve": True}  # held: the gateway says whether ours went, and its count
+        _, held_count = _run(vote.moved_on(_task(TaskState.COMPLETED)))
     assert outcome is not None and outcome.status == "accepted" and "as alice" in outcome.message
+    assert moved is not None and moved.message == outcome.message and count is None
+    assert held_count == Tally(0, 2, 0, False)
 
     async def not_asked() -> GatewayLink:
         raise AssertionError("a refusal does not connect")
