@@ -60,6 +60,7 @@ from ._gateway import (
     GatewayInfo,
     feed_of,
     find_gateway,
+    find_prompt,
     gateway_at,
     kernel_server,
 )
@@ -105,6 +106,7 @@ __all__ = [
     "fate",
     "feed_of",
     "find_gateway",
+    "find_prompt",
     "gateway_at",
     "http_client",
     "kernel_server",

@@ -69,6 +69,7 @@ __all__ = [
     "GatewayInfo",
     "feed_of",
     "find_gateway",
+    "find_prompt",
     "gateway_at",
     "kernel_server",
 ]
@@ -382,6 +383,17 @@ def kernel_server(
         elif hub_token:
             how += " (JupyterHub token)"
         return GatewayInfo(url, token, how), kernel_id
+    return None
+
+
+def find_prompt(task: Any, prompt_id: str) -> dict[str, Any] | None:
+    """The prompt ``prompt_id`` in a task as a gateway shows it (the ``prompts`` of
+    :meth:`GatewayClient.task`, or of the gateway's own view of a registration), or None:
+    not there, or not a task's JSON at all (whatever is not an object is skipped)."""
+    prompts = task.get("prompts") if isinstance(task, dict) else None
+    for prompt in prompts if isinstance(prompts, list) else []:
+        if isinstance(prompt, dict) and prompt.get("prompt_id") == prompt_id:
+            return prompt
     return None
 
 

@@ -31,7 +31,6 @@ that fails, is canceled or is answered elsewhere closes the card without a click
 
 from __future__ import annotations
 
-import asyncio
 import concurrent.futures
 import dataclasses
 import json
@@ -50,7 +49,7 @@ from hitl_nb.forms import Form, FormClosed, FormInvalid, FormValueError, bare
 from hitl_nb.policy import ResponderGate, Tally
 from hitl_nb.spec import PromptEnvelope
 
-from ._announce import announce, place
+from ._announce import place
 from ._deadline import deadline_html, deadline_text
 from ._gateway_link import GatewayLink
 from ._inbox_sources import InboxItem
@@ -58,17 +57,14 @@ from ._link import Link
 from ._outcomes import (
     ACCEPTED,
     GONE,
-    SERVER,
     Outcome,
     Verdict,
-    answered_elsewhere,
     broken,
     cannot_hold,
     closed_already,
     closing,
     does_not_match,
     empty_text,
-    gateway_refusal,
     gateway_silent,
     held,
     not_continued,
@@ -338,8 +334,9 @@ class PromptCard(Card):
         host = None if gateway is None else gateway.host
         self.who = ResponderField(envelope, responder, server_user=server_user, host=host)
         self.sender: DirectSender | GatewaySender
+        direct = None
         if gateway is None:
-            self.sender = DirectSender(self.link, envelope)
+            self.sender = direct = DirectSender(self.link, envelope)
         else:
             self.sender = GatewaySender(
                 gateway,
@@ -362,19 +359,11 @@ class PromptCard(Card):
         self._words = ACCEPTED
         #: The agent signalled that this prompt's deadline passed (e.g. ``hitlTimeout``).
         self.timeout_signaled = False
-        #: The gateway watching this card's task while the card answers directly, and its
-        #: id of the task (set by the conversation, or by the card shown alone).
-        self.watched: tuple[GatewayLink, str] | None = None
         body = [self.form] if self.who.widget is None else [self.who.widget, self.form]
         super().__init__(envelope.prompt, body, self.form)
         self.form.on_submit(self._on_form_submit)
-        if gateway is None and watcher is None:
-            self.link.submit(self._announce())
-
-    async def _announce(self) -> None:
-        found = await announce(self.link.client.agent, self.task.id)
-        if found is not None and self.watched is None:
-            self.watched = found
+        if direct is not None and watcher is None:  # shown alone: watched all the same
+            self.link.submit(direct.announce(task.id))
 
     # --- reading --------------------------------------------------------------------------
 
@@ -387,6 +376,12 @@ class PromptCard(Card):
     def responder(self) -> str | None:
         """Who is answering now (the "Answering as" field)."""
         return self.who.value
+
+    @property
+    def watched(self) -> tuple[GatewayLink, str] | None:
+        """The gateway watching this card's task while the card answers directly, and
+        its id of the task (set by the conversation, or by the card shown alone)."""
+        return self.sender.watched if isinstance(self.sender, DirectSender) else None
 
     @property
     def gate(self) -> ResponderGate:
@@ -505,8 +500,15 @@ class PromptCard(Card):
         validate: bool = True,
     ) -> None:
         self.form.status.value = ""  # the card's status line says what happens next
-        if isinstance(self.sender, GatewaySender):
-            self._submit_to_gateway(self.sender, payload, responder, override)
+        sender = self.sender
+        if isinstance(sender, GatewaySender):  # the gateway says who is answering (S-3)
+            reason = sender.refusal(responder, override)
+            if reason is not None:
+                self._reopen()
+                self._record(refused(reason))
+            elif self._start_sending():
+                self.status.value = sending_html(to=sender.host)
+                self.link.submit(self._deliver(sender.send(payload), waited=False))
             return
         decision = self.who.decide(payload, responder, override)
         if decision.action == "refuse":
@@ -525,25 +527,10 @@ class PromptCard(Card):
         self.status.value = sending_html(note)
         # Not followed, a card waits for the agent in the send itself.
         waited = self._followed() is None
-        sending = self.sender.send(
+        sending = sender.send(
             self.task, decision.payload, note=note, wait=waited, validate=validate
         )
         self.link.submit(self._deliver(sending, waited=waited))
-
-    def _submit_to_gateway(
-        self, sender: GatewaySender, payload: dict[str, Any], responder: str | None, override: bool
-    ) -> None:
-        assert self.gateway is not None
-        gateway = self.gateway
-        reason = gateway_refusal(gateway.name, gateway.display, responder, override, gateway.host)
-        if reason is not None:
-            self._reopen()
-            self._record(refused(reason))
-            return
-        if not self._start_sending():
-            return
-        self.status.value = sending_html(to=sender.host)
-        self.link.submit(self._deliver(sender.send(payload), waited=False))
 
     def _start_sending(self) -> bool:
         """Mark the card ``sending`` (False, and said on the card, when it is closed)."""
@@ -572,8 +559,6 @@ class PromptCard(Card):
         outcome = verdict.outcome
         if verdict.tally is not None:  # a consensus' count, on the responder line
             self.who.show_tally(verdict.tally)
-        if isinstance(self.sender, DirectSender) and self.watched is not None:
-            self.link.submit(self._tell_gateway(*self.watched))
         if outcome.accepted:
             await self._accepted(verdict, waited)
         elif isinstance(outcome.error, PromptConflict):  # the task tells why it was closed
@@ -609,14 +594,6 @@ class PromptCard(Card):
         else:
             self.settled(result or self.task)
 
-    async def _tell_gateway(self, gateway: GatewayLink, registration: str) -> None:
-        """The card answered the agent directly: the gateway watching the task reads it
-        now (the prompts panel drops the prompt at once, not at its next look)."""
-        try:
-            await gateway.view(registration, self.prompt_id)
-        except HitlError:
-            pass  # it reads the task again at its next look anyway
-
     async def _look(self) -> Task | None:
         """The task as the agent has it now, kept on the card (None: it cannot be read)."""
         try:
@@ -651,88 +628,41 @@ class PromptCard(Card):
     def closed_by(self, task: Task) -> None:
         """The task left this prompt without our answer: say why, close the form.
 
-        Through a gateway, with our consensus answer held there, the gateway is asked
-        whether the answer it forwarded was the one we agreed to."""
+        A gateway that knows the task is asked first whether it forwarded an answer
+        (given in the prompts panel, or another card), and whose: through a gateway,
+        with our consensus answer held there, whether it was the one we agreed to."""
         with self._lock:
             if self.state != "open":
                 return  # an answer in flight reports for itself
             self.task = task
-            sender = self.sender
-            if isinstance(sender, GatewaySender) and sender.ballot is not None:
-                self.state = "sending"  # our held answer may be the one that went
+            if self.sender.knows:
+                self.state = "sending"  # the gateway may have forwarded an answer, ours too
                 self.form.disabled = True
-                self.link.submit(self._after_close(sender, task))
-                return
-            if self._gateway_knows():
-                self.state = "sending"  # the gateway may have forwarded an answer
-                self.form.disabled = True
-                self.link.submit(self._after_answered_elsewhere(task))
+                self.link.submit(self._after_close(task))
                 return
             self.state = "done"
         self._finish(self._closing(task))
 
-    async def _after_close(self, sender: GatewaySender, task: Task) -> None:
-        outcome, tally = await sender.closed(task)
+    async def _after_close(self, task: Task) -> None:
+        """What the gateway says became of the prompt, on the card (never left saying
+        "sending")."""
+        try:
+            outcome, tally = await self.sender.moved_on(task, self.who.value)
+        except Exception:
+            outcome, tally = None, None
         if tally is not None:
             self.who.show_tally(tally)
         self._finish(outcome or self._closing(task))
 
-    def _gateway_knows(self) -> bool:
-        """Does a gateway know this card's task (its answers go there, or it watches)?"""
-        sender = self.sender
-        if isinstance(sender, GatewaySender):
-            return sender.registration is not None
-        return self.watched is not None
-
-    async def _after_answered_elsewhere(self, task: Task) -> None:
-        """The task moved on without this card's answer: the gateway says whether it
-        forwarded one, and whose (a forward still on its way is waited for a moment)."""
-        view = None
-        for pause in (0.1, 0.2, 0.4, 0.8, 0.0):
-            view = await self._gateway_view()
-            if view is None or view.get("state") != "forwarding" or not pause:
-                break
-            await asyncio.sleep(pause)
-        sender = self.sender
-        if isinstance(sender, GatewaySender):
-            name, host = self.gateway.name if self.gateway else None, sender.host
-        else:
-            watched = self.watched
-            name = self.who.value
-            host = watched[0].host if watched is not None else SERVER
-            if watched is not None and not watched[0].identified:
-                name = None  # the server's one user: the panel's answer was theirs
-        try:
-            outcome = answered_elsewhere(view, name, task, host)
-        except Exception:  # never leave the card saying "sending"
-            outcome = None
-        self._finish(outcome or self._closing(task))
-
-    async def _gateway_view(self) -> dict[str, Any] | None:
-        sender = self.sender
-        try:
-            if isinstance(sender, GatewaySender):
-                link = await sender.link()
-                registration = sender.registration
-            elif self.watched is not None:
-                link, registration = self.watched
-            else:
-                return None
-            if registration is None:
-                return None
-            return await link.view(registration, self.prompt_id)
-        except HitlError:
-            return None
-
     def watch(self, gateway: GatewayLink, registration: str) -> None:
         """The kernel's gateway watches this card's task (the card answers directly)."""
-        self.watched = (gateway, registration)
+        if isinstance(self.sender, DirectSender):
+            self.sender.watch(gateway, registration)
 
     def registered(self, registration: str) -> None:
         """The conversation registered the task with the gateway: answers use it, and a
         consensus card shows the gateway's count."""
-        if isinstance(self.sender, GatewaySender) and self.sender.registration is None:
-            self.sender.registration = registration
+        if isinstance(self.sender, GatewaySender) and self.sender.registered(registration):
             self.show_count()
 
     def show_count(self) -> None:

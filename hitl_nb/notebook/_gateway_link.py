@@ -38,7 +38,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway
+from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway, find_prompt
 from hitl_nb.errors import GatewayUnavailable, HitlError
 
 from ._outcomes import HUB, SERVER
@@ -152,10 +152,7 @@ class GatewayLink:
     async def view(self, registration: str, prompt_id: str) -> dict[str, Any] | None:
         """The gateway's view of one prompt (state, tally, ``forwarded_for``), or None."""
         task = await asyncio.to_thread(self.client.task, registration)
-        for prompt in task.get("prompts") or []:
-            if isinstance(prompt, dict) and prompt.get("prompt_id") == prompt_id:
-                return prompt
-        return None
+        return find_prompt(task, prompt_id)
 
     def close(self) -> None:
         """Close the connections (a discovered link is shared: it is never closed)."""

@@ -15,9 +15,8 @@ Jupyter server's), found once per process; its connection is kept for the next c
 from __future__ import annotations
 
 import threading
-from typing import Any
 
-from hitl_nb.client import GatewayClient, GatewayInfo, find_gateway
+from hitl_nb.client import GatewayClient, GatewayInfo, find_gateway, find_prompt
 from hitl_nb.errors import GatewayUnavailable, HitlError, MalformedPrompt
 
 from ._card import GatewayCard
@@ -65,15 +64,7 @@ def prompt_card(
         )
     with GatewayClient(info, timeout=timeout) as client:
         view = client.task(registration)
-    prompts = view.get("prompts")
-    found: dict[str, Any] | None = next(
-        (
-            p
-            for p in (prompts if isinstance(prompts, list) else [])
-            if isinstance(p, dict) and p.get("prompt_id") == prompt_id
-        ),
-        None,
-    )
+    found = find_prompt(view, prompt_id)
     if found is None:
         raise HitlError(f"the gateway shows no prompt {prompt_id!r} of task {registration!r}")
     try:

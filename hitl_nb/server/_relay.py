@@ -41,7 +41,7 @@ import httpx
 
 from hitl_nb._backoff import Backoff
 from hitl_nb._json import parse_json
-from hitl_nb.client import GatewayInfo, http_client, read_feed
+from hitl_nb.client import GatewayInfo, find_prompt, http_client, read_feed
 from hitl_nb.errors import BadJSON, GatewayUnavailable, HitlError
 from hitl_nb.gateway import Caller, FeedChange, Gateway, GatewayError
 
@@ -98,15 +98,7 @@ class LocalSource:
             view = await self.gateway.registration(registration, self.caller)
         except GatewayError:
             return None
-        return _find(view, prompt_id)
-
-
-def _find(view: Any, prompt_id: str) -> dict[str, Any] | None:
-    prompts = view.get("prompts") if isinstance(view, dict) else None
-    for prompt in prompts if isinstance(prompts, list) else []:
-        if isinstance(prompt, dict) and prompt.get("prompt_id") == prompt_id:
-            return prompt
-    return None
+        return find_prompt(view, prompt_id)
 
 
 class RemoteSource:
@@ -163,7 +155,7 @@ class RemoteSource:
             return None
         try:
             view = parse_json(response.content, max_bytes=MAX_HUB_EVENT, max_depth=_DEPTH)
-            return _find(view, prompt_id)
+            return find_prompt(view, prompt_id)
         except BadJSON:
             return None
 

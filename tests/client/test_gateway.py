@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway
+from hitl_nb.client import GatewayAnswer, GatewayClient, GatewayInfo, find_gateway, find_prompt
 from hitl_nb.errors import (
     AgentUnreachable,
     GatewayRefused,
@@ -116,6 +116,25 @@ def test_an_answer_says_who_agreed_and_how_many_answered() -> None:
     assert answer.responders == ["alice", "7"]
     odd = GatewayAnswer("collecting", "", {"answers": "two", "responders": "alice"})
     assert odd.answers == 0 and odd.responders == []
+
+
+@pytest.mark.parametrize(
+    ("task", "found"),
+    [
+        pytest.param(
+            {"prompts": [{"prompt_id": "p0"}, {"prompt_id": "p1", "n": 1}]}, 1, id="found"
+        ),
+        pytest.param({"prompts": [{"prompt_id": "p0"}]}, None, id="not-there"),
+        pytest.param({"prompts": ["p1", None, {"prompt_id": "p1", "n": 2}]}, 2, id="non-objects"),
+        pytest.param({"prompts": {"prompt_id": "p1"}}, None, id="prompts-not-a-list"),
+        pytest.param({}, None, id="no-prompts"),
+        pytest.param(["p1"], None, id="not-an-object"),
+        pytest.param(None, None, id="nothing"),
+    ],
+)
+def test_find_prompt_reads_a_tasks_prompts_and_skips_what_is_not_one(task: Any, found: Any) -> None:
+    prompt = find_prompt(task, "p1")
+    assert (prompt["n"] if prompt is not None else None) == found
 
 
 # -- finding a JupyterHub's service (the hub's service list, hostile answers included) --

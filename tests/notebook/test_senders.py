@@ -33,6 +33,7 @@ from hitl_nb.notebook._worker import shared_loop
 from hitl_nb.policy import Tally
 from hitl_nb.spec import PromptEnvelope
 from tests.helpers.tiny_server import serve
+from tests.helpers.until import until
 
 
 @pytest.fixture(scope="module")
@@ -223,6 +224,87 @@ def test_a_gateway_connected_on_first_use_is_connected_once() -> None:
             assert _run(sender.send({"approve": True})).outcome.accepted
     assert len(made) == 1
     made[0].close()
+
+
+# --- what a gateway knows of the task -------------------------------------------------------
+
+
+def _views(views: list[dict[str, Any]], seen: list[Any]) -> Any:
+    """A gateway whose task view shows each of ``views`` in turn (the last one after)."""
+
+    def handle(req: Any, conn: Any) -> None:
+        seen.append((req.method, req.path))
+        view = views.pop(0) if len(views) > 1 else views[0]
+        conn.answer({"id": "reg-1", "prompts": [view]})
+
+    return handle
+
+
+def test_a_direct_answer_tells_the_watching_gateway_which_says_whose_answer_went(
+    link: Link,
+) -> None:
+    task, envelope = _prompt(link)
+    seen: list[Any] = []
+    on_its_way = {"prompt_id": envelope.prompt_id, "state": "forwarding"}
+    went = {"prompt_id": envelope.prompt_id, "state": "forwarded", "forwarded_for": ["bob"]}
+    with (
+        serve(_views([on_its_way, on_its_way, went], seen)) as server,
+        _gateway(server.url) as gateway,
+    ):
+        sender = DirectSender(link, envelope)
+        assert not sender.knows and link.run(sender.view()) is None  # nobody watches
+        sender.watch(gateway, "reg-1")
+        assert sender.knows
+        verdict = link.run(sender.send(task, {"approve": True}, wait=True))
+        assert verdict.outcome.accepted
+        until(lambda: seen, what="the watching gateway told of the answer")
+        # its first look reads "forwarding": the sender looks again for whose answer went
+        theirs = link.run(sender.answered_elsewhere(_task(TaskState.COMPLETED), "alice"))
+        assert len(seen) >= 3 and all(m == "GET" and p.endswith("/tasks/reg-1") for m, p in seen)
+        mine = link.run(sender.answered_elsewhere(_task(TaskState.COMPLETED), "bob"))
+    assert theirs is not None and theirs.status == "conflict", theirs
+    assert "bob answered this prompt through" in theirs.message
+    assert mine is not None and mine.status == "accepted" and "as bob" in mine.message
+
+
+def test_a_watching_server_that_cannot_name_its_users_gave_the_one_users_answer(
+    link: Link,
+) -> None:
+    _, envelope = _prompt(link)
+    went = {"prompt_id": envelope.prompt_id, "state": "forwarded", "forwarded_for": []}
+    with serve(_views([went], [])) as server:
+        client = GatewayClient(GatewayInfo(server.url + "/", "t", "test"), timeout=5)
+        with closing(GatewayLink(client, {"name": None, "display_name": "anonymous"})) as gateway:
+            sender = DirectSender(link, envelope)
+            sender.watch(gateway, "reg-1")
+            outcome = link.run(sender.answered_elsewhere(_task(TaskState.COMPLETED), "alice"))
+    assert outcome is not None and outcome.status == "accepted", outcome
+
+
+def test_the_gateway_sender_keeps_the_first_registration_and_says_who_it_answers_as() -> None:
+    went = {"prompt_id": PROMPT, "state": "forwarded", "forwarded_for": ["alice"]}
+    with serve(_views([went], [])) as server, _gateway(server.url) as gateway:
+        sender = GatewaySender(gateway, PROMPT, 1)
+        assert not sender.knows and _run(sender.view()) is None  # not registered yet
+        assert sender.registered("reg-1") and sender.knows
+        assert not sender.registered("reg-2") and sender.registration == "reg-1"
+        assert sender.refusal(None, False) is None and sender.refusal("alice", False) is None
+        assert "says you are 'alice'" in (sender.refusal("bob", False) or "")
+        assert "cannot be overridden" in (sender.refusal(None, True) or "")
+        outcome = _run(sender.answered_elsewhere(_task(TaskState.COMPLETED)))
+        moved, count = _run(sender.moved_on(_task(TaskState.COMPLETED)))
+        vote = GatewaySender(gateway, PROMPT, 2, registration="reg-1")
+        vote.ballot = {"approve": True}  # held: the gateway says whether ours went, and its count
+        _, held_count = _run(vote.moved_on(_task(TaskState.COMPLETED)))
+    assert outcome is not None and outcome.status == "accepted" and "as alice" in outcome.message
+    assert moved is not None and moved.message == outcome.message and count is None
+    assert held_count == Tally(0, 2, 0, False)
+
+    async def not_asked() -> GatewayLink:
+        raise AssertionError("a refusal does not connect")
+
+    later = GatewaySender(not_asked, PROMPT, 1)
+    assert later.refusal("bob", True) is None  # not connected yet: the gateway's reply speaks
 
 
 def _task(state: TaskState) -> Task:
