@@ -40,14 +40,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._signals import end_on_sigterm  # noqa: E402
-from hitl_nb.gateway import (  # noqa: E402
-    AgentPool,
-    Caller,
-    Gateway,
-    GatewaySettings,
-    Registration,
-    SQLiteStore,
-)
+from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewaySettings  # noqa: E402
+from hitl_nb.gateway._sqlite import SQLiteStore  # noqa: E402
+from hitl_nb.gateway._store import Registration  # noqa: E402
 
 SCHEMA = {
     "type": "object",

@@ -50,18 +50,18 @@ from hitl_nb.notify import (  # noqa: E402
     Batch,
     Channels,
     EmailChannel,
-    EmailTarget,
     Note,
     PromptFacts,
     Router,
     Sender,
-    SlackTarget,
     SmtpSettings,
     TeamChannels,
     WebhookChannel,
-    compose,
     opened_notes,
 )
+from hitl_nb.notify._email import EmailTarget  # noqa: E402
+from hitl_nb.notify._messages import compose  # noqa: E402
+from hitl_nb.notify._slack import SlackTarget  # noqa: E402
 from tests.helpers.outbox_sqlite import SQLiteOutbox  # noqa: E402
 
 LINKS = AnswerLinks("https://hub.example.org/", hub=True)

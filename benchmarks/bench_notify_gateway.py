@@ -52,14 +52,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_notify import load, p95, receivers, stats  # noqa: E402
 
 from hitl_nb.client import HitlClient  # noqa: E402
-from hitl_nb.gateway import (  # noqa: E402
-    AgentPool,
-    Caller,
-    Gateway,
-    GatewaySettings,
-    Notifier,
-    SQLiteStore,
-)
+from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewaySettings, Notifier  # noqa: E402
+from hitl_nb.gateway._sqlite import SQLiteStore  # noqa: E402
 
 ALICE = Caller("alice", "Alice")
 

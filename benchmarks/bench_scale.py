@@ -63,12 +63,10 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks._signals import end_on_sigterm  # noqa: E402
 from hitl_nb.client import HitlClient  # noqa: E402
-from hitl_nb.gateway import (  # noqa: E402
-    GatewayStore,
-    PostgresStore,
-    Registration,
-    SQLiteStore,
-)
+from hitl_nb.gateway import GatewayStore  # noqa: E402
+from hitl_nb.gateway._postgres import PostgresStore  # noqa: E402
+from hitl_nb.gateway._sqlite import SQLiteStore  # noqa: E402
+from hitl_nb.gateway._store import Registration  # noqa: E402
 from tests.helpers import postgres  # noqa: E402
 from tests.helpers.hub import Hub  # noqa: E402
 from tests.helpers.hub_replicas import ReplicaProcess, running_hub_with  # noqa: E402

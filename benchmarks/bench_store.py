@@ -38,13 +38,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._signals import end_on_sigterm  # noqa: E402
-from hitl_nb.gateway import (  # noqa: E402
-    AuditEntry,
-    GatewayStore,
-    PostgresStore,
-    Registration,
-    SQLiteStore,
-)
+from hitl_nb.gateway import GatewayStore  # noqa: E402
+from hitl_nb.gateway._postgres import PostgresStore  # noqa: E402
+from hitl_nb.gateway._sqlite import SQLiteStore  # noqa: E402
+from hitl_nb.gateway._store import AuditEntry, Registration  # noqa: E402
 from tests.helpers import postgres  # noqa: E402
 
 PAYLOAD = '{"approve":true}'

@@ -21,17 +21,10 @@ from jsonschema import Draft202012Validator
 from hitl_nb import _lab_contract
 from hitl_nb._lab_contract import EVENT_ID, SCHEMA
 from hitl_nb.a2a import SSEParser
-from hitl_nb.gateway import (
-    AgentPool,
-    Caller,
-    FeedChange,
-    Gateway,
-    GatewaySettings,
-    PromptState,
-    Registration,
-    SQLiteStore,
-    sse_frames,
-)
+from hitl_nb.gateway import AgentPool, Caller, FeedChange, Gateway, GatewaySettings, PromptState
+from hitl_nb.gateway._feed import sse_frames
+from hitl_nb.gateway._sqlite import SQLiteStore
+from hitl_nb.gateway._store import Registration
 from tests.helpers.contract import conforms
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,110 +12,64 @@ notifications, and keeps an audit trail. Two hosts run it:
   user of a hub, where the hub names the caller.
 
 A host builds a :class:`Gateway` over a :class:`GatewayStore` (:func:`open_store`: a
-:class:`SQLiteStore` file, or :class:`PostgresStore` for several replicas on one
-database), an :class:`AgentPool` and :class:`GatewaySettings`, routes requests to
-:class:`GatewayAPI` with the :class:`Caller` it authenticated, and mounts
-:func:`push_handlers`. ``PostgresStore`` is loaded on first use (psycopg comes with the
-``hub`` extra). :attr:`Gateway.feed` (a :class:`PromptFeed`) follows the open prompts
-each person may answer; hosts serve it as server-sent events (:func:`sse_frames`).
+SQLite file, or PostgreSQL for several replicas on one database; psycopg comes with the
+``hub`` extra and is loaded only then), an :class:`AgentPool` and
+:class:`GatewaySettings`, routes requests to :class:`GatewayAPI` with the
+:class:`Caller` it authenticated, and mounts :func:`push_handlers`. :attr:`Gateway.feed`
+follows the open prompts each person may answer; hosts serve it as server-sent events
+(:class:`FeedStream`).
+
+This ``__init__`` exports what the hosts and other packages use; the rest (the stores'
+classes and rows, the feed's parts) is reached in its own module by the gateway and its
+tests.
 """
 
 from __future__ import annotations
 
-import typing
-
-from hitl_nb import _lazy
-from hitl_nb.gateway._agents import GATEWAY_HEADER, AgentPool, InternalCaller, check_agent_url
-from hitl_nb.gateway._api import MAX_REQUEST_BYTES, ApiReply, ApiRequest, GatewayAPI
-from hitl_nb.gateway._db_url import check_db_url, open_store, sqlite_path
+from hitl_nb.gateway._agents import GATEWAY_HEADER, AgentPool, InternalCaller
+from hitl_nb.gateway._api import MAX_REQUEST_BYTES, ApiRequest, GatewayAPI
+from hitl_nb.gateway._db_url import check_db_url, open_store
 from hitl_nb.gateway._feed import (
-    FEED_LIMIT,
-    PING,
     FeedChange,
-    FeedFull,
-    FeedScope,
-    PromptFeed,
-    serve_feed,
-    sse_frames,
 )
 from hitl_nb.gateway._feed_route import FeedStream
-from hitl_nb.gateway._forward import GatewayReply, message_for
+from hitl_nb.gateway._forward import message_for
 from hitl_nb.gateway._gateway import Gateway, GatewayError
-from hitl_nb.gateway._notify import Notifier, team_channels
-from hitl_nb.gateway._outbox import NotifyChoice, StoreOutbox
-from hitl_nb.gateway._push import PUSH_PATH, PushDesk, Refused
+from hitl_nb.gateway._notify import Notifier
+from hitl_nb.gateway._push import PUSH_PATH, Refused
 from hitl_nb.gateway._push_http import push_handlers
-from hitl_nb.gateway._schema import SCHEMA_VERSION
 from hitl_nb.gateway._settings import GatewaySettings, Seconds
-from hitl_nb.gateway._sqlite import SQLiteStore
 from hitl_nb.gateway._store import (
-    AuditEntry,
-    Ballot,
     Forward,
     GatewayStore,
-    Listed,
-    OpenQuery,
-    PromptRow,
-    Registration,
     StoreUnavailable,
 )
-from hitl_nb.gateway._views import NO_NAMES, PROMPT_CUT, Caller, PromptItem, PromptState
-
-if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
-    from hitl_nb.gateway._postgres import PostgresStore
+from hitl_nb.gateway._views import Caller, PromptItem, PromptState
 
 __all__ = [
-    "FEED_LIMIT",
     "GATEWAY_HEADER",
     "MAX_REQUEST_BYTES",
-    "NO_NAMES",
-    "PING",
-    "PROMPT_CUT",
     "PUSH_PATH",
-    "SCHEMA_VERSION",
     "AgentPool",
-    "ApiReply",
     "ApiRequest",
-    "AuditEntry",
-    "Ballot",
     "Caller",
     "FeedChange",
-    "FeedFull",
-    "FeedScope",
     "FeedStream",
     "Forward",
     "Gateway",
     "GatewayAPI",
     "GatewayError",
-    "GatewayReply",
     "GatewaySettings",
     "GatewayStore",
     "InternalCaller",
-    "Listed",
     "Notifier",
-    "NotifyChoice",
-    "OpenQuery",
-    "PostgresStore",
-    "PromptFeed",
     "PromptItem",
-    "PromptRow",
     "PromptState",
-    "PushDesk",
     "Refused",
-    "Registration",
-    "SQLiteStore",
     "Seconds",
-    "StoreOutbox",
     "StoreUnavailable",
-    "check_agent_url",
     "check_db_url",
     "message_for",
     "open_store",
     "push_handlers",
-    "serve_feed",
-    "sqlite_path",
-    "sse_frames",
-    "team_channels",
 ]
-
-__getattr__, __dir__ = _lazy.attach(__name__, {"PostgresStore": "_postgres"})

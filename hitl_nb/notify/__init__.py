@@ -12,10 +12,10 @@ email (SMTP) or a chat or JSON webhook, through an outbox:
   :class:`Outbox` (a store implements it), finds where they go (:class:`Router`: a
   person's own :class:`Preference`, else their address from the :class:`AddressBook`:
   a table, the hub's auth state through :class:`HubDirectory`, or a template), makes
-  one :class:`Message` of them (:func:`compose`: one note, or a digest), and sends it by
+  one :class:`Message` of them (one note, or a digest), and sends it by
   its channel (:class:`Channels`: :class:`EmailChannel` with :class:`SmtpSettings`,
-  :class:`WebhookChannel` for :class:`SlackTarget`, the signed :class:`SignedTarget`
-  and a Teams workflow), retrying with backoff and giving up after a bound, with an
+  :class:`WebhookChannel` for Slack-compatible webhooks, signed JSON webhooks
+  and Teams workflows), retrying with backoff and giving up after a bound, with an
   audit entry.
 - **Kinds of channel** (:class:`Registry`, :func:`default_registry`): each kind is one
   module (its target, how it is given in the settings or by a person, how a message
@@ -26,7 +26,7 @@ email (SMTP) or a chat or JSON webhook, through an outbox:
   no mention, no link but ours); every message's one link (:class:`AnswerLinks`) opens
   the place to answer and holds no token; secrets (:class:`Secret`) are read from the
   environment or a file and shown nowhere; webhooks go only where the administrator
-  said (:func:`check_webhook_url`), and never follow a redirect.
+  said, and never follow a redirect.
 
 docs/notify.md describes it for administrators and receivers (the signature check).
 
@@ -40,91 +40,62 @@ from __future__ import annotations
 import typing
 
 from hitl_nb import _lazy
-from hitl_nb.notify._audience import DEFAULT_TEAM, TeamChannels, opened_notes, outcome_notes
+from hitl_nb.notify._audience import TeamChannels, opened_notes, outcome_notes
 from hitl_nb.notify._kind import Target
 from hitl_nb.notify._links import AnswerLinks
 from hitl_nb.notify._notes import (
-    KINDS,
-    OUTCOMES,
     Batch,
     Note,
     PromptFacts,
-    note_key,
     person,
-    recipient_parts,
     team,
 )
 from hitl_nb.notify._outbox import Outbox
-from hitl_nb.notify._plan import Limits, next_allowed, retry_at, stale_before, stale_reason
+from hitl_nb.notify._plan import Limits, stale_reason
 from hitl_nb.notify._secrets import Secret
 from hitl_nb.notify._signature import (
-    IDEMPOTENCY_HEADER,
-    SIGNATURE_HEADER,
-    TIMESTAMP_HEADER,
     sign,
 )
-from hitl_nb.notify._targets import check_address, check_webhook_url, shown_url
+from hitl_nb.notify._targets import shown_url
 
 if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
     from hitl_nb.notify._addresses import AddressBook
     from hitl_nb.notify._channels import Channels
-    from hitl_nb.notify._email import EmailChannel, EmailTarget, SmtpSettings
-    from hitl_nb.notify._hub_users import HubDirectory, HubUser
-    from hitl_nb.notify._messages import Message, compose
+    from hitl_nb.notify._email import EmailChannel, SmtpSettings
+    from hitl_nb.notify._hub_users import HubDirectory
+    from hitl_nb.notify._messages import Message
     from hitl_nb.notify._registry import Registry, default_registry
-    from hitl_nb.notify._routes import NoRoute, Preference, Router
-    from hitl_nb.notify._sender import Round, Sender
-    from hitl_nb.notify._signed import SignedTarget
-    from hitl_nb.notify._slack import SlackTarget
+    from hitl_nb.notify._routes import Preference, Router
+    from hitl_nb.notify._sender import Sender
     from hitl_nb.notify._webhooks import WebhookChannel
 
 __all__ = [
-    "DEFAULT_TEAM",
-    "IDEMPOTENCY_HEADER",
-    "KINDS",
-    "OUTCOMES",
-    "SIGNATURE_HEADER",
-    "TIMESTAMP_HEADER",
     "AddressBook",
     "AnswerLinks",
     "Batch",
     "Channels",
     "EmailChannel",
-    "EmailTarget",
     "HubDirectory",
-    "HubUser",
     "Limits",
     "Message",
-    "NoRoute",
     "Note",
     "Outbox",
     "Preference",
     "PromptFacts",
     "Registry",
-    "Round",
     "Router",
     "Secret",
     "Sender",
-    "SignedTarget",
-    "SlackTarget",
     "SmtpSettings",
     "Target",
     "TeamChannels",
     "WebhookChannel",
-    "check_address",
-    "check_webhook_url",
-    "compose",
     "default_registry",
-    "next_allowed",
-    "note_key",
     "opened_notes",
     "outcome_notes",
     "person",
-    "recipient_parts",
-    "retry_at",
     "shown_url",
     "sign",
-    "stale_before",
     "stale_reason",
     "team",
 ]
@@ -135,21 +106,14 @@ __getattr__, __dir__ = _lazy.attach(
         "AddressBook": "_addresses",
         "Channels": "_channels",
         "EmailChannel": "_email",
-        "EmailTarget": "_email",
         "SmtpSettings": "_email",
         "HubDirectory": "_hub_users",
-        "HubUser": "_hub_users",
         "Message": "_messages",
-        "compose": "_messages",
         "Registry": "_registry",
         "default_registry": "_registry",
-        "NoRoute": "_routes",
         "Preference": "_routes",
         "Router": "_routes",
-        "Round": "_sender",
         "Sender": "_sender",
-        "SignedTarget": "_signed",
-        "SlackTarget": "_slack",
         "WebhookChannel": "_webhooks",
     },
 )

@@ -57,7 +57,7 @@ def _loopback(host: str) -> bool:
 
 @dataclass(frozen=True)
 class EmailTarget:
-    """An email address (checked by :func:`~hitl_nb.notify.check_address`)."""
+    """An email address (checked by :func:`~hitl_nb.notify._targets.check_address`)."""
 
     address: str
 

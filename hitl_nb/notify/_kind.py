@@ -10,7 +10,7 @@ of testing a target's type:
 - **how it is given**: ``from_url`` makes a target from a URL alone (a team channel's
   ``"teams:https://..."``, a person's own webhook); ``from_setting`` from the
   administrator's mapping (``{"kind": "signed", "url": ..., "secret_env": ...}``). The
-  URL is checked before either is called (:func:`~hitl_nb.notify.check_webhook_url`);
+  URL is checked before either is called (:func:`~hitl_nb.notify._targets.check_webhook_url`);
 - **how it is delivered**: ``transport`` names which of the sender's
   :class:`~hitl_nb.notify.Channels` carries it (``webhooks``: the shared POST with its
   idempotency key, no redirects, a bounded time and the retry rules; ``email``: SMTP),

@@ -12,7 +12,7 @@ claims), and again straight away while claims come back full. A round:
    (:class:`~hitl_nb.notify.Limits`), each with all their due notes;
 3. for each, at most ``concurrency`` at a time: finds where it goes
    (:class:`~hitl_nb.notify.Router`), makes one message (one note, or a digest:
-   :func:`~hitl_nb.notify.compose`), sends it by its channel, and marks the batch:
+   :func:`~hitl_nb.notify._messages.compose`), sends it by its channel, and marks the batch:
    sent (the recipient's next message not before ``every`` seconds), to retry (with
    backoff), or given up (nowhere to send; or the receiver refused it for good).
 

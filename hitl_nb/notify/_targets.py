@@ -2,7 +2,7 @@
 
 - :func:`check_address`: one plain address (``bob@example.org``: ASCII, no display
   name, nothing a header could be made of), what an
-  :class:`~hitl_nb.notify.EmailTarget` holds;
+  :class:`~hitl_nb.notify._email.EmailTarget` holds;
 - :func:`check_webhook_url`: a URL any webhook kind (:mod:`hitl_nb.notify._registry`)
   posts to;
 - :func:`shown_url`: a webhook URL as logs and messages show it.

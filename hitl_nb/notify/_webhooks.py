@@ -8,7 +8,7 @@ this module's, the same for every kind:
 
 Every request carries ``Idempotency-Key`` (the message's stable key: a receiver that
 already has it can drop a retry). The URL is checked again before each request
-(:func:`~hitl_nb.notify.check_webhook_url`, against the allow-list of the moment), the
+(:func:`~hitl_nb.notify._targets.check_webhook_url`, against the allow-list of the moment), the
 client never follows a redirect (a 3xx is a failure that retrying cannot mend), the
 whole exchange is bounded by ``timeout`` seconds however slowly the receiver drips, and
 the answer's body is never read. 2xx is delivered; 408, 429 and 5xx, a timeout or no

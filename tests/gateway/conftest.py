@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hitl_nb.gateway import GatewayStore, SQLiteStore
+from hitl_nb.gateway import GatewayStore
+from hitl_nb.gateway._sqlite import SQLiteStore
 from tests.helpers import postgres
 from tests.helpers.postgres import pg_cluster, pg_url
 
@@ -27,7 +28,7 @@ def _sqlite(request: pytest.FixtureRequest, folder: Path) -> Opener:
 
 
 def _postgresql(request: pytest.FixtureRequest, folder: Path) -> Opener:
-    from hitl_nb.gateway import PostgresStore
+    from hitl_nb.gateway._postgres import PostgresStore
 
     url: str = request.getfixturevalue("pg_url")
     cluster: postgres.Cluster = request.getfixturevalue("pg_cluster")

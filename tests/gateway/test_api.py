@@ -13,17 +13,10 @@ from typing import Any
 
 import pytest
 
-from hitl_nb.gateway import (
-    AgentPool,
-    ApiRequest,
-    Caller,
-    Gateway,
-    GatewayAPI,
-    GatewaySettings,
-    Registration,
-    SQLiteStore,
-)
+from hitl_nb.gateway import AgentPool, ApiRequest, Caller, Gateway, GatewayAPI, GatewaySettings
 from hitl_nb.gateway._audit import answer_entry
+from hitl_nb.gateway._sqlite import SQLiteStore
+from hitl_nb.gateway._store import Registration
 
 ALICE, BOB, CAROL = Caller("alice", "alice"), Caller("bob", "bob"), Caller("carol", "carol")
 DORA = Caller("dora", "dora", admin=True)

@@ -11,8 +11,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hitl_nb.gateway import Caller, GatewayReply, PromptRow, Registration
+from hitl_nb.gateway import Caller
 from hitl_nb.gateway._audit import action_of, answer_entry, json_lines, sha256_of
+from hitl_nb.gateway._forward import GatewayReply
+from hitl_nb.gateway._store import PromptRow, Registration
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),

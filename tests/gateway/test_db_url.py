@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from hitl_nb.gateway import PostgresStore, SQLiteStore, check_db_url, open_store, sqlite_path
+from hitl_nb.gateway import check_db_url, open_store
+from hitl_nb.gateway._db_url import sqlite_path
+from hitl_nb.gateway._postgres import PostgresStore
+from hitl_nb.gateway._sqlite import SQLiteStore
 
 
 def test_none_is_the_state_folders_file(tmp_path: Path) -> None:

@@ -16,23 +16,19 @@ import pytest
 
 from hitl_nb.a2a import SSEParser
 from hitl_nb.gateway import (
-    PROMPT_CUT,
     AgentPool,
     Caller,
     FeedChange,
-    FeedFull,
-    FeedScope,
     Gateway,
     GatewaySettings,
-    PromptFeed,
     PromptItem,
     PromptState,
-    Registration,
-    SQLiteStore,
     StoreUnavailable,
-    serve_feed,
-    sse_frames,
 )
+from hitl_nb.gateway._feed import FeedFull, FeedScope, PromptFeed, serve_feed, sse_frames
+from hitl_nb.gateway._sqlite import SQLiteStore
+from hitl_nb.gateway._store import Registration
+from hitl_nb.gateway._views import PROMPT_CUT
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers.tasks import start_task
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from hitl_nb.gateway import AgentPool, Caller, Forward, Gateway, GatewaySettings, SQLiteStore
+from hitl_nb.gateway import AgentPool, Caller, Forward, Gateway, GatewaySettings
+from hitl_nb.gateway._sqlite import SQLiteStore
 from tests.helpers.one_prompt import OnePromptAgent
 from tests.helpers.until import until_async
 

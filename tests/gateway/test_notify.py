@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from hitl_nb.gateway import GatewaySettings, GatewayStore, Notifier, Registration
+from hitl_nb.gateway import GatewaySettings, GatewayStore, Notifier
+from hitl_nb.gateway._store import Registration
 from tests.gateway.conftest import Opener
 from tests.helpers.ports import free_port
 from tests.helpers.smtp import SmtpServer, smtp_server
@@ -72,7 +73,7 @@ async def _soon(value: Any) -> Any:
 def test_a_burst_of_ten_thousand_prompts_makes_a_handful_of_messages(
     tmp_path: Any, smtp: SmtpServer
 ) -> None:
-    from hitl_nb.gateway import SQLiteStore
+    from hitl_nb.gateway._sqlite import SQLiteStore
 
     async def go() -> dict[str, int]:
         store = SQLiteStore(tmp_path / "gateway.sqlite")
@@ -150,7 +151,7 @@ def test_two_replicas_on_one_database_send_each_message_once(
 def test_a_mail_server_down_for_a_while_gets_the_message_when_it_is_up(
     tmp_path: Any,
 ) -> None:
-    from hitl_nb.gateway import SQLiteStore
+    from hitl_nb.gateway._sqlite import SQLiteStore
 
     port = free_port()  # nothing listens there yet
 
@@ -201,7 +202,7 @@ def test_a_team_channel_it_cannot_use_is_refused_without_showing_its_url(
     given: dict[str, Any], words: str
 ) -> None:
     from hitl_nb.errors import NotifyRefused
-    from hitl_nb.gateway import team_channels
+    from hitl_nb.gateway._notify import team_channels
 
     with pytest.raises(NotifyRefused) as refused:
         team_channels(given)
@@ -210,7 +211,7 @@ def test_a_team_channel_it_cannot_use_is_refused_without_showing_its_url(
 
 def test_email_needs_a_from_address_and_one_place_for_its_password(tmp_path: Any) -> None:
     from hitl_nb.errors import NotifyRefused
-    from hitl_nb.gateway import SQLiteStore
+    from hitl_nb.gateway._sqlite import SQLiteStore
 
     store = SQLiteStore(tmp_path / "g.sqlite")
     with pytest.raises(NotifyRefused, match="notify_from"):

@@ -13,14 +13,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hitl_nb.gateway import (
-    SCHEMA_VERSION,
-    PostgresStore,
-    Registration,
-    StoreUnavailable,
-    check_db_url,
-)
-from hitl_nb.gateway._postgres import postgres_conninfo
+from hitl_nb.gateway import StoreUnavailable, check_db_url
+from hitl_nb.gateway._postgres import PostgresStore, postgres_conninfo
+from hitl_nb.gateway._schema import SCHEMA_VERSION
+from hitl_nb.gateway._store import Registration
 from tests.helpers import postgres
 from tests.helpers.until import until_async
 

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewaySettings, SQLiteStore
+from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewaySettings
 from hitl_nb.gateway._forward import conclude, send
+from hitl_nb.gateway._sqlite import SQLiteStore
 from hitl_nb.mock_agent import MockAgent
 from tests.gateway.conftest import Opener
 from tests.helpers.lost_cancel import lose_a_cancellation

@@ -21,7 +21,11 @@ from typing import Any
 import psycopg
 import pytest
 
-from hitl_nb.gateway import SCHEMA_VERSION, GatewayStore, OpenQuery, PostgresStore, SQLiteStore
+from hitl_nb.gateway import GatewayStore
+from hitl_nb.gateway._postgres import PostgresStore
+from hitl_nb.gateway._schema import SCHEMA_VERSION
+from hitl_nb.gateway._sqlite import SQLiteStore
+from hitl_nb.gateway._store import OpenQuery
 from tests.gateway.schema3 import make as schema3
 from tests.helpers import postgres
 

@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from hitl_nb.gateway import SCHEMA_VERSION, Registration, SQLiteStore, StoreUnavailable
+from hitl_nb.gateway import StoreUnavailable
+from hitl_nb.gateway._schema import SCHEMA_VERSION
+from hitl_nb.gateway._sqlite import SQLiteStore
+from hitl_nb.gateway._store import Registration
 
 # The layout hitl-nb wrote before its schema had a number (what users' files hold).
 FIRST_LAYOUT = """

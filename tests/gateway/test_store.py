@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from hitl_nb.gateway import AuditEntry, Forward, GatewayStore, Registration
+from hitl_nb.gateway import Forward, GatewayStore
+from hitl_nb.gateway._store import AuditEntry, Registration
 from tests.gateway.conftest import Opener
 
 ENV = {"prompt_id": "p1", "prompt": "Approve?", "response_schema": {"type": "object"}}
@@ -325,7 +326,8 @@ def _env(pid: str, responders: list[str] | None = None) -> dict[str, Any]:
 
 
 def test_a_listing_selects_orders_and_counts_as_the_rules_say(opener: Opener) -> None:
-    from hitl_nb.gateway import Caller, OpenQuery
+    from hitl_nb.gateway import Caller
+    from hitl_nb.gateway._store import OpenQuery
     from hitl_nb.gateway._views import inbox_order, refusal, responder_gate, shown_to
 
     async def go() -> None:
@@ -401,7 +403,8 @@ def test_one_registrations_prompts_and_the_tasks_one_registered_are_listed_apart
 ) -> None:
     """The feed reads one registration's prompts again for a caller (``registration``),
     and follows the tasks a caller registered (``registered``), by the same rules."""
-    from hitl_nb.gateway import Caller, OpenQuery
+    from hitl_nb.gateway import Caller
+    from hitl_nb.gateway._store import OpenQuery
     from hitl_nb.gateway._views import shown_to
 
     async def go() -> None:

@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 
 import httpx
 
-from hitl_nb.gateway import Registration, SQLiteStore
+from hitl_nb.gateway._sqlite import SQLiteStore
+from hitl_nb.gateway._store import Registration
 from tests.helpers.until import until
 
 T = TypeVar("T")

@@ -14,7 +14,8 @@ from typing import Any, Protocol, TypeVar
 
 import pytest
 
-from hitl_nb.gateway import GatewayStore, SQLiteStore
+from hitl_nb.gateway import GatewayStore
+from hitl_nb.gateway._sqlite import SQLiteStore
 from hitl_nb.notify import Batch, Note
 from tests.helpers import postgres
 from tests.helpers.outbox_sqlite import SQLiteOutbox
@@ -124,7 +125,7 @@ def _store_sqlite(request: pytest.FixtureRequest, folder: Path) -> Opener:
 
 
 def _store_postgresql(request: pytest.FixtureRequest, folder: Path) -> Opener:
-    from hitl_nb.gateway import PostgresStore
+    from hitl_nb.gateway._postgres import PostgresStore
 
     url: str = request.getfixturevalue("pg_url")
     cluster: postgres.Cluster = request.getfixturevalue("pg_cluster")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hitl_nb.errors import NotifyRefused
-from hitl_nb.notify import PromptFacts, SlackTarget, TeamChannels, opened_notes, outcome_notes
+from hitl_nb.notify import PromptFacts, TeamChannels, opened_notes, outcome_notes
+from hitl_nb.notify._slack import SlackTarget
 
 NOW = 1_000_000.0
 OPS = SlackTarget("https://hooks.example.org/ops", admin=True)

@@ -21,15 +21,14 @@ from hitl_nb.notify import (
     AnswerLinks,
     Batch,
     EmailChannel,
-    EmailTarget,
     PromptFacts,
     Secret,
     SmtpSettings,
     TeamChannels,
-    compose,
     opened_notes,
 )
-from hitl_nb.notify._messages import Message
+from hitl_nb.notify._email import EmailTarget
+from hitl_nb.notify._messages import Message, compose
 from tests.helpers.ports import free_port
 from tests.helpers.smtp import AIOSMTPD_WARNINGS, Cert, smtp_server, throwaway_cert
 from tests.helpers.until import until_async

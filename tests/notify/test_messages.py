@@ -14,11 +14,10 @@ from hitl_nb.notify import (
     Batch,
     PromptFacts,
     TeamChannels,
-    compose,
     opened_notes,
     outcome_notes,
 )
-from hitl_nb.notify._messages import SUBJECT_LIMIT, Link, when
+from hitl_nb.notify._messages import SUBJECT_LIMIT, Link, compose, when
 from hitl_nb.notify._notes import Note, note_key
 from tests.notify.test_text import HOSTILE, assert_dead, assert_plain
 

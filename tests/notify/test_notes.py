@@ -7,7 +7,8 @@ import json
 import pytest
 
 from hitl_nb.errors import NotifyRefused
-from hitl_nb.notify import Note, PromptFacts, note_key, person, recipient_parts, team
+from hitl_nb.notify import Note, PromptFacts, person, team
+from hitl_nb.notify._notes import note_key, recipient_parts
 
 FACTS = PromptFacts(
     "r1",

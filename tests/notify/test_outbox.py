@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from hitl_nb.notify import Note, PromptFacts, note_key, person, team
+from hitl_nb.notify import Note, PromptFacts, person, team
+from hitl_nb.notify._notes import note_key
 from tests.notify.conftest import Opener
 
 T0 = 1_000_000.0

@@ -5,17 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hitl_nb.errors import NotifyRefused
-from hitl_nb.notify import (
-    Batch,
-    Limits,
-    Note,
-    PromptFacts,
-    next_allowed,
-    retry_at,
-    stale_before,
-    stale_reason,
-)
-from hitl_nb.notify._plan import Ceiling, decide
+from hitl_nb.notify import Batch, Limits, Note, PromptFacts, stale_reason
+from hitl_nb.notify._plan import Ceiling, decide, next_allowed, retry_at, stale_before
 
 LIMITS = Limits()
 FACTS = PromptFacts("r", "p", "http://agent.example/", "q")

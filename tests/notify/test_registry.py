@@ -10,25 +10,24 @@ from dataclasses import dataclass
 import pytest
 
 from hitl_nb.errors import DeliveryFailed, NotifyRefused
-from hitl_nb.gateway import team_channels
+from hitl_nb.gateway._notify import team_channels
 from hitl_nb.notify import (
     AnswerLinks,
     Batch,
     Channels,
-    EmailTarget,
     Preference,
     PromptFacts,
     Router,
-    SignedTarget,
-    SlackTarget,
     TeamChannels,
     WebhookChannel,
-    compose,
     default_registry,
     opened_notes,
 )
+from hitl_nb.notify._email import EmailTarget
 from hitl_nb.notify._kind import ChannelKind
-from hitl_nb.notify._messages import Message
+from hitl_nb.notify._messages import Message, compose
+from hitl_nb.notify._signed import SignedTarget
+from hitl_nb.notify._slack import SlackTarget
 from hitl_nb.notify._teams import TeamsTarget
 from tests.helpers.tiny_server import Conn, Request, serve
 

@@ -8,15 +8,10 @@ import asyncio
 import pytest
 
 from hitl_nb.errors import NotifyRefused
-from hitl_nb.notify import (
-    AddressBook,
-    EmailTarget,
-    NoRoute,
-    Preference,
-    Router,
-    SlackTarget,
-    TeamChannels,
-)
+from hitl_nb.notify import AddressBook, Preference, Router, TeamChannels
+from hitl_nb.notify._email import EmailTarget
+from hitl_nb.notify._routes import NoRoute
+from hitl_nb.notify._slack import SlackTarget
 
 HOOK = SlackTarget("https://hooks.example.org/bob")
 TEAM = SlackTarget("https://hooks.example.org/team", admin=True)

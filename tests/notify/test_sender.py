@@ -26,12 +26,12 @@ from hitl_nb.notify import (
     Router,
     Secret,
     Sender,
-    SlackTarget,
     SmtpSettings,
     TeamChannels,
     WebhookChannel,
     opened_notes,
 )
+from hitl_nb.notify._slack import SlackTarget
 from tests.helpers.outbox_sqlite import SQLiteOutbox
 from tests.helpers.ports import free_port
 from tests.helpers.smtp import AIOSMTPD_WARNINGS, Cert, smtp_server, throwaway_cert

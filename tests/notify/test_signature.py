@@ -9,8 +9,13 @@ from typing import Any
 
 import pytest
 
-from hitl_nb.notify import IDEMPOTENCY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
-from hitl_nb.notify._signature import signed_headers
+from hitl_nb.notify import sign
+from hitl_nb.notify._signature import (
+    IDEMPOTENCY_HEADER,
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    signed_headers,
+)
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "notify.md"
 SECRET = "correct horse battery staple"

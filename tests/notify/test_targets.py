@@ -5,14 +5,11 @@ from __future__ import annotations
 import pytest
 
 from hitl_nb.errors import NotifyRefused
-from hitl_nb.notify import (
-    EmailTarget,
-    Secret,
-    SignedTarget,
-    SlackTarget,
-    check_address,
-    check_webhook_url,
-)
+from hitl_nb.notify import Secret
+from hitl_nb.notify._email import EmailTarget
+from hitl_nb.notify._signed import SignedTarget
+from hitl_nb.notify._slack import SlackTarget
+from hitl_nb.notify._targets import check_address, check_webhook_url
 
 
 @pytest.mark.parametrize(

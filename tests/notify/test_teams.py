@@ -18,12 +18,11 @@ from hitl_nb.notify import (
     PromptFacts,
     TeamChannels,
     WebhookChannel,
-    compose,
     default_registry,
     opened_notes,
     outcome_notes,
 )
-from hitl_nb.notify._messages import QUESTION_LIMIT, Message
+from hitl_nb.notify._messages import QUESTION_LIMIT, Message, compose
 from hitl_nb.notify._notes import Note
 from hitl_nb.notify._teams import CARD_TYPE, TeamsTarget, card, words
 from hitl_nb.notify._text import ZWSP

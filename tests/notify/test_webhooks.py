@@ -17,14 +17,13 @@ from hitl_nb.notify import (
     Batch,
     PromptFacts,
     Secret,
-    SignedTarget,
-    SlackTarget,
     TeamChannels,
     WebhookChannel,
-    compose,
     opened_notes,
 )
-from hitl_nb.notify._messages import Message
+from hitl_nb.notify._messages import Message, compose
+from hitl_nb.notify._signed import SignedTarget
+from hitl_nb.notify._slack import SlackTarget
 from tests.helpers.tiny_server import Conn, Request, serve
 from tests.notify.test_signature import doc_receiver
 from tests.notify.test_text import assert_dead

@@ -15,7 +15,8 @@ import pytest
 
 from hitl_nb.a2a import Task, TaskState, TaskStatus
 from hitl_nb.client import GatewayClient, GatewayInfo, HitlClient
-from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewaySettings, Refused, SQLiteStore
+from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewaySettings, Refused
+from hitl_nb.gateway._sqlite import SQLiteStore
 from hitl_nb.mock_agent import MockAgent
 from hitl_nb.spec import EXTENSION_URI
 from tests.helpers.jupyter_process import jupyter_server

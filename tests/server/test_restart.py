@@ -10,7 +10,8 @@ import httpx
 import pytest
 
 from hitl_nb.client import HitlClient
-from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewaySettings, SQLiteStore, message_for
+from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewaySettings, message_for
+from hitl_nb.gateway._sqlite import SQLiteStore
 from hitl_nb.mock_agent import MockAgent
 from tests.helpers.jupyter_process import jupyter_server
 from tests.helpers.jupyter_users import auth

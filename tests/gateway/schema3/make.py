@@ -48,15 +48,11 @@ from unittest import mock
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from hitl_nb.gateway import (  # noqa: E402
-    SCHEMA_VERSION,
-    AuditEntry,
-    GatewayStore,
-    OpenQuery,
-    PostgresStore,
-    Registration,
-    SQLiteStore,
-)
+from hitl_nb.gateway import GatewayStore  # noqa: E402
+from hitl_nb.gateway._postgres import PostgresStore  # noqa: E402
+from hitl_nb.gateway._schema import SCHEMA_VERSION  # noqa: E402
+from hitl_nb.gateway._sqlite import SQLiteStore  # noqa: E402
+from hitl_nb.gateway._store import AuditEntry, OpenQuery, Registration  # noqa: E402
 from tests.helpers import postgres  # noqa: E402
 
 #: The fixtures' clock starts here (2025-06-15) and moves one second a call.

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
-from hitl_nb.gateway import SCHEMA_VERSION  # noqa: E402
+from hitl_nb.gateway._schema import SCHEMA_VERSION  # noqa: E402
 from tests.gateway.schema3 import make as schema3  # noqa: E402
 
 VERSION = 4
