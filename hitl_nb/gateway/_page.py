@@ -202,11 +202,11 @@ def document(page: str, title: str, body: str) -> str:
 
 def page_routes(page: str) -> dict[str, str]:
     """The answer page's URL patterns under ``page`` (a path ending in ``/``), by name:
-    ``list``, ``prompt`` and ``confirm`` (each with its registration and prompt id),
-    ``static`` (a file name)."""
+    ``list`` (with or without its last ``/``), ``prompt`` and ``confirm`` (each with
+    its registration and prompt id), ``static`` (a file name)."""
     root = re.escape(page)
     return {
-        "list": root,
+        "list": re.escape(page.rstrip("/")) + "/?",
         "prompt": f"{root}prompt/{SEGMENT}/{SEGMENT}",
         "confirm": f"{root}confirm/{SEGMENT}/{SEGMENT}",
         "static": f"{root}static/(.*)",
