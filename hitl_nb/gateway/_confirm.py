@@ -273,7 +273,7 @@ class ConfirmDesk:
     ) -> PageReply:
         body = reply.body
         status = body.get("status")
-        you = f"You answered {choice.label!r} as {caller.display}."
+        you = f"You answered \u201c{choice.label}\u201d as {caller.display}."
         if status == "collecting":
             count = Tally(
                 int(body.get("agreeing") or 0),

@@ -222,9 +222,14 @@ class StaticFiles(tornado.web.StaticFileHandler):
     for a year; without it, checked each time. A file that is not there is a 404 that
     says why (the build was not made), in plain text."""
 
-    def initialize(self, path: str = str(STATIC_DIR), default_filename: str | None = None) -> None:
+    def initialize(
+        self,
+        path: str = str(STATIC_DIR),
+        default_filename: str | None = None,
+        allowed_symlink_directory: str | list[str] | None = None,
+    ) -> None:
         """Tornado hook: serve from :data:`STATIC_DIR` (``path``: tests may give another)."""
-        super().initialize(path=path, default_filename=default_filename)
+        super().initialize(path, default_filename, allowed_symlink_directory)
 
     def set_extra_headers(self, path: str) -> None:
         """``nosniff`` on every file."""

@@ -191,6 +191,7 @@ class HubService:
                 hub=True,
                 directory=directory,
                 owner=gateway.replica,
+                page=self.prefix.lstrip("/") + ANSWER_PATH,
             )
 
         return make

@@ -78,7 +78,14 @@ def load(serverapp: Any) -> Gateway:
             return config.notify_link_url or url_path_join(serverapp.connection_url, "/")
 
         def notify(gateway: Gateway) -> Notifier:
-            return Notifier(config, gateway.store, link_base, hub=False, owner=gateway.replica)
+            return Notifier(
+                config,
+                gateway.store,
+                link_base,
+                hub=False,
+                owner=gateway.replica,
+                page=ANSWER_PATH,
+            )
 
     gateway = Gateway(open_store(None, folder), pool, config, notify=notify)
     web_app.settings[GATEWAY_SETTING] = gateway

@@ -14,6 +14,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,12 @@ def _server_of(hub: Hub, user: str) -> Any:
     with hub.admin() as admin:
         model = admin.get(f"users/{user}").json()
     return (model.get("servers") or {}).get("")
+
+
+def _answers(agent: MockAgent, task_id: str) -> list[dict[str, Any]]:
+    """The agent's answers, read on a thread of its own (Playwright holds this one's loop)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, answers_at_agent(agent.url, task_id)).result()
 
 
 def _confirm(browser: httpx.Client, path: str, choice: str = "0") -> httpx.Response:
@@ -184,7 +191,7 @@ def test_bob_confirms_in_chromium_on_a_desk_and_on_a_phone(
             button = page.locator("button.hitl-page-confirm")
             button.wait_for(timeout=60_000)
             assert "You are answering as bob" in page.inner_text("body")
-            assert asyncio.run(answers_at_agent(agent.url, task.id)) == []
+            assert _answers(agent, task.id) == []
             wide = page.evaluate("() => document.documentElement.scrollWidth")
             assert wide <= width, f"{name}: the page scrolls sideways ({wide} px)"
             page.screenshot(path=str(shots / f"answer-confirm-{name}.png"), full_page=True)
