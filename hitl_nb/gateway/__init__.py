@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from hitl_nb.gateway._agents import GATEWAY_HEADER, AgentPool, InternalCaller
 from hitl_nb.gateway._api import MAX_REQUEST_BYTES, ApiRequest, GatewayAPI
+from hitl_nb.gateway._confirm import ConfirmDesk, PageReply
 from hitl_nb.gateway._db_url import check_db_url, open_store
 from hitl_nb.gateway._feed import (
     FeedChange,
@@ -36,6 +37,13 @@ from hitl_nb.gateway._feed_route import FeedStream
 from hitl_nb.gateway._forward import message_for
 from hitl_nb.gateway._gateway import Gateway, GatewayError
 from hitl_nb.gateway._notify import Notifier
+from hitl_nb.gateway._page import (
+    PAGE_HEADERS,
+    PageConfig,
+    StaticFiles,
+    page_routes,
+    shell,
+)
 from hitl_nb.gateway._push import PUSH_PATH, Refused
 from hitl_nb.gateway._push_http import push_handlers
 from hitl_nb.gateway._settings import GatewaySettings, Seconds
@@ -49,10 +57,12 @@ from hitl_nb.gateway._views import Caller, PromptItem, PromptState
 __all__ = [
     "GATEWAY_HEADER",
     "MAX_REQUEST_BYTES",
+    "PAGE_HEADERS",
     "PUSH_PATH",
     "AgentPool",
     "ApiRequest",
     "Caller",
+    "ConfirmDesk",
     "FeedChange",
     "FeedStream",
     "Forward",
@@ -63,13 +73,18 @@ __all__ = [
     "GatewayStore",
     "InternalCaller",
     "Notifier",
+    "PageConfig",
+    "PageReply",
     "PromptItem",
     "PromptState",
     "Refused",
     "Seconds",
+    "StaticFiles",
     "StoreUnavailable",
     "check_db_url",
     "message_for",
     "open_store",
+    "page_routes",
     "push_handlers",
+    "shell",
 ]

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from hitl_nb._choices import one_choice
 from hitl_nb.errors import NotifyRefused
 from hitl_nb.gateway._outbox import NotifyChoice
 from hitl_nb.gateway._schema import audience
@@ -89,7 +90,10 @@ class Notifier:
     address links open at (read when the sender starts: a server knows its own port
     only then); ``hub``: links go through the hub's ``user-redirect``; ``directory``:
     the hub's users (who exists, their auth state's email); ``owner``: this replica;
-    ``kinds``: the channel kinds (default: the package's)."""
+    ``kinds``: the channel kinds (default: the package's); ``page``: the answer page's
+    path under ``link_base`` (``hitl/answer/``, ``services/hitl/answer/``), where links
+    open unless ``notify_answer_links`` is ``lab`` (None: the host serves no page, links
+    open JupyterLab)."""
 
     def __init__(
         self,
@@ -101,8 +105,10 @@ class Notifier:
         directory: HubDirectory | None = None,
         owner: str | None = None,
         kinds: Registry | None = None,
+        page: str | None = None,
     ) -> None:
         self.settings = settings
+        self._page = page
         self.kinds = kinds or default_registry()
         self.store = store
         self._link_base = link_base
@@ -157,6 +163,7 @@ class Notifier:
             deadline=deadline,
             specific=tuple(names),
             needed=needed,
+            choices=tuple(c.label for c in one_choice(envelope.get("response_schema"))),
         )
 
     def _reachable(self, notes: Sequence[Note]) -> list[Note]:
@@ -223,7 +230,11 @@ class Notifier:
         """Start sending in the background of the running loop."""
         if self.sender is not None:
             return
-        links = AnswerLinks(self._link_base(), hub=self._hub)
+        base = self._link_base()
+        page = None
+        if self._page is not None and self.settings.notify_answer_links == "page":
+            page = base.rstrip("/") + "/" + self._page.lstrip("/")
+        links = AnswerLinks(base, hub=self._hub, page=page)
         email = EmailChannel(self.smtp) if self.smtp is not None else None
         webhooks = WebhookChannel(lambda: self.settings.notify_webhook_hosts, kinds=self.kinds)
         router = Router(addresses=self.addresses, teams=self.teams, preferences=self._preference)
@@ -236,7 +247,7 @@ class Notifier:
             owner=self.owner,
         )
         self.sender.start()
-        log.info("hitl-nb notify: sending (links open at %s)", links.base_url)
+        log.info("hitl-nb notify: sending (links open at %s)", links.page or links.base_url)
 
     def wake(self) -> None:
         """Notes were written: the sender looks now."""

@@ -268,6 +268,18 @@ class GatewaySettings(Configurable):
         ),
     ).tag(config=True)
 
+    notify_answer_links = Enum(
+        ["page", "lab"],
+        "page",
+        help=(
+            "Where messages' links open: 'page', the answer page the host serves itself "
+            "(no Jupyter server started on a hub, made for a phone too; one-choice prompts "
+            "get a link per choice in emails, each to a confirm page), or 'lab', the "
+            "prompt's card in the reader's JupyterLab (on a hub through user-redirect, "
+            "which starts their server)."
+        ),
+    ).tag(config=True)
+
     @property
     def notifying(self) -> bool:
         """Are notifications on: some channel set (email, a team's, people's own)?"""

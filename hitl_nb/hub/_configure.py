@@ -180,6 +180,7 @@ NOTIFY_KEYS = {
     "remind_before": "notify_remind_before",
     "every": "notify_every",
     "link_url": "notify_link_url",
+    "answer_links": "notify_answer_links",
 }
 SMTP_KEYS = ("host", "port", "security", "user", "password_env", "password_file", "ca_file")
 

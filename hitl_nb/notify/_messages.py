@@ -42,6 +42,8 @@ SUBJECT_LIMIT = 140
 #: The longest a prompt's text may be in a message about it, and in a digest's line.
 QUESTION_LIMIT = 1500
 LINE_LIMIT = 120
+#: The longest a choice's words may be in a one-click line.
+CHOICE_LIMIT = 200
 NAME_LIMIT = 80
 
 
@@ -254,6 +256,21 @@ def _deadline(f: PromptFacts, now: float, lead: str) -> tuple[Piece, ...] | None
     return (f"{lead} {when(f.deadline, now)}.",)
 
 
+def _one_click(f: PromptFacts, links: AnswerLinks) -> list[tuple[Piece, ...] | None]:
+    """A one-choice prompt's links, one per choice, each to its confirm page (none when
+    links go to JupyterLab, or the prompt asks for more than one pick)."""
+    made = [(label, links.choice(f.reg_id, f.prompt_id, i)) for i, label in enumerate(f.choices)]
+    if not made or any(url is None for _, url in made):
+        return []
+    lines: list[tuple[Piece, ...] | None] = [
+        ("Or answer with one click (a page shows your choice and asks you to confirm):",)
+    ]
+    for label, url in made:
+        assert url is not None
+        lines.append(("- ", Quote(label, CHOICE_LIMIT), ": ", Link(url, "answer this")))
+    return lines
+
+
 def _single(note: Note, links: AnswerLinks, now: float) -> Message:
     f = note.facts
     for_team = recipient_parts(note.recipient)[0] == "team"
@@ -274,6 +291,7 @@ def _single(note: Note, links: AnswerLinks, now: float) -> Message:
             _needs(f, for_team),
             _deadline(f, now, "Answer by"),
             ("Answer it here: ", Link(link)),
+            *_one_click(f, links),
         ]
     elif note.kind == "reminder":
         subject = ("Reminder: ", short)
@@ -284,6 +302,7 @@ def _single(note: Note, links: AnswerLinks, now: float) -> Message:
             _needs(f, for_team),
             _deadline(f, now, "It closes"),
             ("Answer it here: ", Link(link)),
+            *_one_click(f, links),
         ]
     else:
         subject, said = _outcome_words(f, now)

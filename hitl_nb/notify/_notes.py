@@ -88,7 +88,9 @@ class PromptFacts:
     user name (who is told the outcome; None where the host cannot tell users apart).
     ``specific``: the names of the prompt's ``specific:`` entries; ``needed``: how many
     matching answers it needs (``consensus:N``), ``answers``: how many it had when the
-    note was written. Outcome notes also carry ``outcome`` (one of :data:`OUTCOMES`),
+    note was written; ``choices``: the words of each answer of a one-choice prompt
+    (:func:`hitl_nb._choices.one_choice`, in order: a link names one by its index), else
+    empty. Outcome notes also carry ``outcome`` (one of :data:`OUTCOMES`),
     ``responders`` (who answered) and ``detail`` (the agent's reason for a refusal).
     """
 
@@ -105,6 +107,7 @@ class PromptFacts:
     outcome: str | None = None
     responders: tuple[str, ...] = ()
     detail: str | None = None
+    choices: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.outcome is not None and self.outcome not in OUTCOMES:
@@ -126,6 +129,7 @@ class PromptFacts:
             "outcome": self.outcome,
             "responders": list(self.responders),
             "detail": self.detail,
+            "choices": list(self.choices),
         }
 
     @classmethod
@@ -148,6 +152,7 @@ class PromptFacts:
             outcome=outcome if outcome in OUTCOMES else None,
             responders=_names(data.get("responders")),
             detail=None if data.get("detail") is None else str(data["detail"]),
+            choices=_names(data.get("choices")),
         )
 
 

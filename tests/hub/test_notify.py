@@ -96,6 +96,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory, mail: Mail, team: TinyServer) 
         "team_webhooks": {"*": team.url + TEAM_PATH},
         "link_url": "{hub_url}",
         "every": 1,
+        "answer_links": "lab",  # bob answers in his JupyterLab (test_answer_page.py: the page)
     }
     env = {"HITL_TEST_SMTP_PASSWORD": PASSWORD}
     os.environ["HITL_TEST_SMTP_PASSWORD"] = PASSWORD  # configure() reads the hub's

@@ -71,6 +71,8 @@ def jp_server_config(
             "notify_team_webhooks": {"*": team.url + TEAM_PATH},
             "notify_webhook_hosts": [f"http://{own.hostname}:{own.port}"],
             "notify_every": 0.0,  # every note its own message: the test reads each
+            # the first test follows the link into JupyterLab (test_answer_page.py: the page)
+            "notify_answer_links": "lab",
         },
     }
 
