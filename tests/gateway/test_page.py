@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from hitl_nb.gateway import CSP, Caller, PageConfig, script_json, shell
+from hitl_nb.gateway import Caller, PageConfig, shell
+from hitl_nb.gateway._page import CSP, script_json
 
 CONFIG = re.compile(r'<script id="hitl-page-config" type="application/json">(.*?)</script>', re.S)
 HOSTILE = "</script><script>alert(1)</script>\u2028\u2029<!-- &amp; \u202e"

@@ -7,7 +7,8 @@ import pytest
 
 from hitl_nb._choices import one_choice
 from hitl_nb.errors import NotifyRefused
-from hitl_nb.notify import AnswerLinks, Batch, PromptFacts, TeamChannels, compose, opened_notes
+from hitl_nb.notify import AnswerLinks, Batch, PromptFacts, TeamChannels, opened_notes
+from hitl_nb.notify._messages import compose
 from tests.notify.test_text import HOSTILE, assert_dead
 
 NOW = 1_767_225_600.0
