@@ -27,6 +27,7 @@ import typing
 from hitl_nb import _lazy
 from hitl_nb.gateway._agents import GATEWAY_HEADER, AgentPool, InternalCaller, check_agent_url
 from hitl_nb.gateway._api import MAX_REQUEST_BYTES, ApiReply, ApiRequest, GatewayAPI
+from hitl_nb.gateway._confirm import ConfirmDesk, PageReply
 from hitl_nb.gateway._db_url import check_db_url, open_store, sqlite_path
 from hitl_nb.gateway._feed import (
     FEED_LIMIT,
@@ -43,6 +44,16 @@ from hitl_nb.gateway._forward import GatewayReply, message_for
 from hitl_nb.gateway._gateway import Gateway, GatewayError
 from hitl_nb.gateway._notify import Notifier, team_channels
 from hitl_nb.gateway._outbox import NotifyChoice, StoreOutbox
+from hitl_nb.gateway._page import (
+    CSP,
+    PAGE_HEADERS,
+    STATIC_DIR,
+    PageConfig,
+    StaticFiles,
+    page_routes,
+    script_json,
+    shell,
+)
 from hitl_nb.gateway._push import PUSH_PATH, PushDesk, Refused
 from hitl_nb.gateway._push_http import push_handlers
 from hitl_nb.gateway._schema import SCHEMA_VERSION
@@ -65,20 +76,24 @@ if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
     from hitl_nb.gateway._postgres import PostgresStore
 
 __all__ = [
+    "CSP",
     "FEED_LIMIT",
     "GATEWAY_HEADER",
     "MAX_REQUEST_BYTES",
     "NO_NAMES",
+    "PAGE_HEADERS",
     "PING",
     "PROMPT_CUT",
     "PUSH_PATH",
     "SCHEMA_VERSION",
+    "STATIC_DIR",
     "AgentPool",
     "ApiReply",
     "ApiRequest",
     "AuditEntry",
     "Ballot",
     "Caller",
+    "ConfirmDesk",
     "FeedChange",
     "FeedFull",
     "FeedScope",
@@ -95,6 +110,8 @@ __all__ = [
     "Notifier",
     "NotifyChoice",
     "OpenQuery",
+    "PageConfig",
+    "PageReply",
     "PostgresStore",
     "PromptFeed",
     "PromptItem",
@@ -105,14 +122,18 @@ __all__ = [
     "Registration",
     "SQLiteStore",
     "Seconds",
+    "StaticFiles",
     "StoreOutbox",
     "StoreUnavailable",
     "check_agent_url",
     "check_db_url",
     "message_for",
     "open_store",
+    "page_routes",
     "push_handlers",
+    "script_json",
     "serve_feed",
+    "shell",
     "sqlite_path",
     "sse_frames",
     "team_channels",

@@ -507,6 +507,15 @@ class Gateway:
 
     # -- answers ---------------------------------------------------------------------
 
+    async def response_schema(self, reg_id: str, prompt_id: str) -> Any:
+        """The stored ``response_schema`` of one prompt (404 when there is none): what a
+        one-click answer's choice is read from, never from the link itself."""
+        reg = await self._registration(reg_id)
+        row, _ = await self.store.prompt_and_forward(reg.id, prompt_id)
+        if row is None:
+            raise GatewayError(404, f"task {reg.task_id!r} has no prompt {prompt_id!r}")
+        return row.envelope.get("response_schema")
+
     async def answer(
         self, reg_id: str, prompt_id: str, caller: Caller, payload: Any
     ) -> GatewayReply:

@@ -9,7 +9,8 @@ client id, the hub's API URL. What the administrator decides comes on the comman
 ``HITL_NB_COOKIE_SECRET``), never on the command line: the hub shows a service's
 command to those who may read it.
 
-Under the prefix: ``api/`` (the gateway), ``push/<id>`` (A2A push notifications, no hub
+Under the prefix: ``api/`` (the gateway), ``answer/`` (the answer page and its one-click
+confirm pages, :mod:`._answer`), ``push/<id>`` (A2A push notifications, no hub
 login, the task's secret), ``oauth_callback``, the landing page, and ``mock-agent/``
 when on. State: a SQLite file in ``--state-dir`` unless ``HITL_NB_DB_URL`` names
 another (PostgreSQL for several replicas: each process is one, see
@@ -39,6 +40,7 @@ import tornado.web
 from hitl_nb.gateway import (
     PUSH_PATH,
     AgentPool,
+    ConfirmDesk,
     Gateway,
     GatewayAPI,
     InternalCaller,
@@ -47,6 +49,7 @@ from hitl_nb.gateway import (
     open_store,
     push_handlers,
 )
+from hitl_nb.hub._answer import ANSWER_PATH, answer_handlers
 from hitl_nb.hub._handlers import api_handlers, hosted_handlers, page_handlers
 from hitl_nb.hub._options import ServiceOptions, options_from
 
@@ -148,6 +151,9 @@ class HubService:
             handlers += push_handlers(self.prefix, self.gateway.push)
         handlers += api_handlers(self.prefix + "api", GatewayAPI(self.gateway), self.auth)
         handlers += page_handlers(self.prefix, self.auth)
+        # The answer page: served here, behind the hub's login; nobody's server starts.
+        desk = ConfirmDesk(self.gateway, self.prefix + ANSWER_PATH)
+        handlers += answer_handlers(self.prefix, desk, self.auth)
         self.app = tornado.web.Application(
             handlers,
             cookie_secret=_cookie_secret(options, env),

@@ -17,6 +17,7 @@ from tornado.ioloop import IOLoop
 from hitl_nb.gateway import (
     PUSH_PATH,
     AgentPool,
+    ConfirmDesk,
     Gateway,
     GatewayAPI,
     InternalCaller,
@@ -25,6 +26,7 @@ from hitl_nb.gateway import (
     push_handlers,
 )
 from hitl_nb.mock_agent import mock_agent_handlers
+from hitl_nb.server._answer import ANSWER_PATH, answer_handlers
 from hitl_nb.server._config import HitlServer
 from hitl_nb.server._handlers import gateway_handlers
 from hitl_nb.server._hosted import INTERNAL_SETTING, host_handlers
@@ -85,6 +87,10 @@ def load(serverapp: Any) -> Gateway:
     feeds = LabFeeds(serverapp, gateway)
     web_app.settings[LAB_SETTING] = feeds
     handlers += lab_handlers(base_url, feeds)
+    # The answer page: the prompts a person may answer, and one-click confirm pages.
+    handlers += answer_handlers(
+        base_url, ConfirmDesk(gateway, url_path_join(base_url, ANSWER_PATH))
+    )
     if config.push:
 
         def push_url(reg_id: str) -> str:
