@@ -190,7 +190,11 @@ export class PromptPage {
       view.seconds_left === null
         ? null
         : (this._readAt + view.seconds_left * 1000 + this._clock.offset) / 1000;
-    facts.push(['Deadline', this._clock.countdown(due)]);
+    if (view.state === 'open') {
+      facts.push(['Deadline', this._clock.countdown(due)]);
+    } else if (view.state === 'expired') {
+      facts.push(['Deadline', 'passed']);
+    }
     facts.push([
       'Who may answer',
       whoMayAnswer({
