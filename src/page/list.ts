@@ -45,7 +45,6 @@ export function drawRow(
       more.setAttribute('aria-expanded', String(!open));
     });
     more.setAttribute('aria-expanded', 'false');
-    more.setAttribute('aria-label', 'Show the whole question');
     row.appendChild(more);
   }
   const facts = el('p', 'hitl-page-facts');

@@ -345,6 +345,7 @@ export class PromptPage {
     }
     this._outcome.replaceChildren(...nodes);
     this._outcome.dataset.status = outcome.status;
+    this._shown = outcome;
   }
 
   private _onEvent(name: string, data: string): void {
@@ -380,9 +381,9 @@ export class PromptPage {
       }
       return;
     }
-    if (now.status === 'held' && this._outcome.dataset.status === 'held') {
-      // The count changed: the same line, new numbers.
-      this._show(now);
+    if (now.status === this._shown?.status) {
+      // Nothing new but the numbers: the same line (the reply's words), new counts.
+      this._show({ ...now, message: this._shown.message });
       return;
     }
     if (view.state !== 'open' || !this._form) {
@@ -410,6 +411,7 @@ export class PromptPage {
   private _form: IFormLike | null = null;
   private _formNode: HTMLElement | null = null;
   private _submitButton: HTMLButtonElement | null = null;
+  private _shown: IOutcome | null = null;
   private _sending = false;
   private _answered = false;
   private _again = 0;
