@@ -229,7 +229,11 @@ describe('one prompt', () => {
     await page.start();
     expect(h.calls[0].url).toBe('/hitl/api/tasks/r1/prompts');
     expect(h.root.querySelector('script, img')).toBeNull();
+    expect(Array.from(h.text('#hitl-page-question')).length).toBe(600);
+    const whole = h.root.querySelector('.hitl-page-more') as HTMLButtonElement;
+    whole.click();
     expect(h.text('#hitl-page-question')).toBe(HOSTILE);
+    expect(whole.getAttribute('aria-expanded')).toBe('true');
     expect(h.root.querySelector('main h1')?.textContent).toBe(
       'A prompt for you'
     );

@@ -84,9 +84,12 @@ export class ListPage {
         this.list.replace(items, items.length);
       }
       this._shell.clear();
+      this._shell.body.hidden = false;
       this._draw();
     } catch (reason) {
       this._failed(reason);
+      // No list to show: only what went wrong, and what to do.
+      this._shell.body.hidden = !this.list.loaded;
     }
     this._feed.open();
   }
@@ -120,6 +123,7 @@ export class ListPage {
     }
     if (name === 'synced') {
       this._failures = 0;
+      this._shell.body.hidden = false;
       this._shell.clear();
       this._shell.say('');
     }

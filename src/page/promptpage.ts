@@ -10,11 +10,11 @@
  * A prompt that takes no answer from this person (theirs to see but not to answer,
  * answered, expired, closed) shows why, and no form.
  */
-import { agentName, timeLeft } from '../words';
+import { agentName, cut, timeLeft } from '../words';
 import { Api, ApiFailure, failureOf } from './api';
 import { Clock } from './clock';
 import { IPromptRef } from './config';
-import { el, foreign } from './dom';
+import { button, el, foreign } from './dom';
 import { FeedSource, PromptList } from './feed';
 import { Shell } from './shell';
 import { IPromptView, readViews } from './views';
@@ -49,6 +49,9 @@ export type RenderForm = (
   schema: unknown,
   options?: { value?: unknown; idPrefix?: string; document?: Document }
 ) => IFormLike;
+
+/** The characters of a question shown before "Show the whole question". */
+export const LONG = 600;
 
 export class PromptPage {
   constructor(
@@ -164,11 +167,25 @@ export class PromptPage {
       view.prompt
     );
     question.id = 'hitl-page-question';
+    body.appendChild(question);
+    if (Array.from(view.prompt).length > LONG) {
+      // A long question is cut, so that the form is within reach on a phone.
+      question.textContent = cut(view.prompt, LONG);
+      const whole = button('Show the whole question', 'hitl-page-more', () => {
+        const open = whole.getAttribute('aria-expanded') === 'true';
+        question.textContent = open ? cut(view.prompt, LONG) : view.prompt;
+        whole.textContent = open ? 'Show the whole question' : 'Show less';
+        whole.setAttribute('aria-expanded', String(!open));
+      });
+      whole.setAttribute('aria-expanded', 'false');
+      whole.setAttribute('aria-controls', question.id);
+      body.appendChild(whole);
+    }
     this._facts = el('dl', 'hitl-page-details');
     this._outcome = el('div', 'hitl-page-outcome');
     this._outcome.setAttribute('role', 'status');
     this._outcome.setAttribute('aria-live', 'polite');
-    body.append(question, this._facts, this._outcome);
+    body.append(this._facts, this._outcome);
     this._drawFacts();
     const closed = viewOutcome(
       view,

@@ -20,6 +20,7 @@ export class Shell {
     home.href = config.page;
     const who = el('span', 'hitl-page-me', `Logged in as ${config.me.display}`);
     who.dir = 'auto';
+    this._who = who;
     banner.append(home, who);
     this.main = el('main', 'hitl-page-main');
     this.main.id = 'hitl-page-main';
@@ -51,6 +52,7 @@ export class Shell {
       // The page's own address: the host's login sends the browser back here.
       again.href = window.location.href;
       box.appendChild(again);
+      this._who.textContent = 'Not logged in';
     } else if (retry) {
       box.appendChild(button('Try again', 'hitl-page-retry', retry));
     }
@@ -63,6 +65,8 @@ export class Shell {
       this.alert.replaceChildren();
     }
   }
+
+  private _who: HTMLElement;
 
   /** Polite news ("" to say nothing). */
   say(words: string): void {

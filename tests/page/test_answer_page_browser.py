@@ -447,6 +447,8 @@ def test_bob_is_told_why_not_on_carols_prompt_and_hostile_text_is_text(
         page = _open(context, host, "bob", f"/answer/prompt/{reg}/{prompt}")
         page.locator("form.hitl-page-form").wait_for(timeout=30_000)
         question = page.locator("#hitl-page-question")
+        assert len(question.text_content()) == 600  # cut: the form within reach
+        page.locator("button", has_text="Show the whole question").click()
         assert question.text_content() == HOSTILE
         assert question.get_attribute("dir") == "auto"
         assert page.evaluate("window.__hitl_pwned") is None
@@ -482,6 +484,7 @@ def test_errors_are_said_never_a_blank_page(
         host.fault = 503
         try:
             page = _open(context, host, "bob")
+            page.emulate_media(color_scheme=scheme)
             alert = page.locator("[role=alert]")
             alert.get_by_text("its database cannot be reached").wait_for(timeout=30_000)
             assert alert.locator("button", has_text="Try again").count() == 1
