@@ -69,10 +69,15 @@ LAYOUT = """() => {
     const style = getComputedStyle(el);
     if (style.visibility === 'hidden' || style.display === 'none') continue;
     // A checkbox or radio counts with its label (the label is the target people tap).
-    const label = el.closest('label') || (el.id && document.querySelector(`label[for="${el.id}"]`));
-    const box = label && ['checkbox', 'radio'].includes(el.type) ? label.getBoundingClientRect() : r;
-    if (box.height < 44 || box.width < 44)
-      small.push(`${el.tagName.toLowerCase()}.${el.className} ${Math.round(box.width)}x${Math.round(box.height)} "${(el.textContent || el.value || '').slice(0, 30)}"`);
+    const label = el.closest('label')
+      || (el.id && document.querySelector(`label[for="${el.id}"]`));
+    const box = label && ['checkbox', 'radio'].includes(el.type)
+      ? label.getBoundingClientRect() : r;
+    if (box.height < 44 || box.width < 44) {
+      const size = `${Math.round(box.width)}x${Math.round(box.height)}`;
+      const text = (el.textContent || el.value || '').slice(0, 30);
+      small.push(`${el.tagName.toLowerCase()}.${el.className} ${size} "${text}"`);
+    }
   }
   return {scroll: document.documentElement.scrollWidth, width: innerWidth, small};
 }"""
@@ -86,9 +91,7 @@ SCENARIOS = [
     Scenario(
         "page-bob",
         "Only bob may answer.",
-        steps=[
-            Step("bob: approve the release notes?", APPROVAL_SCHEMA, ["specific:bob"], 600)
-        ],
+        steps=[Step("bob: approve the release notes?", APPROVAL_SCHEMA, ["specific:bob"], 600)],
     ),
     Scenario(
         "page-carol",
@@ -288,9 +291,11 @@ def _open(context: Any, host: Host, who: str | None, path: str = "/answer/") -> 
     # The page's own errors (the browser's lines about replies of 4xx are not).
     page.on(
         "console",
-        lambda m: errors.append(m.text)
-        if m.type == "error" and not m.text.startswith("Failed to load resource")
-        else None,
+        lambda m: (
+            errors.append(m.text)
+            if m.type == "error" and not m.text.startswith("Failed to load resource")
+            else None
+        ),
     )
     page.errors = errors
     page.goto(host.base + path)
@@ -420,9 +425,8 @@ def test_alice_and_carol_reach_a_consensus_from_the_page(
             "the agent accepted the answer (agreed by alice, carol)"
         ).wait_for(timeout=30_000)
         # Alice's page follows the feed to the final outcome.
-        outcome.get_by_text("the agent accepted the answer (2 people agreed: alice, carol)").wait_for(
-            timeout=30_000
-        )
+        agreed = "the agent accepted the answer (2 people agreed: alice, carol)"
+        outcome.get_by_text(agreed).wait_for(timeout=30_000)
         alice.screenshot(path=str(_shots(tmp_path) / "page-consensus-1280-light.png"))
         assert alice.errors == [] and carol.errors == []
     task_id = host.run(host.gateway.registration(reg, Caller("dora", "Dora")))["task_id"]
@@ -508,14 +512,14 @@ async def _seed(host: Host, count: int) -> str:
         await store.add_registration(reg)
         deadline = now + 7200 + n
         at = datetime.fromtimestamp(deadline, timezone.utc).isoformat().replace("+00:00", "Z")
-        envelope = {
+        envelope: dict[str, Any] = {
             "prompt_id": f"p{n}",
             "prompt": f"Approve change {n}?",
             "response_schema": APPROVAL_SCHEMA,
             "allowed_responders": ["any"],
             "deadline": at,
         }
-        await store.see_prompt(reg.id, envelope["prompt_id"], None, envelope, deadline)
+        await store.see_prompt(reg.id, f"p{n}", None, envelope, deadline)
     host.gateway.feed.changed(None)
     return prefix
 
@@ -559,4 +563,4 @@ def test_a_thousand_open_prompts_stay_responsive(
         )
         _check(page, "1,000 prompts")
         page.screenshot(path=str(_shots(tmp_path) / "page-list-1000-375-light.png"))
-        print(f"1,000 prompts: 50 more rows drawn in {took:.0f} ms, the next frame in {frame:.0f} ms")
+        print(f"1,000 prompts: 50 more rows in {took:.0f} ms, the next frame in {frame:.0f} ms")
