@@ -15,26 +15,10 @@ import { Event, ServerConnection } from '@jupyterlab/services';
 import { ISignal, Signal } from '@lumino/signaling';
 
 import { EVENT_SCHEMA, Listing, Routes } from './contract';
+import { soonestFirst } from './order';
 import { IMe, IPromptItem, IPrompts, IPromptsChange, IStatus } from './tokens';
 
-/** Soonest deadline first; prompts without one after, the longest waiting first. */
-export function soonestFirst(a: IPromptItem, b: IPromptItem): number {
-  const da = a.deadline_at;
-  const db = b.deadline_at;
-  if (da !== db) {
-    if (da === null) {
-      return 1;
-    }
-    if (db === null) {
-      return -1;
-    }
-    return da - db;
-  }
-  if (a.first_seen !== b.first_seen) {
-    return a.first_seen - b.first_seen;
-  }
-  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
-}
+export { soonestFirst };
 
 /** The open prompts of this page's user (see the module comment). */
 export class PromptsModel implements IPrompts {

@@ -1,5 +1,6 @@
-"""The wheel carries the JupyterLab extension prebuilt: built from this tree, installed
-in a fresh environment whose PATH has no node, JupyterLab lists it and loads it."""
+"""The wheel carries the JupyterLab extension (and the answer page's script and style)
+prebuilt: built from this tree, installed in a fresh environment whose PATH has no node,
+JupyterLab lists it and loads it."""
 
 from __future__ import annotations
 
@@ -40,6 +41,9 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
     assert any(
         re.fullmatch(re.escape(data) + r"static/remoteEntry\.[0-9a-f]+\.js", n) for n in names
     )
+    # The answer page's script and style, served by the gateway from the package.
+    for page in ("hitl_nb/gateway/static/answer.js", "hitl_nb/gateway/static/answer.css"):
+        assert page in names, f"{page} is not in the wheel"
     env_dir = tmp / "env"
     install_wheel(wheel, env_dir, timeout=300)
     path = str(env_dir / "bin")
