@@ -39,6 +39,7 @@ from hitl_nb.gateway._notify import Notifier
 from hitl_nb.gateway._push import PUSH_PATH, Refused
 from hitl_nb.gateway._push_http import push_handlers
 from hitl_nb.gateway._settings import GatewaySettings, Seconds
+from hitl_nb.gateway._slack_http import SLACK_PATH, slack_handlers
 from hitl_nb.gateway._store import (
     Forward,
     GatewayStore,
@@ -50,6 +51,7 @@ __all__ = [
     "GATEWAY_HEADER",
     "MAX_REQUEST_BYTES",
     "PUSH_PATH",
+    "SLACK_PATH",
     "AgentPool",
     "ApiRequest",
     "Caller",
@@ -72,4 +74,5 @@ __all__ = [
     "message_for",
     "open_store",
     "push_handlers",
+    "slack_handlers",
 ]

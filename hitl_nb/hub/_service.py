@@ -46,6 +46,7 @@ from hitl_nb.gateway import (
     StoreUnavailable,
     open_store,
     push_handlers,
+    slack_handlers,
 )
 from hitl_nb.hub._handlers import api_handlers, hosted_handlers, page_handlers
 from hitl_nb.hub._options import ServiceOptions, options_from
@@ -146,6 +147,8 @@ class HubService:
         if settings.push:
             self.gateway.push_url = lambda reg_id: f"{self.public_url}{PUSH_PATH}/{reg_id}"
             handlers += push_handlers(self.prefix, self.gateway.push)
+        # A Slack app's clicks (when a team channel is one): signed by Slack, no hub login.
+        handlers += slack_handlers(self.prefix, self.gateway)
         handlers += api_handlers(self.prefix + "api", GatewayAPI(self.gateway), self.auth)
         handlers += page_handlers(self.prefix, self.auth)
         self.app = tornado.web.Application(

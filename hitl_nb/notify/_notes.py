@@ -90,6 +90,8 @@ class PromptFacts:
     matching answers it needs (``consensus:N``), ``answers``: how many it had when the
     note was written. Outcome notes also carry ``outcome`` (one of :data:`OUTCOMES`),
     ``responders`` (who answered) and ``detail`` (the agent's reason for a refusal).
+    ``choices``: the labels of a one-choice prompt's answers (:mod:`hitl_nb.notify._choices`:
+    a chat app's buttons), empty for any other prompt.
     """
 
     reg_id: str
@@ -105,6 +107,7 @@ class PromptFacts:
     outcome: str | None = None
     responders: tuple[str, ...] = ()
     detail: str | None = None
+    choices: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.outcome is not None and self.outcome not in OUTCOMES:
@@ -126,6 +129,7 @@ class PromptFacts:
             "outcome": self.outcome,
             "responders": list(self.responders),
             "detail": self.detail,
+            "choices": list(self.choices),
         }
 
     @classmethod
@@ -148,6 +152,7 @@ class PromptFacts:
             outcome=outcome if outcome in OUTCOMES else None,
             responders=_names(data.get("responders")),
             detail=None if data.get("detail") is None else str(data["detail"]),
+            choices=_names(data.get("choices")),
         )
 
 
