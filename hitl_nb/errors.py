@@ -251,11 +251,16 @@ class DeliveryFailed(HitlError):
     """A channel could not deliver a message: the SMTP server or the webhook receiver
     could not be reached, timed out, or refused it. ``permanent``: the receiver said
     retrying cannot help (an SMTP 5xx, an HTTP 4xx other than 408 and 429, a redirect),
-    so the message is given up at once rather than retried."""
+    so the message is given up at once rather than retried. ``retry_after``: the
+    receiver asked to be left alone this many seconds (a 429's ``Retry-After``): the
+    next try waits at least that long."""
 
-    def __init__(self, message: str, *, permanent: bool = False) -> None:
+    def __init__(
+        self, message: str, *, permanent: bool = False, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.permanent = permanent
+        self.retry_after = retry_after
 
 
 class TransportError(HitlError):

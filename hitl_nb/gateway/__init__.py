@@ -47,6 +47,7 @@ from hitl_nb.gateway._page import (
 from hitl_nb.gateway._push import PUSH_PATH, Refused
 from hitl_nb.gateway._push_http import push_handlers
 from hitl_nb.gateway._settings import GatewaySettings, Seconds
+from hitl_nb.gateway._slack_http import SLACK_PATH, slack_handlers
 from hitl_nb.gateway._store import (
     Forward,
     GatewayStore,
@@ -59,6 +60,7 @@ __all__ = [
     "MAX_REQUEST_BYTES",
     "PAGE_HEADERS",
     "PUSH_PATH",
+    "SLACK_PATH",
     "AgentPool",
     "ApiRequest",
     "Caller",
@@ -87,4 +89,5 @@ __all__ = [
     "page_routes",
     "push_handlers",
     "shell",
+    "slack_handlers",
 ]

@@ -203,6 +203,11 @@ class Gateway:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def background(self, coro: Coroutine[Any, Any, Any]) -> None:
+        """Run ``coro`` in the background, stopped (at most) by :meth:`close`: work a
+        host acknowledged before doing (a Slack click's answer)."""
+        self._spawn(coro)
+
     async def _settle(self, fwd: Forward, *, taken: bool = False) -> None:
         """Find out what became of a forward in doubt (``taken``: the caller already
         marked it in flight)."""

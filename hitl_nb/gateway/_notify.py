@@ -34,6 +34,8 @@ from hitl_nb.errors import NotifyRefused
 from hitl_nb.gateway._outbox import NotifyChoice
 from hitl_nb.gateway._schema import audience
 from hitl_nb.gateway._settings import GatewaySettings
+from hitl_nb.gateway._slack_board import SlackBoard
+from hitl_nb.gateway._slack_store import SlackPost
 from hitl_nb.gateway._store import GatewayStore, PromptRow, Registration
 from hitl_nb.notify import (
     AddressBook,
@@ -42,6 +44,7 @@ from hitl_nb.notify import (
     EmailChannel,
     HubDirectory,
     Limits,
+    Message,
     Note,
     Preference,
     PromptFacts,
@@ -49,16 +52,22 @@ from hitl_nb.notify import (
     Router,
     Secret,
     Sender,
+    SlackApi,
+    SlackAppChannel,
+    SlackAppTarget,
+    SlackPeople,
     SmtpSettings,
     TeamChannels,
     WebhookChannel,
     default_registry,
+    one_choice,
     opened_notes,
     outcome_notes,
     shown_url,
+    slack_blocks,
 )
 
-__all__ = ["Notifier", "team_channels"]
+__all__ = ["Notifier", "SlackSetup", "team_channels"]
 
 log = logging.getLogger("hitl_nb.notify")
 
@@ -83,6 +92,34 @@ def team_channels(given: Mapping[str, Any], kinds: Registry | None = None) -> Te
                 words = words.replace(repr(url), shown_url(url)).replace(url, shown_url(url))
             raise NotifyRefused(f"{what}: {words}") from None
     return TeamChannels(targets)
+
+
+@dataclasses.dataclass(frozen=True)
+class SlackSetup:
+    """A Slack app's parts (docs/notify.md): its Web API with the bot token, the
+    signing secret its requests are checked with, who its users are here, and the
+    board that keeps its messages up to date."""
+
+    api: SlackApi
+    secret: Secret
+    people: SlackPeople
+    board: SlackBoard
+
+
+def _secret(settings: GatewaySettings, name: str, what: str) -> Secret | None:
+    """The secret named by the settings ``{name}_env`` / ``{name}_file`` (None: neither),
+    read once now so a missing one stops the start, naming the setting."""
+    env, file = getattr(settings, f"{name}_env"), getattr(settings, f"{name}_file")
+    if env and file:
+        raise NotifyRefused(f"{name}_env and {name}_file: {what} comes from one place")
+    if not env and not file:
+        return None
+    secret = Secret(env=env) if env else Secret(file=file)
+    try:
+        secret.read()
+    except NotifyRefused as exc:
+        raise NotifyRefused(f"{name}_{'env' if env else 'file'}: {what}: {exc}") from None
+    return secret
 
 
 class Notifier:
@@ -127,6 +164,54 @@ class Notifier:
         self.people = bool(settings.notify_smtp_host or settings.notify_webhook_hosts)
         self.remind_before = settings.notify_remind_before or None
         self.sender: Sender | None = None
+        #: The Slack app (None: no team channel is one).
+        self.slack = self._slack_app(settings, store)
+
+    def _slack_app(self, settings: GatewaySettings, store: GatewayStore) -> SlackSetup | None:
+        used = any(isinstance(t, SlackAppTarget) for t in self.teams.targets.values())
+        token = _secret(settings, "notify_slack_token", "the Slack app's bot token")
+        if not used:
+            return None
+        if token is None:
+            raise NotifyRefused(
+                "a team channel is a Slack app: set notify_slack_token_env (or _file), "
+                "where its bot token is"
+            )
+        secret = _secret(settings, "notify_slack_signing_secret", "the Slack app's signing secret")
+        if secret is None:
+            raise NotifyRefused(
+                "a team channel is a Slack app: set notify_slack_signing_secret_env (or "
+                "_file), where its signing secret is (its buttons' clicks are checked with it)"
+            )
+        try:
+            api = SlackApi(token, settings.notify_slack_api_url)
+        except NotifyRefused as exc:
+            raise NotifyRefused(f"notify_slack_api_url: {exc}") from None
+        table = settings.notify_slack_users
+        if not all(isinstance(k, str) and k and isinstance(v, str) and v for k, v in table.items()):
+            raise NotifyRefused("notify_slack_users: Slack user ids to user names, both text")
+        people = SlackPeople(
+            table, api, self.addresses, match_email=settings.notify_slack_match_email
+        )
+        return SlackSetup(api, secret, people, SlackBoard(store, api))
+
+    async def _posted(self, message: Message, channel: str, ts: str) -> None:
+        """A Slack app's message went: kept, to be updated with what becomes of it."""
+        if self.slack is None or len(message.items) != 1 or message.kind == "outcome":
+            return
+        facts = message.items[0].facts
+        post = SlackPost(
+            channel,
+            ts,
+            facts.reg_id,
+            facts.prompt_id,
+            slack_blocks(message),
+            message.chat(),
+            "",
+            False,
+        )
+        await self.store.slack.record(post, time.time())
+        self.slack.board.wake()  # it may have changed already
 
     @staticmethod
     def _smtp(settings: GatewaySettings) -> SmtpSettings:
@@ -238,15 +323,18 @@ class Notifier:
         email = EmailChannel(self.smtp) if self.smtp is not None else None
         webhooks = WebhookChannel(lambda: self.settings.notify_webhook_hosts, kinds=self.kinds)
         router = Router(addresses=self.addresses, teams=self.teams, preferences=self._preference)
+        slack = SlackAppChannel(self.slack.api, self._posted) if self.slack is not None else None
         self.sender = Sender(
             self.store.outbox,
             router,
-            Channels(email=email, webhooks=webhooks, kinds=self.kinds),
+            Channels(email=email, webhooks=webhooks, kinds=self.kinds, **{"slack-app": slack}),
             links,
             limits=self.limits,
             owner=self.owner,
         )
         self.sender.start()
+        if self.slack is not None:
+            self.slack.board.start()
         log.info("hitl-nb notify: sending (links open at %s)", links.page or links.base_url)
 
     def wake(self) -> None:
@@ -258,6 +346,8 @@ class Notifier:
         """Stop sending (a message under way finishes, or is sent again after its
         claim's lease); close the channels."""
         sender, self.sender = self.sender, None
+        if self.slack is not None:
+            await self.slack.board.stop()
         if sender is not None:
             await sender.stop()
             await sender.channels.aclose()

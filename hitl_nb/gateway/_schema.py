@@ -21,7 +21,9 @@ lock (two replicas starting together migrate once). A new database runs every st
 - 5: the notifications' outbox (:mod:`hitl_nb.gateway._outbox`): ``notify_notes`` (what
   is to be told to whom, written in the transaction of what it tells of),
   ``notify_mailboxes`` (each recipient's last message and the sender's claim) and
-  ``notify_prefs`` (each person's own choice: messages off, a webhook of their own).
+  ``notify_prefs`` (each person's own choice: messages off, a webhook of their own);
+- 6: a Slack app's messages and the interaction requests it took
+  (:mod:`hitl_nb.gateway._slack_store`: ``slack_posts``, ``slack_seen``).
 
 Types are the same on both (``text``, ``double precision`` for times in epoch seconds,
 JSON kept as ``text`` byte for byte: a response_schema's field order is part of the
@@ -36,6 +38,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from hitl_nb.gateway._slack_store import SLACK_TABLES
 from hitl_nb.gateway._sql import Dialect, Session
 from hitl_nb.policy import ResponderGate
 from hitl_nb.spec import parse_responders
@@ -240,6 +243,7 @@ _STEPS = (
     _Step(_V3),
     _Step("{v4};" + _AUDIENCE, _fill_audience),
     _Step(_V5),
+    _Step(SLACK_TABLES),
 )
 #: The schema version this code writes.
 SCHEMA_VERSION = len(_STEPS)

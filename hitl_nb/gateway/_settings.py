@@ -280,6 +280,53 @@ class GatewaySettings(Configurable):
         ),
     ).tag(config=True)
 
+    notify_slack_token_env = Unicode(
+        "",
+        help=(
+            "A Slack app (a team channel {'kind': 'slack-app', 'channel': 'C0123ABCD'}): "
+            "the environment variable that holds its bot token (xoxb-...; never a setting "
+            "itself)."
+        ),
+    ).tag(config=True)
+
+    notify_slack_token_file = Unicode(
+        "", help="A file that holds the Slack app's bot token (read at each use)."
+    ).tag(config=True)
+
+    notify_slack_signing_secret_env = Unicode(
+        "",
+        help=(
+            "The environment variable that holds the Slack app's signing secret: its "
+            "buttons' clicks (POST .../slack/interactions) are checked with it."
+        ),
+    ).tag(config=True)
+
+    notify_slack_signing_secret_file = Unicode(
+        "", help="A file that holds the Slack app's signing secret (read at each request)."
+    ).tag(config=True)
+
+    notify_slack_api_url = Unicode(
+        "https://slack.com/api/",
+        help="Slack's Web API (another only for a test's or a proxy's).",
+    ).tag(config=True)
+
+    notify_slack_users = Dict(
+        default_value={},
+        help=(
+            "Who a Slack user is here: Slack user id -> user name ({'U0123ABCD': 'bob'}). "
+            "A Slack user answers only once mapped to a user (here, or by email below)."
+        ),
+    ).tag(config=True)
+
+    notify_slack_match_email = Bool(
+        False,
+        help=(
+            "Also map a Slack user by their email (users.info, the app's scope "
+            "users:read.email) to the user whose address is the same (notify_addresses, "
+            "the template, the hub's auth state)."
+        ),
+    ).tag(config=True)
+
     @property
     def notifying(self) -> bool:
         """Are notifications on: some channel set (email, a team's, people's own)?"""

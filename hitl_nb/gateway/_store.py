@@ -46,6 +46,7 @@ from typing import Any
 
 from hitl_nb.gateway._outbox import StoreOutbox, count_answers, withdraw, write_notes
 from hitl_nb.gateway._schema import SCHEMA_VERSION, audience
+from hitl_nb.gateway._slack_store import SlackRecords
 from hitl_nb.gateway._sql import AUDIT_LOCK, Database, Rows, Session, Statement
 from hitl_nb.notify import Note, person
 
@@ -254,6 +255,8 @@ class GatewayStore:
         self._registrations: dict[str, Registration] = {}
         #: The notifications' outbox on this database (the sender's side).
         self.outbox = StoreOutbox(db)
+        #: A Slack app's messages and the requests it took, on this database.
+        self.slack = SlackRecords(db)
         #: Withdraw notes when prompts are answered or closed (set by a gateway that
         #: notifies; notes passed in are written either way).
         self.notes_on = False

@@ -183,16 +183,26 @@ NOTIFY_KEYS = {
     "answer_links": "notify_answer_links",
 }
 SMTP_KEYS = ("host", "port", "security", "user", "password_env", "password_file", "ca_file")
+#: ``notify``'s ``slack`` (a Slack app): each is the setting ``notify_slack_<key>``.
+SLACK_KEYS = (
+    "token_env",
+    "token_file",
+    "signing_secret_env",
+    "signing_secret_file",
+    "api_url",
+    "users",
+    "match_email",
+)
 
 
 def notify_settings(notify: Mapping[str, Any]) -> dict[str, Any]:
     """``configure``'s ``notify`` as settings (``notify_...``); a key it does not know
     is refused naming the ones it knows."""
-    unknown = sorted(set(notify) - set(NOTIFY_KEYS) - {"smtp"})
+    unknown = sorted(set(notify) - set(NOTIFY_KEYS) - {"smtp", "slack"})
     if unknown:
         raise TypeError(
             f"notify got no key named {', '.join(map(repr, unknown))}; its keys: "
-            f"smtp, {', '.join(NOTIFY_KEYS)}"
+            f"smtp, slack, {', '.join(NOTIFY_KEYS)}"
         )
     out: dict[str, Any] = {}
     smtp = dict(notify.get("smtp") or {})
@@ -200,6 +210,14 @@ def notify_settings(notify: Mapping[str, Any]) -> dict[str, Any]:
     if wrong:
         raise TypeError(f"notify's smtp got no key named {', '.join(map(repr, wrong))}")
     out.update({f"notify_smtp_{key}": value for key, value in smtp.items()})
+    slack = dict(notify.get("slack") or {})
+    wrong = sorted(set(slack) - set(SLACK_KEYS))
+    if wrong:
+        raise TypeError(
+            f"notify's slack got no key named {', '.join(map(repr, wrong))}; its keys: "
+            f"{', '.join(SLACK_KEYS)}"
+        )
+    out.update({f"notify_slack_{key}": value for key, value in slack.items()})
     for key, name in NOTIFY_KEYS.items():
         if key not in notify:
             continue
@@ -275,14 +293,20 @@ def configure(
     args = [*_command(), COMMAND, *command_line(chosen), *options]
     environment = {"HITL_NB_DB_URL": db_url} if db_url else {}
     environment.update(environment_of(chosen))
-    password = chosen.notify_smtp_password_env
-    if password:
-        if not os.environ.get(password):
+    secrets = [
+        ("the SMTP password", chosen.notify_smtp_password_env),
+        ("the Slack app's bot token", chosen.notify_slack_token_env),
+        ("the Slack app's signing secret", chosen.notify_slack_signing_secret_env),
+    ]
+    for what, variable in secrets:
+        if not variable:
+            continue
+        if not os.environ.get(variable):
             raise ValueError(
-                f"notify: the SMTP password's variable {password} is not set in the hub's "
+                f"notify: {what}'s variable {variable} is not set in the hub's "
                 "environment (the service is given it from there)"
             )
-        environment[password] = os.environ[password]
+        environment[variable] = os.environ[variable]
     entry: dict[str, Any] = {
         "name": name,
         "url": f"http://{ip}:{port}",

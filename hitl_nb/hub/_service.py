@@ -48,6 +48,7 @@ from hitl_nb.gateway import (
     StoreUnavailable,
     open_store,
     push_handlers,
+    slack_handlers,
 )
 from hitl_nb.hub._answer import ANSWER_PATH, answer_handlers
 from hitl_nb.hub._handlers import api_handlers, hosted_handlers, page_handlers
@@ -149,6 +150,8 @@ class HubService:
         if settings.push:
             self.gateway.push_url = lambda reg_id: f"{self.public_url}{PUSH_PATH}/{reg_id}"
             handlers += push_handlers(self.prefix, self.gateway.push)
+        # A Slack app's clicks (when a team channel is one): signed by Slack, no hub login.
+        handlers += slack_handlers(self.prefix, self.gateway)
         handlers += api_handlers(self.prefix + "api", GatewayAPI(self.gateway), self.auth)
         handlers += page_handlers(self.prefix, self.auth)
         # The answer page: served here, behind the hub's login; nobody's server starts.

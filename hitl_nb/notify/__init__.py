@@ -61,12 +61,22 @@ from hitl_nb.notify._targets import shown_url
 if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
     from hitl_nb.notify._addresses import AddressBook
     from hitl_nb.notify._channels import Channels
+    from hitl_nb.notify._choices import one_choice
     from hitl_nb.notify._email import EmailChannel, SmtpSettings
     from hitl_nb.notify._hub_users import HubDirectory
     from hitl_nb.notify._messages import Message
     from hitl_nb.notify._registry import Registry, default_registry
     from hitl_nb.notify._routes import Preference, Router
     from hitl_nb.notify._sender import Sender
+    from hitl_nb.notify._slack_api import SlackApi, check_slack_signature
+    from hitl_nb.notify._slack_app import (
+        SLACK_OPEN_ACTION,
+        SlackAppChannel,
+        SlackAppTarget,
+        read_slack_action,
+        slack_blocks,
+    )
+    from hitl_nb.notify._slack_people import SlackPeople
     from hitl_nb.notify._webhooks import WebhookChannel
 
 __all__ = [
@@ -98,6 +108,15 @@ __all__ = [
     "sign",
     "stale_reason",
     "team",
+    "SLACK_OPEN_ACTION",
+    "SlackApi",
+    "SlackAppChannel",
+    "SlackAppTarget",
+    "SlackPeople",
+    "check_slack_signature",
+    "one_choice",
+    "read_slack_action",
+    "slack_blocks",
 ]
 
 __getattr__, __dir__ = _lazy.attach(
@@ -114,6 +133,15 @@ __getattr__, __dir__ = _lazy.attach(
         "Preference": "_routes",
         "Router": "_routes",
         "Sender": "_sender",
+        "SlackApi": "_slack_api",
+        "check_slack_signature": "_slack_api",
+        "SLACK_OPEN_ACTION": "_slack_app",
+        "SlackAppChannel": "_slack_app",
+        "SlackAppTarget": "_slack_app",
+        "read_slack_action": "_slack_app",
+        "slack_blocks": "_slack_app",
+        "SlackPeople": "_slack_people",
+        "one_choice": "_choices",
         "WebhookChannel": "_webhooks",
     },
 )

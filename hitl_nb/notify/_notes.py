@@ -92,6 +92,8 @@ class PromptFacts:
     (:func:`hitl_nb._choices.one_choice`, in order: a link names one by its index), else
     empty. Outcome notes also carry ``outcome`` (one of :data:`OUTCOMES`),
     ``responders`` (who answered) and ``detail`` (the agent's reason for a refusal).
+    ``choices``: the labels of a one-choice prompt's answers (:mod:`hitl_nb.notify._choices`:
+    a chat app's buttons), empty for any other prompt.
     """
 
     reg_id: str

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from hitl_nb.errors import NotifyRefused
-from hitl_nb.notify import _email, _signed, _slack, _teams
+from hitl_nb.notify import _email, _signed, _slack, _slack_app, _teams
 from hitl_nb.notify._kind import ChannelKind
 from hitl_nb.notify._targets import check_webhook_url
 
@@ -121,6 +121,7 @@ _DEFAULT.register(_email.KIND)
 _DEFAULT.register(_slack.KIND)
 _DEFAULT.register(_signed.KIND)
 _DEFAULT.register(_teams.KIND)
+_DEFAULT.register(_slack_app.KIND)
 
 
 def default_registry() -> Registry:

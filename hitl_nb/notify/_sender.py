@@ -230,6 +230,8 @@ class Sender:
                 return "given_up"
             attempts = 1 + max((n.attempts for n in batch.notes), default=0)
             when = retry_at(at, attempts, self.limits, self._jitter())
+            if exc.retry_after is not None:  # the receiver said when (a 429's Retry-After)
+                when = max(when, at + min(exc.retry_after, self.limits.max_retry))
             await self.outbox.mark_retry(batch, when, str(exc))
             log.info("hitl-nb notify: a message to %s waits: %s", batch.recipient, exc)
             return "retried"

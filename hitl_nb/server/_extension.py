@@ -24,6 +24,7 @@ from hitl_nb.gateway import (
     Notifier,
     open_store,
     push_handlers,
+    slack_handlers,
 )
 from hitl_nb.mock_agent import mock_agent_handlers
 from hitl_nb.server._answer import ANSWER_PATH, answer_handlers
@@ -107,6 +108,8 @@ def load(serverapp: Any) -> Gateway:
 
         gateway.push_url = push_url
         handlers += push_handlers(url_path_join(base_url, MOUNT), gateway.push)
+    # A Slack app's clicks (when a team channel is one): signed by Slack, no login.
+    handlers += slack_handlers(url_path_join(base_url, MOUNT), gateway)
     web_app.add_handlers(".*$", handlers)
     # Deadline timers and forwards left in doubt resume once the loop runs.
     IOLoop.current().add_callback(gateway.start)

@@ -278,7 +278,7 @@ def test_a_version_4_database_gets_the_outbox_with_nothing_lost(
         await store.close()
         again = opener()
         await again.open()
-        assert again.found_version == SCHEMA_VERSION == 5
+        assert again.found_version == SCHEMA_VERSION == 6
         await again.close()
 
     asyncio.run(go())

@@ -286,6 +286,28 @@ def test_notify_puts_settings_on_the_command_line_and_credentials_in_the_environ
     }
 
 
+def test_a_slack_apps_token_and_secret_go_in_the_environment_never_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HITL_TEST_SLACK_TOKEN", "xoxb-never-on-a-command-line")
+    monkeypatch.setenv("HITL_TEST_SLACK_SECRET", "signing-never-on-a-command-line")
+    slack = {
+        "token_env": "HITL_TEST_SLACK_TOKEN",
+        "signing_secret_env": "HITL_TEST_SLACK_SECRET",
+        "users": {"U0BOB": "bob"},
+    }
+    team = {"*": {"kind": "slack-app", "channel": "C0TEAM"}}
+    entry = configure(Config(), state_dir=tmp_path, notify={"slack": slack, "team_webhooks": team})
+    command = " ".join(entry["command"])
+    assert "--notify-slack-token-env HITL_TEST_SLACK_TOKEN" in command
+    assert "never-on-a-command-line" not in command
+    env = entry["environment"]
+    assert env["HITL_TEST_SLACK_TOKEN"] == "xoxb-never-on-a-command-line"
+    assert env["HITL_TEST_SLACK_SECRET"] == "signing-never-on-a-command-line"
+    with pytest.raises(TypeError, match="tokn_env"):
+        configure(Config(), state_dir=tmp_path, notify={"slack": {"tokn_env": "X"}})
+
+
 @pytest.mark.parametrize(
     ("notify", "error", "words"),
     [

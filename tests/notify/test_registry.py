@@ -88,7 +88,7 @@ def test_a_toy_kind_works_with_one_registration() -> None:
 
 def test_the_packages_kinds() -> None:
     kinds = default_registry()
-    assert kinds.names() == ["email", "slack", "signed", "teams"]
+    assert kinds.names() == ["email", "slack", "signed", "teams", "slack-app"]
     assert kinds.of(EmailTarget("bob@example.org")).transport == "email"
     url = "https://hooks.example.org/x"
     assert kinds.team_target(url) == SlackTarget(url, admin=True)  # a URL alone, as before

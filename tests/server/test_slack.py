@@ -1,0 +1,216 @@
+"""A Slack app on a single Jupyter server's gateway: messages with buttons posted to a
+fake Slack Web API on 127.0.0.1, clicks signed as Slack signs them, the mock agent
+answering. Who may answer is the gateway's S-3; each click forwards at most once; the
+message says what became of the prompt."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from hitl_nb.mock_agent import MockAgent
+from hitl_nb.notify._slack_app import action_id, action_value
+from tests.helpers.slack import SECRET, TOKEN, FakeSlack, click_body, fake_slack, sign
+from tests.helpers.tasks import answers_at_agent, start_task
+from tests.helpers.until import until_async
+
+pytestmark = pytest.mark.kernel
+
+MOUNT = "hitl/slack/interactions"
+
+
+@pytest.fixture
+def slack() -> Iterator[FakeSlack]:
+    with fake_slack(emails={"UDAVE": "dave@example.org"}) as running:
+        yield running
+
+
+@pytest.fixture
+def jp_server_config(tmp_path: Path, slack: FakeSlack, monkeypatch: Any) -> dict[str, Any]:
+    from tests.helpers.jupyter_users import NamedTokens
+
+    monkeypatch.setenv("TEST_SLACK_TOKEN", TOKEN)
+    secret = tmp_path / "signing-secret"
+    secret.write_text(SECRET + "\n")
+    return {
+        "ServerApp": {
+            "jpserver_extensions": {"hitl_nb.server": True},
+            "identity_provider_class": NamedTokens,
+        },
+        "HitlServer": {
+            "state_dir": str(tmp_path / "hitl-state"),
+            "notify_team_webhooks": {"*": {"kind": "slack-app", "channel": "C0TEAM"}},
+            "notify_slack_token_env": "TEST_SLACK_TOKEN",
+            "notify_slack_signing_secret_file": str(secret),
+            "notify_slack_api_url": slack.api_url,
+            "notify_slack_users": {"UBOB": "bob", "UCAROL": "carol"},
+            "notify_slack_match_email": True,
+            "notify_address_template": "{name}@example.org",
+            "notify_every": 0.0,
+        },
+    }
+
+
+async def register(api: Any, agent_url: str, task_id: str) -> dict[str, Any]:
+    status, reg = await api(
+        "POST", "hitl/api/tasks", user="alice", body={"agent_url": agent_url, "task_id": task_id}
+    )
+    assert status in (200, 201), reg
+    return dict(reg)
+
+
+async def posted(slack: FakeSlack, count: int = 1) -> list[dict[str, Any]]:
+    async def enough() -> list[dict[str, Any]] | None:
+        got = slack.called("chat.postMessage")
+        return got if len(got) >= count else None
+
+    return await until_async(enough, what="the Slack message")
+
+
+def buttons(message: dict[str, Any]) -> list[dict[str, Any]]:
+    (actions,) = [b for b in message["blocks"] if b["type"] == "actions"]
+    return list(actions["elements"])
+
+
+async def click(
+    server_url: str, body: bytes, headers: dict[str, str] | None = None
+) -> httpx.Response:
+    async with httpx.AsyncClient() as client:
+        return await client.post(server_url + MOUNT, content=body, headers=headers or sign(body))
+
+
+async def updates_saying(slack: FakeSlack, words: str) -> dict[str, Any]:
+    async def found() -> dict[str, Any] | None:
+        for update in slack.called("chat.update"):
+            if words in update["text"]:
+                return update
+        return None
+
+    return await until_async(found, what=f"a chat.update saying {words!r}")
+
+
+async def test_bobs_button_forwards_one_answer_and_the_message_shows_the_outcome(
+    api: Any, agent: MockAgent, slack: FakeSlack, server_url: str
+) -> None:
+    task = await start_task(agent.url, "approval")
+    reg = await register(api, agent.url, task.id)
+    (prompt,) = reg["prompts"]
+    (message,) = await posted(slack)
+    assert message["channel"] == "C0TEAM" and "Approve the deployment" in message["text"]
+    yes, no = buttons(message)
+    assert [yes["text"]["text"], no["text"]["text"]] == ["Yes", "No"]
+    assert "true" not in yes["value"].lower() and reg["id"] in yes["value"]
+    body = click_body(yes, "UBOB", slack.response_url())
+    headers = sign(body)
+    answered = await click(server_url, body, headers)
+    assert answered.status_code == 200
+    assert await until_async(lambda: answers_at_agent(agent.url, task.id), what="the answer")
+    update = await updates_saying(slack, "Answered by bob")
+    assert update["ts"] == "1700000000.000001" and update["channel"] == "C0TEAM"
+    assert not [b for b in update["blocks"] if b["type"] == "actions"]  # the buttons went
+    # the same request again (a replay): acknowledged, nothing more
+    again = await click(server_url, body, headers)
+    assert again.status_code == 200
+    answers = await answers_at_agent(agent.url, task.id)
+    assert len(answers) == 1 and prompt["prompt_id"] in json.dumps(answers)
+    _, audit = await api("GET", "hitl/api/audit", user="alice")
+    entries = [e for e in audit["entries"] if e.get("action") == "forwarded"]
+    assert entries and "bob (Slack UBOB)" in json.dumps(entries)
+
+
+async def test_bob_and_carol_make_a_consensus_and_the_message_counts_them(
+    api: Any, agent: MockAgent, slack: FakeSlack, server_url: str
+) -> None:
+    task = await start_task(agent.url, "consensus", n=2)
+    await register(api, agent.url, task.id)
+    (message,) = await posted(slack)
+    yes = buttons(message)[0]
+    first = await click(server_url, click_body(yes, "UBOB", slack.response_url()))
+    assert first.status_code == 200
+    await updates_saying(slack, "1 of 2 agree so far")
+    assert await answers_at_agent(agent.url, task.id) == []
+    second = await click(server_url, click_body(yes, "UCAROL", slack.response_url()))
+    assert second.status_code == 200
+    update = await updates_saying(slack, "Answered by bob, carol")
+    assert not [b for b in update["blocks"] if b["type"] == "actions"]
+    assert len(await answers_at_agent(agent.url, task.id)) == 1
+
+
+async def _ephemeral(slack: FakeSlack, words: str) -> dict[str, Any]:
+    async def found() -> dict[str, Any] | None:
+        said = [r for r in slack.responses if words in r.get("text", "")]
+        return said[0] if said else None
+
+    return await until_async(found, what=f"an ephemeral message saying {words!r}")
+
+
+async def test_bob_is_refused_on_a_prompt_for_carol_and_an_unmapped_user_on_any(
+    api: Any, agent: MockAgent, slack: FakeSlack, server_url: str
+) -> None:
+    task = await start_task(agent.url, "specific", responder="carol")
+    reg = await register(api, agent.url, task.id)
+    (prompt,) = reg["prompts"]
+    ids = (reg["id"], prompt["prompt_id"], 0)
+    forged = {"action_id": action_id(*ids), "value": action_value(*ids)}
+    refused = await click(server_url, click_body(forged, "UBOB", slack.response_url()))
+    assert refused.status_code == 200  # acknowledged; the answer is refused after
+    told = await _ephemeral(slack, "You cannot answer this")
+    assert told["response_type"] == "ephemeral" and "carol" in told["text"]
+    stranger = await click(server_url, click_body(forged, "UEVE", slack.response_url()))
+    assert stranger.status_code == 200
+    await _ephemeral(slack, "not linked to a user here")
+    # dave is found by his email (users.info), and is not carol either
+    await click(server_url, click_body(forged, "UDAVE", slack.response_url()))
+
+    async def dave_refused() -> bool:
+        _, audit = await api("GET", "hitl/api/audit", user="alice")
+        return "dave (Slack UDAVE)" in json.dumps(audit)
+
+    await until_async(dave_refused, what="dave refused as dave, in the audit trail")
+    assert {"user": "UDAVE"} in slack.called("users.info")
+    assert await answers_at_agent(agent.url, task.id) == []
+
+
+async def test_bad_requests_are_refused_and_forward_nothing(
+    api: Any, agent: MockAgent, slack: FakeSlack, server_url: str
+) -> None:
+    task = await start_task(agent.url, "approval")
+    await register(api, agent.url, task.id)
+    (message,) = await posted(slack)
+    yes = buttons(message)[0]
+    body = click_body(yes, "UBOB", slack.response_url())
+    wrong = sign(body, secret="not-the-secret")
+    assert (await click(server_url, body, wrong)).status_code == 401
+    stale = sign(body, at=time.time() - 301)
+    assert (await click(server_url, body, stale)).status_code == 401
+    tampered = body.replace(b"UBOB", b"UCAROL")
+    assert (await click(server_url, tampered, sign(body))).status_code == 401
+    huge = b"payload=" + b"x" * (1024 * 1024)
+    assert (await click(server_url, huge)).status_code == 413
+    assert (await click(server_url, b"payload=%7Bnot+json")).status_code == 400
+    unknown = {**yes, "action_id": "hitl-choice:9:0000000000000000"}
+    assert (await click(server_url, click_body(unknown, "UBOB", "x"))).status_code == 400
+    ids = ("no-such-registration", "no-such-prompt", 0)
+    ghost = {"action_id": action_id(*ids), "value": action_value(*ids)}
+    assert (await click(server_url, click_body(ghost, "UBOB", "x"))).status_code == 404
+    # the service keeps serving: a good click after all that is taken, once
+    assert (await click(server_url, body)).status_code == 200
+    await updates_saying(slack, "Answered by bob")
+    assert len(await answers_at_agent(agent.url, task.id)) == 1
+
+
+async def test_a_rate_limited_post_is_retried_and_posted_once(
+    api: Any, agent: MockAgent, slack: FakeSlack, server_url: str
+) -> None:
+    slack.limit_next = 1
+    task = await start_task(agent.url, "approval")
+    await register(api, agent.url, task.id)
+    await posted(slack)
+    assert slack.limit_next == 0  # the first try was answered 429
+    assert len(slack.called("chat.postMessage")) == 1
