@@ -60,7 +60,6 @@ from hitl_nb.notify import (
     TeamChannels,
     WebhookChannel,
     default_registry,
-    one_choice,
     opened_notes,
     outcome_notes,
     shown_url,

@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qs
 
+from hitl_nb._choices import one_choice
 from hitl_nb._json import parse_json
 from hitl_nb.errors import BadJSON, DeliveryFailed, NotifyRefused
 from hitl_nb.gateway._gateway import Gateway, GatewayError
@@ -43,7 +44,6 @@ from hitl_nb.notify import (
     SlackApi,
     SlackPeople,
     check_slack_signature,
-    one_choice,
     read_slack_action,
 )
 

@@ -61,7 +61,6 @@ from hitl_nb.notify._targets import shown_url
 if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
     from hitl_nb.notify._addresses import AddressBook
     from hitl_nb.notify._channels import Channels
-    from hitl_nb.notify._choices import one_choice
     from hitl_nb.notify._email import EmailChannel, SmtpSettings
     from hitl_nb.notify._hub_users import HubDirectory
     from hitl_nb.notify._messages import Message
@@ -114,7 +113,6 @@ __all__ = [
     "SlackAppTarget",
     "SlackPeople",
     "check_slack_signature",
-    "one_choice",
     "read_slack_action",
     "slack_blocks",
 ]
@@ -141,7 +139,6 @@ __getattr__, __dir__ = _lazy.attach(
         "read_slack_action": "_slack_app",
         "slack_blocks": "_slack_app",
         "SlackPeople": "_slack_people",
-        "one_choice": "_choices",
         "WebhookChannel": "_webhooks",
     },
 )

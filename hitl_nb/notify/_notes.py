@@ -89,11 +89,9 @@ class PromptFacts:
     ``specific``: the names of the prompt's ``specific:`` entries; ``needed``: how many
     matching answers it needs (``consensus:N``), ``answers``: how many it had when the
     note was written; ``choices``: the words of each answer of a one-choice prompt
-    (:func:`hitl_nb._choices.one_choice`, in order: a link names one by its index), else
-    empty. Outcome notes also carry ``outcome`` (one of :data:`OUTCOMES`),
+    (:func:`hitl_nb._choices.one_choice`, in order: a link or a chat app's button names
+    one by its index), else empty. Outcome notes also carry ``outcome`` (one of :data:`OUTCOMES`),
     ``responders`` (who answered) and ``detail`` (the agent's reason for a refusal).
-    ``choices``: the labels of a one-choice prompt's answers (:mod:`hitl_nb.notify._choices`:
-    a chat app's buttons), empty for any other prompt.
     """
 
     reg_id: str

@@ -10,7 +10,7 @@ neutralised, spec S-1) and Block Kit blocks (:func:`slack_blocks`), each paragra
 ``mrkdwn`` section of that same neutralised text, then who may answer and by when,
 then:
 
-- for a one-choice prompt (:mod:`hitl_nb.notify._choices`), one button per choice:
+- for a one-choice prompt (:func:`hitl_nb._choices.one_choice`), one button per choice:
   its ``value`` names the prompt and the choice's index (:func:`action_value`), its
   ``action_id`` the index and a digest of the prompt, never the value itself (the
   interaction endpoint makes the answer again from the stored schema);
@@ -32,7 +32,6 @@ from typing import Any
 
 from hitl_nb.errors import NotifyRefused
 from hitl_nb.notify import _text
-from hitl_nb.notify._choices import LABEL_LIMIT
 from hitl_nb.notify._kind import ChannelKind
 from hitl_nb.notify._messages import Message
 from hitl_nb.notify._slack_api import SlackApi
@@ -51,6 +50,8 @@ __all__ = [
 
 #: Every choice button's ``action_id`` starts so; the link button's is :data:`SLACK_OPEN_ACTION`.
 ACTION_PREFIX = "hitl-choice:"
+#: A button's label is at most this long (Slack's limit for a button's text).
+LABEL_LIMIT = 75
 SLACK_OPEN_ACTION = "hitl-open"
 #: Slack's limits: a section's text, a button's value.
 SECTION_LIMIT = 3000

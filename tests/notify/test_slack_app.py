@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from slack_sdk.signature import SignatureVerifier
 
+from hitl_nb._choices import one_choice
 from hitl_nb.errors import DeliveryFailed, NotifyRefused
 from hitl_nb.notify import PromptFacts, Secret, default_registry
-from hitl_nb.notify._choices import one_choice
 from hitl_nb.notify._links import AnswerLinks
 from hitl_nb.notify._messages import compose
 from hitl_nb.notify._notes import Batch, Note, team
@@ -55,10 +55,10 @@ def test_the_tests_signer_is_slacks_own() -> None:
 @pytest.mark.parametrize(
     ("schema", "labels"),
     [
-        pytest.param(APPROVAL, ["Yes", "No"], id="approval"),
+        pytest.param(APPROVAL, ["approve: Yes", "approve: No"], id="approval"),
         pytest.param(
             {"type": "object", "required": ["env"], "properties": {"env": {"enum": ["eu", "us"]}}},
-            ["eu", "us"],
+            ["env: eu", "env: us"],
             id="enum",
         ),
         pytest.param({**APPROVAL, "required": ["approve", "comment"]}, [], id="two-required"),
@@ -69,7 +69,7 @@ def test_the_tests_signer_is_slacks_own() -> None:
             id="integer",
         ),
         pytest.param(
-            {"type": "object", "required": ["e"], "properties": {"e": {"enum": list(range(9))}}},
+            {"type": "object", "required": ["e"], "properties": {"e": {"enum": list(range(11))}}},
             [],
             id="too-many",
         ),
@@ -79,7 +79,7 @@ def test_the_tests_signer_is_slacks_own() -> None:
 def test_one_choice_schemas(schema: Any, labels: list[str]) -> None:
     found = one_choice(schema)
     assert [c.label for c in found] == labels
-    if labels == ["Yes", "No"]:
+    if labels == ["approve: Yes", "approve: No"]:
         assert [c.payload for c in found] == [{"approve": True}, {"approve": False}]
 
 

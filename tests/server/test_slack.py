@@ -104,7 +104,7 @@ async def test_bobs_button_forwards_one_answer_and_the_message_shows_the_outcome
     (message,) = await posted(slack)
     assert message["channel"] == "C0TEAM" and "Approve the deployment" in message["text"]
     yes, no = buttons(message)
-    assert [yes["text"]["text"], no["text"]["text"]] == ["Yes", "No"]
+    assert [yes["text"]["text"], no["text"]["text"]] == ["Approve: Yes", "Approve: No"]
     assert "true" not in yes["value"].lower() and reg["id"] in yes["value"]
     body = click_body(yes, "UBOB", slack.response_url())
     headers = sign(body)
