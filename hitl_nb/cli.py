@@ -46,9 +46,9 @@ def _hub_service(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 
 def _audit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from hitl_nb.hub._audit_cli import register_cli
+    from hitl_nb.gateway import register_audit_cli
 
-    register_cli(sub)
+    register_audit_cli(sub)
 
 
 #: Subcommand name -> what adds it to the parser (its ``func`` default runs it). Each

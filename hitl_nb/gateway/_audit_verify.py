@@ -29,6 +29,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from hitl_nb.gateway._chain import GENESIS, content_digest, link_hash
@@ -84,7 +85,9 @@ class Verdict:
             )
         else:
             n = len(self.findings)
-            out.append(f"the chain is broken: {n} problem{'s' * (n != 1)} in {self.entries} entries")
+            out.append(
+                f"the chain is broken: {n} problem{'s' * (n != 1)} in {self.entries} entries"
+            )
         return out
 
 
@@ -106,9 +109,7 @@ def verify(
         verdict.entries += 1
         seq = row.get("seq")
         if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
-            verdict.findings.append(
-                Finding(None, f"{_entry(None, row)} has no place in the chain")
-            )
+            verdict.findings.append(Finding(None, f"{_entry(None, row)} has no place in the chain"))
             continue
         try:
             digest = content_digest(row)
@@ -128,9 +129,7 @@ def verify(
                 Finding(seq, f"{_entry(seq, row)} is not of registration {registration}")
             )
         if before is not None and seq < before:
-            verdict.findings.append(
-                Finding(seq, f"entries {seq} and {before} are out of order")
-            )
+            verdict.findings.append(Finding(seq, f"entries {seq} and {before} are out of order"))
         before = seq
         placed.append((seq, row))
     placed.sort(key=lambda p: p[0])
@@ -163,9 +162,11 @@ def _links(
         )
     else:
         missing = "entry 1 is" if first_seq == 2 else f"entries 1 to {first_seq - 1} are"
-        verdict.findings.append(Finding(first_seq, f"{missing} missing before {_entry(first_seq, first)}"))
+        verdict.findings.append(
+            Finding(first_seq, f"{missing} missing before {_entry(first_seq, first)}")
+        )
     skipped = 0
-    for (p_seq, prev), (seq, row) in zip(placed, placed[1:]):
+    for (p_seq, prev), (seq, row) in pairwise(placed):
         if seq == p_seq:
             verdict.findings.append(Finding(seq, f"entry {seq} is listed twice"))
         elif seq > p_seq + 1:

@@ -112,15 +112,14 @@ def link_hash(digest: str, prev_hash: str, seq: int) -> str:
 #: The chain's head as the appending statement reads it (after the lock).
 _HEAD_SEQ = "(SELECT coalesce(max(seq), 0) FROM audit)"
 _HEAD_HASH = (
-    "coalesce((SELECT hash FROM audit WHERE seq = (SELECT max(seq) FROM audit)), "
-    f"'{GENESIS}')"
+    f"coalesce((SELECT hash FROM audit WHERE seq = (SELECT max(seq) FROM audit)), '{GENESIS}')"
 )
 
 
 def _insert(dialect: Dialect) -> str:
     # Braces are doubled: the text goes through Dialect.sql's str.format.
     text = (
-        "'{{\"entry\":\"' || ? || '\",\"prev\":\"' || "
+        '\'{{"entry":"\' || ? || \'","prev":"\' || '
         f"{_HEAD_HASH} || '\",\"seq\":' || ({_HEAD_SEQ} + 1) || '}}}}'"
     )
     columns = ", ".join(c for c, _ in COLUMNS)

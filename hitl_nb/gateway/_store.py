@@ -183,7 +183,12 @@ class Chained:
 
     def to_json(self) -> dict[str, Any]:
         """The entry as an export shows it: :meth:`AuditEntry.to_json` and the link."""
-        return {**self.entry.to_json(), "seq": self.seq, "prev_hash": self.prev_hash, "hash": self.hash}
+        return {
+            **self.entry.to_json(),
+            "seq": self.seq,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
 
 
 @dataclass(frozen=True)
@@ -855,14 +860,15 @@ class GatewayStore:
     ) -> tuple[int | None, int | None]:
         """The places in the chain (``seq``) of the first entry written at or after
         ``since`` and the last written at or before ``until`` (None: no bound given, or
-        no entry there): a time range as one run of the chain."""
+        no bound given; a bound no entry meets gives a run that holds none): a time range
+        as one run of the chain."""
         first = last = None
         if since is not None:
             ((first,),) = await self._db.rows("SELECT min(seq) FROM audit WHERE at >= ?", (since,))
-            first = -1 if first is None else int(first)
+            first = _NO_PLACE if first is None else int(first)
         if until is not None:
             ((last,),) = await self._db.rows("SELECT max(seq) FROM audit WHERE at <= ?", (until,))
-            last = -1 if last is None else int(last)
+            last = 0 if last is None else int(last)
         return first, last
 
     async def audit_chain(
@@ -878,7 +884,7 @@ class GatewayStore:
         ``after``), at most ``limit``; ``registration``: only its entries; ``first``,
         ``last``: only places in the chain from ``first`` to ``last``
         (:meth:`chain_span`)."""
-        where, args = ["id > ?"], [after]
+        where, args = ["id > ?"], list[Any]([after])
         if registration is not None:
             where.append("reg_id = ?")
             args.append(registration)
@@ -899,6 +905,8 @@ class GatewayStore:
         ]
 
 
+#: Beyond any place in the chain.
+_NO_PLACE = 2**62
 _HELD = "SELECT reg_id FROM leases WHERE holder = ? ORDER BY reg_id"
 
 

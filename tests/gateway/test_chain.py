@@ -145,7 +145,7 @@ def test_an_export_reads_back_as_written_and_verifies_alone(opener: Opener, fmt:
     async def go() -> None:
         store = opener()
         for i in range(4):
-            await store.add_audit(_entry(i, reason=[None, "", "a,b\n\"q\"", "é🚀"][i]))
+            await store.add_audit(_entry(i, reason=[None, "", 'a,b\n"q"', "é🚀"][i]))
         rows = await _rows(store)
         out = io.StringIO()
         assert write_export(rows, out, fmt) == 4
@@ -176,7 +176,9 @@ async def _swap(store: GatewayStore, x: int, y: int) -> None:
     db = store._db
     rows = {
         r[0]: r[1:]
-        for r in await db.rows(f"SELECT id, seq, {', '.join(columns)} FROM audit WHERE id IN (?, ?)", (x, y))
+        for r in await db.rows(
+            f"SELECT id, seq, {', '.join(columns)} FROM audit WHERE id IN (?, ?)", (x, y)
+        )
     }
     sets = ", ".join(f"{c} = ?" for c in columns)
     await db.count("UPDATE audit SET seq = NULL WHERE id = ?", (x,))
@@ -199,7 +201,9 @@ def test_tampering_by_sql_is_found_and_named(opener: Opener) -> None:
         assert not verdict.whole
         assert any(
             line.startswith("entry 17 (")
-            and line.endswith("was changed after it was written (its hash does not match its content)")
+            and line.endswith(
+                "was changed after it was written (its hash does not match its content)"
+            )
             for line in lines
         ), lines
         assert "an entry is missing between 9 and 11" in lines

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import calendar
+import datetime
 import os
 import sys
 import tempfile
@@ -33,9 +34,12 @@ from hitl_nb.gateway._audit_verify import verify
 from hitl_nb.gateway._db_url import sqlite_path
 from hitl_nb.gateway._schema import SCHEMA_VERSION
 from hitl_nb.gateway._store import GatewayStore, StoreUnavailable
-from hitl_nb.hub._options import DEFAULT_STATE_DIR
 
-__all__ = ["register_cli"]
+__all__ = ["DEFAULT_STATE_DIR", "register_cli"]
+
+#: The hub service's state directory when none is given (``hitl_nb.hub``'s own default,
+#: which a test keeps equal).
+DEFAULT_STATE_DIR = "hitl-state"
 
 _NAME = "hitl-nb audit"
 
@@ -48,19 +52,20 @@ def _time(text: str, *, end: bool) -> float:
     """An RFC 3339 date-time, or a date (its start; ``end``: its last instant), as epoch
     seconds."""
     reading = read_date_time(text, space=True)
-    if reading is not None and reading.date is not None:
-        y, mo, d = reading.date
-        h, mi, s, micro = reading.time
-        at = calendar.timegm((y, mo, d, h, mi, min(s, 59), 0, 0, 0))
-        return at + micro / 1e6 - reading.offset_minutes * 60
-    date = read_date(text)
+    date = reading.date if reading is not None else read_date(text)
     if date is None:
         raise _Usage(f"{text!r} is not a date (2025-06-15) or an RFC 3339 time")
     try:
-        at = calendar.timegm((*date, 0, 0, 0, 0, 0, 0))
-    except (ValueError, OverflowError):
+        day = datetime.date(*date)
+        if reading is None:
+            at = calendar.timegm(day.timetuple())
+            return at + 86_400 - 1e-6 if end else float(at)
+        h, mi, s, micro = reading.time
+        clock = datetime.time(h, mi, min(s, 59), micro)  # a leap second: its minute's last
+    except ValueError:
         raise _Usage(f"{text!r} is not a date") from None
-    return at + 86_400 - 1e-6 if end else float(at)
+    at = calendar.timegm(datetime.datetime.combine(day, clock).timetuple())
+    return at + micro / 1e6 - reading.offset_minutes * 60
 
 
 def _format(args: argparse.Namespace, path: Path | None = None) -> str:
@@ -128,9 +133,7 @@ async def _export(args: argparse.Namespace) -> int:
     try:
         rows = [
             r
-            async for r in exported(
-                store, since=since, until=until, registration=args.registration
-            )
+            async for r in exported(store, since=since, until=until, registration=args.registration)
         ]
     finally:
         await store.close()
