@@ -11,11 +11,11 @@
    answer (the store's Python and the driver's; PostgreSQL's own processes apart) and
    the wall time. Only the store's public interface is used, so the same script runs on
    any checkout (``PYTHONPATH=<checkout> python benchmarks/bench_store.py``).
-3. **The audit chain's cost.** The same answers with the audit trail chained (each
+2. **The audit chain's cost.** The same answers with the audit trail chained (each
    entry's digest computed here, its link hashed by the statement that appends it) and
    with version 5's plain insert of the same columns in its place, rounds alternating in
    one run on each database: the CPU per answer each way and their ratio.
-2. **SQLAlchemy Core, the other way to write the SQL once** (as JupyterHub and a2a-python
+3. **SQLAlchemy Core, the other way to write the SQL once** (as JupyterHub and a2a-python
    do; needs ``sqlalchemy`` and, for its asyncio engine, ``greenlet``): two of those
    statements, the prompt read with its forward and the ballot cast (lock, upsert, read
    in one transaction), through SQLAlchemy Core (tables and ``select()``, its compiled
@@ -119,7 +119,7 @@ async def per_answer(make: Callable[[], GatewayStore], prompts: int, rounds: int
     )
 
 
-# -- 3. the audit chain's cost ----------------------------------------------------------
+# -- 2. the audit chain's cost ----------------------------------------------------------
 
 
 def _unchained(dialect: Any, values: Any) -> tuple[str, tuple[Any, ...]]:
@@ -163,7 +163,7 @@ async def chain_cost(make: Callable[[], GatewayStore], prompts: int, rounds: int
     )
 
 
-# -- 2. SQLAlchemy Core next to the driver ----------------------------------------------
+# -- 3. SQLAlchemy Core next to the driver ----------------------------------------------
 
 
 def _tables() -> Any:
@@ -380,7 +380,7 @@ def main() -> None:
             print(f"  SQLite       {sq}")
             pg = asyncio.run(per_answer(lambda: PostgresStore(url), args.prompts, args.rounds))
             print(f"  PostgreSQL   {pg}")
-            print("\n3. the audit chain's cost (rounds alternating, CPU of this process)")
+            print("\n2. the audit chain's cost (rounds alternating, CPU of this process)")
             sq = asyncio.run(chain_cost(lambda: SQLiteStore(path), args.prompts, args.rounds))
             print(f"  SQLite       {sq}")
             pg = asyncio.run(chain_cost(lambda: PostgresStore(url), args.prompts, args.rounds))
@@ -389,9 +389,9 @@ def main() -> None:
                 import greenlet  # noqa: F401
                 import sqlalchemy  # noqa: F401
             except ImportError as exc:
-                print(f"\n2. skipped: {exc} (pip install sqlalchemy greenlet)")
+                print(f"\n3. skipped: {exc} (pip install sqlalchemy greenlet)")
                 return
-            print("\n2. SQLAlchemy Core next to the driver (CPU per call, same tables)")
+            print("\n3. SQLAlchemy Core next to the driver (CPU per call, same tables)")
             keys = asyncio.run(seeded(SQLiteStore(path), args.prompts, "sa"))
             print(f"  SQLite       {sqlalchemy_sqlite(path, keys)}")
             keys = asyncio.run(seeded(PostgresStore(url), args.prompts, "sa"))
