@@ -11,7 +11,11 @@
    answer (the store's Python and the driver's; PostgreSQL's own processes apart) and
    the wall time. Only the store's public interface is used, so the same script runs on
    any checkout (``PYTHONPATH=<checkout> python benchmarks/bench_store.py``).
-2. **SQLAlchemy Core, the other way to write the SQL once** (as JupyterHub and a2a-python
+2. **The audit chain's cost.** The same answers with the audit trail chained (each
+   entry's digest computed here, its link hashed by the statement that appends it) and
+   with version 5's plain insert of the same columns in its place, rounds alternating in
+   one run on each database: the CPU per answer each way and their ratio.
+3. **SQLAlchemy Core, the other way to write the SQL once** (as JupyterHub and a2a-python
    do; needs ``sqlalchemy`` and, for its asyncio engine, ``greenlet``): two of those
    statements, the prompt read with its forward and the ballot cast (lock, upsert, read
    in one transaction), through SQLAlchemy Core (tables and ``select()``, its compiled
@@ -115,7 +119,51 @@ async def per_answer(make: Callable[[], GatewayStore], prompts: int, rounds: int
     )
 
 
-# -- 2. SQLAlchemy Core next to the driver ----------------------------------------------
+# -- 2. the audit chain's cost ----------------------------------------------------------
+
+
+def _unchained(dialect: Any, values: Any) -> tuple[str, tuple[Any, ...]]:
+    """Version 5's statement in place of :func:`hitl_nb.gateway._chain.append`."""
+    import json
+
+    from hitl_nb.gateway._chain import COLUMNS
+
+    columns = [c for c, _ in COLUMNS]
+    args = [values[c] for c in columns]
+    args[12] = json.dumps(values["responders"])
+    args[13] = None if values["agent_reply"] is None else json.dumps(values["agent_reply"])
+    marks = ", ".join("?" * len(columns))
+    return f"INSERT INTO audit ({', '.join(columns)}) VALUES ({marks})", tuple(args)
+
+
+STORE_APPEND = "hitl_nb.gateway._store.append"
+
+
+async def chain_cost(make: Callable[[], GatewayStore], prompts: int, rounds: int) -> str:
+    from contextlib import nullcontext
+    from unittest import mock
+
+    store = make()
+    await store.open()
+    cpu: dict[bool, list[float]] = {True: [], False: []}
+    for r in range(rounds + 1):
+        for chained in (True, False):
+            keys = await _seed(store, prompts, f"c{os.getpid()}-{time.time_ns()}-{r}-{chained}")
+            swap = nullcontext() if chained else mock.patch(STORE_APPEND, _unchained)
+            with swap:
+                t0 = time.process_time()
+                await _answers(store, keys)
+                if r:
+                    cpu[chained].append((time.process_time() - t0) / (2 * prompts))
+    await store.close()
+    on, off = statistics.median(cpu[True]), statistics.median(cpu[False])
+    return (
+        f"CPU {on * 1e3:5.2f} ms per answer chained, {off * 1e3:5.2f} ms unchained: "
+        f"{on / off:.3f}x  ({load()})"
+    )
+
+
+# -- 3. SQLAlchemy Core next to the driver ----------------------------------------------
 
 
 def _tables() -> Any:
@@ -332,13 +380,18 @@ def main() -> None:
             print(f"  SQLite       {sq}")
             pg = asyncio.run(per_answer(lambda: PostgresStore(url), args.prompts, args.rounds))
             print(f"  PostgreSQL   {pg}")
+            print("\n2. the audit chain's cost (rounds alternating, CPU of this process)")
+            sq = asyncio.run(chain_cost(lambda: SQLiteStore(path), args.prompts, args.rounds))
+            print(f"  SQLite       {sq}")
+            pg = asyncio.run(chain_cost(lambda: PostgresStore(url), args.prompts, args.rounds))
+            print(f"  PostgreSQL   {pg}")
             try:
                 import greenlet  # noqa: F401
                 import sqlalchemy  # noqa: F401
             except ImportError as exc:
-                print(f"\n2. skipped: {exc} (pip install sqlalchemy greenlet)")
+                print(f"\n3. skipped: {exc} (pip install sqlalchemy greenlet)")
                 return
-            print("\n2. SQLAlchemy Core next to the driver (CPU per call, same tables)")
+            print("\n3. SQLAlchemy Core next to the driver (CPU per call, same tables)")
             keys = asyncio.run(seeded(SQLiteStore(path), args.prompts, "sa"))
             print(f"  SQLite       {sqlalchemy_sqlite(path, keys)}")
             keys = asyncio.run(seeded(PostgresStore(url), args.prompts, "sa"))

@@ -45,6 +45,12 @@ def _hub_service(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     register_cli(sub)
 
 
+def _audit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from hitl_nb.gateway import register_audit_cli
+
+    register_audit_cli(sub)
+
+
 #: Subcommand name -> what adds it to the parser (its ``func`` default runs it). Each
 #: imports its own modules only when called: ``hitl-nb NAME`` loads NAME's alone.
 COMMANDS: dict[str, Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]] = {
@@ -54,6 +60,7 @@ COMMANDS: dict[str, Callable[[argparse._SubParsersAction[argparse.ArgumentParser
     "nbval-sanitize": _nbval_sanitize,
     "inbox": _inbox,
     "hub-service": _hub_service,
+    "audit": _audit,
 }
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from hitl_nb.gateway._agents import GATEWAY_HEADER, AgentPool, InternalCaller
 from hitl_nb.gateway._api import MAX_REQUEST_BYTES, ApiRequest, GatewayAPI
+from hitl_nb.gateway._audit_cli import register_cli as register_audit_cli
 from hitl_nb.gateway._confirm import ConfirmDesk, PageReply
 from hitl_nb.gateway._db_url import check_db_url, open_store
 from hitl_nb.gateway._feed import (
@@ -88,6 +89,7 @@ __all__ = [
     "open_store",
     "page_routes",
     "push_handlers",
+    "register_audit_cli",
     "shell",
     "slack_handlers",
 ]

@@ -4,7 +4,8 @@ An entry never holds the answer itself, only the SHA-256 of its canonical JSON (
 key-sorted compact form the gateway compares consensus answers in) and of the prompt's
 ``response_schema``: a team can show which answer was given to which question without
 the trail becoming a copy of every answer. Exported as JSON lines (one entry a line,
-oldest first), the format log tools read.
+oldest first), the format log tools read. Each entry is appended as the next link of the
+trail's hash chain (:mod:`hitl_nb.gateway._chain`; ``hitl-nb audit verify`` checks it).
 
 :class:`Audit` is the one place the gateway's entries are made: an answer's outcome
 (:meth:`Audit.outcome`, written by the store in the transaction of the change it

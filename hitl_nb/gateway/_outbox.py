@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from hitl_nb.gateway._chain import append
 from hitl_nb.gateway._sql import AUDIT_LOCK, Database, Session, Statement
 from hitl_nb.notify import Batch, Note, PromptFacts, stale_reason
 
@@ -161,13 +162,7 @@ _HOLDS = "SELECT last_sent FROM notify_mailboxes WHERE recipient = ? AND claim =
 _RELEASE = (
     "UPDATE notify_mailboxes SET claim = NULL, claim_until = NULL WHERE recipient = ? AND claim = ?"
 )
-_AUDIT = (
-    "INSERT INTO audit (at, reg_id, task_id, agent_url, prompt_id, responder, display, "
-    "action, status, reason, payload_sha256, schema_sha256, responders, agent_reply) "
-    "SELECT ?, ?, COALESCE(r.task_id, ''), COALESCE(r.agent_url, ''), ?, NULL, ?, "
-    "'undelivered', 0, ?, NULL, NULL, '[]', NULL "
-    "FROM (SELECT 1 AS one) o LEFT JOIN registrations r ON r.id = ?"
-)
+_REGISTRATION = "SELECT task_id, agent_url FROM registrations WHERE id = ?"
 
 
 class StoreOutbox:
@@ -287,7 +282,25 @@ class StoreOutbox:
                 (at, reason, key),
             )
             if changed:
-                await tx.count(_AUDIT, (at, reg_id, prompt_id, recipient, reason, reg_id))
+                found = await tx.rows(_REGISTRATION, (reg_id,))
+                task_id, agent_url = found[0] if found else ("", "")
+                entry = {
+                    "at": at,
+                    "reg_id": reg_id,
+                    "task_id": task_id,
+                    "agent_url": agent_url,
+                    "prompt_id": prompt_id,
+                    "responder": None,
+                    "display": recipient,
+                    "action": "undelivered",
+                    "status": 0,
+                    "reason": reason,
+                    "payload_sha256": None,
+                    "schema_sha256": None,
+                    "responders": [],
+                    "agent_reply": None,
+                }
+                await tx.count(*append(self._db.dialect, entry))
                 done.append(i)
         return done
 

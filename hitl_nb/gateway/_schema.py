@@ -24,6 +24,11 @@ lock (two replicas starting together migrate once). A new database runs every st
   ``notify_prefs`` (each person's own choice: messages off, a webhook of their own);
 - 6: a Slack app's messages and the interaction requests it took
   (:mod:`hitl_nb.gateway._slack_store`: ``slack_posts``, ``slack_seen``).
+- 7: the audit trail chained (:mod:`hitl_nb.gateway._chain`): ``audit.seq``,
+  ``audit.prev_hash``, ``audit.hash`` and a unique index on ``seq``; the entries a
+  database holds are chained in the order they were written (``id``). The step is one
+  entry of ``_STEPS`` with its own statements and data (``_AUDIT_CHAIN``,
+  ``_chain_audit``), so it can take another number.
 
 Types are the same on both (``text``, ``double precision`` for times in epoch seconds,
 JSON kept as ``text`` byte for byte: a response_schema's field order is part of the
@@ -38,6 +43,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from hitl_nb.gateway._chain import COLUMNS, GENESIS, content_digest, link_hash
 from hitl_nb.gateway._slack_store import SLACK_TABLES
 from hitl_nb.gateway._sql import Dialect, Session
 from hitl_nb.policy import ResponderGate
@@ -227,6 +233,31 @@ async def _fill_audience(tx: Session) -> None:
     await tx.many("INSERT INTO audience (reg_id, prompt_id, name) VALUES (?, ?, ?)", names)
 
 
+_AUDIT_CHAIN = """
+ALTER TABLE audit ADD COLUMN seq bigint;
+ALTER TABLE audit ADD COLUMN prev_hash text;
+ALTER TABLE audit ADD COLUMN hash text;
+CREATE UNIQUE INDEX audit_chain ON audit (seq)
+"""
+
+
+async def _chain_audit(tx: Session) -> None:
+    """The audit chain's data step: the entries already there, chained in the order
+    they were written (``id``), as :func:`hitl_nb.gateway._chain.append` would have."""
+    columns = ", ".join(c for c, _ in COLUMNS)
+    rows = await tx.rows(f"SELECT id, {columns} FROM audit ORDER BY id")
+    prev, links = GENESIS, []
+    for seq, (id_, *values) in enumerate(rows, start=1):
+        fields = {name: v for (_, name), v in zip(COLUMNS, values, strict=True)}
+        fields["responders"] = json.loads(fields["responders"])
+        reply = fields["agent_reply"]
+        fields["agent_reply"] = None if reply is None else json.loads(reply)
+        digest = link_hash(content_digest(fields), prev, seq)
+        links.append((seq, prev, digest, id_))
+        prev = digest
+    await tx.many("UPDATE audit SET seq = ?, prev_hash = ?, hash = ? WHERE id = ?", links)
+
+
 @dataclass(frozen=True)
 class _Step:
     """One version's step from the one before: its statements, then (if any) what it
@@ -244,6 +275,7 @@ _STEPS = (
     _Step("{v4};" + _AUDIENCE, _fill_audience),
     _Step(_V5),
     _Step(SLACK_TABLES),
+    _Step(_AUDIT_CHAIN, _chain_audit),
 )
 #: The schema version this code writes.
 SCHEMA_VERSION = len(_STEPS)

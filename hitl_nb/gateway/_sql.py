@@ -63,6 +63,9 @@ class Dialect:
     #: A statement that takes the lock numbered by its one parameter until the
     #: transaction ends (:data:`AUDIT_LOCK`).
     lock: str = "SELECT ?"
+    #: The SHA-256 (hex) of a text's UTF-8, ``{}`` standing for the text (SQLite: a
+    #: function the connection defines; see :mod:`hitl_nb.gateway._chain`).
+    sha256: str = "hitl_sha256({})"
     #: Statements the one step to version 4 adds (PostgreSQL's version 3 kept who may
     #: answer as an array; see :mod:`hitl_nb.gateway._schema`).
     v4: str = ""
@@ -109,6 +112,7 @@ POSTGRESQL = Dialect(
     now="extract(epoch from clock_timestamp())::float8",
     for_update=" FOR UPDATE",
     lock="SELECT pg_advisory_xact_lock(?)",
+    sha256="encode(sha256(convert_to({}, 'UTF8')), 'hex')",
     greatest="GREATEST",
     v4="""
 ALTER TABLE prompts DROP COLUMN IF EXISTS audience;

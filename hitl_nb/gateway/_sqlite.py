@@ -16,6 +16,7 @@ end in one step: nothing else on the loop runs inside it.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
@@ -42,6 +43,11 @@ def _at_once(coro: Coroutine[Any, Any, T]) -> T:
     raise RuntimeError("a SQLite transaction waited for something else")
 
 
+def _sha256_hex(text: str | None) -> str | None:
+    """SQL ``hitl_sha256(text)``: the SHA-256 (hex) of ``text``'s UTF-8."""
+    return None if text is None else hashlib.sha256(str(text).encode("utf-8")).hexdigest()
+
+
 class SQLiteDatabase:
     """One SQLite file, one connection used from the event loop's thread (see the module
     docstring). Opened, and its schema brought up to ``upto``, when made; ``timeout``:
@@ -64,6 +70,8 @@ class SQLiteDatabase:
             self.path, timeout=timeout, isolation_level=None, check_same_thread=False
         )
         self.found_version: int | None = None
+        # The audit chain's link is hashed by the statement that appends it.
+        self._conn.create_function("hitl_sha256", 1, _sha256_hex, deterministic=True)
         try:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=FULL")

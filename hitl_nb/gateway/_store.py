@@ -44,6 +44,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hitl_nb.gateway._chain import append
 from hitl_nb.gateway._outbox import StoreOutbox, count_answers, withdraw, write_notes
 from hitl_nb.gateway._schema import SCHEMA_VERSION, audience
 from hitl_nb.gateway._slack_store import SlackRecords
@@ -53,6 +54,7 @@ from hitl_nb.notify import Note, person
 __all__ = [
     "AuditEntry",
     "Ballot",
+    "Chained",
     "Forward",
     "GatewayStore",
     "Listed",
@@ -166,6 +168,28 @@ class Listed:
     row: PromptRow
     forward: Forward | None
     ballots: list[Ballot]
+
+
+@dataclass(frozen=True)
+class Chained:
+    """An entry of the audit trail with its link in the chain
+    (:mod:`hitl_nb.gateway._chain`): its place ``seq``, the previous entry's hash and
+    its own (None: an entry no chain holds, written by an older hitl-nb after the
+    database was upgraded)."""
+
+    entry: AuditEntry
+    seq: int | None
+    prev_hash: str | None
+    hash: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as an export shows it: :meth:`AuditEntry.to_json` and the link."""
+        return {
+            **self.entry.to_json(),
+            "seq": self.seq,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
 
 
 @dataclass(frozen=True)
@@ -810,12 +834,13 @@ class GatewayStore:
         appended in that change's transaction instead where the change offers it
         (``audit`` of :meth:`cast_ballot`, :meth:`finish_forward`,
         :meth:`drop_forward`), under the same lock."""
-        await self._db.batch([_append(entry)], serial="audit")
+        await self._db.batch([append(self._db.dialect, _values(entry))], serial="audit")
 
     def _appending(self, entry: AuditEntry) -> list[Statement]:
         """The statements that append ``entry`` inside a larger transaction: the audit
-        trail's lock first (held to its commit, as :meth:`add_audit`'s)."""
-        return [(self._db.dialect.lock, (AUDIT_LOCK,)), _append(entry)]
+        trail's lock first (held to its commit, as :meth:`add_audit`'s), then the entry
+        as the chain's next link (:func:`hitl_nb.gateway._chain.append`)."""
+        return [(self._db.dialect.lock, (AUDIT_LOCK,)), append(self._db.dialect, _values(entry))]
 
     async def audit(
         self, reg_ids: list[str] | None = None, *, after: int = 0, limit: int = 1000
@@ -833,9 +858,59 @@ class GatewayStore:
         )
         return [_audit(r) for r in rows]
 
+    async def chain_span(
+        self, since: float | None = None, until: float | None = None
+    ) -> tuple[int | None, int | None]:
+        """The places in the chain (``seq``) of the first entry written at or after
+        ``since`` and the last written at or before ``until`` (None: no bound given, or
+        no bound given; a bound no entry meets gives a run that holds none): a time range
+        as one run of the chain."""
+        first = last = None
+        if since is not None:
+            ((first,),) = await self._db.rows("SELECT min(seq) FROM audit WHERE at >= ?", (since,))
+            first = _NO_PLACE if first is None else int(first)
+        if until is not None:
+            ((last,),) = await self._db.rows("SELECT max(seq) FROM audit WHERE at <= ?", (until,))
+            last = 0 if last is None else int(last)
+        return first, last
 
+    async def audit_chain(
+        self,
+        *,
+        after: int = 0,
+        limit: int = 1000,
+        registration: str | None = None,
+        first: int | None = None,
+        last: int | None = None,
+    ) -> list[Chained]:
+        """Entries with their links, in the order they were written (``id`` above
+        ``after``), at most ``limit``; ``registration``: only its entries; ``first``,
+        ``last``: only places in the chain from ``first`` to ``last``
+        (:meth:`chain_span`)."""
+        where, args = ["id > ?"], list[Any]([after])
+        if registration is not None:
+            where.append("reg_id = ?")
+            args.append(registration)
+        if first is not None:
+            where.append("seq >= ?")
+            args.append(first)
+        if last is not None:
+            where.append("seq <= ?")
+            args.append(last)
+        rows = await self._db.rows(
+            f"SELECT id, {_AUDIT}, seq, prev_hash, hash FROM audit "
+            f"WHERE {' AND '.join(where)} ORDER BY id LIMIT ?",
+            (*args, limit),
+        )
+        return [
+            Chained(_audit(r[:15]), None if r[15] is None else int(r[15]), r[16], r[17])
+            for r in rows
+        ]
+
+
+#: Beyond any place in the chain.
+_NO_PLACE = 2**62
 _HELD = "SELECT reg_id FROM leases WHERE holder = ? ORDER BY reg_id"
-_INSERT_AUDIT = f"INSERT INTO audit ({_AUDIT}) VALUES ({', '.join('?' * 14)})"
 
 
 def _claim(fwd: Forward) -> Statement:
@@ -848,26 +923,24 @@ def _claim(fwd: Forward) -> Statement:
     )
 
 
-def _append(entry: AuditEntry) -> Statement:
-    """The statement that appends ``entry`` to the audit trail."""
-    reply = None if entry.agent_reply is None else json.dumps(entry.agent_reply)
-    args = (
-        entry.at,
-        entry.reg_id,
-        entry.task_id,
-        entry.agent_url,
-        entry.prompt_id,
-        entry.responder,
-        entry.display,
-        entry.action,
-        entry.status,
-        entry.reason,
-        entry.payload_sha256,
-        entry.schema_sha256,
-        json.dumps(entry.responders),
-        reply,
-    )
-    return (_INSERT_AUDIT, args)
+def _values(entry: AuditEntry) -> dict[str, Any]:
+    """``entry``'s values by the audit table's column names (:func:`_chain.append`)."""
+    return {
+        "at": entry.at,
+        "reg_id": entry.reg_id,
+        "task_id": entry.task_id,
+        "agent_url": entry.agent_url,
+        "prompt_id": entry.prompt_id,
+        "responder": entry.responder,
+        "display": entry.display,
+        "action": entry.action,
+        "status": entry.status,
+        "reason": entry.reason,
+        "payload_sha256": entry.payload_sha256,
+        "schema_sha256": entry.schema_sha256,
+        "responders": list(entry.responders),
+        "agent_reply": entry.agent_reply,
+    }
 
 
 def _may(name: str | None, args: list[Any]) -> str:

@@ -278,7 +278,57 @@ def test_a_version_4_database_gets_the_outbox_with_nothing_lost(
         await store.close()
         again = opener()
         await again.open()
-        assert again.found_version == SCHEMA_VERSION == 6
+        assert again.found_version == SCHEMA_VERSION >= 6
+        await again.close()
+
+    asyncio.run(go())
+
+
+# -- databases written by version 5 (tests/gateway/schema5: the same rows, an unchained trail)
+
+SCHEMA5 = Path(__file__).parent / "schema5"
+
+
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_a_version_5_database_has_its_audit_trail_chained_in_order(
+    database: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    from hitl_nb.gateway._audit_export import exported
+    from hitl_nb.gateway._audit_verify import verify
+
+    if database == "sqlite":
+        where: Path | str = _schema3_sqlite(tmp_path, SCHEMA5)
+    else:
+        where = _schema3_postgres(request, SCHEMA5)
+
+    def opener() -> GatewayStore:
+        return SQLiteStore(where) if isinstance(where, Path) else PostgresStore(where)
+
+    expected = json.loads((SCHEMA5 / "readback.json").read_text(encoding="utf-8"))
+
+    async def go() -> None:
+        store = opener()
+        await store.open()
+        assert store.found_version == 5
+        got = await schema3.read(store)
+        for key in expected:
+            if key != "raw":
+                assert got[key] == expected[key], key
+        # The ten entries written by version 5, chained in the order they were written.
+        rows = [r async for r in exported(store)]
+        assert [r["seq"] for r in rows] == list(range(1, 11))
+        assert [r["id"] for r in rows] == [e["id"] for e in expected["audit"]]
+        verdict = verify(rows)
+        assert verdict.whole, verdict.lines()
+        # The chain goes on from its last link.
+        await store.add_audit(schema3.audit_entries()[0])
+        rows = [r async for r in exported(store)]
+        assert rows[-1]["seq"] == 11 and rows[-1]["prev_hash"] == rows[-2]["hash"]
+        assert verify(rows).whole
+        await store.close()
+        again = opener()
+        await again.open()
+        assert again.found_version == SCHEMA_VERSION
         await again.close()
 
     asyncio.run(go())
