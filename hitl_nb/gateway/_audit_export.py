@@ -81,7 +81,9 @@ def write_export(rows: Iterable[Mapping[str, Any]], out: TextIO, fmt: str) -> in
     """Write ``rows`` to ``out`` as ``fmt`` (``jsonl`` or ``csv``); how many."""
     n = 0
     if fmt == "csv":
-        writer = csv.writer(out, lineterminator="\n")
+        # Lines end in CRLF (RFC 4180): a cell holding a lone CR or LF is then quoted
+        # (with LF alone, a CR in a cell went unquoted and split its row when read back).
+        writer = csv.writer(out, lineterminator="\r\n")
         writer.writerow(FIELDS)
         for row in rows:
             writer.writerow([_cell(name, row.get(name)) for name in FIELDS])
