@@ -36,9 +36,9 @@ from hitl_nb.gateway import (
     Gateway,
     GatewayAPI,
     GatewaySettings,
-    SQLiteStore,
 )
 from hitl_nb.gateway._page import PAGE_HEADERS, STATIC_DIR, PageConfig, StaticFiles, shell
+from hitl_nb.gateway._sqlite import SQLiteStore
 from hitl_nb.gateway._store import Registration
 from hitl_nb.mock_agent import MockAgent, Scenario, Step
 from hitl_nb.mock_agent._scenarios import APPROVAL_SCHEMA
