@@ -55,6 +55,7 @@ export class AnswerCard extends Widget {
     this._form?.dispose();
     this._form = null;
     this._card.textContent = '';
+    delete this._card.dataset.key;
     const view = await this._read(item);
     if (this._item !== item) {
       return; // another prompt was asked for meanwhile
@@ -105,6 +106,7 @@ export class AnswerCard extends Widget {
       );
     }
     submit.addEventListener('click', () => void this._send(item, form, needed));
+    this._card.dataset.key = item.key;
   }
 
   dispose(): void {
