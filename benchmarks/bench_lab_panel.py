@@ -10,9 +10,12 @@ Each figure beside a peer measured in the same run (the ratio is printed):
    notebook whose conversation follows the task. Both for an agent that pushes (A2A push
    notifications, the mock agent's default) and one that only streams. Each round starts
    a conversation whose prompt comes 2 s later, so the gateway watches the task first.
-2. *"Answer" to form ready*: a click on a row's Answer to the card's form drawn in the
-   panel: cold (the panel's kernel started by that click) and warm; the peer is the same
-   card drawn in a notebook cell of a warm kernel (``prompt_card(...)``, run to visible).
+2. *"Answer" to form ready*: the Answer command to the prompt's form drawn in the panel
+   and ready to submit: the browser's form (no kernel), cold (the first Answer of a
+   page) and warm; then, in the same run, the old path (the setting
+   ``answerWithKernel`` on, the page loaded again): the notebook's card drawn by the
+   panel's kernel, cold (the kernel started by that click) and warm; the peer is the
+   same card drawn in a notebook cell of a warm kernel (``prompt_card(...)``).
 3. *The panel with N open prompts drawn* (1,000 by default, put in the gateway's store):
    from opening the panel (the page read the list when it loaded) to its rows drawn;
    the peer is JupyterLab's file browser opening a folder of as many files, to its rows
@@ -127,6 +130,24 @@ async ([key, task]) => {
     const card = document.querySelector('.hitl-lab-card .hitl-card');
     if (card && card.innerText.includes(task) &&
         card.querySelector('.hitl-form .hitl-submit')?.getBoundingClientRect().height > 0) {
+      return performance.now() - t0;
+    }
+    if (performance.now() - t0 > 120000) return -1;
+  }
+}
+"""
+#: JavaScript: ms from the Answer command to the browser's form of prompt ``key`` drawn
+#: in the panel, its Submit visible (no kernel).
+TIME_FORM = """
+async ([key]) => {
+  const app = window.jupyterapp;
+  const t0 = performance.now();
+  void app.commands.execute('hitl-nb:answer-prompt', {key});
+  for (;;) {
+    await new Promise((r) => requestAnimationFrame(r));
+    const card = document.querySelector('.hitl-lab-form-card');
+    if (card && card.dataset.key === key &&
+        card.querySelector('.hitl-lab-submit')?.getBoundingClientRect().height > 0) {
       return performance.now() - t0;
     }
     if (performance.now() - t0 > 120000) return -1;
@@ -291,15 +312,52 @@ def _new_prompt(page: Any, code: str, before: str) -> str | None:
     return now if now and now != before else None
 
 
+def _answer_with_kernel(base: str, on: bool) -> None:
+    """Turn the panel's ``answerWithKernel`` setting on or off (the page reads it when
+    it loads)."""
+    import httpx
+
+    raw = '{"answerWithKernel": %s}' % ("true" if on else "false")
+    reply = httpx.put(
+        f"{base}/lab/api/settings/hitl-nb:plugin",
+        json={"raw": raw},
+        headers={"Authorization": f"token {lab.TOKEN}"},
+        timeout=60,
+    )
+    reply.raise_for_status()
+
+
 def answers(asking: Any, other: Any, base: str, warm: int) -> dict[str, list[float]]:
-    """Part 2: seconds from Answer to the form drawn, cold then warm; the peer in a cell."""
+    """Part 2: seconds from Answer to the form ready: the browser's form (no kernel), then
+    the kernel's card, each cold then warm; the peer in a cell."""
     import httpx
 
     items = httpx.get(
         f"{base}/hitl/lab/prompts", headers={"Authorization": f"token {lab.TOKEN}"}, timeout=60
     ).json()["items"]
     chosen = [i for i in items if i["may_answer"]][: warm + 1]
-    out: dict[str, list[float]] = {"answer, cold": [], "answer, warm": [], "notebook cell": []}
+    out: dict[str, list[float]] = {
+        "form, cold": [],
+        "form, warm": [],
+        "answer, cold": [],
+        "answer, warm": [],
+        "notebook cell": [],
+    }
+    kernels = len(
+        httpx.get(f"{base}/api/kernels", headers={"Authorization": f"token {lab.TOKEN}"}).json()
+    )
+    for n, item in enumerate(chosen):
+        ms = other.evaluate(TIME_FORM, [item["key"]])
+        assert ms > 0, "the browser's form did not show"
+        out["form, cold" if n == 0 else "form, warm"].append(ms / 1000)
+    after = len(
+        httpx.get(f"{base}/api/kernels", headers={"Authorization": f"token {lab.TOKEN}"}).json()
+    )
+    assert after == kernels, "the browser's form started a kernel"
+    _answer_with_kernel(base, True)
+    other.reload()
+    other.wait_for_function("() => window.jupyterapp?.shell !== undefined", timeout=120_000)
+    wait_ready(other)
     for n, item in enumerate(chosen):
         key = item["key"]
         ms = other.evaluate(TIME_ANSWER, [key, item["task_id"]])
@@ -319,6 +377,7 @@ def answers(asking: Any, other: Any, base: str, warm: int) -> dict[str, list[flo
             f" cell {ms / 1000:.3f} s (load {_load()})",
             file=sys.stderr,
         )
+    _answer_with_kernel(base, False)
     return out
 
 
@@ -456,11 +515,14 @@ def report(results: dict[str, list[float]], prompts: int) -> None:
     if "notification, agent pushes" in results:
         _report_notifications(results)
     if "answer, warm" in results:
-        print("Answer to the form drawn (seconds):")
-        print(_line("cold (the panel's kernel started)", results["answer, cold"]))
+        print("Answer to the form ready (seconds):")
+        print(_line("the browser's form, cold (no kernel)", results["form, cold"]))
+        print(_line("the browser's form, warm", results["form, warm"]))
+        print(_line("old path: cold (the panel's kernel started)", results["answer, cold"]))
         print(_line("warm", results["answer, warm"]))
         print(_line("peer: the same card in a notebook cell", results["notebook cell"]))
         print(_ratio("warm / cell", results["answer, warm"], results["notebook cell"]))
+        print(_ratio("form cold / kernel cold", results["form, cold"], results["answer, cold"]))
     if "panel drawn" in results:
         print(f"The panel with {prompts:,} open prompts, opened to its rows drawn (ms):")
         print(_line("the panel", results["panel drawn"], "ms"))

@@ -101,10 +101,13 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
     const wanted = query.get(URL_PARAMETER);
     const wantedTask = query.get(URL_REGISTRATION);
     let idleMinutes = 10;
+    let answerWithKernel = false;
     if (registry) {
       void registry.load(SETTINGS_ID).then(settings => {
         const read = (): void => {
           idleMinutes = settings.get('kernelIdleMinutes').composite as number;
+          answerWithKernel =
+            settings.get('answerWithKernel').composite === true;
         };
         settings.changed.connect(read);
         read();
@@ -116,6 +119,12 @@ const panelPlugin: JupyterFrontEndPlugin<void> = {
       places,
       icon: promptsIcon,
       label: app.name === 'JupyterLab' ? '' : 'Prompts',
+      answerWithKernel: () => answerWithKernel,
+      serverSettings: app.serviceManager.serverSettings,
+      who: () => ({
+        name: model.me?.display_name || model.me?.name || 'you',
+        hub: model.source === 'hub'
+      }),
       loadHost: async () => {
         const { CardHost } = await import('./card');
         return new CardHost({

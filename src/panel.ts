@@ -2,17 +2,21 @@
  * The prompts panel (a sidebar): every open prompt this user may answer, soonest deadline
  * first, each row with its question as plain text (S-1), the agent, who may answer (and
  * a consensus' count), a deadline countdown and where its card is when a notebook open
- * here shows it; "Answer" draws the prompt's card in the panel (`card.ts`), "Show card"
+ * here shows it; "Answer" draws the prompt's form in the panel (`answer.ts`: the browser's
+ * form, no kernel; or, with the `answerWithKernel` setting, the notebook's card drawn by a
+ * kernel of the panel's own, `card.ts`), "Show card"
  * opens the notebook at the card's cell, "Read all" shows a long question whole.
  *
  * The list is virtual (`list.ts`): 10,000 prompts cost the rows in view. The countdowns
  * tick once a second, for the rows in view, while the panel is shown.
  */
 import { Dialog, showDialog } from '@jupyterlab/apputils';
+import { ServerConnection } from '@jupyterlab/services';
 import { LabIcon } from '@jupyterlab/ui-components';
 import { Message } from '@lumino/messaging';
 import { Panel, Widget } from '@lumino/widgets';
 
+import { AnswerCard } from './answer';
 import type { CardHost } from './card';
 import { VirtualList } from './list';
 import { CardPlaces } from './places';
@@ -57,6 +61,9 @@ export class PromptsPanel extends Panel {
     this._model = options.model;
     this._places = options.places;
     this._loadHost = options.loadHost;
+    this._useKernel = options.answerWithKernel ?? (() => false);
+    this._serverSettings = options.serverSettings;
+    this._who = options.who;
     this.id = 'hitl-nb-prompts';
     this.addClass('hitl-lab-panel');
     this.title.icon = options.icon;
@@ -134,12 +141,18 @@ export class PromptsPanel extends Panel {
     this._header.hide();
     this._list.hide();
     this._cardView.show();
+    if (!this._useKernel()) {
+      await this._answerInPage(key, item);
+      return;
+    }
+    this._formCard?.hide();
     const started = this._host === null || this._host.kernel === null;
     if (started) {
       this._cardNote.textContent = 'Starting the kernel that draws the card…';
     }
     try {
       const host = await this._ensureHost();
+      host.widget.show();
       await host.show(item);
       if (this._answeringKey === key) {
         // The card says the question now (whole), and what became of an answer.
@@ -149,6 +162,34 @@ export class PromptsPanel extends Panel {
     } catch (reason) {
       this._cardNote.textContent = `The card could not be drawn: ${String(reason)}`;
     }
+  }
+
+  /** Draw the prompt's form in the page (no kernel). */
+  private async _answerInPage(key: string, item: IPromptItem): Promise<void> {
+    this._host?.widget.hide();
+    if (!this._formCard) {
+      this._formCard = new AnswerCard({
+        serverSettings: this._serverSettings,
+        who: this._who
+      });
+      this._cardView.addWidget(this._formCard);
+    }
+    this._formCard.show();
+    this._cardNote.textContent = 'Reading the prompt…';
+    try {
+      await this._formCard.open(item);
+      if (this._answeringKey === key) {
+        this._answering.textContent = '';
+        this._cardNote.textContent = '';
+      }
+    } catch (reason) {
+      this._cardNote.textContent = `The form could not be drawn: ${String(reason)}`;
+    }
+  }
+
+  /** The form drawn in the page, once one was asked for. */
+  get formCard(): AnswerCard | null {
+    return this._formCard;
   }
 
   /** Scroll the list to the prompt with ``key``. */
@@ -172,6 +213,7 @@ export class PromptsPanel extends Panel {
   dispose(): void {
     window.clearInterval(this._ticker);
     this._host?.dispose();
+    this._formCard?.dispose();
     super.dispose();
   }
 
@@ -324,6 +366,10 @@ export class PromptsPanel extends Panel {
   private _model: IPrompts;
   private _places: CardPlaces;
   private _loadHost: () => Promise<CardHost>;
+  private _useKernel: () => boolean;
+  private _serverSettings: ServerConnection.ISettings;
+  private _who: () => { name: string; hub: boolean };
+  private _formCard: AnswerCard | null = null;
   private _host: CardHost | null = null;
   private _header: Widget;
   private _heading: HTMLElement;
@@ -346,7 +392,13 @@ export namespace PromptsPanel {
     icon: LabIcon;
     /** The tab's label (none in JupyterLab's sidebars: the icon, and the caption). */
     label?: string;
-    /** The card host, loaded when the first card is asked for. */
+    /** The card host, loaded when the first card is asked for (`answerWithKernel`). */
     loadHost: () => Promise<CardHost>;
+    /** Answer with the notebook's card drawn by a kernel (the setting; default: no). */
+    answerWithKernel?: () => boolean;
+    /** The page's connection to its server (its login: token and XSRF). */
+    serverSettings: ServerConnection.ISettings;
+    /** Who answers (as the server says) and whether the hub relays the answers. */
+    who: () => { name: string; hub: boolean };
   }
 }

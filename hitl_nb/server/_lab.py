@@ -7,6 +7,11 @@
   user for (``me``) and the kernel that draws the answer cards (``kernel``);
 - ``GET hitl/lab/prompts/<registration>/<prompt_id>``: one prompt as the gateway shows
   it, with its whole question (a list carries the first 1,000 characters);
+- ``POST hitl/lab/prompts/<registration>/<prompt_id>/answer`` ``{"payload": ...}``:
+  the panel's answer (drawn in the page, no kernel), sent where the panel's kernel card
+  sent it: this server's gateway as the page's user, or the hub's hitl service with the
+  owner's token; the gateway's status and reply come back unchanged (200/202 with its
+  words, 403, 409, 410, 422 with ``validation_errors``);
 - ``POST hitl/lab/places`` ``{"agent_url", "task_id", "kernel_id", "cell_id"}``: a
   kernel of this server says which notebook cell shows a task's cards
   (:mod:`hitl_nb.notebook._announce`); each listed prompt of that task then carries
@@ -27,6 +32,7 @@ server's environment: the hub's hitl service on a JupyterHub that runs it, or
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import time
@@ -41,8 +47,8 @@ from tornado import web
 from hitl_nb._json import parse_json
 from hitl_nb._lab_contract import EVENT_ID, EVENT_SCHEMA, PLACES_ROUTE, PROMPTS_ROUTE
 from hitl_nb.client import GatewayInfo, find_gateway
-from hitl_nb.errors import BadJSON, GatewayUnavailable
-from hitl_nb.gateway import Caller, Gateway
+from hitl_nb.errors import BadJSON, GatewayUnavailable, reason_phrase
+from hitl_nb.gateway import MAX_REQUEST_BYTES, Caller, Gateway
 from hitl_nb.server._handlers import caller_of
 from hitl_nb.server._hosted import AUTH_RESOURCE
 from hitl_nb.server._relay import LocalSource, Relay, RemoteSource, Source
@@ -259,6 +265,37 @@ class PromptRoute(APIHandler):
         self.finish({"prompt": view})
 
 
+class AnswerRoute(APIHandler):
+    """``POST hitl/lab/prompts/<registration>/<prompt_id>/answer``: the panel's answer."""
+
+    auth_resource = AUTH_RESOURCE
+
+    def initialize(self, feeds: LabFeeds) -> None:
+        """Tornado hook: the relays."""
+        self.feeds = feeds
+
+    @web.authenticated
+    @authorized
+    async def post(self, registration: str, prompt_id: str) -> None:
+        """Forward the answer (S-3: the gateway decides who answers) and say its reply.
+        A cookie-authenticated page needs the XSRF token (jupyter-server checks it)."""
+        raw = self.request.body or b""
+        if len(raw) > MAX_REQUEST_BYTES:
+            self.set_status(413)
+            self.finish({"error": 413, "message": "the answer is larger than the gateway takes"})
+            return
+        relay = await self.feeds.relay(caller_of(self))
+        try:
+            status, body = await relay.source.answer(registration, prompt_id, raw)
+        except GatewayUnavailable as exc:
+            self.set_status(503)
+            self.finish({"error": 503, "message": str(exc)})
+            return
+        self.set_status(status, reason_phrase(status))
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps(body))
+
+
 class PlacesRoute(APIHandler):
     """``POST hitl/lab/places``: a kernel says which cell shows a task's cards."""
 
@@ -313,4 +350,5 @@ def lab_handlers(base_url: str, feeds: LabFeeds) -> list[tuple[str, type, dict[s
         (prompts, PromptsRoute, kw),
         (url_path_join(base_url, PLACES_ROUTE), PlacesRoute, kw),
         (f"{prompts}/{_SEG}/{_SEG}", PromptRoute, kw),
+        (f"{prompts}/{_SEG}/{_SEG}/answer", AnswerRoute, kw),
     ]

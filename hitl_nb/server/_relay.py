@@ -43,7 +43,7 @@ from hitl_nb._backoff import Backoff
 from hitl_nb._json import parse_json
 from hitl_nb.client import GatewayInfo, find_prompt, http_client, read_feed
 from hitl_nb.errors import BadJSON, GatewayUnavailable, HitlError
-from hitl_nb.gateway import Caller, FeedChange, Gateway, GatewayError
+from hitl_nb.gateway import ApiRequest, Caller, FeedChange, Gateway, GatewayAPI, GatewayError
 
 __all__ = ["LocalSource", "Relay", "RemoteSource", "Source"]
 
@@ -77,6 +77,11 @@ class Source(Protocol):
         """The gateway's whole view of one prompt (its whole question), or None."""
         ...
 
+    async def answer(self, registration: str, prompt_id: str, body: bytes) -> tuple[int, Any]:
+        """Send a page's answer (``{"payload": ...}``, as the page wrote it) where the
+        panel's kernel card sent it; the gateway's status and reply, unchanged."""
+        ...
+
 
 class LocalSource:
     """This server's own gateway, as ``caller`` sees it."""
@@ -99,6 +104,13 @@ class LocalSource:
         except GatewayError:
             return None
         return find_prompt(view, prompt_id)
+
+    async def answer(self, registration: str, prompt_id: str, body: bytes) -> tuple[int, Any]:
+        """The gateway's reply to the caller's answer (its API's own route: the same
+        checks, statuses and words as ``POST hitl/api/tasks/.../answer``)."""
+        request = ApiRequest("POST", (registration, prompt_id), {}, body, "application/json")
+        reply = await GatewayAPI(self.gateway).handle("answer", self.caller, request)
+        return reply.status, reply.body
 
 
 class RemoteSource:
@@ -158,6 +170,26 @@ class RemoteSource:
             return find_prompt(view, prompt_id)
         except BadJSON:
             return None
+
+    async def answer(self, registration: str, prompt_id: str, body: bytes) -> tuple[int, Any]:
+        """The service's reply to the owner's answer, sent with the owner's token: the
+        way the panel's kernel card answers on a hub (its kernel holds the same token)."""
+        info = await self._info()
+        url = (
+            f"{info.api_url}tasks/{quote(registration, safe='')}"
+            f"/prompts/{quote(prompt_id, safe='')}/answer"
+        )
+        headers = {"Content-Type": "application/json"}
+        try:
+            async with self._client(info) as http:
+                response = await http.post(url, content=body, headers=headers)
+        except httpx.HTTPError as exc:
+            raise GatewayUnavailable(f"{self.where} could not be reached: {exc}") from exc
+        try:
+            reply = parse_json(response.content, max_bytes=MAX_HUB_EVENT, max_depth=_DEPTH)
+        except BadJSON:
+            reply = {"error": response.status_code, "message": response.text[:500]}
+        return response.status_code, reply
 
 
 class Relay:

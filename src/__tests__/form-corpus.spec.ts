@@ -16,14 +16,24 @@ interface ICase {
 
 const corpus = JSON.parse(
   fs.readFileSync(
-    path.join(__dirname, '..', '..', 'tests', 'forms', 'corpus', 'round_trip.json'),
+    path.join(
+      __dirname,
+      '..',
+      '..',
+      'tests',
+      'forms',
+      'corpus',
+      'round_trip.json'
+    ),
     'utf-8'
   )
 ) as ICase[];
 
 const params: Array<[string, unknown, unknown]> = [];
 for (const c of corpus) {
-  c.values.forEach((value, i) => params.push([`${c.name}-${i}`, c.schema, value]));
+  c.values.forEach((value, i) =>
+    params.push([`${c.name}-${i}`, c.schema, value])
+  );
 }
 
 describe('the shared round-trip corpus', () => {
@@ -45,7 +55,7 @@ function canonical(value: unknown): string {
   return JSON.stringify(value, (_, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v)
       ? Object.fromEntries(
-          Object.keys(v as object)
+          Object.keys(v)
             .sort()
             .map(k => [k, (v as Record<string, unknown>)[k]])
         )

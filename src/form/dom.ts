@@ -42,8 +42,12 @@ export class Context {
     return node;
   }
 
-  button(text: string, className: string, onClick: () => void): HTMLButtonElement {
-    const node = this.el('button', `hitl-form-button ${className}`, text);
+  button(
+    text: string,
+    className: string,
+    onClick: () => void
+  ): HTMLButtonElement {
+    const node = this.el('button', `hitl-f-form-button ${className}`, text);
     node.type = 'button';
     node.addEventListener('click', event => {
       event.preventDefault();
@@ -67,7 +71,9 @@ export function words(name: string): string {
   if (!parts.length) {
     return name;
   }
-  const out = parts.map(w => (w.length > 1 && w === w.toUpperCase() ? w : w.toLowerCase()));
+  const out = parts.map(w =>
+    w.length > 1 && w === w.toUpperCase() ? w : w.toLowerCase()
+  );
   out[0] = out[0].charAt(0).toUpperCase() + out[0].slice(1);
   return out.join(' ');
 }

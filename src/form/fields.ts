@@ -10,7 +10,14 @@
  * opened without a value, as the Python Form does.
  */
 import { Context, IFieldError, shown, slug, words } from './dom';
-import { INode, isObject, jsonEqual, Resolver, Schema, conditionalProperties } from './schema';
+import {
+  INode,
+  isObject,
+  jsonEqual,
+  Resolver,
+  Schema,
+  conditionalProperties
+} from './schema';
 
 /** What a left-out field reads as. */
 export const ABSENT: unique symbol = Symbol('absent');
@@ -86,20 +93,26 @@ function helpOf(schema: Schema, h: Hints): string {
 class Box {
   constructor(
     ctx: Context,
-    spec: { label: string; help: string; required: boolean; name: string | null; group: boolean },
+    spec: {
+      label: string;
+      help: string;
+      required: boolean;
+      name: string | null;
+      group: boolean;
+    },
     kind: string
   ) {
     this._ctx = ctx;
-    const slugged = spec.name === null ? 'root' : slug(spec.name);
+    const slugged = spec.name === null ? '_root' : slug(spec.name);
     this.element = ctx.el(
       spec.group ? 'fieldset' : 'div',
-      `hitl-field hitl-field-${slugged} hitl-kind-${kind}`
+      `hitl-f-field hitl-field-${slugged} hitl-f-kind-${kind}`
     );
-    this.label = ctx.el(spec.group ? 'legend' : 'label', 'hitl-label');
+    this.label = ctx.el(spec.group ? 'legend' : 'label', 'hitl-f-label');
     if (spec.label) {
       this.label.append(ctx.doc.createTextNode(spec.label));
       if (spec.required) {
-        const mark = ctx.el('span', 'hitl-required', ' *');
+        const mark = ctx.el('span', 'hitl-f-required', ' *');
         mark.setAttribute('aria-hidden', 'true');
         this.label.append(mark);
       }
@@ -107,13 +120,13 @@ class Box {
     }
     this.helpId = ctx.id();
     if (spec.help) {
-      const help = ctx.el('p', 'hitl-help', spec.help);
+      const help = ctx.el('p', 'hitl-f-help', spec.help);
       help.id = this.helpId;
       help.dir = 'auto';
       this.element.append(help);
       this._described.push(this.helpId);
     }
-    this.error = ctx.el('p', 'hitl-error');
+    this.error = ctx.el('p', 'hitl-f-error');
     this.error.id = ctx.id();
     this.error.hidden = true;
     this._required = spec.required;
@@ -128,7 +141,7 @@ class Box {
   control<T extends HTMLElement>(input: T, own?: string): T {
     input.id = input.id || this._ctx.id();
     if (own !== undefined) {
-      const label = this._ctx.el('label', 'hitl-option-label', own);
+      const label = this._ctx.el('label', 'hitl-f-option-label', own);
       label.htmlFor = input.id;
       this._pending.push(label);
     } else if (this.label instanceof HTMLLabelElement && !this.label.htmlFor) {
@@ -167,11 +180,14 @@ class Box {
       }
       this._link(input);
     }
-    this.element.classList.toggle('hitl-invalid', message !== null);
+    this.element.classList.toggle('hitl-f-invalid', message !== null);
   }
 
   focus(): void {
-    (this._controls.find(c => !(c as HTMLInputElement).disabled) ?? this.element).focus();
+    (
+      this._controls.find(c => !(c as HTMLInputElement).disabled) ??
+      this.element
+    ).focus();
   }
 
   private _link(input: HTMLElement): void {
@@ -245,29 +261,39 @@ class TextField extends Leaf {
   constructor(ctx: Context, node: INode, slot: ISlot, initial: unknown) {
     super(ctx, node, slot);
     const s = node.schema;
-    const text = initial === ABSENT ? '' : typeof initial === 'string' ? initial : String(initial);
+    const text =
+      initial === ABSENT
+        ? ''
+        : typeof initial === 'string'
+          ? initial
+          : String(initial);
     const long =
       this.hints.widget === 'textarea' ||
       (typeof s.maxLength === 'number' && s.maxLength > 200) ||
       text.includes('\n');
     let input: HTMLInputElement | HTMLTextAreaElement;
     if (long) {
-      input = ctx.el('textarea', 'hitl-input hitl-textarea');
+      input = ctx.el('textarea', 'hitl-f-input hitl-f-textarea');
       input.rows = typeof this.hints.rows === 'number' ? this.hints.rows : 4;
     } else {
-      input = ctx.el('input', 'hitl-input');
+      input = ctx.el('input', 'hitl-f-input');
       input.type = this.hints.widget === 'password' ? 'password' : 'text';
       if (node.kind !== 'string') {
         input.inputMode = node.kind === 'integer' ? 'numeric' : 'decimal';
       } else if (s.format === 'email') {
         input.inputMode = 'email';
         input.autocomplete = 'email';
-      } else if (s.format === 'uri' || s.format === 'url' || s.format === 'iri') {
+      } else if (
+        s.format === 'uri' ||
+        s.format === 'url' ||
+        s.format === 'iri'
+      ) {
         input.inputMode = 'url';
       }
     }
-    const placeholder =
-      this.hints.placeholder ?? (Array.isArray(s.examples) ? s.examples[0] : undefined);
+    const placeholder: unknown =
+      this.hints.placeholder ??
+      (Array.isArray(s.examples) ? s.examples[0] : undefined);
     if (placeholder !== undefined) {
       input.placeholder = shown(placeholder);
     }
@@ -298,7 +324,10 @@ class TextField extends Leaf {
     const trimmed = text.trim();
     const whole = this.node.kind === 'integer';
     if (!NUMBER.test(trimmed)) {
-      problems.push({ pointer, message: whole ? 'Enter a whole number' : 'Enter a number' });
+      problems.push({
+        pointer,
+        message: whole ? 'Enter a whole number' : 'Enter a number'
+      });
       return ABSENT;
     }
     const value = Number(trimmed);
@@ -326,7 +355,8 @@ class TextField extends Leaf {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TIME = /^(\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?)(Z|[+-]\d{2}:\d{2})$/;
-const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?)(Z|[+-]\d{2}:\d{2})$/;
+const DATE_TIME =
+  /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?)(Z|[+-]\d{2}:\d{2})$/;
 
 /** This browser's UTC offset now, as RFC 3339 writes it ("Z", "+02:00"). */
 function localOffset(): string {
@@ -348,8 +378,13 @@ class DateField extends Leaf {
     const format = node.schema.format as string;
     this._format = format;
     this._given = initial;
-    const input = ctx.el('input', 'hitl-input');
-    input.type = format === 'date' ? 'date' : format === 'time' ? 'time' : 'datetime-local';
+    const input = ctx.el('input', 'hitl-f-input');
+    input.type =
+      format === 'date'
+        ? 'date'
+        : format === 'time'
+          ? 'time'
+          : 'datetime-local';
     if (format !== 'date') {
       input.step = '1';
     }
@@ -375,10 +410,10 @@ class DateField extends Leaf {
       }
     }
     this.input = this.box.control(input);
-    const row = ctx.el('div', 'hitl-row');
+    const row = ctx.el('div', 'hitl-f-row');
     row.append(input);
     if (format !== 'date') {
-      const zone = ctx.el('input', 'hitl-input hitl-offset');
+      const zone = ctx.el('input', 'hitl-f-input hitl-f-offset');
       zone.type = 'text';
       zone.value = offset;
       zone.placeholder = 'Z or +02:00';
@@ -409,7 +444,10 @@ class DateField extends Leaf {
     const seconds = /\d{2}:\d{2}$/.test(local) ? `${local}:00` : local;
     const zone = (this._zone?.value ?? '').trim() || 'Z';
     if (!/^(Z|[+-]\d{2}:\d{2})$/.test(zone)) {
-      problems.push({ pointer, message: 'Write the UTC offset as Z or as +02:00' });
+      problems.push({
+        pointer,
+        message: 'Write the UTC offset as Z or as +02:00'
+      });
       return ABSENT;
     }
     return seconds + zone;
@@ -428,35 +466,37 @@ class BooleanField extends Leaf {
   constructor(ctx: Context, node: INode, slot: ISlot, initial: unknown) {
     const radio =
       hints(node.schema).widget === 'radio' ||
-      (hints(node.schema).widget !== 'checkbox' && slot.required && !('default' in node.schema));
+      (hints(node.schema).widget !== 'checkbox' &&
+        slot.required &&
+        !('default' in node.schema));
     super(ctx, node, slot, radio);
     this._present = initial !== ABSENT;
     if (radio) {
       const name = ctx.id();
-      const row = ctx.el('div', 'hitl-choices');
+      const row = ctx.el('div', 'hitl-f-choices');
       for (const [text, value] of [
         ['Yes', true],
         ['No', false]
       ] as const) {
-        const input = ctx.el('input', 'hitl-radio');
+        const input = ctx.el('input', 'hitl-f-radio');
         input.type = 'radio';
         input.name = name;
         input.checked = initial === value;
         this.box.control(input, text);
-        const option = ctx.el('span', 'hitl-choice');
+        const option = ctx.el('span', 'hitl-f-choice');
         option.append(input, this.box.takeLabel());
         row.append(option);
         this._radios.push([input, value]);
       }
       this.box.element.append(row);
     } else {
-      const input = ctx.el('input', 'hitl-checkbox');
+      const input = ctx.el('input', 'hitl-f-checkbox');
       input.type = 'checkbox';
       input.checked = initial === true;
       input.addEventListener('change', () => {
         this._present = true;
       });
-      const row = ctx.el('div', 'hitl-row');
+      const row = ctx.el('div', 'hitl-f-row');
       this.box.control(input);
       row.append(input);
       // The label precedes; a checkbox's own label is the field's.
@@ -482,7 +522,9 @@ class BooleanField extends Leaf {
 function choiceLabels(schema: Schema, count: number): string[] | null {
   const h = hints(schema);
   const names = h.enumNames ?? schema.enumNames;
-  return Array.isArray(names) && names.length === count ? names.map(String) : null;
+  return Array.isArray(names) && names.length === count
+    ? names.map(String)
+    : null;
 }
 
 /** A choice of the schema's values: a select (radios by hint), nothing chosen. */
@@ -493,18 +535,19 @@ class EnumField extends Leaf {
     const values = node.schema.enum as unknown[];
     this._values = values;
     const names = choiceLabels(node.schema, values.length);
-    const at = initial === ABSENT ? -1 : values.findIndex(v => jsonEqual(v, initial));
+    const at =
+      initial === ABSENT ? -1 : values.findIndex(v => jsonEqual(v, initial));
     if (radio) {
       const name = ctx.id();
-      const row = ctx.el('div', 'hitl-choices');
+      const row = ctx.el('div', 'hitl-f-choices');
       values.forEach((value, i) => {
-        const input = ctx.el('input', 'hitl-radio');
+        const input = ctx.el('input', 'hitl-f-radio');
         input.type = 'radio';
         input.name = name;
         input.value = String(i);
         input.checked = i === at;
         this.box.control(input, names?.[i] ?? shown(value));
-        const option = ctx.el('span', 'hitl-choice');
+        const option = ctx.el('span', 'hitl-f-choice');
         option.dir = 'auto';
         option.append(input, this.box.takeLabel());
         row.append(option);
@@ -512,7 +555,7 @@ class EnumField extends Leaf {
       });
       this.box.element.append(row);
     } else {
-      const select = ctx.el('select', 'hitl-input hitl-select');
+      const select = ctx.el('select', 'hitl-f-input hitl-f-select');
       const none = ctx.el('option', '', slot.required ? 'Choose…' : '—');
       none.value = '';
       select.append(none);
@@ -550,13 +593,19 @@ class FixedField extends Leaf {
   constructor(ctx: Context, node: INode, slot: ISlot, initial: unknown) {
     super(ctx, node, slot);
     this._value = node.kind === 'null' ? null : node.schema.const;
-    const text = ctx.el('span', 'hitl-fixed', node.kind === 'null' ? 'None' : shown(this._value));
+    const text = ctx.el(
+      'span',
+      'hitl-f-fixed',
+      node.kind === 'null' ? 'None' : shown(this._value)
+    );
     text.dir = 'auto';
-    const include = ctx.el('input', 'hitl-checkbox');
+    const include = ctx.el('input', 'hitl-f-checkbox');
     include.type = 'checkbox';
-    include.checked = initial !== ABSENT || (slot.fresh && (node.kind === 'const' || slot.required));
+    include.checked =
+      initial !== ABSENT ||
+      (slot.fresh && (node.kind === 'const' || slot.required));
     this.box.control(include, 'Include it in the answer');
-    const row = ctx.el('div', 'hitl-row');
+    const row = ctx.el('div', 'hitl-f-row');
     row.append(text, include, this.box.takeLabel());
     this.box.element.append(row);
     this._include = include;
@@ -573,14 +622,20 @@ class FixedField extends Leaf {
 
 /** JSON text, for what the fields cannot draw (its own parse error shown). */
 export class JsonField extends Leaf {
-  constructor(ctx: Context, node: INode, slot: ISlot, initial: unknown, note: string) {
+  constructor(
+    ctx: Context,
+    node: INode,
+    slot: ISlot,
+    initial: unknown,
+    note: string
+  ) {
     super(ctx, { ...node, kind: 'json' }, slot);
-    const area = ctx.el('textarea', 'hitl-input hitl-json');
+    const area = ctx.el('textarea', 'hitl-f-input hitl-f-json');
     area.spellcheck = false;
     area.rows = 6;
     area.value = initial === ABSENT ? '' : JSON.stringify(initial, null, 2);
     this.input = this.box.control(area);
-    const why = ctx.el('p', 'hitl-note', `Written as JSON: ${note}.`);
+    const why = ctx.el('p', 'hitl-f-note', `Written as JSON: ${note}.`);
     this.box.element.append(why, area);
     this.box.finish();
   }
@@ -611,21 +666,23 @@ class NullableField implements IField {
   constructor(ctx: Context, inner: IField, isNull: boolean) {
     this.inner = inner;
     this.label = inner.label;
-    this.element = ctx.el('div', 'hitl-nullable');
-    const none = ctx.el('input', 'hitl-checkbox');
+    this.element = ctx.el('div', 'hitl-f-nullable');
+    const none = ctx.el('input', 'hitl-f-checkbox');
     none.type = 'checkbox';
     none.id = ctx.id();
     none.checked = isNull;
-    const label = ctx.el('label', 'hitl-option-label', 'None');
+    const label = ctx.el('label', 'hitl-f-option-label', 'None');
     label.htmlFor = none.id;
     none.setAttribute('aria-label', `${inner.label || 'Answer'}: None`);
     label.setAttribute('aria-hidden', 'true');
-    const row = ctx.el('div', 'hitl-row hitl-none');
+    const row = ctx.el('div', 'hitl-f-row hitl-f-none');
     row.append(none, label);
     this.element.append(inner.element, row);
     const sync = (): void => {
-      inner.element.classList.toggle('hitl-off', none.checked);
-      for (const input of inner.element.querySelectorAll('input,select,textarea,button')) {
+      inner.element.classList.toggle('hitl-f-off', none.checked);
+      for (const input of inner.element.querySelectorAll(
+        'input,select,textarea,button'
+      )) {
         (input as HTMLInputElement).disabled = none.checked;
       }
     };
@@ -656,7 +713,11 @@ class NullableField implements IField {
   private _none: HTMLInputElement;
 }
 
-function define(target: { [key: string]: unknown }, key: string, value: unknown): void {
+function define(
+  target: { [key: string]: unknown },
+  key: string,
+  value: unknown
+): void {
   Object.defineProperty(target, key, {
     value,
     enumerable: true,
@@ -671,7 +732,13 @@ function has(target: object, key: string): boolean {
 
 /** A nested object: a fieldset with a legend; an optional one is added and removed. */
 class ObjectField implements IField {
-  constructor(ctx: Context, build: Builder, node: INode, slot: ISlot, initial: unknown) {
+  constructor(
+    ctx: Context,
+    build: Builder,
+    node: INode,
+    slot: ISlot,
+    initial: unknown
+  ) {
     this._ctx = ctx;
     this._build = build;
     this._node = node;
@@ -691,16 +758,21 @@ class ObjectField implements IField {
       'object'
     );
     this.element = this._box.element;
-    this._body = ctx.el('div', 'hitl-members');
+    this._body = ctx.el('div', 'hitl-f-members');
     this.element.append(this._body);
     if (!this._root) {
       const noun = this.label || 'this section';
-      this._add = ctx.button(`Add ${noun}`, 'hitl-add', () => this._open(ABSENT, true));
-      this._remove = ctx.button(`Remove ${noun}`, 'hitl-remove', () => this._close());
+      this._add = ctx.button(`Add ${noun}`, 'hitl-f-add', () =>
+        this._open(ABSENT, true)
+      );
+      this._remove = ctx.button(`Remove ${noun}`, 'hitl-f-remove', () =>
+        this._close()
+      );
       this.element.append(this._add, this._remove);
     }
     this._box.finish();
-    const present = initial !== ABSENT || this._root || (slot.fresh && slot.required);
+    const present =
+      initial !== ABSENT || this._root || (slot.fresh && slot.required);
     if (present) {
       this._open(initial, initial === ABSENT && slot.fresh);
     } else {
@@ -719,7 +791,10 @@ class ObjectField implements IField {
     const extraProps = conditionalProperties(s);
     const required = Array.isArray(s.required) ? s.required.map(String) : [];
     const names = order(
-      [...Object.keys(props), ...Object.keys(extraProps).filter(n => !has(props, n))],
+      [
+        ...Object.keys(props),
+        ...Object.keys(extraProps).filter(n => !has(props, n))
+      ],
       hints(s).order
     );
     for (const name of names) {
@@ -739,12 +814,14 @@ class ObjectField implements IField {
       isObject(s.patternProperties) ||
       Object.keys(given).some(k => !names.includes(k));
     if (map) {
-      this._map = this._ctx.el('fieldset', 'hitl-map');
-      this._map.append(this._ctx.el('legend', 'hitl-label', 'Other entries'));
-      this._mapRows = this._ctx.el('div', 'hitl-rows');
+      this._map = this._ctx.el('fieldset', 'hitl-f-map');
+      this._map.append(this._ctx.el('legend', 'hitl-f-label', 'Other entries'));
+      this._mapRows = this._ctx.el('div', 'hitl-f-rows');
       this._map.append(this._mapRows);
       this._map.append(
-        this._ctx.button('Add an entry', 'hitl-add', () => this._addRow('', ABSENT, true))
+        this._ctx.button('Add an entry', 'hitl-f-add', () =>
+          this._addRow('', ABSENT, true)
+        )
       );
       this._body.append(this._map);
       for (const [key, value] of Object.entries(given)) {
@@ -769,19 +846,20 @@ class ObjectField implements IField {
         }
       }
     }
-    return s.additionalProperties === undefined || s.additionalProperties === false
+    return s.additionalProperties === undefined ||
+      s.additionalProperties === false
       ? true
       : s.additionalProperties;
   }
 
   private _addRow(key: string, value: unknown, fresh: boolean): void {
     const ctx = this._ctx;
-    const row = ctx.el('div', 'hitl-entry hitl-map-row');
-    const name = ctx.el('input', 'hitl-input hitl-key');
+    const row = ctx.el('div', 'hitl-f-entry hitl-f-map-row');
+    const name = ctx.el('input', 'hitl-f-input hitl-f-key');
     name.type = 'text';
     name.value = key;
     name.id = ctx.id();
-    const nameLabel = ctx.el('label', 'hitl-label', 'Name');
+    const nameLabel = ctx.el('label', 'hitl-f-label', 'Name');
     nameLabel.htmlFor = name.id;
     const field = this._build(ctx, {
       schema: this._valueSchema(key),
@@ -792,7 +870,7 @@ class ObjectField implements IField {
       depth: this._slot.depth + 1
     });
     const entry: [HTMLInputElement, IField] = [name, field];
-    const remove = ctx.button('Remove entry', 'hitl-remove', () => {
+    const remove = ctx.button('Remove entry', 'hitl-f-remove', () => {
       this._rows = this._rows.filter(r => r !== entry);
       row.remove();
     });
@@ -832,12 +910,18 @@ class ObjectField implements IField {
       const key = input.value;
       const at = `${pointer}/${escape(key)}`;
       if (has(out, key)) {
-        problems.push({ pointer: at, message: `Two entries are named "${key}"` });
+        problems.push({
+          pointer: at,
+          message: `Two entries are named "${key}"`
+        });
         continue;
       }
       const value = field.read(problems, at);
       if (value === ABSENT) {
-        problems.push({ pointer: at, message: `The entry "${key}" has no value` });
+        problems.push({
+          pointer: at,
+          message: `The entry "${key}" has no value`
+        });
         continue;
       }
       define(out, key, value);
@@ -848,7 +932,9 @@ class ObjectField implements IField {
   children(): Array<[string | null, IField]> {
     return [
       ...this._members,
-      ...this._rows.map(([input, field]) => [input.value, field] as [string, IField])
+      ...this._rows.map(
+        ([input, field]) => [input.value, field] as [string, IField]
+      )
     ];
   }
 
@@ -904,7 +990,13 @@ function order(names: string[], hint: unknown): string[] {
 
 /** A list: entries added, removed and moved up; a tuple (`prefixItems`) keeps positions. */
 class ArrayField implements IField {
-  constructor(ctx: Context, build: Builder, node: INode, slot: ISlot, initial: unknown) {
+  constructor(
+    ctx: Context,
+    build: Builder,
+    node: INode,
+    slot: ISlot,
+    initial: unknown
+  ) {
     this._ctx = ctx;
     this._build = build;
     this._node = node;
@@ -925,8 +1017,8 @@ class ArrayField implements IField {
       node.kind
     );
     this.element = this._box.element;
-    this._list = ctx.el('ol', 'hitl-entries');
-    this._addButton = ctx.button(`Add to ${this.label}`, 'hitl-add', () => {
+    this._list = ctx.el('ol', 'hitl-f-entries');
+    this._addButton = ctx.button(`Add to ${this.label}`, 'hitl-f-add', () => {
       this._present = true;
       this._addEntry(ABSENT, true);
     });
@@ -962,7 +1054,7 @@ class ArrayField implements IField {
   private _addEntry(value: unknown, fresh: boolean): void {
     const ctx = this._ctx;
     const i = this._entries.length;
-    const item = ctx.el('li', 'hitl-entry');
+    const item = ctx.el('li', 'hitl-f-entry');
     const field = this._build(ctx, {
       schema: this._schemaAt(i),
       name: null,
@@ -972,15 +1064,17 @@ class ArrayField implements IField {
       depth: this._slot.depth + 1
     });
     const entry = { item, field };
-    const tools = ctx.el('div', 'hitl-entry-tools');
+    const tools = ctx.el('div', 'hitl-f-entry-tools');
     if (!this._tuple) {
       tools.append(
-        ctx.button('Move up', 'hitl-up', () => this._move(entry)),
-        ctx.button('Remove', 'hitl-remove', () => this._removeEntry(entry))
+        ctx.button('Move up', 'hitl-f-up', () => this._move(entry)),
+        ctx.button('Remove', 'hitl-f-remove', () => this._removeEntry(entry))
       );
     } else {
-      const remove = ctx.button('Remove', 'hitl-remove hitl-remove-last', () =>
-        this._removeEntry(entry)
+      const remove = ctx.button(
+        'Remove',
+        'hitl-f-remove hitl-f-remove-last',
+        () => this._removeEntry(entry)
       );
       tools.append(remove);
     }
@@ -1016,7 +1110,7 @@ class ArrayField implements IField {
     this._addButton.hidden = full;
     if (this._tuple) {
       this._entries.forEach((e, i) => {
-        const last = e.item.querySelector('.hitl-remove-last') as HTMLElement | null;
+        const last = e.item.querySelector<HTMLElement>('.hitl-f-remove-last');
         if (last) {
           last.hidden = i !== n - 1;
         }
@@ -1031,7 +1125,10 @@ class ArrayField implements IField {
     return this._entries.map((e, i) => {
       const value = e.field.read(problems, `${pointer}/${i}`);
       if (value === ABSENT) {
-        problems.push({ pointer: `${pointer}/${i}`, message: `Entry ${i + 1} is empty` });
+        problems.push({
+          pointer: `${pointer}/${i}`,
+          message: `Entry ${i + 1} is empty`
+        });
       }
       return value;
     });
@@ -1066,17 +1163,24 @@ class ArrayField implements IField {
 
 /** `checkboxes` on a list of choices: one checkbox per value, in the schema's order. */
 class CheckboxesField extends Leaf {
-  constructor(ctx: Context, node: INode, slot: ISlot, initial: unknown, values: unknown[]) {
+  constructor(
+    ctx: Context,
+    node: INode,
+    slot: ISlot,
+    initial: unknown,
+    values: unknown[]
+  ) {
     super(ctx, node, slot, true);
     this._values = values;
     const names = choiceLabels(node.schema, values.length);
-    const row = ctx.el('div', 'hitl-choices');
+    const row = ctx.el('div', 'hitl-f-choices');
     values.forEach((value, i) => {
-      const input = ctx.el('input', 'hitl-checkbox');
+      const input = ctx.el('input', 'hitl-f-checkbox');
       input.type = 'checkbox';
-      input.checked = Array.isArray(initial) && initial.some(v => jsonEqual(v, value));
+      input.checked =
+        Array.isArray(initial) && initial.some(v => jsonEqual(v, value));
       this.box.control(input, names?.[i] ?? shown(value));
-      const option = ctx.el('span', 'hitl-choice');
+      const option = ctx.el('span', 'hitl-f-choice');
       option.append(input, this.box.takeLabel());
       row.append(option);
       this._boxes.push(input);
@@ -1129,22 +1233,37 @@ class VariantField implements IField {
     this.label = labelOf(s, slot.name) || fallbackLabel(slot);
     this._box = new Box(
       ctx,
-      { label: this.label, help: helpOf(s, hints(s)), required: slot.required, name: slot.name, group: false },
+      {
+        label: this.label,
+        help: helpOf(s, hints(s)),
+        required: slot.required,
+        name: slot.name,
+        group: false
+      },
       'variant'
     );
     this.element = this._box.element;
-    const select = ctx.el('select', 'hitl-input hitl-select hitl-variant');
+    const select = ctx.el(
+      'select',
+      'hitl-f-input hitl-f-select hitl-f-variant'
+    );
     const none = ctx.el('option', '', slot.required ? 'Choose…' : '—');
     none.value = '';
     select.append(none);
     const names = choiceLabels(s, node.options.length);
     node.options.forEach((option, i) => {
-      select.append(ctx.el('option', '', names?.[i] ?? optionLabel(option, node.discriminator, i)));
+      select.append(
+        ctx.el(
+          'option',
+          '',
+          names?.[i] ?? optionLabel(option, node.discriminator, i)
+        )
+      );
       (select.lastChild as HTMLOptionElement).value = String(i);
     });
     this._box.control(select);
     this._select = select;
-    this._holder = ctx.el('div', 'hitl-option');
+    this._holder = ctx.el('div', 'hitl-f-option');
     this.element.append(select, this._holder);
     this._box.finish();
     void resolver;
@@ -1164,7 +1283,8 @@ class VariantField implements IField {
         return;
       }
       const option = this._ctx && node.options[next];
-      const keep = before !== ABSENT && fitsShape(resolver.classify(option), before);
+      const keep =
+        before !== ABSENT && fitsShape(resolver.classify(option), before);
       this._choose(next, keep ? before : ABSENT, !keep);
       ctx.changed();
     });
@@ -1174,7 +1294,10 @@ class VariantField implements IField {
     this._at = at;
     this._holder.textContent = '';
     const option = this._node.options[at];
-    const titled = typeof option.title === 'string' ? option : { ...option, title: this.label };
+    const titled =
+      typeof option.title === 'string'
+        ? option
+        : { ...option, title: this.label };
     this._current = this._build(this._ctx, {
       schema: titled,
       name: null,
@@ -1215,7 +1338,11 @@ class VariantField implements IField {
   private _current: IField | null = null;
 }
 
-function optionLabel(option: Schema, discriminator: string | null, i: number): string {
+function optionLabel(
+  option: Schema,
+  discriminator: string | null,
+  i: number
+): string {
   if (typeof option.title === 'string' && option.title.trim()) {
     return option.title;
   }
@@ -1332,8 +1459,14 @@ export function builder(resolver: Resolver): Builder {
       }
     };
     const attempt = (value: unknown): IField => {
-      if (value !== ABSENT && node.kind !== 'variant' && !fitsShape(node, value)) {
-        throw new Misfit('the value given is of another type than the schema says');
+      if (
+        value !== ABSENT &&
+        node.kind !== 'variant' &&
+        !fitsShape(node, value)
+      ) {
+        throw new Misfit(
+          'the value given is of another type than the schema says'
+        );
       }
       return draw(value);
     };
@@ -1341,7 +1474,11 @@ export function builder(resolver: Resolver): Builder {
     try {
       if (node.nullable) {
         const isNull = initial === null;
-        field = new NullableField(ctx, attempt(isNull ? ABSENT : initial), isNull);
+        field = new NullableField(
+          ctx,
+          attempt(isNull ? ABSENT : initial),
+          isNull
+        );
       } else {
         field = attempt(initial);
       }
@@ -1359,8 +1496,14 @@ export function builder(resolver: Resolver): Builder {
     if (h.widget === 'hidden' || h.hidden === true) {
       field.element.hidden = true;
     }
-    if (node.schema.readOnly === true || h.readonly === true || h.disabled === true) {
-      for (const input of field.element.querySelectorAll('input,select,textarea,button')) {
+    if (
+      node.schema.readOnly === true ||
+      h.readonly === true ||
+      h.disabled === true
+    ) {
+      for (const input of field.element.querySelectorAll(
+        'input,select,textarea,button'
+      )) {
         (input as HTMLInputElement).disabled = true;
       }
     }
@@ -1369,7 +1512,11 @@ export function builder(resolver: Resolver): Builder {
   return build;
 }
 
-function checkboxChoices(resolver: Resolver, node: INode, value: unknown): unknown[] | null {
+function checkboxChoices(
+  resolver: Resolver,
+  node: INode,
+  value: unknown
+): unknown[] | null {
   if (hints(node.schema).widget !== 'checkboxes' || node.kind !== 'array') {
     return null;
   }
@@ -1380,7 +1527,9 @@ function checkboxChoices(resolver: Resolver, node: INode, value: unknown): unkno
   const values = items.schema.enum as unknown[];
   if (value !== ABSENT) {
     // held only in the enum's order, each value once
-    const picked = values.filter(v => (value as unknown[]).some(w => jsonEqual(v, w)));
+    const picked = values.filter(v =>
+      (value as unknown[]).some(w => jsonEqual(v, w))
+    );
     if (!jsonEqual(picked, value)) {
       return null;
     }
@@ -1395,7 +1544,9 @@ function pickOption(resolver: Resolver, node: INode, value: unknown): number {
   if (node.discriminator && isObject(value) && has(value, node.discriminator)) {
     const tag = value[node.discriminator];
     const i = options.findIndex(o => {
-      const sub = resolver.resolve((o.properties as Schema)[node.discriminator as string]);
+      const sub = resolver.resolve(
+        (o.properties as Schema)[node.discriminator as string]
+      );
       return isObject(sub) && jsonEqual(sub.const, tag);
     });
     if (i >= 0) {
@@ -1404,7 +1555,10 @@ function pickOption(resolver: Resolver, node: INode, value: unknown): number {
   }
   const nodes = options.map(o => resolver.classify(o));
   const i = options.findIndex(
-    (o, j) => fitsShape(nodes[j], value) && nodes[j].kind !== 'json' && resolver.accepts(o, value)
+    (o, j) =>
+      fitsShape(nodes[j], value) &&
+      nodes[j].kind !== 'json' &&
+      resolver.accepts(o, value)
   );
   if (i >= 0) {
     return i;

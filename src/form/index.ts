@@ -27,7 +27,8 @@ export interface IRenderedForm {
   /** The form's root, already appended to the host. */
   readonly element: HTMLElement;
   /** Exactly what was entered, or what cannot be read. */
-  value(): { ok: true; value: unknown } | { ok: false; problems: IFieldError[] };
+  value():
+    { ok: true; value: unknown } | { ok: false; problems: IFieldError[] };
   /** Problems shown on the fields they name (and listed, in words, at the top). */
   showErrors(errors: IFieldError[]): void;
   clearErrors(): void;
@@ -57,13 +58,18 @@ export function renderForm(
       cb();
     }
   };
-  const ctx = new Context(doc, options.idPrefix ?? `hitl-form-${forms}-`, changed);
-  const element = ctx.el('div', 'hitl-form');
-  const summary = ctx.el('div', 'hitl-summary');
+  const ctx = new Context(
+    doc,
+    options.idPrefix ?? `hitl-form-${forms}-`,
+    changed
+  );
+  const element = ctx.el('div', 'hitl-f-form hitl-form');
+  const summary = ctx.el('div', 'hitl-f-summary');
   summary.setAttribute('role', 'alert');
   summary.hidden = true;
   element.append(summary);
-  const given = 'value' in options && options.value !== undefined ? options.value : ABSENT;
+  const given =
+    'value' in options && options.value !== undefined ? options.value : ABSENT;
   const root: IField = builder(new Resolver(schema))(ctx, {
     schema,
     name: null,
@@ -82,7 +88,8 @@ export function renderForm(
   const locate = (pointer: string): { field: IField; labels: string[] } => {
     let field = root;
     const labels: string[] = root.label ? [root.label] : [];
-    const segments = pointer === '' ? [] : pointer.slice(1).split('/').map(unescape);
+    const segments =
+      pointer === '' ? [] : pointer.slice(1).split('/').map(unescape);
     for (const segment of segments) {
       let next: IField | null = field;
       // fields drawn at the same pointer (a variant's option, a nullable's field)
@@ -125,13 +132,17 @@ export function renderForm(
       return;
     }
     const byField = new Map<IField, string[]>();
-    const list = ctx.el('ul', 'hitl-summary-list');
+    const list = ctx.el('ul', 'hitl-f-summary-list');
     for (const error of errors) {
       const { field, labels } = locate(error.pointer ?? '');
       byField.set(field, [...(byField.get(field) ?? []), error.message]);
       const where = labels.filter(Boolean).join(' › ') || 'The answer';
       const item = ctx.el('li');
-      const jump = ctx.el('button', 'hitl-form-button hitl-jump', `${where}: ${error.message}`);
+      const jump = ctx.el(
+        'button',
+        'hitl-f-form-button hitl-f-jump',
+        `${where}: ${error.message}`
+      );
       jump.type = 'button';
       jump.dir = 'auto';
       jump.addEventListener('click', () => field.focus());
@@ -144,7 +155,11 @@ export function renderForm(
     }
     const count = errors.length;
     summary.append(
-      ctx.el('p', 'hitl-summary-head', `${count} problem${count === 1 ? '' : 's'} to fix:`),
+      ctx.el(
+        'p',
+        'hitl-f-summary-head',
+        `${count} problem${count === 1 ? '' : 's'} to fix:`
+      ),
       list
     );
     summary.hidden = false;
@@ -160,7 +175,10 @@ export function renderForm(
         return { ok: false, problems };
       }
       if (value === ABSENT) {
-        return { ok: false, problems: [{ pointer: '', message: 'Give an answer first' }] };
+        return {
+          ok: false,
+          problems: [{ pointer: '', message: 'Give an answer first' }]
+        };
       }
       return { ok: true, value };
     },

@@ -81,7 +81,9 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     const ka = Object.keys(a);
     return (
       ka.length === Object.keys(b).length &&
-      ka.every(k => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]))
+      ka.every(
+        k => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k])
+      )
     );
   }
   return false;
@@ -114,7 +116,10 @@ function upgrade(schema: Schema): Schema {
     const conditions = [...((out[CONDITIONS] as unknown[]) ?? [])];
     for (const [name, dep] of Object.entries(deps)) {
       if (Array.isArray(dep)) {
-        required[name] = [...((required[name] as unknown[]) ?? []), ...dep];
+        required[name] = [
+          ...((required[name] as unknown[]) ?? []),
+          ...(dep as unknown[])
+        ];
       } else if (isObject(dep) || typeof dep === 'boolean') {
         conditions.push({ if: { required: [name] }, then: dep, else: true });
       }
@@ -160,7 +165,9 @@ function mergeTypes(a: unknown, b: unknown): unknown {
       both.push(t);
     }
   }
-  const unique = both.filter(t => !(t === 'number' && both.includes('integer')));
+  const unique = both.filter(
+    t => !(t === 'number' && both.includes('integer'))
+  );
   if (!unique.length) {
     throw new Unsupported('allOf asks for two types that no value has');
   }
@@ -187,27 +194,44 @@ export function merge(a: Schema, b: Schema): Schema {
       }
       out[key] = props;
     } else if (key === 'required' && Array.isArray(va) && Array.isArray(vb)) {
-      out[key] = [...va, ...vb.filter(r => !va.includes(r))];
+      out[key] = [
+        ...(va as unknown[]),
+        ...(vb as unknown[]).filter(r => !(va as unknown[]).includes(r))
+      ];
     } else if (key === 'type') {
       out[key] = mergeTypes(va, vb);
     } else if (key === 'enum' && Array.isArray(va) && Array.isArray(vb)) {
       out[key] = va.filter(v => vb.some(w => jsonEqual(v, w)));
     } else if (key === 'const') {
       throw new Unsupported('allOf asks for two different constant values');
-    } else if (MIN_KEYS.includes(key) && typeof va === 'number' && typeof vb === 'number') {
+    } else if (
+      MIN_KEYS.includes(key) &&
+      typeof va === 'number' &&
+      typeof vb === 'number'
+    ) {
       out[key] = Math.max(va, vb);
-    } else if (MAX_KEYS.includes(key) && typeof va === 'number' && typeof vb === 'number') {
+    } else if (
+      MAX_KEYS.includes(key) &&
+      typeof va === 'number' &&
+      typeof vb === 'number'
+    ) {
       out[key] = Math.min(va, vb);
     } else if (key === 'items' || key === 'additionalProperties') {
       out[key] = { allOf: [va, vb] };
-    } else if ((key === '$defs' || key === 'definitions') && isObject(va) && isObject(vb)) {
+    } else if (
+      (key === '$defs' || key === 'definitions') &&
+      isObject(va) &&
+      isObject(vb)
+    ) {
       out[key] = { ...vb, ...va };
     } else if (key === 'dependentRequired' && isObject(va) && isObject(vb)) {
       out[key] = { ...vb, ...va };
     } else if (key === CONDITIONS && Array.isArray(va) && Array.isArray(vb)) {
-      out[key] = [...va, ...vb];
+      out[key] = [...(va as unknown[]), ...(vb as unknown[])];
     } else if (key === 'oneOf' || key === 'anyOf') {
-      throw new Unsupported('allOf combines several oneOf/anyOf: not drawn as fields');
+      throw new Unsupported(
+        'allOf combines several oneOf/anyOf: not drawn as fields'
+      );
     }
   }
   return out;
@@ -229,7 +253,8 @@ export function conditionalProperties(schema: Schema): Schema {
   const out: Schema = {};
   const conditions = schema[CONDITIONS];
   for (const c of Array.isArray(conditions) ? conditions : []) {
-    for (const branch of [c?.then, c?.else]) {
+    const cond: Schema = isObject(c) ? c : {};
+    for (const branch of [cond.then, cond.else]) {
       if (isObject(branch) && isObject(branch.properties)) {
         for (const [name, sub] of Object.entries(branch.properties)) {
           if (!(name in out)) {
@@ -275,7 +300,15 @@ function inferType(s: Schema): string | null {
   if (has(['minLength', 'maxLength', 'pattern', 'format'])) {
     return 'string';
   }
-  if (has(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'])) {
+  if (
+    has([
+      'minimum',
+      'maximum',
+      'exclusiveMinimum',
+      'exclusiveMaximum',
+      'multipleOf'
+    ])
+  ) {
     return 'number';
   }
   return null;
@@ -320,7 +353,10 @@ export class Resolver {
     if (typeof target === 'string' && !target.startsWith('#')) {
       target = this._own(target);
     }
-    if (typeof target !== 'string' || !(target === '#' || target.startsWith('#/'))) {
+    if (
+      typeof target !== 'string' ||
+      !(target === '#' || target.startsWith('#/'))
+    ) {
       throw new Unsupported(
         `the reference ${JSON.stringify(ref)} points outside this schema`
       );
@@ -335,10 +371,16 @@ export class Resolver {
     for (const segment of splitPointer(fragment)) {
       if (isObject(at) && segment in at) {
         at = at[segment];
-      } else if (Array.isArray(at) && /^\d+$/.test(segment) && +segment < at.length) {
+      } else if (
+        Array.isArray(at) &&
+        /^\d+$/.test(segment) &&
+        +segment < at.length
+      ) {
         at = at[+segment];
       } else {
-        throw new Unsupported(`the reference ${JSON.stringify(ref)} points at nothing`);
+        throw new Unsupported(
+          `the reference ${JSON.stringify(ref)} points at nothing`
+        );
       }
     }
     return at;
@@ -356,7 +398,9 @@ export class Resolver {
       const fragment = url.hash;
       url.hash = '';
       own.hash = '';
-      return url.href === own.href ? '#' + decodeURIComponent(fragment.slice(1)) : ref;
+      return url.href === own.href
+        ? '#' + decodeURIComponent(fragment.slice(1))
+        : ref;
     } catch {
       return ref;
     }
@@ -374,7 +418,7 @@ export class Resolver {
     const ref = out.$ref;
     if (ref !== undefined) {
       delete out.$ref;
-      const key = String(ref);
+      const key = JSON.stringify(ref);
       if (chain.includes(key)) {
         throw new Unsupported('the schema refers to itself here');
       }
@@ -408,7 +452,9 @@ export class Resolver {
       return this._classify(schema, depth);
     } catch (error) {
       if (error instanceof Unsupported) {
-        return node('json', isObject(schema) ? schema : {}, { note: error.message });
+        return node('json', isObject(schema) ? schema : {}, {
+          note: error.message
+        });
       }
       throw error;
     }
@@ -429,7 +475,9 @@ export class Resolver {
     }
     const s = this.resolve(schema) as Schema;
     if (s[STRUCTURED] === true) {
-      return node('json', s, { note: 'a list or an object, of values of any type' });
+      return node('json', s, {
+        note: 'a list or an object, of values of any type'
+      });
     }
     for (const key of UNDRAWN) {
       if (key in s) {
@@ -463,7 +511,10 @@ export class Resolver {
         one.nullable = nullable;
         return one;
       }
-      const options = rest.map(t => ({ ...annotationsDropped(s), type: t }));
+      const options = rest.map((t: unknown) => ({
+        ...annotationsDropped(s),
+        type: t
+      }));
       return node('variant', s, { nullable, options });
     }
     return this._byType(s);
@@ -516,7 +567,10 @@ export class Resolver {
       if (!isObject(option)) {
         throw new Unsupported('a choice is not a schema');
       }
-      if (option.type === 'null' || ('const' in option && option.const === null)) {
+      if (
+        option.type === 'null' ||
+        ('const' in option && option.const === null)
+      ) {
         nullable = true;
         continue;
       }
@@ -555,7 +609,11 @@ export class Resolver {
         } catch {
           return false;
         }
-        if (!isObject(sub) || !('const' in sub) || seen.some(v => jsonEqual(v, sub.const))) {
+        if (
+          !isObject(sub) ||
+          !('const' in sub) ||
+          seen.some(v => jsonEqual(v, sub.const))
+        ) {
           return false;
         }
         seen.push(sub.const);
@@ -605,15 +663,24 @@ export class Resolver {
     }
     for (const key of ['oneOf', 'anyOf']) {
       const options = s[key];
-      if (Array.isArray(options) && !options.some(o => this.accepts(o, value, depth + 1))) {
+      if (
+        Array.isArray(options) &&
+        !options.some(o => this.accepts(o, value, depth + 1))
+      ) {
         return false;
       }
     }
     if (typeof value === 'string') {
-      if (typeof s.minLength === 'number' && Array.from(value).length < s.minLength) {
+      if (
+        typeof s.minLength === 'number' &&
+        Array.from(value).length < s.minLength
+      ) {
         return false;
       }
-      if (typeof s.maxLength === 'number' && Array.from(value).length > s.maxLength) {
+      if (
+        typeof s.maxLength === 'number' &&
+        Array.from(value).length > s.maxLength
+      ) {
         return false;
       }
       if (typeof s.pattern === 'string') {
@@ -635,7 +702,10 @@ export class Resolver {
       }
     }
     if (isObject(value)) {
-      if (Array.isArray(s.required) && s.required.some(r => !(String(r) in value))) {
+      if (
+        Array.isArray(s.required) &&
+        s.required.some(r => !(String(r) in value))
+      ) {
         return false;
       }
       const props = isObject(s.properties) ? s.properties : {};
@@ -644,9 +714,15 @@ export class Resolver {
           if (!this.accepts(props[name], member, depth + 1)) {
             return false;
           }
-        } else if (s.additionalProperties === false && !isObject(s.patternProperties)) {
+        } else if (
+          s.additionalProperties === false &&
+          !isObject(s.patternProperties)
+        ) {
           return false;
-        } else if (isObject(s.additionalProperties) && !isObject(s.patternProperties)) {
+        } else if (
+          isObject(s.additionalProperties) &&
+          !isObject(s.patternProperties)
+        ) {
           if (!this.accepts(s.additionalProperties, member, depth + 1)) {
             return false;
           }
@@ -656,7 +732,7 @@ export class Resolver {
     if (Array.isArray(value)) {
       const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : [];
       for (let i = 0; i < value.length; i++) {
-        const sub = i < prefix.length ? prefix[i] : s.items;
+        const sub: unknown = i < prefix.length ? prefix[i] : s.items;
         if (!this.accepts(sub, value[i], depth + 1)) {
           return false;
         }

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from hitl_nb.client import GatewayClient, GatewayInfo
@@ -39,6 +40,16 @@ from tests.helpers.panel import (
 )
 from tests.helpers.tasks import answers_at_agent, start_task
 from tests.helpers.until import until
+
+#: A form the agent checks itself: at most 10 replicas (its 422 names the field).
+TYPED = {
+    "type": "object",
+    "properties": {
+        "replicas": {"type": "integer", "title": "Replicas", "minimum": 1, "maximum": 10},
+        "reason": {"type": "string", "title": "Reason"},
+    },
+    "required": ["replicas"],
+}
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
 
@@ -242,6 +253,68 @@ def test_a_link_opens_one_prompts_card(chromium: lab.Chromium, server: tuple[str
         card.locator(".hitl-form").wait_for(timeout=90_000)
         assert prompt_id[:8] not in page.locator(".hitl-lab-answering").inner_text()
         assert "Approve the deployment" in card.inner_text()
+
+
+def _kernels(base: str) -> list[str]:
+    """The ids of the kernels the server runs."""
+    reply = httpx.get(f"{base}/api/kernels", headers={"Authorization": f"token {lab.TOKEN}"})
+    reply.raise_for_status()
+    return sorted(k["id"] for k in reply.json())
+
+
+def test_the_panel_answers_with_its_own_form_and_starts_no_kernel(
+    chromium: lab.Chromium, server: tuple[str, Path], tmp_path: Path
+) -> None:
+    base, _ = server
+    consensus = Scenario(
+        "typed", "A typed form.", steps=[Step("How many replicas, and why?", TYPED, None, 3600)]
+    )
+    with MockAgent(scenarios=[consensus]) as agent, chromium(1200, 900) as context:
+        page = _open(context, base)
+        task = run(start_task(agent.url, "typed"))
+        reg = register(base, lab.TOKEN, agent.url, task.id)
+        key = f"{reg['id']}/{reg['prompts'][0]['prompt_id']}"
+        before = _kernels(base)
+        open_panel(page)
+        row = row_of(page, base, lab.TOKEN, key)
+        row.locator("button", has_text="Answer").click()
+        card = page.locator(".hitl-lab-card .hitl-card")
+        card.locator(".hitl-form .hitl-field-replicas input").wait_for(timeout=30_000)
+        assert "How many replicas, and why?" in card.inner_text()
+        # every input labelled; the schema's text drawn as text
+        unlabelled = card.evaluate(
+            "c => [...c.querySelectorAll('input,select,textarea')]"
+            ".filter(i => !c.querySelector(`label[for='${i.id}']`)"
+            " && !i.getAttribute('aria-label')).length"
+        )
+        assert unlabelled == 0
+        shots = _shots(tmp_path)
+        for dark in (False, True):
+            lab.set_theme(page, dark)
+            page.screenshot(path=str(shots / f"lab-panel-form-{'dark' if dark else 'light'}.png"))
+        lab.set_theme(page, False)
+        card.locator(".hitl-field-replicas input").fill("2.5")
+        card.locator("button", has_text="Submit").click()
+        card.get_by_text("Enter a whole number").first.wait_for(timeout=10_000)
+        card.locator(".hitl-field-replicas input").fill("12")  # the agent's 422: at most 10
+        card.locator(".hitl-field-reason input").fill("load")
+        card.locator("button", has_text="Submit").click()
+        card.get_by_text("the agent refused the answer").wait_for(timeout=30_000)
+        assert card.locator(".hitl-field-replicas [aria-invalid=true]").count() == 1
+        card.locator(".hitl-field-replicas input").fill("3")
+        card.locator("button", has_text="Submit").click()
+        card.get_by_text("the agent accepted the answer").wait_for(timeout=60_000)
+        after = _kernels(base)
+        # Answered again (the relay's route, as a second page would): 409, nothing sent.
+        again = httpx.post(
+            f"{base}/hitl/lab/prompts/{key}/answer",
+            json={"payload": {"replicas": 4}},
+            headers={"Authorization": f"token {lab.TOKEN}"},
+        )
+        assert again.status_code == 409, again.text
+        answers = run(answers_at_agent(agent.url, task.id))
+    assert after == before  # no kernel was started to answer
+    assert [a["payload"] for a in answers] == [{"replicas": 3, "reason": "load"}]
 
 
 def test_a_digests_link_opens_the_panel(chromium: lab.Chromium, server: tuple[str, Path]) -> None:
