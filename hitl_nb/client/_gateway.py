@@ -484,9 +484,17 @@ class GatewayClient:
         """The gateway's feed (:func:`feed_of` this client's gateway)."""
         return feed_of(self.info, registered=registered)
 
-    def register(self, agent_url: str, task_id: str) -> dict[str, Any]:
-        """Watch a task; returns the registration (``id``) with its ``prompts``."""
-        return self._call("POST", "tasks", {"agent_url": agent_url, "task_id": task_id})[1]
+    def register(
+        self, agent_url: str, task_id: str, deadline: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Watch a task; returns the registration (``id``) with its ``prompts``.
+        ``deadline``: what the gateway does at a prompt's deadline (``{"policy":
+        "remind" | "escalate" | "default" | "cancel", ...}``, docs/hub.md; None: the
+        administrator's default)."""
+        body: dict[str, Any] = {"agent_url": agent_url, "task_id": task_id}
+        if deadline is not None:
+            body["deadline"] = dict(deadline)
+        return self._call("POST", "tasks", body)[1]
 
     def task(self, registration_id: str) -> dict[str, Any]:
         """A registration with its prompts, as the gateway knows them now."""

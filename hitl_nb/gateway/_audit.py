@@ -200,6 +200,40 @@ class Audit:
             )
         )
 
+    def at_deadline(
+        self,
+        reg: Registration,
+        row: PromptRow,
+        *,
+        action: str,
+        display: str,
+        status: int,
+        reason: str,
+        payload: Any = None,
+        responder: str | None = None,
+        reply: GatewayReply | None = None,
+    ) -> AuditEntry:
+        """The entry of what a registration's deadline policy did (``action``:
+        ``escalated``, ``forwarded``, ``cancelled``, ``failed``...; ``display``: the
+        name shown, e.g. "default at deadline"), for the store to append with the
+        action's end."""
+        return AuditEntry(
+            at=time.time(),
+            reg_id=reg.id,
+            task_id=reg.task_id,
+            agent_url=reg.agent_url,
+            prompt_id=row.prompt_id,
+            responder=responder,
+            display=display,
+            action=action,
+            status=status,
+            reason=reason,
+            payload_sha256=sha256_of(payload),
+            schema_sha256=sha256_of(row.envelope.get("response_schema")),
+            responders=[] if responder is None else [responder],
+            agent_reply=None if reply is None else _agent_reply(reply),
+        )
+
     async def settled(
         self, reg: Registration, row: PromptRow, fwd: Forward, reply: GatewayReply
     ) -> None:

@@ -53,6 +53,8 @@ from hitl_nb.errors import (
 )
 from hitl_nb.gateway._agents import AgentPool, check_agent_url
 from hitl_nb.gateway._audit import Answer, Audit
+from hitl_nb.gateway._deadline import DeadlinePolicy, PolicyRefused, answer_issues, parse_policy
+from hitl_nb.gateway._deadline_desk import DeadlineDesk, DeskHooks
 from hitl_nb.gateway._feed import FeedScope, PromptFeed
 from hitl_nb.gateway._forward import GatewayReply, Tell, conclude, send, settle
 from hitl_nb.gateway._notify import Notifier
@@ -78,6 +80,7 @@ from hitl_nb.gateway._views import (
     refusal,
     shown_to,
 )
+from hitl_nb.gateway._wall_timers import WallTimers
 from hitl_nb.gateway._watcher import Watchers
 from hitl_nb.notify import Note
 from hitl_nb.policy import ResponderGate, tally
@@ -122,7 +125,7 @@ class Gateway:
         #: Notifications (None: off); made by the host's ``notify`` from this gateway.
         self.notify = notify(self) if notify is not None else None
         store.notes_on = self.notify is not None
-        self._timers: dict[tuple[str, str], asyncio.TimerHandle] = {}
+        self._timers = WallTimers(self._spawn)
         #: Forwards this process is sending or settling now (not to be adopted twice).
         self._in_flight: set[tuple[str, str]] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -144,6 +147,23 @@ class Gateway:
         #: The open prompts each person may answer, followed (JupyterLab's panel). Another
         #: replica's changes are read at its next recheck.
         self.feed = PromptFeed(self._feed_listing, recheck=settings.lease_seconds)
+        #: Registrations' deadline policies carried out (``_deadline_desk.py``).
+        self.deadlines = DeadlineDesk(
+            store,
+            pool,
+            self.trail,
+            self.replica,
+            DeskHooks(
+                envelope=self._envelope,
+                tell=self._tell,
+                settle=lambda fwd: self._spawn(self._settle(fwd)),
+                close=self._close_at_deadline,
+                changed=self.feed.changed,
+                wake=self._wake,
+                notifier=lambda: self.notify,
+            ),
+            self._spawn,
+        )
         self.duties = Duties(
             store,
             self.replica,
@@ -152,6 +172,7 @@ class Gateway:
             unwatch=self.watchers.unwatch,
             settle=lambda fwd: self._spawn(self._settle(fwd)),
             arm=self._arm,
+            actions=self.deadlines.round,
         )
 
     def _push_url(self, reg_id: str) -> str | None:
@@ -187,8 +208,8 @@ class Gateway:
         await self.duties.stop()
         if self.notify is not None:
             await self.notify.stop()
-        for handle in self._timers.values():
-            handle.cancel()
+        self._timers.cancel_all()
+        self.deadlines.timers.cancel_all()
         await stop_tasks(list(self._tasks), what="a gateway's background work")
         await self.watchers.close()
         await self.pool.aclose()
@@ -263,17 +284,31 @@ class Gateway:
     # -- deadlines (S-4: the orchestrator keeps its own timer) ----------------------
 
     def _arm(self, row: PromptRow) -> None:
-        key = (row.reg_id, row.prompt_id)
-        if row.deadline is None or row.closed is not None or key in self._timers:
+        """Time ``row``'s deadline: an absolute time, fired once the wall clock reaches
+        it (:class:`~hitl_nb.gateway._wall_timers.WallTimers`: a clock set back delays
+        it, one set forward fires it at the next round)."""
+        if row.deadline is None or row.closed is not None:
             return
-        delay = max(0.0, row.deadline - time.time())
-        loop = asyncio.get_running_loop()
-        self._timers[key] = loop.call_later(
-            delay, lambda: self._spawn(self._expire(row.reg_id, row.prompt_id))
-        )
+        reg_id, prompt_id = row.reg_id, row.prompt_id
+        self._timers.arm((reg_id, prompt_id), row.deadline, lambda: self._expire(reg_id, prompt_id))
 
     async def _expire(self, reg_id: str, prompt_id: str) -> None:
-        self._timers.pop((reg_id, prompt_id), None)
+        """The deadline passed: the registration's policy decides (spec §State
+        Transitions, "INPUT_REQUIRED -- deadline elapsed --> orchestrator-decided").
+        ``default`` and ``cancel`` act (:class:`~hitl_nb.gateway._deadline_desk.DeadlineDesk`);
+        ``remind``, ``escalate`` and registrations older than policies close the prompt."""
+        try:
+            policy = await self.store.deadlines.policy(reg_id)
+        except StoreUnavailable as exc:
+            log.warning("hitl-nb gateway: the deadline of %s waits: %s", prompt_id, exc)
+            return
+        if policy is not None and policy.acts_at_deadline:
+            await self.deadlines.fire(reg_id, prompt_id, "deadline")
+        else:
+            await self._close_at_deadline(reg_id, prompt_id)
+
+    async def _close_at_deadline(self, reg_id: str, prompt_id: str) -> None:
+        """Close the prompt as expired and tell the registrant (``remind``)."""
         try:
             if await self.store.forward(reg_id, prompt_id) is not None:
                 return  # an answer is on its way or delivered
@@ -295,9 +330,15 @@ class Gateway:
     # -- registrations ---------------------------------------------------------------
 
     async def register(
-        self, caller: Caller, agent_url: Any, task_id: Any
+        self, caller: Caller, agent_url: Any, task_id: Any, deadline: Any = None
     ) -> tuple[bool, dict[str, Any]]:
-        """Watch a task. Returns (created, registration with its prompts)."""
+        """Watch a task. Returns (created, registration with its prompts).
+
+        ``deadline``: the registration's deadline policy (``{"policy": ...}``,
+        :func:`~hitl_nb.gateway._deadline.parse_policy`; None: the administrator's
+        default), refused (400, 422) naming what is wrong; a ``default`` answer that does
+        not fit the prompt the task shows now is refused here (422)."""
+        policy = self._policy(deadline)
         try:
             url = check_agent_url(agent_url, self.settings.allowed_agent_hosts)
         except AgentNotAllowed as exc:
@@ -308,6 +349,13 @@ class Gateway:
             )
         existing = await self.store.find_registration(url, task_id)
         if existing is not None:
+            kept = await self.store.deadlines.policy(existing.id)
+            if deadline is not None and kept is not None and kept != policy:
+                raise GatewayError(
+                    409,
+                    f"this task is registered already, with the deadline policy "
+                    f"{kept.policy!r}; a registration's policy does not change",
+                )
             await self._refresh(existing, quiet=True)
             return False, await self._registration_view(existing, caller)
         if await self.store.count_registrations() >= self.settings.max_registrations:
@@ -316,9 +364,15 @@ class Gateway:
                 429, f"{self.settings.where} already watches {limit} tasks (its limit)"
             )
         task = await self._get_task(url, task_id)
+        found = prompt_of(task)
+        if policy.policy == "default" and isinstance(found, PromptEvent):
+            why = answer_issues(found.envelope.validate, policy.answer)
+            if why is not None:
+                raise GatewayError(422, f"deadline.answer: {why}; nothing was registered")
         reg = await self.store.add_registration(
             Registration(uuid.uuid4().hex, url, task_id, caller.display, time.time(), caller.name)
         )
+        await self.store.deadlines.set_policy(reg.id, policy)
         await self._see(reg, task)
         log.info("hitl-nb gateway: %s registered task %s at %s", caller.display, task_id, url)
         if self.settings.watch and not task.status.state.is_terminal:
@@ -328,6 +382,19 @@ class Gateway:
                 self.duties.lease_taken(reg.id)
                 self.watchers.watch(reg)
         return True, await self._registration_view(reg, caller)
+
+    def _policy(self, given: Any) -> DeadlinePolicy:
+        """A registration's deadline policy from its request, within the settings."""
+        teams = None if self.notify is None else list(self.notify.teams.targets)
+        try:
+            return parse_policy(
+                given,
+                admin_default=self.settings.deadline_policy,
+                allowed=self.settings.deadline_policies_allowed,
+                channels=teams,
+            )
+        except PolicyRefused as exc:
+            raise GatewayError(exc.status, exc.message) from None
 
     def _owns(self, caller: Caller, reg: Registration) -> bool:
         return caller.admin or reg.registrant == caller.name
@@ -376,7 +443,12 @@ class Gateway:
                 fwd = await self.store.forward(reg.id, row.prompt_id)
                 ballots = await self.store.ballots(reg.id, row.prompt_id)
                 views.append(prompt_view(reg, row, caller, now, fwd, ballots))
-        return {**reg.to_json(), "prompts": views}
+        policy = await self.store.deadlines.policy(reg.id)
+        shown = {}
+        if policy is not None:  # whom it escalates to and its answer: for its registrant
+            full = self._owns(caller, reg) or self.settings.show_all
+            shown = {"deadline": policy.to_json() if full else {"policy": policy.policy}}
+        return {**reg.to_json(), **shown, "prompts": views}
 
     async def _get_task(self, url: str, task_id: str) -> Task:
         try:
@@ -430,6 +502,7 @@ class Gateway:
             )
             self._arm(row)
             if new:  # first seen now: its notes were written with it
+                self._spawn(self.deadlines.seen(reg, row))
                 self._wake()
                 self.feed.changed(reg.id, row.envelope)
         for row in await self.store.prompts(reg.id):

@@ -60,10 +60,13 @@ from hitl_nb.notify import (
     TeamChannels,
     WebhookChannel,
     default_registry,
+    escalation_notes,
     opened_notes,
     outcome_notes,
+    person,
     shown_url,
     slack_blocks,
+    team,
 )
 
 __all__ = ["Notifier", "SlackSetup", "team_channels"]
@@ -282,6 +285,24 @@ class Notifier:
             detail=detail,
         )
         return self._reachable(outcome_notes(facts, time.time() if now is None else now))
+
+    def escalated(
+        self,
+        reg: Registration,
+        row: PromptRow,
+        to: Sequence[str],
+        channel: str | None,
+        now: float | None = None,
+    ) -> list[Note]:
+        """The notes that tell ``to`` (user names) and the team ``channel`` that ``row``
+        still waits (an ``escalate`` deadline policy); a channel no longer set is left
+        out."""
+        recipients = [person(name) for name in to]
+        if channel is not None and self.teams.target(channel) is not None:
+            recipients.append(team(channel))
+        facts = self._facts(reg, row.envelope, row.deadline)
+        made = escalation_notes(facts, recipients, time.time() if now is None else now)
+        return self._reachable(made)
 
     # -- a person's own choice -----------------------------------------------------------
 

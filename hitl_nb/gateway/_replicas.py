@@ -20,7 +20,10 @@ Every ``lease_seconds / 3`` seconds a replica runs one round (:meth:`Duties.roun
    prompt whose deadline falls before the next rounds gets a timer here, whether or
    not this replica saw the prompt arrive; whichever replica's timer fires first
    closes it (the store admits one close), and every replica refuses a late answer
-   from the stored deadline.
+   from the stored deadline. The actions of registrations' deadline policies due
+   before the next rounds are timed too, and those another replica claimed but did not
+   finish (it died) are adopted (``actions``:
+   :meth:`hitl_nb.gateway._deadline_desk.DeadlineDesk.round`).
 
 When the database cannot be reached a round is skipped; once no round has succeeded
 for ``lease_seconds`` the replica stops watching (its leases may be someone else's
@@ -45,7 +48,8 @@ log = logging.getLogger("hitl_nb.gateway")
 class Duties:
     """One replica's rounds (see the module docstring). ``watch`` / ``unwatch`` start
     and stop a registration's watcher (None: this gateway does not watch), ``settle``
-    takes over a forward in doubt, ``arm`` times a deadline."""
+    takes over a forward in doubt, ``arm`` times a deadline, ``actions`` times and
+    adopts deadline policies' actions (given the round's horizon)."""
 
     def __init__(
         self,
@@ -57,6 +61,7 @@ class Duties:
         unwatch: Callable[[str], None],
         settle: Callable[[Forward], None],
         arm: Callable[[PromptRow], None],
+        actions: Callable[[float], Awaitable[None]] | None = None,
     ) -> None:
         self.store = store
         self.replica = replica
@@ -66,6 +71,7 @@ class Duties:
         self._unwatch = unwatch
         self._settle = settle
         self._arm = arm
+        self._actions = actions
         #: Registrations this replica holds (and watches).
         self.held: set[str] = set()
         self._last_ok = time.monotonic()
@@ -125,8 +131,11 @@ class Duties:
         self.held = held
         for fwd in await self.store.adopt_forwards(self.replica):
             self._settle(fwd)
-        for row in await self.store.due_prompts(time.time() + 2 * self.interval):
+        horizon = time.time() + 2 * self.interval
+        for row in await self.store.due_prompts(horizon):
             self._arm(row)
+        if self._actions is not None:
+            await self._actions(horizon)
 
     def lease_taken(self, reg_id: str) -> None:
         """This replica took the lease of a task it just registered."""

@@ -29,6 +29,10 @@ lock (two replicas starting together migrate once). A new database runs every st
   database holds are chained in the order they were written (``id``). The step is one
   entry of ``_STEPS`` with its own statements and data (``_AUDIT_CHAIN``,
   ``_chain_audit``), so it can take another number.
+- 8: deadline policies (:mod:`hitl_nb.gateway._deadline_store`: ``deadline_policies``,
+  each registration's; ``deadline_actions``, each action fired at a deadline, claimed
+  once). One entry of ``_STEPS`` with its own statements (``DEADLINE_TABLES``), so it
+  can take another number.
 
 Types are the same on both (``text``, ``double precision`` for times in epoch seconds,
 JSON kept as ``text`` byte for byte: a response_schema's field order is part of the
@@ -44,6 +48,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hitl_nb.gateway._chain import COLUMNS, GENESIS, content_digest, link_hash
+from hitl_nb.gateway._deadline_store import DEADLINE_TABLES
 from hitl_nb.gateway._slack_store import SLACK_TABLES
 from hitl_nb.gateway._sql import Dialect, Session
 from hitl_nb.policy import ResponderGate
@@ -276,6 +281,7 @@ _STEPS = (
     _Step(_V5),
     _Step(SLACK_TABLES),
     _Step(_AUDIT_CHAIN, _chain_audit),
+    _Step(DEADLINE_TABLES),
 )
 #: The schema version this code writes.
 SCHEMA_VERSION = len(_STEPS)

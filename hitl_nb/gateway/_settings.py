@@ -92,6 +92,28 @@ class GatewaySettings(Configurable):
         ),
     ).tag(config=True)
 
+    deadline_policy = Enum(
+        ["remind", "cancel"],
+        "remind",
+        help=(
+            "What happens at a prompt's deadline when its task's registration chose "
+            "nothing: 'remind' closes the prompt and tells the registrant; 'cancel' also "
+            "cancels the task (A2A CancelTask). Registrants may choose within "
+            "deadline_policies_allowed (docs/hub.md, deadline policies)."
+        ),
+    ).tag(config=True)
+
+    deadline_policies_allowed = List(
+        Enum(["remind", "escalate", "default", "cancel"]),
+        default_value=["remind", "escalate", "default", "cancel"],
+        help=(
+            "The deadline policies a registrant may choose for their task: 'remind', "
+            "'escalate' (tell named people or a team channel before the deadline), "
+            "'default' (send the answer they gave at registration) and 'cancel'. Others "
+            "are refused (422)."
+        ),
+    ).tag(config=True)
+
     watch = Bool(
         True,
         help="Watch registered tasks (subscribe or poll) so new prompts appear unasked.",

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hitl_nb.gateway._chain import append
+from hitl_nb.gateway._deadline_store import DeadlineRecords
 from hitl_nb.gateway._outbox import StoreOutbox, count_answers, withdraw, write_notes
 from hitl_nb.gateway._schema import SCHEMA_VERSION, audience
 from hitl_nb.gateway._slack_store import SlackRecords
@@ -281,6 +282,8 @@ class GatewayStore:
         self.outbox = StoreOutbox(db)
         #: A Slack app's messages and the requests it took, on this database.
         self.slack = SlackRecords(db)
+        #: The deadline policies and the actions fired at deadlines, on this database.
+        self.deadlines = DeadlineRecords(db)
         #: Withdraw notes when prompts are answered or closed (set by a gateway that
         #: notifies; notes passed in are written either way).
         self.notes_on = False
@@ -835,6 +838,11 @@ class GatewayStore:
         (``audit`` of :meth:`cast_ballot`, :meth:`finish_forward`,
         :meth:`drop_forward`), under the same lock."""
         await self._db.batch([append(self._db.dialect, _values(entry))], serial="audit")
+
+    def appending(self, entry: AuditEntry) -> list[Statement]:
+        """The statements that append ``entry`` in a transaction of another's making
+        (a deadline's action ended: :meth:`DeadlineRecords.finish`)."""
+        return self._appending(entry)
 
     def _appending(self, entry: AuditEntry) -> list[Statement]:
         """The statements that append ``entry`` inside a larger transaction: the audit

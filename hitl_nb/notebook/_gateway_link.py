@@ -122,13 +122,16 @@ class GatewayLink:
         """The registration id of a task registered through this link, if any."""
         return self._registrations.get((agent_url, task_id))
 
-    def register_now(self, agent_url: str, task_id: str) -> str:
-        """Register a task (blocking; idempotent, remembered): its registration id."""
+    def register_now(
+        self, agent_url: str, task_id: str, deadline: Mapping[str, Any] | None = None
+    ) -> str:
+        """Register a task (blocking; idempotent, remembered): its registration id.
+        ``deadline``: its deadline policy (:meth:`GatewayClient.register`)."""
         key = (agent_url, task_id)
         known = self._registrations.get(key)
         if known is not None:
             return known
-        reg = self.client.register(agent_url, task_id)
+        reg = self.client.register(agent_url, task_id, deadline)
         reg_id = reg.get("id")
         if not isinstance(reg_id, str):
             raise HitlError("the gateway registered the task but named no registration id")
@@ -136,12 +139,14 @@ class GatewayLink:
             self._registrations[key] = reg_id
         return reg_id
 
-    async def register(self, agent_url: str, task_id: str) -> str:
+    async def register(
+        self, agent_url: str, task_id: str, deadline: Mapping[str, Any] | None = None
+    ) -> str:
         """:meth:`register_now`, off the event loop."""
         known = self._registrations.get((agent_url, task_id))
         if known is not None:
             return known
-        return await asyncio.to_thread(self.register_now, agent_url, task_id)
+        return await asyncio.to_thread(self.register_now, agent_url, task_id, deadline)
 
     async def answer(
         self, registration: str, prompt_id: str, payload: Mapping[str, Any]

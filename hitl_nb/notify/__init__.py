@@ -40,7 +40,12 @@ from __future__ import annotations
 import typing
 
 from hitl_nb import _lazy
-from hitl_nb.notify._audience import TeamChannels, opened_notes, outcome_notes
+from hitl_nb.notify._audience import (
+    TeamChannels,
+    escalation_notes,
+    opened_notes,
+    outcome_notes,
+)
 from hitl_nb.notify._kind import Target
 from hitl_nb.notify._links import AnswerLinks
 from hitl_nb.notify._notes import (
@@ -100,6 +105,7 @@ __all__ = [
     "TeamChannels",
     "WebhookChannel",
     "default_registry",
+    "escalation_notes",
     "opened_notes",
     "outcome_notes",
     "person",

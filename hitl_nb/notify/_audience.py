@@ -14,6 +14,8 @@ that records the prompt (or its end) and write their notes there:
   agent accepted the answer (unless the registrant alone gave it), refused it (the
   prompt stays open for another answer: a later acceptance is told too), or nobody
   answered in time.
+- :func:`escalation_notes`: a wider audience told a prompt still waits (a
+  registration's ``escalate`` deadline policy).
 
 What to withdraw when things change is the store's part, in the same transactions
 (see :class:`~hitl_nb.notify.Outbox`): when a person answers, their pending notes about
@@ -24,7 +26,7 @@ about it.
 from __future__ import annotations
 
 import typing
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -34,7 +36,7 @@ from hitl_nb.notify._notes import Note, PromptFacts, note_key, person, team
 if typing.TYPE_CHECKING:
     from hitl_nb.notify._kind import Target
 
-__all__ = ["DEFAULT_TEAM", "TeamChannels", "opened_notes", "outcome_notes"]
+__all__ = ["DEFAULT_TEAM", "TeamChannels", "escalation_notes", "opened_notes", "outcome_notes"]
 
 #: The team channel for prompts whose agent's host has none of its own.
 DEFAULT_TEAM = "*"
@@ -152,4 +154,23 @@ def outcome_notes(facts: PromptFacts, now: float) -> list[Note]:
             created=now,
             due=now,
         )
+    ]
+
+
+def escalation_notes(facts: PromptFacts, recipients: Sequence[str], now: float) -> list[Note]:
+    """The notes that tell a wider audience (``recipients``: :func:`person` or
+    :func:`team` keys) that a prompt still waits: a registration's ``escalate`` deadline
+    policy. Telling them never makes them responders. Not withdrawn when the prompt
+    closes, and sent after its deadline too: an escalation at the deadline itself is
+    news of a question nobody answered."""
+    return [
+        Note(
+            key=note_key("escalation", facts.reg_id, facts.prompt_id, recipient),
+            recipient=recipient,
+            kind="escalation",
+            facts=facts,
+            created=now,
+            due=now,
+        )
+        for recipient in dict.fromkeys(recipients)
     ]

@@ -304,6 +304,18 @@ def _single(note: Note, links: AnswerLinks, now: float) -> Message:
             ("Answer it here: ", Link(link)),
             *_one_click(f, links),
         ]
+    elif note.kind == "escalation":
+        subject = ("Escalated: ", short)
+        paragraphs = [
+            ("A question from ", *_lower(_who_asks(f)), " has no answer yet:"),
+            (question,),
+            _deadline(f, now, "It closes"),
+            (
+                "You are told because its task's registration escalates unanswered "
+                "questions; who may answer it is unchanged.",
+            ),
+            ("See it here: ", Link(link)),
+        ]
     else:
         subject, said = _outcome_words(f, now)
         paragraphs = [said, (question,), ("See it here: ", Link(link))]
@@ -352,8 +364,9 @@ _DIGEST_WORDS = {
     "opened": ("new question", "new questions"),
     "reminder": ("reminder", "reminders"),
     "outcome": ("outcome of your agents' questions", "outcomes of your agents' questions"),
+    "escalation": ("escalated question", "escalated questions"),
 }
-_LINE_LEAD = {"opened": "New: ", "reminder": "Closing soon: "}
+_LINE_LEAD = {"opened": "New: ", "reminder": "Closing soon: ", "escalation": "Escalated: "}
 _OUTCOME_LEAD = {"forwarded": "Answered: ", "refused": "Refused by the agent: "}
 
 

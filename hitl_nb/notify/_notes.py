@@ -37,8 +37,10 @@ __all__ = [
     "team",
 ]
 
-#: What a note tells: a prompt opened, a reminder before its deadline, its outcome.
-KINDS = ("opened", "reminder", "outcome")
+#: What a note tells: a prompt opened, a reminder before its deadline, its outcome, an
+#: escalation (a wider audience told a prompt still waits: a registration's deadline
+#: policy, :mod:`hitl_nb.gateway._deadline`).
+KINDS = ("opened", "reminder", "outcome", "escalation")
 #: What became of a prompt, as its registrant is told: the agent accepted the answer,
 #: the agent refused it, nobody answered before the deadline.
 OUTCOMES = ("forwarded", "refused", "expired")

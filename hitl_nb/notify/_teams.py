@@ -47,7 +47,13 @@ _SCHEMA = "http://adaptivecards.io/schemas/adaptive-card.json"
 # card's text function ({{DATE(...)}}): broken by a zero-width space after its first
 # character.
 _MARKUP = re.compile(r"<(?=[A-Za-z/!?])|\{(?=\{)")
-_BUTTON = {"opened": "Answer", "reminder": "Answer", "outcome": "See it", "digest": "See them all"}
+_BUTTON = {
+    "opened": "Answer",
+    "reminder": "Answer",
+    "outcome": "See it",
+    "escalation": "See it",
+    "digest": "See them all",
+}
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,8 @@ def _other_value(trait: Any) -> Any:
     value = trait.default()
     if isinstance(trait, Bool):
         return not value
+    if isinstance(trait, List) and isinstance(trait._trait, Enum):  # a choice of several
+        return list(trait._trait.values[:2])
     if isinstance(trait, List):
         return ["a.example.org", "*.b.example:8443"]
     if isinstance(trait, Enum):
