@@ -9,9 +9,9 @@
 - ``both``: deploy and configure in one response (two deferred calls).
 
 Any other message calls ``deploy``. Once the tools returned, the model answers with each
-return (``tool: content (outcome)``) as text. ``seen`` records what reached each tool.
-``PydanticAgent`` serves it on 127.0.0.1; :func:`pydantic_process` serves it in a process
-of its own (``python -m tests.helpers.pydantic_agent``) on a SQLite task store and
+return (``tool: content (outcome)``) as text. ``seen`` records what reached each tool,
+``runs`` counts the requests to the model. ``PydanticAgent`` serves it on 127.0.0.1;
+:func:`pydantic_process` serves it in a process of its own (``python -m tests.helpers.pydantic_agent``) on a SQLite task store and
 SQLite pauses, and kills it (SIGKILL) at the end: a crash.
 """
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -89,9 +90,16 @@ def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     )
 
 
-def deploy_agent(seen: dict[str, Any]) -> Agent[None, str]:
-    """The agent, recording in ``seen`` what reached each tool."""
-    agent: Agent[None, str] = Agent(FunctionModel(respond), output_type=str)
+def deploy_agent(seen: dict[str, Any], runs: Counter[str] | None = None) -> Agent[None, str]:
+    """The agent, recording in ``seen`` what reached each tool and counting in ``runs``
+    each request to the model (``"model"``)."""
+    counted: Counter[str] = runs if runs is not None else Counter()
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        counted["model"] += 1
+        return respond(messages, info)
+
+    agent: Agent[None, str] = Agent(FunctionModel(model), output_type=str)
 
     @agent.tool_plain(requires_approval=True)
     def deploy(build: int, env: str) -> str:
@@ -123,7 +131,8 @@ class PydanticAgent:
 
     def __init__(self, *, task_store: Any = None, pauses: Any = None) -> None:
         self.seen: dict[str, Any] = {}
-        self.agent = deploy_agent(self.seen)
+        self.runs: Counter[str] = Counter()
+        self.agent = deploy_agent(self.seen, self.runs)
         self.task_store = task_store
         self.pauses = pauses
         self.served: Served | None = None

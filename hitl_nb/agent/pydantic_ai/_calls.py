@@ -105,7 +105,7 @@ def _schema_of(declared: Any, tool_name: str) -> dict[str, Any] | None:
 
 
 def pending_calls(requests: DeferredToolRequests) -> list[Pending]:
-    """The calls ``requests`` waits on, approvals first, each in the model's order."""
+    """The calls ``requests`` waits on, approvals first, each in Pydantic AI's order."""
     out = []
     for call in [*requests.approvals, *requests.calls]:
         call_id = call.tool_call_id
