@@ -12,7 +12,8 @@ Any other message calls ``deploy``. Once the tools returned, the model answers w
 return (``tool: content (outcome)``) as text. ``seen`` records what reached each tool,
 ``runs`` counts the requests to the model. ``PydanticAgent`` serves it on 127.0.0.1;
 :func:`pydantic_process` serves it in a process of its own
-(``python -m tests.helpers.pydantic_agent``) on a SQLite task store and SQLite pauses, and kills it (SIGKILL) at the end: a crash.
+(``python -m tests.helpers.pydantic_agent``) on a SQLite task store and SQLite pauses,
+and kills it (SIGKILL) at the end: a crash.
 """
 
 from __future__ import annotations
