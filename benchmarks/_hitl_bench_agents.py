@@ -30,6 +30,9 @@ from a2a.server.events import EventQueue  # noqa: E402
 from a2a.server.tasks import TaskUpdater  # noqa: E402
 from a2a.types import Part, Task, TaskState, TaskStatus  # noqa: E402
 
+# The bench tool's annotation, which Pydantic AI reads from this module at run time.
+from pydantic_ai import RunContext  # noqa: E402
+
 from hitl_nb.agent import HitlExtension, Served, ask  # noqa: E402
 from hitl_nb.agent._app import agent_app  # noqa: E402
 
@@ -84,7 +87,7 @@ def graph() -> Any:
 def pydantic_agent() -> Any:
     """A Pydantic AI agent whose model (a FunctionModel, no service) calls ``release``
     at once; the tool asks for approval with SCHEMA, then the model says it is done."""
-    from pydantic_ai import Agent, RunContext
+    from pydantic_ai import Agent
     from pydantic_ai.exceptions import ApprovalRequired
     from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import FunctionModel
