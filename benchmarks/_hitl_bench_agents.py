@@ -3,7 +3,9 @@
 
 ``--kind ask``: an a2a-sdk executor that asks at once, ``await ask(updater, "Approve?",
 SCHEMA)``, then completes. ``--kind graph``: a LangGraph graph whose one node calls
-``interrupt("Approve?", response_schema=SCHEMA)``, served by ``serve_graph``. Both take
+``interrupt("Approve?", response_schema=SCHEMA)``, served by ``serve_graph``.
+``--kind pydantic-ai``: a Pydantic AI agent whose one tool asks for approval with SCHEMA
+(``ApprovalRequired``), served by ``serve_agent``. Both take
 ``{"approve": true}``. JSON-RPC at ``/``; prints its URL, serves until killed.
 ``--checkout DIR``: the hitl_nb of another checkout of the repository.
 ``--grace S``: how long the graph's executor gives LangGraph's own check of an answer
@@ -27,6 +29,9 @@ from a2a.server.agent_execution import AgentExecutor, RequestContext  # noqa: E4
 from a2a.server.events import EventQueue  # noqa: E402
 from a2a.server.tasks import TaskUpdater  # noqa: E402
 from a2a.types import Part, Task, TaskState, TaskStatus  # noqa: E402
+
+# The bench tool's annotation, which Pydantic AI reads from this module at run time.
+from pydantic_ai import RunContext  # noqa: E402
 
 from hitl_nb.agent import HitlExtension, Served, ask  # noqa: E402
 from hitl_nb.agent._app import agent_app  # noqa: E402
@@ -79,9 +84,33 @@ def graph() -> Any:
     return builder.compile(checkpointer=InMemorySaver())
 
 
+def pydantic_agent() -> Any:
+    """A Pydantic AI agent whose model (a FunctionModel, no service) calls ``release``
+    at once; the tool asks for approval with SCHEMA, then the model says it is done."""
+    from pydantic_ai import Agent
+    from pydantic_ai.exceptions import ApprovalRequired
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    def model(messages: list[Any], info: Any) -> ModelResponse:
+        if len(messages) > 1:
+            return ModelResponse(parts=[TextPart("Approved.")])
+        return ModelResponse(parts=[ToolCallPart("release", {}, tool_call_id="release")])
+
+    agent: Any = Agent(FunctionModel(model), output_type=str)
+
+    @agent.tool
+    def release(ctx: RunContext[None]) -> str:
+        if not ctx.tool_call_approved:
+            raise ApprovalRequired(metadata={"response_schema": SCHEMA, "question": "Approve?"})
+        return "released"
+
+    return agent
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kind", choices=["ask", "graph"], required=True)
+    parser.add_argument("--kind", choices=["ask", "graph", "pydantic-ai"], required=True)
     parser.add_argument("--grace", type=float, help="the graph's GraphExecutor grace (s)")
     parser.add_argument("--checkout", help="serve the hitl_nb of this checkout instead")
     args = parser.parse_args()
@@ -92,6 +121,10 @@ def main() -> None:
             return hitl.wrap(Approval())
 
         served = agent_app(executor, name="ask bench agent", description="asks at once")
+    elif args.kind == "pydantic-ai":
+        from hitl_nb.agent.pydantic_ai import serve_agent
+
+        served = serve_agent(pydantic_agent(), name="pydantic-ai bench agent")
     else:
         from hitl_nb.agent.langgraph import serve_graph
 

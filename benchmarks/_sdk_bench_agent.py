@@ -8,8 +8,12 @@ COMPLETED. Only valid answers are sent by the benchmark, so no rejection path is
 graph bench_agent.py serves with ``serve_graph``): a new task runs it to its interrupt,
 whose envelope goes out as is; an answer resumes it by interrupt id after WORKING, then
 completes. The peer that shows what LangGraph costs an a2a-sdk agent without hitl-nb.
-Run: ``python benchmarks/_sdk_bench_agent.py [--graph]`` (prints its URL, serves until
-killed).
+``--pydantic-ai``: likewise around ``_hitl_bench_agents.pydantic_agent()``: a new task
+runs the agent to its deferred call, whose envelope goes out by hand (its message history
+kept in memory, as JSON); an answer, after WORKING, runs it again with the history and
+``ToolApproved``, then completes.
+Run: ``python benchmarks/_sdk_bench_agent.py [--graph | --pydantic-ai]`` (prints its URL,
+serves until killed).
 """
 
 from __future__ import annotations
@@ -137,6 +141,59 @@ class GraphApprovalExecutor(ApprovalExecutor):
         await updater.requires_input(ask)
 
 
+class PydanticApprovalExecutor(ApprovalExecutor):
+    """The bench Pydantic AI agent by hand: run it to its deferred call and ask; on the
+    answer, WORKING, then run it again with its message history and the approval."""
+
+    def __init__(self) -> None:
+        from benchmarks._hitl_bench_agents import pydantic_agent
+
+        self.agent = pydantic_agent()
+        self.paused: dict[str, Any] = {}  # task id -> (messages, the call it waits on)
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolApproved
+        from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+        updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
+        message = context.message
+        answer = None
+        if message is not None and message.HasField("metadata"):
+            answer = MessageToDict(message.metadata).get(RESPONSE_KEY)
+        output_type = [str, DeferredToolRequests]
+        if context.current_task is None:
+            await event_queue.enqueue_event(
+                Task(
+                    id=context.task_id or "",
+                    context_id=context.context_id or "",
+                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                )
+            )
+            run = await self.agent.run(context.get_user_input(), output_type=output_type)
+        else:
+            assert answer is not None
+            await updater.start_work()
+            kept, call_id = self.paused.pop(context.task_id or "")
+            results = DeferredToolResults(
+                approvals={call_id: ToolApproved()}, metadata={call_id: answer["payload"]}
+            )
+            run = await self.agent.run(
+                message_history=ModelMessagesTypeAdapter.validate_json(kept),
+                deferred_tool_results=results,
+                output_type=output_type,
+            )
+        if not isinstance(run.output, DeferredToolRequests):
+            await updater.complete(updater.new_agent_message([Part(text=str(run.output))]))
+            return
+        call = run.output.approvals[0]
+        messages = ModelMessagesTypeAdapter.dump_json(run.all_messages())
+        self.paused[context.task_id or ""] = (messages, call.tool_call_id)
+        ask = updater.new_agent_message([Part(text="Approve?")])
+        envelope = {"prompt_id": str(uuid.uuid4()), "prompt": "Approve?", "response_schema": SCHEMA}
+        ask.metadata.update({EXTENSION_URI: envelope})
+        await updater.requires_input(ask)
+
+
 def app(base: str, executor: AgentExecutor | None = None) -> Starlette:
     card = AgentCard(
         name="sdk bench agent",
@@ -168,7 +225,11 @@ def main() -> None:
     sock = socket.create_server(("127.0.0.1", 0))
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
     print(f"sdk bench agent listening on {base}", flush=True)
-    executor = GraphApprovalExecutor() if "--graph" in sys.argv else None
+    executor: AgentExecutor | None = None
+    if "--graph" in sys.argv:
+        executor = GraphApprovalExecutor()
+    elif "--pydantic-ai" in sys.argv:
+        executor = PydanticApprovalExecutor()
     config = uvicorn.Config(app(base, executor), log_level="error", lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])
 

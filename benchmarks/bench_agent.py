@@ -4,7 +4,7 @@ Run by hand from the repository root::
 
     python benchmarks/bench_agent.py [--trials 200] [--imports 9] [--baseline DIR]
 
-Six agents, each in its own process, each asking "Approve?" at once on a new task and
+Eight agents, each in its own process, each asking "Approve?" at once on a new task and
 completing when answered ``{"approve": true}``; all driven by the same lean client
 (``_rawhttp``: JSON-RPC 1.0, keep-alive, the extension activated):
 
@@ -18,6 +18,11 @@ completing when answered ``{"approve": true}``; all driven by the same lean clie
   (``_sdk_bench_agent.py --graph``: the interrupt's envelope out as is, WORKING before
   the graph resumes, as ``grace=0``): what LangGraph itself costs an a2a-sdk agent, so
   that ``graph`` beside it is what hitl-nb costs;
+- ``pydantic-ai``: a Pydantic AI agent (a ``FunctionModel``, no model service) whose one
+  tool asks for approval, ``serve_agent``; and ``sdk + pydantic-ai``, the same agent run
+  by the bare a2a-sdk agent, the confirmation done by hand (``--pydantic-ai``): the
+  deferred call's envelope out by hand, the history kept, the run resumed with
+  ``ToolApproved``;
 - ``mock``: ``hitl-nb mock-agent``.
 
 Three figures per agent:
@@ -36,7 +41,8 @@ Three figures per agent:
 The agents take turns trial by trial (round robin), so machine noise hits all alike;
 target: ``ask`` and ``graph`` p95 at most 1.2x ``sdk``'s. ``--baseline DIR`` adds the
 ``ask`` and ``graph`` agents of another checkout of hitl-nb (an older commit, say:
-``git worktree add DIR COMMIT``) to the same rounds, for before/after figures. Then
+``git worktree add DIR COMMIT``) to the same rounds, for before/after figures;
+``--agents pydantic-ai,sdk + pydantic-ai`` runs only those (and ``sdk``). Then
 LangGraph's own share (the same graph run in process, no A2A around it; also on a SQLite
 checkpointer, with LangGraph's default durability and with ``"exit"``), and the import time of
 ``hitl_nb.agent`` in fresh interpreters, beside the SDK modules an agent imports anyway.
@@ -80,6 +86,17 @@ AGENTS = {
     ],
     "sdk": [PY, str(ROOT / "benchmarks" / "_sdk_bench_agent.py")],
     "sdk + langgraph": [PY, str(ROOT / "benchmarks" / "_sdk_bench_agent.py"), "--graph"],
+    "pydantic-ai": [
+        PY,
+        str(ROOT / "benchmarks" / "_hitl_bench_agents.py"),
+        "--kind",
+        "pydantic-ai",
+    ],
+    "sdk + pydantic-ai": [
+        PY,
+        str(ROOT / "benchmarks" / "_sdk_bench_agent.py"),
+        "--pydantic-ai",
+    ],
     "mock": [PY, "-m", "hitl_nb.cli", "mock-agent"],
 }
 
@@ -250,8 +267,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=200)
     parser.add_argument("--imports", type=int, default=9)
     parser.add_argument("--baseline", type=Path, help="another checkout of hitl-nb to compare")
+    parser.add_argument(
+        "--agents", help="only these agents, comma-separated (sdk is always run: the base)"
+    )
     args = parser.parse_args(argv)
     agents = dict(AGENTS)
+    if args.agents:
+        wanted = {"sdk", *(a.strip() for a in args.agents.split(","))}
+        agents = {name: cmd for name, cmd in agents.items() if name in wanted}
     if args.baseline is not None:
         agents.update(baseline_agents(args.baseline))
     load = os.getloadavg()
@@ -271,6 +294,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {name:<34}{r['p50']:8.2f} {r['p95']:8.2f} {r['max']:8.2f} {ratio:9.2f}"
                 + (f"  ({r['timeouts']} timeouts)" if r["timeouts"] else "")
             )
+    for bridge, peer in (("graph", "sdk + langgraph"), ("pydantic-ai", "sdk + pydantic-ai")):
+        if bridge in agents and peer in agents:
+            ratios = [
+                f"{key} {results[bridge][key]['p95'] / results[peer][key]['p95']:.2f}"
+                for key in ("cf4", "seen")
+            ]
+            print(f"  p95 {bridge} / {peer}: " + ", ".join(ratios))
     print("the agent process's CPU time per trial (both requests and a stream, ms)  / sdk")
     for name in agents:
         cpu = results[name]["cpu per trial ms"]

@@ -1,0 +1,212 @@
+"""A Pydantic AI agent served by hitl_nb.agent.pydantic_ai: no model service, a
+``FunctionModel`` of the tests' that calls the tool the message names.
+
+- ``deploy``: ``requires_approval=True`` (a yes/no with a reason);
+- ``configure``: raises ``ApprovalRequired(metadata={"response_schema": Settings})``
+  until approved, then reads the person's fields as ``ctx.tool_call_metadata``;
+- ``details``: ``CallDeferred(kind="question")`` asking for ``Details``; the answer is
+  the call's result, seen by the model;
+- ``both``: deploy and configure in one response (two deferred calls).
+
+Any other message calls ``deploy``. Once the tools returned, the model answers with each
+return (``tool: content (outcome)``) as text. ``seen`` records what reached each tool,
+``runs`` counts the requests to the model. ``PydanticAgent`` serves it on 127.0.0.1;
+:func:`pydantic_process` serves it in a process of its own
+(``python -m tests.helpers.pydantic_agent``) on a SQLite task store and SQLite pauses,
+and kills it (SIGKILL) at the end: a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from pydantic_ai import Agent, RunContext
+from pydantic_ai.exceptions import ApprovalRequired, CallDeferred
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from hitl_nb.agent import Served
+from hitl_nb.agent.pydantic_ai import serve_agent
+
+
+class Settings(BaseModel):
+    """What a person fills in to approve ``configure``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    replicas: int
+    regions: list[list[str]]
+    label: str
+
+
+class Details(BaseModel):
+    """What ``details`` asks for."""
+
+    owner: str
+    budget: int
+
+
+CALLS = {
+    "deploy": [("deploy", {"build": 41, "env": "prod"})],
+    "configure": [("configure", {"service": "api"})],
+    "details": [("details", {"topic": "launch"})],
+    "both": [("deploy", {"build": 7, "env": "staging"}), ("configure", {"service": "web"})],
+}
+
+
+def _user_text(messages: list[ModelMessage]) -> str:
+    for message in messages:
+        for part in getattr(message, "parts", []):
+            if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                return part.content.strip()
+    return ""
+
+
+def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """The tests' model: call the tools the message names, then say what they returned."""
+    last = messages[-1]
+    returns = [p for p in last.parts if isinstance(p, ToolReturnPart)]
+    if isinstance(last, ModelRequest) and returns:
+        said = [f"{p.tool_name}: {p.model_response_str()} ({p.outcome})" for p in returns]
+        return ModelResponse(parts=[TextPart("; ".join(said))])
+    calls = CALLS.get(_user_text(messages), CALLS["deploy"])
+    return ModelResponse(
+        parts=[ToolCallPart(name, args, tool_call_id=f"call-{name}") for name, args in calls]
+    )
+
+
+def deploy_agent(seen: dict[str, Any], runs: Counter[str] | None = None) -> Agent[None, str]:
+    """The agent, recording in ``seen`` what reached each tool and counting in ``runs``
+    each request to the model (``"model"``)."""
+    counted: Counter[str] = runs if runs is not None else Counter()
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        counted["model"] += 1
+        return respond(messages, info)
+
+    agent: Agent[None, str] = Agent(FunctionModel(model), output_type=str)
+
+    @agent.tool_plain(requires_approval=True)
+    def deploy(build: int, env: str) -> str:
+        seen["deploy"] = {"build": build, "env": env}
+        return f"deployed build {build} to {env}"
+
+    @agent.tool
+    def configure(ctx: RunContext[None], service: str) -> str:
+        if not ctx.tool_call_approved:
+            raise ApprovalRequired(
+                metadata={"response_schema": Settings, "question": f"Settings for {service}?"}
+            )
+        seen["configure"] = ctx.tool_call_metadata
+        return f"configured {service}"
+
+    @agent.tool_plain
+    def details(topic: str) -> str:
+        seen["details asked"] = topic
+        raise CallDeferred(
+            metadata={"response_schema": Details, "question": f"Who owns {topic}?"},
+            kind="question",
+        )
+
+    return agent
+
+
+class PydanticAgent:
+    """``with PydanticAgent() as agent: agent.url``; ``agent.seen``: what tools got."""
+
+    def __init__(self, *, task_store: Any = None, pauses: Any = None) -> None:
+        self.seen: dict[str, Any] = {}
+        self.runs: Counter[str] = Counter()
+        self.agent = deploy_agent(self.seen, self.runs)
+        self.task_store = task_store
+        self.pauses = pauses
+        self.served: Served | None = None
+        self.url = ""
+
+    def __enter__(self) -> PydanticAgent:
+        self.served = serve_agent(
+            self.agent,
+            name="deploy agent",
+            task_store=self.task_store,
+            pauses=self.pauses,
+            on_stop=[self.task_store.engine.dispose] if self.task_store is not None else [],
+        )
+        self.url = self.served.url
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.served is not None
+        self.served.stop()
+
+
+@contextmanager
+def pydantic_process(tasks: Path, pauses: Path | None, seen: Path) -> Iterator[str]:
+    """The agent served by another process on the SDK's SQLite task store ``tasks`` and
+    SQLite pauses ``pauses`` (None: in memory), writing what its tools got to ``seen``;
+    yields its URL, then kills it (SIGKILL)."""
+    cmd = [sys.executable, "-m", "tests.helpers.pydantic_agent", str(tasks), str(seen)]
+    if pauses is not None:
+        cmd.append(str(pauses))
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()  # the process ends (EOF) if it cannot start
+        assert "listening on" in line, f"the agent did not start: {line!r}"
+        yield line.rsplit(" ", 1)[-1].strip()
+    finally:
+        proc.kill()
+        proc.wait(30)
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+class _Written(dict[str, Any]):
+    """``seen`` that writes itself to a file on every change (the process is killed)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        self.path.write_text(json.dumps(dict(self)), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve the agent until killed: ``TASKS.sqlite SEEN.json [PAUSES.sqlite]``."""
+    import time
+
+    from a2a.server.tasks import DatabaseTaskStore
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from hitl_nb.agent.pydantic_ai import SqlitePauses
+
+    args = sys.argv[1:] if argv is None else argv
+    store = DatabaseTaskStore(create_async_engine(f"sqlite+aiosqlite:///{args[0]}"))
+    agent = deploy_agent(_Written(Path(args[1])))
+    pauses = SqlitePauses(args[2]) if len(args) > 2 else None
+    served = serve_agent(agent, task_store=store, pauses=pauses, on_stop=[store.engine.dispose])
+    print(f"listening on {served.url}", flush=True)
+    while True:
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()
