@@ -11,17 +11,13 @@ and does the answer after it:
    a prompt the gateway knows and a choice its schema has
    (:func:`~hitl_nb.notify._slack_app.read_slack_action`), else 400 or 404: nothing forwarded;
 3. a request seen before (the same signature, within the five minutes: a replay, or
-   Slack's own retry) is acknowledged and does nothing (:meth:`SlackRecords.first_sight`,
-   in the database, so replicas agree);
-4. then, after the acknowledgement: who clicked
-   (:class:`~hitl_nb.notify._slack_people.SlackPeople`: a Slack user counts only once
-   mapped to a user of the host) answers through
-   :meth:`Gateway.answer` with that user as the :class:`Caller` (spec S-3: the
-   gateway's own rules decide, and its claim forwards at most once); the audit entry's
-   ``display`` names the Slack user beside the user (``bob (Slack U0123ABCD)``). Anyone
-   refused (not mapped, not allowed, the prompt closed) is told so by an ephemeral
-   message (``response_url``) only they see; nothing reaches the agent. The message in
-   the channel is then brought up to date (:class:`~hitl_nb.gateway._slack_board.SlackBoard`).
+   Slack's own retry) is acknowledged and does nothing; a request seen first is kept as
+   a click in the same transaction (:meth:`SlackRecords.accept`, in the database, so
+   replicas agree and a process killed after the acknowledgement loses nothing);
+4. then, after the acknowledgement, the click is answered
+   (:class:`~hitl_nb.gateway._slack_clicks.SlackClerk`: who clicked, as which user,
+   through :meth:`Gateway.answer` and its S-3 rules; refusals ephemeral; the message
+   brought up to date).
 """
 
 from __future__ import annotations
@@ -34,15 +30,13 @@ from urllib.parse import parse_qs
 
 from hitl_nb._choices import one_choice
 from hitl_nb._json import parse_json
-from hitl_nb.errors import BadJSON, DeliveryFailed, NotifyRefused
-from hitl_nb.gateway._gateway import Gateway, GatewayError
-from hitl_nb.gateway._slack_board import SlackBoard
-from hitl_nb.gateway._views import Caller
+from hitl_nb.errors import BadJSON, NotifyRefused
+from hitl_nb.gateway._gateway import Gateway
+from hitl_nb.gateway._slack_clicks import SlackClerk
+from hitl_nb.gateway._slack_store import SlackClick
 from hitl_nb.notify import (
     SLACK_OPEN_ACTION,
     Secret,
-    SlackApi,
-    SlackPeople,
     check_slack_signature,
     read_slack_action,
 )
@@ -53,7 +47,6 @@ log = logging.getLogger("hitl_nb.gateway")
 
 #: The largest interaction request taken (Slack's are a few kilobytes).
 MAX_INTERACTION_BYTES = 1024 * 1024
-CANNOT = "You cannot answer this"
 #: Seconds a signed request is accepted either side of our clock (Slack's five minutes).
 SIGNED_WINDOW = 300.0
 
@@ -64,18 +57,14 @@ class SlackDesk:
     def __init__(
         self,
         gateway: Gateway,
-        api: SlackApi,
         secret: Secret,
-        people: SlackPeople,
-        board: SlackBoard,
+        clerk: SlackClerk,
         *,
         max_bytes: int = MAX_INTERACTION_BYTES,
     ) -> None:
         self.gateway = gateway
-        self.api = api
         self.secret = secret
-        self.people = people
-        self.board = board
+        self.clerk = clerk
         self.max_bytes = max_bytes
 
     async def receive(
@@ -123,53 +112,20 @@ class SlackDesk:
             return 400, {"error": "the interaction names no Slack user"}
         response_url = payload.get("response_url")
         signature = headers.get("X-Slack-Signature") or ""
-        if not await self.gateway.store.slack.first_sight(signature, now, 2 * SIGNED_WINDOW):
+        click = SlackClick(
+            signature,
+            now,
+            slack_id,
+            self.clerk.people.table.get(slack_id),
+            reg_id,
+            prompt_id,
+            choices[index].payload,
+            response_url if isinstance(response_url, str) else None,
+        )
+        if not await self.gateway.store.slack.accept(
+            click, self.gateway.replica, 2 * SIGNED_WINDOW
+        ):
             log.info("hitl-nb slack: a request seen before was not taken again")
             return 200, None
-        answer = choices[index].payload
-        url = response_url if isinstance(response_url, str) else None
-        self.gateway.background(self._answer(reg_id, prompt_id, slack_id, answer, url))
+        self.clerk.take(click)
         return 200, None
-
-    async def _answer(
-        self,
-        reg_id: str,
-        prompt_id: str,
-        slack_id: str,
-        answer: dict[str, Any],
-        response_url: str | None,
-    ) -> None:
-        name = await self.people.user_of(slack_id)
-        if name is None:
-            await self._tell(
-                response_url,
-                f"{CANNOT}: your Slack account is not linked to a user here. Ask an "
-                "administrator, or answer on the answer page.",
-            )
-            return
-        caller = Caller(name, f"{name} (Slack {slack_id})")
-        try:
-            reply = await self.gateway.answer(reg_id, prompt_id, caller, answer)
-        except GatewayError as exc:
-            lead = CANNOT if exc.status == 403 else "Your answer was not taken"
-            await self._tell(response_url, f"{lead}: {exc.message}")
-            self.board.wake()
-            return
-        except Exception:
-            log.exception("hitl-nb slack: %s's answer failed", name)
-            await self._tell(response_url, "Your answer could not be taken now; try again.")
-            return
-        self.board.wake()
-        said = reply.body.get("message") if isinstance(reply.body, dict) else None
-        if said:
-            await self._tell(response_url, f"Thanks, {name}: {said}.")
-
-    async def _tell(self, response_url: str | None, text: str) -> None:
-        """An ephemeral message to the one who clicked."""
-        if response_url is None:
-            return
-        body = {"response_type": "ephemeral", "replace_original": False, "text": text}
-        try:
-            await self.api.respond(response_url, body)
-        except DeliveryFailed as exc:
-            log.info("hitl-nb slack: could not tell the clicker: %s", exc)

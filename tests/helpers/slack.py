@@ -4,7 +4,9 @@
 ``chat.update``, ``users.info``, ``views.open``) under ``{url}/api/``, and receives
 what is posted to an interaction's ``response_url`` (``{url}/respond/<n>``). Everything
 it got is kept, in order; ``limit_next`` makes the next calls answer 429 with a
-``Retry-After``. :func:`sign` signs a request as Slack does (v0); the tests check it
+``Retry-After``; ``users_info_gate`` cleared holds every ``users.info`` (recorded
+first) until it is set again (a process caught between a click's acknowledgement and
+its answer). :func:`sign` signs a request as Slack does (v0); the tests check it
 against ``slack_sdk``'s own ``SignatureVerifier``.
 """
 
@@ -62,6 +64,8 @@ class FakeSlack:
         self.responses: list[dict[str, Any]] = []
         self.limit_next = 0
         self.retry_after = 1
+        self.users_info_gate = threading.Event()
+        self.users_info_gate.set()
         self._ts = itertools.count(1)
         self._hook = itertools.count(1)
         self._lock = threading.Lock()
@@ -116,6 +120,7 @@ class FakeSlack:
         elif method in ("chat.update", "views.open"):
             conn.answer({"ok": True, "channel": body.get("channel"), "ts": body.get("ts")}, 200)
         elif method == "users.info":
+            self.users_info_gate.wait(120)
             user = body.get("user", "")
             email = self.emails.get(user)
             if email is None:
