@@ -60,6 +60,7 @@ from hitl_nb.notify import (
     TeamChannels,
     WebhookChannel,
     default_registry,
+    modal_fields,
     opened_notes,
     outcome_notes,
     shown_url,
@@ -248,6 +249,7 @@ class Notifier:
             specific=tuple(names),
             needed=needed,
             choices=tuple(c.label for c in one_choice(envelope.get("response_schema"))),
+            form=bool(modal_fields(envelope.get("response_schema"))),
         )
 
     def _reachable(self, notes: Sequence[Note]) -> list[Note]:

@@ -55,6 +55,19 @@ def click_body(action: dict[str, Any], user: str, response_url: str) -> bytes:
     return urlencode({"payload": json.dumps(payload)}).encode()
 
 
+def submit_body(view: dict[str, Any], user: str, values: dict[str, Any]) -> bytes:
+    """Slack's form for a ``view_submission`` of ``view`` (as opened) by ``user``, its
+    inputs holding ``values`` (``block_id`` -> ``{"value": element state}``)."""
+    sent = {**view, "id": "V0001", "state": {"values": values}}
+    payload = {
+        "type": "view_submission",
+        "user": {"id": user, "username": user.lower(), "team_id": "T0TEAM"},
+        "team": {"id": "T0TEAM"},
+        "view": sent,
+    }
+    return urlencode({"payload": json.dumps(payload)}).encode()
+
+
 class FakeSlack:
     """See the module docstring. ``emails``: Slack user id -> their profile's email."""
 
