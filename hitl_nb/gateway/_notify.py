@@ -166,6 +166,8 @@ class Notifier:
         self.sender: Sender | None = None
         #: The Slack app (None: no team channel is one).
         self.slack = self._slack_app(settings, store)
+        # a Slack app's users get personal messages from it
+        self.people = self.people or self.slack is not None
 
     def _slack_app(self, settings: GatewaySettings, store: GatewayStore) -> SlackSetup | None:
         used = any(isinstance(t, SlackAppTarget) for t in self.teams.targets.values())
@@ -323,7 +325,13 @@ class Notifier:
         links = AnswerLinks(base, hub=self._hub, page=page)
         email = EmailChannel(self.smtp) if self.smtp is not None else None
         webhooks = WebhookChannel(lambda: self.settings.notify_webhook_hosts, kinds=self.kinds)
-        router = Router(addresses=self.addresses, teams=self.teams, preferences=self._preference)
+        slack_users = self.slack.people.slack_id_of if self.slack is not None else None
+        router = Router(
+            addresses=self.addresses,
+            teams=self.teams,
+            preferences=self._preference,
+            slack=slack_users,
+        )
         slack = SlackAppChannel(self.slack.api, self._posted) if self.slack is not None else None
         self.sender = Sender(
             self.store.outbox,

@@ -134,6 +134,8 @@ def _who_may(message: Message) -> str | None:
     if len(message.items) != 1 or message.kind not in ("opened", "reminder"):
         return None
     f = message.items[0].facts
+    if message.recipient.startswith("user:"):
+        return "You may answer, here or on the answer page."
     if f.specific and message.recipient.startswith("team:"):
         return "Only the people the agent named may answer."
     return "Anyone on the team may answer, here or on the answer page."

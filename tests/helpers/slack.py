@@ -1,13 +1,13 @@
 """A fake Slack on 127.0.0.1 and a request signer, for a Slack app's tests.
 
 :class:`FakeSlack` answers the Web API methods the app calls (``chat.postMessage``,
-``chat.update``, ``users.info``, ``views.open``) under ``{url}/api/``, and receives
-what is posted to an interaction's ``response_url`` (``{url}/respond/<n>``). Everything
-it got is kept, in order; ``limit_next`` makes the next calls answer 429 with a
-``Retry-After``; ``users_info_gate`` cleared holds every ``users.info`` (recorded
-first) until it is set again (a process caught between a click's acknowledgement and
-its answer). :func:`sign` signs a request as Slack does (v0); the tests check it
-against ``slack_sdk``'s own ``SignatureVerifier``.
+``chat.update``, ``users.info``, ``users.lookupByEmail``, ``views.open``) under
+``{url}/api/``, and receives what is posted to an interaction's ``response_url``
+(``{url}/respond/<n>``). Everything it got is kept, in order; ``limit_next`` makes
+the next calls answer 429 with a ``Retry-After``; ``users_info_gate`` cleared holds
+every ``users.info`` (recorded first) until it is set again (a process caught between
+a click's acknowledgement and its answer). :func:`sign` signs a request as Slack does
+(v0); the tests check it against ``slack_sdk``'s own ``SignatureVerifier``.
 """
 
 from __future__ import annotations
@@ -142,6 +142,12 @@ class FakeSlack:
                 profile = {"email": email}
                 found = {"id": user, "is_email_confirmed": True, "profile": profile}
                 conn.answer({"ok": True, "user": found}, 200)
+        elif method == "users.lookupByEmail":
+            found = [u for u, e in self.emails.items() if e == body.get("email")]
+            if not found:
+                conn.answer({"ok": False, "error": "users_not_found"}, 200)
+            else:
+                conn.answer({"ok": True, "user": {"id": found[0]}}, 200)
         else:
             conn.answer({"ok": False, "error": "unknown_method"}, 200)
 

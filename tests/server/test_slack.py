@@ -292,3 +292,27 @@ async def test_a_flat_form_is_answered_in_a_modal_and_its_errors_shown_on_its_fi
         update = await updates_saying(slack, "Answered by bob")
         assert not [b for b in update["blocks"] if b["type"] == "actions"]
         assert len(await answers_at_agent(agent.url, task.id)) == 1
+
+
+async def test_the_people_a_prompt_names_get_it_as_a_personal_message_with_its_buttons(
+    api: Any, agent: MockAgent, slack: FakeSlack, server_url: str
+) -> None:
+    # carol by the users table, dave by his email (users.lookupByEmail, then back)
+    for name, slack_id in (("carol", "UCAROL"), ("dave", "UDAVE")):
+        task = await start_task(agent.url, "specific", responder=name)
+        await register(api, agent.url, task.id)
+
+        async def to_them(slack_id: str = slack_id) -> dict[str, Any] | None:
+            sent = [m for m in slack.called("chat.postMessage") if m["channel"] == slack_id]
+            return sent[0] if sent else None
+
+        message = await until_async(to_them, what=f"{name}'s personal message")
+        assert "You may answer" in json.dumps(message["blocks"])
+        yes = buttons(message)[0]
+        assert yes["text"]["text"].endswith(": Yes")
+        taken = await click(server_url, click_body(yes, slack_id, slack.response_url()))
+        assert taken.status_code == 200
+        await updates_saying(slack, f"Answered by {name}")
+        assert len(await answers_at_agent(agent.url, task.id)) == 1
+    assert {"email": "dave@example.org"} in slack.called("users.lookupByEmail")
+    assert not [m for m in slack.called("chat.postMessage") if m["channel"] == "C0TEAM"]
