@@ -25,7 +25,7 @@ from typing import Any
 from hitl_nb.errors import SchemaRejected
 from hitl_nb.validation import compile_schema
 
-__all__ = ["MAX_CHOICES", "Choice", "one_choice"]
+__all__ = ["MAX_CHOICES", "Choice", "one_choice", "options"]
 
 #: The most choices a prompt offers as links (an email with more is no longer one click).
 MAX_CHOICES = 10
@@ -56,7 +56,7 @@ def _words(value: Any) -> str:
     return str(value)
 
 
-def _options(member: Mapping[str, Any]) -> list[tuple[str, Any]] | None:
+def options(member: Mapping[str, Any]) -> list[tuple[str, Any]] | None:
     """``(words, value)`` for each value the member may take, or None (not one pick)."""
     if "enum" in member:
         values = member["enum"]
@@ -97,12 +97,12 @@ def one_choice(schema: Any) -> tuple[Choice, ...]:
     member = properties.get(name) if isinstance(name, str) else None
     if not isinstance(member, Mapping):
         return ()
-    options = _options(member)
-    if not options or len(options) > MAX_CHOICES:
+    picks = options(member)
+    if not picks or len(picks) > MAX_CHOICES:
         return ()
     title = member.get("title")
     field = title.strip() if isinstance(title, str) and title.strip() else name
-    choices = tuple(Choice(f"{field}: {words}", {name: value}) for words, value in options)
+    choices = tuple(Choice(f"{field}: {words}", {name: value}) for words, value in picks)
     if any(len(c.label) > MAX_LABEL for c in choices):
         return ()
     if len({repr(c.payload) for c in choices}) != len(choices):

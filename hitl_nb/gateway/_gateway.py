@@ -616,16 +616,9 @@ class Gateway:
         self.feed.changed(reg.id)  # a ballot counted, or the answer forwarded
         return reply
 
-    async def _decide(self, given: Answer, fwd: Forward | None) -> GatewayReply:
-        """``given.row`` and ``fwd``: the prompt and its forward as read for this
-        answer. A change since (another answer's claim, the agent closing the prompt) is
-        caught where it matters: by the claim (:meth:`GatewayStore.begin_forward`) and
-        by the agent, whose 409 ends the forward. The answer's audit entry is written
-        here, with what became of it: in the transaction that counts a held answer or
-        ends its forward, else on its own."""
-        reg, row, caller, payload = given.reg, given.row, given.caller, given.payload
-        prompt_id = row.prompt_id
-        env = self._envelope(row)
+    @staticmethod
+    def _vet(env: PromptEnvelope, caller: Caller, payload: Any) -> ResponderGate:
+        """Who may answer (spec S-3) and what fits the form: 403, 400 or 422; else the gate."""
         gate = ResponderGate(env.responders)
         reason = refusal(gate, caller)
         if reason is not None:
@@ -639,6 +632,35 @@ class Gateway:
                 "the answer does not fit the prompt's form; nothing was sent",
                 validation_errors=[i.to_json() for i in issues],
             )
+        return gate
+
+    async def vet(self, reg_id: str, prompt_id: str, caller: Caller, payload: Any) -> None:
+        """Check an answer as :meth:`answer` first does (who may answer, spec S-3; the
+        form), without taking it: a :class:`GatewayError` (403, 400, 422, 404), written
+        to the audit trail as :meth:`answer` writes a refusal. For a host that must say
+        at once what is wrong and take the answer after (a Slack modal's fields)."""
+        reg = await self._registration(reg_id)
+        row = await self.store.prompt(reg.id, prompt_id)
+        if row is None:
+            raise GatewayError(404, f"task {reg.task_id!r} has no prompt {prompt_id!r}")
+        given = Answer(reg, row, caller, payload)
+        try:
+            self._vet(self._envelope(row), caller, payload)
+        except GatewayError as exc:
+            await self.trail.refusal(given, exc.status, exc.message)
+            raise
+
+    async def _decide(self, given: Answer, fwd: Forward | None) -> GatewayReply:
+        """``given.row`` and ``fwd``: the prompt and its forward as read for this
+        answer. A change since (another answer's claim, the agent closing the prompt) is
+        caught where it matters: by the claim (:meth:`GatewayStore.begin_forward`) and
+        by the agent, whose 409 ends the forward. The answer's audit entry is written
+        here, with what became of it: in the transaction that counts a held answer or
+        ends its forward, else on its own."""
+        reg, row, caller, payload = given.reg, given.row, given.caller, given.payload
+        prompt_id = row.prompt_id
+        env = self._envelope(row)
+        gate = self._vet(env, caller, payload)
         where = self.settings.where
         if fwd is not None and fwd.state in (PromptState.FORWARDING, PromptState.FORWARDED):
             raise GatewayError(

@@ -61,6 +61,7 @@ from hitl_nb.notify import (
     WebhookChannel,
     default_registry,
     escalation_notes,
+    modal_fields,
     opened_notes,
     outcome_notes,
     person,
@@ -168,6 +169,8 @@ class Notifier:
         self.sender: Sender | None = None
         #: The Slack app (None: no team channel is one).
         self.slack = self._slack_app(settings, store)
+        # a Slack app's users get personal messages from it
+        self.people = self.people or self.slack is not None
 
     def _slack_app(self, settings: GatewaySettings, store: GatewayStore) -> SlackSetup | None:
         used = any(isinstance(t, SlackAppTarget) for t in self.teams.targets.values())
@@ -251,6 +254,7 @@ class Notifier:
             specific=tuple(names),
             needed=needed,
             choices=tuple(c.label for c in one_choice(envelope.get("response_schema"))),
+            form=bool(modal_fields(envelope.get("response_schema"))),
         )
 
     def _reachable(self, notes: Sequence[Note]) -> list[Note]:
@@ -342,7 +346,13 @@ class Notifier:
         links = AnswerLinks(base, hub=self._hub, page=page)
         email = EmailChannel(self.smtp) if self.smtp is not None else None
         webhooks = WebhookChannel(lambda: self.settings.notify_webhook_hosts, kinds=self.kinds)
-        router = Router(addresses=self.addresses, teams=self.teams, preferences=self._preference)
+        slack_users = self.slack.people.slack_id_of if self.slack is not None else None
+        router = Router(
+            addresses=self.addresses,
+            teams=self.teams,
+            preferences=self._preference,
+            slack=slack_users,
+        )
         slack = SlackAppChannel(self.slack.api, self._posted) if self.slack is not None else None
         self.sender = Sender(
             self.store.outbox,

@@ -16,7 +16,9 @@ Every ``lease_seconds / 3`` seconds a replica runs one round (:meth:`Duties.roun
    the agent whether the message landed before sending the same message again
    (:func:`hitl_nb.gateway._forward.settle`). Its own rows that nobody is working on
    (a settle that gave up while the agent was unreachable) are tried again too.
-3. **Deadlines** (:meth:`~hitl_nb.gateway.GatewayStore.due_prompts`): every open
+3. **Other work left by a replica that stopped**: each hook given to :meth:`Duties.also`
+   runs (a Slack app's clicks taken but not answered, adopted as the forwards are).
+4. **Deadlines** (:meth:`~hitl_nb.gateway.GatewayStore.due_prompts`): every open
    prompt whose deadline falls before the next rounds gets a timer here, whether or
    not this replica saw the prompt arrive; whichever replica's timer fires first
    closes it (the store admits one close), and every replica refuses a late answer
@@ -76,6 +78,12 @@ class Duties:
         self.held: set[str] = set()
         self._last_ok = time.monotonic()
         self._loop_task: asyncio.Task[None] | None = None
+        self._also: list[Callable[[], Awaitable[None]]] = []
+
+    def also(self, hook: Callable[[], Awaitable[None]]) -> None:
+        """Run ``hook`` in each round, after the forwards in doubt (work a replica that
+        stopped left undone, for this one to adopt)."""
+        self._also.append(hook)
 
     async def start(self) -> None:
         """Run the first round now (raises when the database cannot be reached), then
@@ -120,7 +128,7 @@ class Duties:
             self.held = set()
 
     async def round(self) -> None:
-        """Heartbeat and leases, forwards left in doubt, deadlines (once)."""
+        """Heartbeat and leases, forwards left in doubt, other work adopted, deadlines (once)."""
         held = await self.store.hold_leases(self.replica, self.lease_seconds)
         self._last_ok = time.monotonic()
         for reg_id in self.held - held:
@@ -132,6 +140,8 @@ class Duties:
         for fwd in await self.store.adopt_forwards(self.replica):
             self._settle(fwd)
         horizon = time.time() + 2 * self.interval
+        for hook in self._also:
+            await hook()
         for row in await self.store.due_prompts(horizon):
             self._arm(row)
         if self._actions is not None:

@@ -33,6 +33,9 @@ lock (two replicas starting together migrate once). A new database runs every st
   each registration's; ``deadline_actions``, each action fired at a deadline, claimed
   once). One entry of ``_STEPS`` with its own statements (``DEADLINE_TABLES``), so it
   can take another number.
+- 9: a Slack app's clicks kept until answered (:mod:`hitl_nb.gateway._slack_store`:
+  ``slack_clicks``), written with the request's ``slack_seen`` row before Slack is
+  answered. One entry of ``_STEPS`` (``SLACK_CLICKS``), so it can take another number.
 
 Types are the same on both (``text``, ``double precision`` for times in epoch seconds,
 JSON kept as ``text`` byte for byte: a response_schema's field order is part of the
@@ -49,7 +52,7 @@ from typing import Any
 
 from hitl_nb.gateway._chain import COLUMNS, GENESIS, content_digest, link_hash
 from hitl_nb.gateway._deadline_store import DEADLINE_TABLES
-from hitl_nb.gateway._slack_store import SLACK_TABLES
+from hitl_nb.gateway._slack_store import SLACK_CLICKS, SLACK_TABLES
 from hitl_nb.gateway._sql import Dialect, Session
 from hitl_nb.policy import ResponderGate
 from hitl_nb.spec import parse_responders
@@ -282,6 +285,7 @@ _STEPS = (
     _Step(SLACK_TABLES),
     _Step(_AUDIT_CHAIN, _chain_audit),
     _Step(DEADLINE_TABLES),
+    _Step(SLACK_CLICKS),
 )
 #: The schema version this code writes.
 SCHEMA_VERSION = len(_STEPS)

@@ -11,17 +11,22 @@ and does the answer after it:
    a prompt the gateway knows and a choice its schema has
    (:func:`~hitl_nb.notify._slack_app.read_slack_action`), else 400 or 404: nothing forwarded;
 3. a request seen before (the same signature, within the five minutes: a replay, or
-   Slack's own retry) is acknowledged and does nothing (:meth:`SlackRecords.first_sight`,
-   in the database, so replicas agree);
-4. then, after the acknowledgement: who clicked
-   (:class:`~hitl_nb.notify._slack_people.SlackPeople`: a Slack user counts only once
-   mapped to a user of the host) answers through
-   :meth:`Gateway.answer` with that user as the :class:`Caller` (spec S-3: the
-   gateway's own rules decide, and its claim forwards at most once); the audit entry's
-   ``display`` names the Slack user beside the user (``bob (Slack U0123ABCD)``). Anyone
-   refused (not mapped, not allowed, the prompt closed) is told so by an ephemeral
-   message (``response_url``) only they see; nothing reaches the agent. The message in
-   the channel is then brought up to date (:class:`~hitl_nb.gateway._slack_board.SlackBoard`).
+   Slack's own retry) is acknowledged and does nothing; a request seen first is kept as
+   a click in the same transaction (:meth:`SlackRecords.accept`, in the database, so
+   replicas agree and a process killed after the acknowledgement loses nothing);
+4. then, after the acknowledgement, the click is answered
+   (:class:`~hitl_nb.gateway._slack_clicks.SlackClerk`: who clicked, as which user,
+   through :meth:`Gateway.answer` and its S-3 rules; refusals ephemeral; the message
+   brought up to date).
+
+A flat form's "Answer" button opens its modal (``views.open`` with the click's
+``trigger_id``: :func:`~hitl_nb.notify._slack_modal.modal_view`). Its submission
+(``view_submission``) is read back into the payload exactly
+(:func:`~hitl_nb.notify._slack_modal.read_modal`: a wrong-typed field is an error on
+it, a field the form does not have 400), then checked at once as the one who clicked
+(:meth:`Gateway.vet`: S-3 and the schema, a refusal audited); what is wrong is shown on
+the modal's fields (``response_action: errors``); a good one is kept and answered as a
+click is.
 """
 
 from __future__ import annotations
@@ -36,14 +41,20 @@ from hitl_nb._choices import one_choice
 from hitl_nb._json import parse_json
 from hitl_nb.errors import BadJSON, DeliveryFailed, NotifyRefused
 from hitl_nb.gateway._gateway import Gateway, GatewayError
-from hitl_nb.gateway._slack_board import SlackBoard
+from hitl_nb.gateway._slack_clicks import CANNOT, SlackClerk
+from hitl_nb.gateway._slack_store import SlackClick
 from hitl_nb.gateway._views import Caller
 from hitl_nb.notify import (
+    MODAL_PREFIX,
     SLACK_OPEN_ACTION,
+    ModalField,
     Secret,
-    SlackApi,
-    SlackPeople,
     check_slack_signature,
+    modal_fields,
+    modal_view,
+    read_modal,
+    read_modal_action,
+    read_modal_metadata,
     read_slack_action,
 )
 
@@ -53,7 +64,6 @@ log = logging.getLogger("hitl_nb.gateway")
 
 #: The largest interaction request taken (Slack's are a few kilobytes).
 MAX_INTERACTION_BYTES = 1024 * 1024
-CANNOT = "You cannot answer this"
 #: Seconds a signed request is accepted either side of our clock (Slack's five minutes).
 SIGNED_WINDOW = 300.0
 
@@ -64,18 +74,14 @@ class SlackDesk:
     def __init__(
         self,
         gateway: Gateway,
-        api: SlackApi,
         secret: Secret,
-        people: SlackPeople,
-        board: SlackBoard,
+        clerk: SlackClerk,
         *,
         max_bytes: int = MAX_INTERACTION_BYTES,
     ) -> None:
         self.gateway = gateway
-        self.api = api
         self.secret = secret
-        self.people = people
-        self.board = board
+        self.clerk = clerk
         self.max_bytes = max_bytes
 
     async def receive(
@@ -99,14 +105,21 @@ class SlackDesk:
             payload = parse_json(text)
         except (UnicodeDecodeError, ValueError, KeyError, BadJSON) as exc:
             return 400, {"error": f"not Slack's interaction form (payload=JSON): {exc}"[:300]}
-        if not isinstance(payload, dict) or payload.get("type") != "block_actions":
-            return 400, {"error": "only block_actions interactions are taken here"}
+        if not isinstance(payload, dict):
+            return 400, {"error": "the interaction is not a JSON object"}
+        kind = payload.get("type")
+        if kind == "view_submission":
+            return await self._submitted(payload, headers, now)
+        if kind != "block_actions":
+            return 400, {"error": "only block_actions and view_submission are taken here"}
         actions = payload.get("actions")
         action = actions[0] if isinstance(actions, list) and actions else None
         if not isinstance(action, dict):
             return 400, {"error": "the interaction names no action"}
         if action.get("action_id") == SLACK_OPEN_ACTION:
             return 200, None  # the "Answer" link opened the page: nothing to do here
+        if str(action.get("action_id")).startswith(MODAL_PREFIX):
+            return await self._open_modal(payload, action)
         try:
             reg_id, prompt_id, index = read_slack_action(action)
         except NotifyRefused as exc:
@@ -117,59 +130,138 @@ class SlackDesk:
         choices = one_choice(row.envelope.get("response_schema"))
         if not 0 <= index < len(choices):
             return 400, {"error": "the prompt has no such choice"}
-        user = payload.get("user")
-        slack_id = user.get("id") if isinstance(user, dict) else None
-        if not isinstance(slack_id, str) or not slack_id or len(slack_id) > 64:
+        slack_id = _slack_user(payload)
+        if slack_id is None:
             return 400, {"error": "the interaction names no Slack user"}
         response_url = payload.get("response_url")
-        signature = headers.get("X-Slack-Signature") or ""
-        if not await self.gateway.store.slack.first_sight(signature, now, 2 * SIGNED_WINDOW):
+        click = SlackClick(
+            headers.get("X-Slack-Signature") or "",
+            now,
+            slack_id,
+            self.clerk.people.table.get(slack_id),
+            reg_id,
+            prompt_id,
+            choices[index].payload,
+            response_url if isinstance(response_url, str) else None,
+        )
+        return await self._take(click)
+
+    async def _take(self, click: SlackClick) -> tuple[int, dict[str, Any] | None]:
+        """Keep ``click`` with its request's mark (once), then answer it after."""
+        slack = self.gateway.store.slack
+        if not await slack.accept(click, self.gateway.replica, 2 * SIGNED_WINDOW):
             log.info("hitl-nb slack: a request seen before was not taken again")
             return 200, None
-        answer = choices[index].payload
-        url = response_url if isinstance(response_url, str) else None
-        self.gateway.background(self._answer(reg_id, prompt_id, slack_id, answer, url))
+        self.clerk.take(click)
         return 200, None
 
-    async def _answer(
-        self,
-        reg_id: str,
-        prompt_id: str,
-        slack_id: str,
-        answer: dict[str, Any],
-        response_url: str | None,
-    ) -> None:
-        name = await self.people.user_of(slack_id)
-        if name is None:
-            await self._tell(
-                response_url,
-                f"{CANNOT}: your Slack account is not linked to a user here. Ask an "
-                "administrator, or answer on the answer page.",
+    async def _open_modal(
+        self, payload: dict[str, Any], action: dict[str, Any]
+    ) -> tuple[int, dict[str, Any] | None]:
+        """The "Answer" button of a flat form: its modal opened (``views.open``, with the
+        click's ``trigger_id``, which Slack honours for three seconds)."""
+        try:
+            reg_id, prompt_id = read_modal_action(action)
+        except NotifyRefused as exc:
+            return 400, {"error": str(exc)}
+        row = await self.gateway.store.prompt(reg_id, prompt_id)
+        if row is None:
+            return 404, {"error": "no such prompt at this gateway"}
+        fields = modal_fields(row.envelope.get("response_schema"))
+        if not fields:
+            return 400, {"error": "the prompt has no form to answer in Slack"}
+        trigger = payload.get("trigger_id")
+        if not isinstance(trigger, str) or not trigger or len(trigger) > 256:
+            return 400, {"error": "the interaction has no trigger_id"}
+        url = payload.get("response_url")
+        question = row.envelope.get("prompt")
+        view = modal_view(
+            reg_id,
+            prompt_id,
+            question if isinstance(question, str) else "",
+            fields,
+            url if isinstance(url, str) else None,
+        )
+        try:
+            await self.clerk.api.call("views.open", {"trigger_id": trigger, "view": view})
+        except DeliveryFailed as exc:
+            log.info("hitl-nb slack: a modal not opened: %s", exc)
+        return 200, None
+
+    async def _submitted(
+        self, payload: dict[str, Any], headers: Mapping[str, str], now: float
+    ) -> tuple[int, dict[str, Any] | None]:
+        """A modal sent: read exactly, checked by the gateway (S-3, the form) at once, its
+        errors shown on the modal's fields; a good one kept and answered after."""
+        view = payload.get("view")
+        if not isinstance(view, dict):
+            return 400, {"error": "the submission has no view"}
+        try:
+            reg_id, prompt_id, url = read_modal_metadata(view)
+        except NotifyRefused as exc:
+            return 400, {"error": str(exc)}
+        row = await self.gateway.store.prompt(reg_id, prompt_id)
+        if row is None:
+            return 404, {"error": "no such prompt at this gateway"}
+        fields = modal_fields(row.envelope.get("response_schema"))
+        if not fields:
+            return 400, {"error": "the prompt has no form to answer in Slack"}
+        state = view.get("state")
+        try:
+            answer, errors = read_modal(
+                fields, state.get("values") if isinstance(state, dict) else None
             )
-            return
+        except NotifyRefused as exc:
+            return 400, {"error": str(exc)}
+        if errors:
+            return 200, {"response_action": "errors", "errors": errors}
+        slack_id = _slack_user(payload)
+        if slack_id is None:
+            return 400, {"error": "the interaction names no Slack user"}
+        name = await self.clerk.people.user_of(slack_id)
+        if name is None:
+            words = f"{CANNOT}: your Slack account is not linked to a user here."
+            return 200, {"response_action": "errors", "errors": {"f0": words}}
         caller = Caller(name, f"{name} (Slack {slack_id})")
         try:
-            reply = await self.gateway.answer(reg_id, prompt_id, caller, answer)
+            await self.gateway.vet(reg_id, prompt_id, caller, answer)
         except GatewayError as exc:
-            lead = CANNOT if exc.status == 403 else "Your answer was not taken"
-            await self._tell(response_url, f"{lead}: {exc.message}")
-            self.board.wake()
-            return
-        except Exception:
-            log.exception("hitl-nb slack: %s's answer failed", name)
-            await self._tell(response_url, "Your answer could not be taken now; try again.")
-            return
-        self.board.wake()
-        said = reply.body.get("message") if isinstance(reply.body, dict) else None
-        if said:
-            await self._tell(response_url, f"Thanks, {name}: {said}.")
+            return 200, {"response_action": "errors", "errors": _field_errors(exc, fields)}
+        click = SlackClick(
+            headers.get("X-Slack-Signature") or "",
+            now,
+            slack_id,
+            name,
+            reg_id,
+            prompt_id,
+            answer,
+            url,
+        )
+        return await self._take(click)
 
-    async def _tell(self, response_url: str | None, text: str) -> None:
-        """An ephemeral message to the one who clicked."""
-        if response_url is None:
-            return
-        body = {"response_type": "ephemeral", "replace_original": False, "text": text}
-        try:
-            await self.api.respond(response_url, body)
-        except DeliveryFailed as exc:
-            log.info("hitl-nb slack: could not tell the clicker: %s", exc)
+
+def _slack_user(payload: Mapping[str, Any]) -> str | None:
+    user = payload.get("user")
+    slack_id = user.get("id") if isinstance(user, dict) else None
+    if not isinstance(slack_id, str) or not slack_id or len(slack_id) > 64:
+        return None
+    return slack_id
+
+
+def _field_errors(exc: GatewayError, fields: tuple[ModalField, ...]) -> dict[str, str]:
+    """The gateway's refusal on the modal: a 422's each issue on its field's block (an
+    issue of the whole form, and any other refusal, on the first)."""
+    names = {f.name: f"f{i}" for i, f in enumerate(fields)}
+    out: dict[str, str] = {}
+    issues = exc.extra.get("validation_errors") if exc.status == 422 else None
+    for issue in issues or []:
+        path = str(issue.get("path") or "")
+        head = path.split("/")[1] if path.startswith("/") else ""
+        head = head.replace("~1", "/").replace("~0", "~")
+        block = names.get(head, "f0")
+        if block not in out:
+            out[block] = str(issue.get("message") or "This does not fit.")[:300]
+    if not out:
+        lead = CANNOT if exc.status == 403 else "Not taken"
+        out["f0"] = f"{lead}: {exc.message}"[:300]
+    return out

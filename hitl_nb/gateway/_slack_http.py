@@ -18,6 +18,7 @@ import tornado.web
 
 from hitl_nb.errors import reason_phrase
 from hitl_nb.gateway._gateway import Gateway
+from hitl_nb.gateway._slack_clicks import SlackClerk
 from hitl_nb.gateway._slack_desk import SlackDesk
 from hitl_nb.gateway._store import StoreUnavailable
 
@@ -86,9 +87,11 @@ class SlackInteractions(tornado.web.RequestHandler):
 
 def slack_handlers(base: str, gateway: Gateway) -> list[tuple[str, type, dict[str, Any]]]:
     """The interaction route under ``base`` when the gateway's notifier has a Slack
-    app (none otherwise)."""
+    app (none otherwise); its clerk answers the clicks this host takes, and those a
+    stopped replica left (from the gateway's replica rounds)."""
     slack = gateway.notify.slack if gateway.notify is not None else None
     if slack is None:
         return []
-    desk = SlackDesk(gateway, slack.api, slack.secret, slack.people, slack.board)
+    clerk = SlackClerk(gateway, slack.api, slack.people, slack.board)
+    desk = SlackDesk(gateway, slack.secret, clerk)
     return [(base.rstrip("/") + "/" + SLACK_PATH, SlackInteractions, {"desk": desk})]

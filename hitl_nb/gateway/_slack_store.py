@@ -5,7 +5,13 @@
   now), so any replica can update it when the prompt's state changes;
 - ``slack_seen``: the signatures of the interaction requests taken in the last five
   minutes (the window in which a signed request is accepted at all): a request replayed
-  within it is taken once, whichever replica it reaches.
+  within it is taken once, whichever replica it reaches;
+- ``slack_clicks``: each click taken, written in the transaction that marks its request
+  seen, before Slack is answered (who clicked, whom that is here when the table says so
+  at once, the prompt, the answer, the ``response_url``), its ``owner`` the replica that
+  answers it; ``done`` once answered (or refused). A click whose replica died before
+  answering is adopted by a live one (as a forward in doubt is), so a click Slack was
+  told was taken is answered, once, even after a ``kill -9``.
 """
 
 from __future__ import annotations
@@ -15,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hitl_nb.gateway._sql import Database
+from hitl_nb.gateway._sql import Database, Session
 
-__all__ = ["SLACK_TABLES", "SlackPost", "SlackRecords"]
+__all__ = ["SLACK_CLICKS", "SLACK_TABLES", "SlackClick", "SlackPost", "SlackRecords"]
 
 #: The schema step that adds these tables (:mod:`hitl_nb.gateway._schema`).
 SLACK_TABLES = """
@@ -41,6 +47,23 @@ CREATE TABLE slack_seen (
 )
 """
 
+#: The schema step that keeps the clicks taken until they are answered.
+SLACK_CLICKS = """
+CREATE TABLE slack_clicks (
+    signature text PRIMARY KEY,
+    at double precision NOT NULL,
+    slack_user text NOT NULL,
+    name text,
+    reg_id {id} NOT NULL,
+    prompt_id {id} NOT NULL,
+    payload text NOT NULL,
+    response_url text,
+    owner text NOT NULL,
+    done integer NOT NULL DEFAULT 0
+);
+CREATE INDEX slack_clicks_pending ON slack_clicks (owner) WHERE done = 0
+"""
+
 _POST = "channel, ts, reg_id, prompt_id, blocks, text, shown, done"
 
 
@@ -58,6 +81,29 @@ class SlackPost:
     text: str
     shown: str
     done: bool
+
+
+@dataclass(frozen=True)
+class SlackClick:
+    """A click taken (its request's ``signature`` names it): ``slack_user`` clicked,
+    ``name`` is whom that is here when known at once (the table; None: asked when
+    answered), ``payload`` the answer for the prompt, made from the stored schema."""
+
+    signature: str
+    at: float
+    slack_user: str
+    name: str | None
+    reg_id: str
+    prompt_id: str
+    payload: dict[str, Any]
+    response_url: str | None
+
+
+_CLICK = "signature, at, slack_user, name, reg_id, prompt_id, payload, response_url"
+
+
+def _click(row: Sequence[Any]) -> SlackClick:
+    return SlackClick(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]), row[7])
 
 
 def _post(row: Sequence[Any]) -> SlackPost:
@@ -130,3 +176,65 @@ class SlackRecords:
             (signature, at),
         )
         return taken == 1
+
+    async def accept(self, click: SlackClick, owner: str, window: float) -> bool:
+        """In one transaction: mark ``click``'s request seen and keep the click, for
+        replica ``owner`` to answer; False (nothing kept) when the request was seen in
+        the last ``window`` seconds. Seen requests and answered clicks older than that
+        are forgotten."""
+
+        async def work(tx: Session) -> bool:
+            await tx.count("DELETE FROM slack_seen WHERE at < ?", (click.at - window,))
+            taken = await tx.count(
+                "INSERT INTO slack_seen (signature, at) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                (click.signature, click.at),
+            )
+            if taken != 1:
+                return False
+            await tx.count(
+                "DELETE FROM slack_clicks WHERE done = 1 AND at < ?", (click.at - window,)
+            )
+            await tx.count(
+                f"INSERT INTO slack_clicks ({_CLICK}, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    click.signature,
+                    click.at,
+                    click.slack_user,
+                    click.name,
+                    click.reg_id,
+                    click.prompt_id,
+                    json.dumps(click.payload, ensure_ascii=False),
+                    click.response_url,
+                    owner,
+                ),
+            )
+            return True
+
+        return await self._db.atomic(work)
+
+    async def adopt_clicks(self, replica: str) -> list[SlackClick]:
+        """Take over the clicks not answered yet of replicas whose heartbeat stopped;
+        every click ``replica`` now has to answer (oldest first)."""
+        _, mine = await self._db.batch(
+            [
+                (
+                    "UPDATE slack_clicks SET owner = ? WHERE done = 0 AND owner NOT IN "
+                    "(SELECT id FROM replicas WHERE expires > {now})",
+                    (replica,),
+                ),
+                (
+                    f"SELECT {_CLICK} FROM slack_clicks WHERE done = 0 AND owner = ? ORDER BY at",
+                    (replica,),
+                ),
+            ]
+        )
+        return [_click(r) for r in mine]
+
+    async def click_done(self, signature: str) -> None:
+        """The click was answered (or refused, and told so): not to be taken again."""
+        await self._db.count("UPDATE slack_clicks SET done = 1 WHERE signature = ?", (signature,))
+
+    async def pending_clicks(self) -> list[SlackClick]:
+        """The clicks not answered yet, whoever's (oldest first)."""
+        rows = await self._db.rows(f"SELECT {_CLICK} FROM slack_clicks WHERE done = 0 ORDER BY at")
+        return [_click(r) for r in rows]

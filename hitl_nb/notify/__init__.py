@@ -80,6 +80,16 @@ if typing.TYPE_CHECKING:  # loaded on first use at run time (PEP 562)
         read_slack_action,
         slack_blocks,
     )
+    from hitl_nb.notify._slack_modal import (
+        MODAL_CALLBACK,
+        MODAL_PREFIX,
+        ModalField,
+        modal_fields,
+        modal_view,
+        read_modal,
+        read_modal_action,
+        read_modal_metadata,
+    )
     from hitl_nb.notify._slack_people import SlackPeople
     from hitl_nb.notify._webhooks import WebhookChannel
 
@@ -121,6 +131,14 @@ __all__ = [
     "check_slack_signature",
     "read_slack_action",
     "slack_blocks",
+    "MODAL_CALLBACK",
+    "MODAL_PREFIX",
+    "ModalField",
+    "modal_fields",
+    "modal_view",
+    "read_modal",
+    "read_modal_action",
+    "read_modal_metadata",
 ]
 
 __getattr__, __dir__ = _lazy.attach(
@@ -145,6 +163,14 @@ __getattr__, __dir__ = _lazy.attach(
         "read_slack_action": "_slack_app",
         "slack_blocks": "_slack_app",
         "SlackPeople": "_slack_people",
+        "MODAL_CALLBACK": "_slack_modal",
+        "MODAL_PREFIX": "_slack_modal",
+        "ModalField": "_slack_modal",
+        "modal_fields": "_slack_modal",
+        "modal_view": "_slack_modal",
+        "read_modal": "_slack_modal",
+        "read_modal_action": "_slack_modal",
+        "read_modal_metadata": "_slack_modal",
         "WebhookChannel": "_webhooks",
     },
 )

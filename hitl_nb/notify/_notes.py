@@ -92,8 +92,10 @@ class PromptFacts:
     matching answers it needs (``consensus:N``), ``answers``: how many it had when the
     note was written; ``choices``: the words of each answer of a one-choice prompt
     (:func:`hitl_nb._choices.one_choice`, in order: a link or a chat app's button names
-    one by its index), else empty. Outcome notes also carry ``outcome`` (one of :data:`OUTCOMES`),
-    ``responders`` (who answered) and ``detail`` (the agent's reason for a refusal).
+    one by its index), else empty; ``form``: the prompt is a flat form a chat app's modal
+    can hold (:func:`hitl_nb.notify._slack_modal.modal_fields`). Outcome notes also
+    carry ``outcome`` (one of :data:`OUTCOMES`), ``responders`` (who answered) and
+    ``detail`` (the agent's reason for a refusal).
     """
 
     reg_id: str
@@ -110,6 +112,7 @@ class PromptFacts:
     responders: tuple[str, ...] = ()
     detail: str | None = None
     choices: tuple[str, ...] = ()
+    form: bool = False
 
     def __post_init__(self) -> None:
         if self.outcome is not None and self.outcome not in OUTCOMES:
@@ -132,6 +135,7 @@ class PromptFacts:
             "responders": list(self.responders),
             "detail": self.detail,
             "choices": list(self.choices),
+            "form": self.form,
         }
 
     @classmethod
@@ -155,6 +159,7 @@ class PromptFacts:
             responders=_names(data.get("responders")),
             detail=None if data.get("detail") is None else str(data["detail"]),
             choices=_names(data.get("choices")),
+            form=data.get("form") is True,
         )
 
 

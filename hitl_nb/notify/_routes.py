@@ -3,8 +3,10 @@
 A person (``user:<name>``) may have turned their messages off, or chosen a personal
 webhook of any kind that takes a URL alone (Slack-compatible, Teams: :class:`Preference`,
 kept by the store; the webhook's host must be on the administrator's allow-list,
-checked again at each send); otherwise
-their messages go to the address the :class:`~hitl_nb.notify.AddressBook` finds. A team
+checked again at each send); otherwise, when a Slack app is set up and the person is
+one of its users (``slack``: the same mapping as answers, the table or their email), a
+personal message from the app (its channel the Slack user's id: :class:`SlackAppTarget`);
+otherwise their messages go to the address the :class:`~hitl_nb.notify.AddressBook` finds. A team
 channel (``team:<host>``) goes where the administrator's
 :class:`~hitl_nb.notify.TeamChannels` says. When there is nowhere to send,
 :meth:`Router.route` says why (:class:`NoRoute`), and the sender gives the notes up
@@ -22,6 +24,7 @@ from hitl_nb.notify._audience import TeamChannels
 from hitl_nb.notify._email import EmailTarget
 from hitl_nb.notify._kind import Target, WebhookTarget
 from hitl_nb.notify._notes import recipient_parts
+from hitl_nb.notify._slack_app import SlackAppTarget
 
 __all__ = ["NoRoute", "Preference", "Router"]
 
@@ -47,11 +50,14 @@ class NoRoute:
 
 
 Preferences = Callable[[str], Awaitable[Preference | None]]
+#: A user name -> their Slack user id (None: not a Slack app's user).
+SlackUsers = Callable[[str], Awaitable[str | None]]
 
 
 class Router:
     """Finds where each recipient's message goes (see the module docstring).
-    ``preferences``: a person's :class:`Preference` (None: they set none)."""
+    ``preferences``: a person's :class:`Preference` (None: they set none); ``slack``: a
+    person's Slack user id, for the app's personal messages."""
 
     def __init__(
         self,
@@ -59,10 +65,12 @@ class Router:
         addresses: AddressBook | None = None,
         teams: TeamChannels | None = None,
         preferences: Preferences | None = None,
+        slack: SlackUsers | None = None,
     ) -> None:
         self.addresses = addresses
         self.teams = teams or TeamChannels()
         self.preferences = preferences
+        self.slack = slack
 
     async def route(self, recipient: str) -> Target | NoRoute:
         """Where ``recipient``'s message goes now, or why nowhere;
@@ -79,6 +87,9 @@ class Router:
             return NoRoute(f"{name} turned their notifications off")
         if choice is not None and choice.webhook is not None:
             return choice.webhook
+        slack_id = await self.slack(name) if self.slack is not None else None
+        if slack_id is not None:
+            return SlackAppTarget(slack_id)
         address = await self.addresses.address(name) if self.addresses is not None else None
         if address is None:
             return NoRoute(f"no email address is known for {name}")

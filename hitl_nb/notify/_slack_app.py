@@ -14,6 +14,8 @@ then:
   its ``value`` names the prompt and the choice's index (:func:`action_value`), its
   ``action_id`` the index and a digest of the prompt, never the value itself (the
   interaction endpoint makes the answer again from the stored schema);
+- for a flat form a modal holds (``facts.form``: :mod:`hitl_nb.notify._slack_modal`), an
+  "Answer" button whose click opens the modal (its ``value`` names the prompt);
 - otherwise an "Answer" button that opens the message's link (:mod:`hitl_nb.notify._links`).
 
 A posted message's ``channel`` and ``ts`` are given to ``posted`` (the gateway keeps
@@ -35,6 +37,7 @@ from hitl_nb.notify import _text
 from hitl_nb.notify._kind import ChannelKind
 from hitl_nb.notify._messages import Message
 from hitl_nb.notify._slack_api import SlackApi
+from hitl_nb.notify._slack_modal import modal_action_id, modal_action_value
 
 __all__ = [
     "ACTION_PREFIX",
@@ -131,6 +134,8 @@ def _who_may(message: Message) -> str | None:
     if len(message.items) != 1 or message.kind not in ("opened", "reminder"):
         return None
     f = message.items[0].facts
+    if message.recipient.startswith("user:"):
+        return "You may answer, here or on the answer page."
     if f.specific and message.recipient.startswith("team:"):
         return "Only the people the agent named may answer."
     return "Anyone on the team may answer, here or on the answer page."
@@ -161,6 +166,18 @@ def slack_blocks(message: Message) -> list[dict[str, Any]]:
                         "value": values[i],
                     }
                 )
+    if not buttons and facts is not None and facts.form and message.kind in ("opened", "reminder"):
+        value = modal_action_value(facts.reg_id, facts.prompt_id)
+        if len(value) <= VALUE_LIMIT:
+            buttons.append(
+                {
+                    "type": "button",
+                    "text": {"type": "plain_text", "text": "Answer"},
+                    "style": "primary",
+                    "action_id": modal_action_id(facts.reg_id, facts.prompt_id),
+                    "value": value,
+                }
+            )
     if not buttons:
         title = "Answer" if message.kind in ("opened", "reminder") else "Open"
         buttons.append(

@@ -68,6 +68,31 @@ class SlackPeople:
                 return name
         return None
 
+    async def slack_id_of(self, name: str) -> str | None:
+        """The Slack user ``name`` is (the table read backwards; else, with
+        ``match_email``, the Slack user whose email is ``name``'s address:
+        ``users.lookupByEmail``, scope ``users:read.email``), or None."""
+        for slack_id, user in self.table.items():
+            if user == name:
+                return slack_id
+        if not self.match_email or self.addresses is None:
+            return None
+        email = await self.addresses.address(name)
+        if email is None:
+            return None
+        try:
+            info = await self.api.call("users.lookupByEmail", {"email": email})
+        except DeliveryFailed as exc:
+            log.info("hitl-nb slack: %s's Slack user could not be asked: %s", name, exc)
+            return None
+        given = info.get("user")
+        found: dict[str, Any] = given if isinstance(given, dict) else {}
+        ident = found.get("id")
+        if not isinstance(ident, str) or found.get("deleted") or found.get("is_bot"):
+            return None
+        # the same rule both ways: the Slack user must map back to this very user
+        return ident if await self.user_of(ident) == name else None
+
     def _candidates(self, email: str) -> list[str]:
         book = self.addresses
         assert book is not None

@@ -1,7 +1,8 @@
 """A real ``jupyter server`` process with the hitl-nb extension, for end-to-end tests.
 
 Isolated config, data and runtime directories under ``tmp``; 127.0.0.1 only; stopped
-(SIGTERM, then waited for) when the ``with`` block ends.
+(SIGTERM, then waited for) when the ``with`` block ends. ``started`` is given the
+process (a test that kills it with ``-9``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ def jupyter_server(
     ready_headers: Mapping[str, str] | None = None,
     env: Mapping[str, str] | None = None,
     extra_config: Mapping[str, Any] | None = None,
+    started: Callable[[subprocess.Popen[bytes]], None] | None = None,
 ) -> Iterator[str]:
     """Start a server; yields its base URL (``http://127.0.0.1:<port>/``)."""
     port = free_port()
@@ -80,6 +82,8 @@ def jupyter_server(
             stdout=log,
             stderr=subprocess.STDOUT,
         )
+    if started is not None:
+        started(proc)
     url = f"http://127.0.0.1:{port}/"
 
     def ready() -> bool:

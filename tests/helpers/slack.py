@@ -1,11 +1,13 @@
 """A fake Slack on 127.0.0.1 and a request signer, for a Slack app's tests.
 
 :class:`FakeSlack` answers the Web API methods the app calls (``chat.postMessage``,
-``chat.update``, ``users.info``, ``views.open``) under ``{url}/api/``, and receives
-what is posted to an interaction's ``response_url`` (``{url}/respond/<n>``). Everything
-it got is kept, in order; ``limit_next`` makes the next calls answer 429 with a
-``Retry-After``. :func:`sign` signs a request as Slack does (v0); the tests check it
-against ``slack_sdk``'s own ``SignatureVerifier``.
+``chat.update``, ``users.info``, ``users.lookupByEmail``, ``views.open``) under
+``{url}/api/``, and receives what is posted to an interaction's ``response_url``
+(``{url}/respond/<n>``). Everything it got is kept, in order; ``limit_next`` makes
+the next calls answer 429 with a ``Retry-After``; ``users_info_gate`` cleared holds
+every ``users.info`` (recorded first) until it is set again (a process caught between
+a click's acknowledgement and its answer). :func:`sign` signs a request as Slack does
+(v0); the tests check it against ``slack_sdk``'s own ``SignatureVerifier``.
 """
 
 from __future__ import annotations
@@ -53,6 +55,19 @@ def click_body(action: dict[str, Any], user: str, response_url: str) -> bytes:
     return urlencode({"payload": json.dumps(payload)}).encode()
 
 
+def submit_body(view: dict[str, Any], user: str, values: dict[str, Any]) -> bytes:
+    """Slack's form for a ``view_submission`` of ``view`` (as opened) by ``user``, its
+    inputs holding ``values`` (``block_id`` -> ``{"value": element state}``)."""
+    sent = {**view, "id": "V0001", "state": {"values": values}}
+    payload = {
+        "type": "view_submission",
+        "user": {"id": user, "username": user.lower(), "team_id": "T0TEAM"},
+        "team": {"id": "T0TEAM"},
+        "view": sent,
+    }
+    return urlencode({"payload": json.dumps(payload)}).encode()
+
+
 class FakeSlack:
     """See the module docstring. ``emails``: Slack user id -> their profile's email."""
 
@@ -62,6 +77,8 @@ class FakeSlack:
         self.responses: list[dict[str, Any]] = []
         self.limit_next = 0
         self.retry_after = 1
+        self.users_info_gate = threading.Event()
+        self.users_info_gate.set()
         self._ts = itertools.count(1)
         self._hook = itertools.count(1)
         self._lock = threading.Lock()
@@ -116,6 +133,7 @@ class FakeSlack:
         elif method in ("chat.update", "views.open"):
             conn.answer({"ok": True, "channel": body.get("channel"), "ts": body.get("ts")}, 200)
         elif method == "users.info":
+            self.users_info_gate.wait(120)
             user = body.get("user", "")
             email = self.emails.get(user)
             if email is None:
@@ -124,6 +142,12 @@ class FakeSlack:
                 profile = {"email": email}
                 found = {"id": user, "is_email_confirmed": True, "profile": profile}
                 conn.answer({"ok": True, "user": found}, 200)
+        elif method == "users.lookupByEmail":
+            found = [u for u, e in self.emails.items() if e == body.get("email")]
+            if not found:
+                conn.answer({"ok": False, "error": "users_not_found"}, 200)
+            else:
+                conn.answer({"ok": True, "user": {"id": found[0]}}, 200)
         else:
             conn.answer({"ok": False, "error": "unknown_method"}, 200)
 

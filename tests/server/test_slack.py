@@ -1,7 +1,7 @@
 """A Slack app on a single Jupyter server's gateway: messages with buttons posted to a
-fake Slack Web API on 127.0.0.1, clicks signed as Slack signs them, the mock agent
-answering. Who may answer is the gateway's S-3; each click forwards at most once; the
-message says what became of the prompt."""
+fake Slack Web API on 127.0.0.1, clicks and modal submissions signed as Slack signs
+them, the mock agent answering. Who may answer is the gateway's S-3; each click
+forwards at most once; the message says what became of the prompt."""
 
 from __future__ import annotations
 
@@ -14,9 +14,17 @@ from typing import Any
 import httpx
 import pytest
 
-from hitl_nb.mock_agent import MockAgent
+from hitl_nb.mock_agent import MockAgent, Scenario, Step
 from hitl_nb.notify._slack_app import action_id, action_value
-from tests.helpers.slack import SECRET, TOKEN, FakeSlack, click_body, fake_slack, sign
+from tests.helpers.slack import (
+    SECRET,
+    TOKEN,
+    FakeSlack,
+    click_body,
+    fake_slack,
+    sign,
+    submit_body,
+)
 from tests.helpers.tasks import answers_at_agent, start_task
 from tests.helpers.until import until_async
 
@@ -214,3 +222,97 @@ async def test_a_rate_limited_post_is_retried_and_posted_once(
     await posted(slack)
     assert slack.limit_next == 0  # the first try was answered 429
     assert len(slack.called("chat.postMessage")) == 1
+
+
+FLAT_FORM = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["title", "replicas", "env"],
+    "properties": {
+        "title": {"type": "string", "maxLength": 40},
+        "replicas": {"type": "integer", "minimum": 1, "maximum": 9},
+        "env": {"enum": ["eu", "us"]},
+        "ship": {"type": "boolean"},
+        "note": {"type": "string"},
+    },
+}
+
+
+async def test_a_flat_form_is_answered_in_a_modal_and_its_errors_shown_on_its_fields(
+    api: Any, slack: FakeSlack, server_url: str
+) -> None:
+    form = Scenario("flat", "A flat form.", steps=[Step("Roll out build 41?", FLAT_FORM)])
+    with MockAgent(scenarios=[form]) as agent:
+        task = await start_task(agent.url, "flat")
+        await register(api, agent.url, task.id)
+        (message,) = await posted(slack)
+        (answer,) = buttons(message)
+        assert answer["text"]["text"] == "Answer" and "url" not in answer
+        opened = await click(server_url, click_body(answer, "UBOB", slack.response_url()))
+        assert opened.status_code == 200
+        (call,) = slack.called("views.open")
+        assert call["trigger_id"] == "123.456.abc"
+        view = call["view"]
+        kinds = [b["element"]["type"] for b in view["blocks"] if b["type"] == "input"]
+        assert kinds == [
+            "plain_text_input",
+            "number_input",
+            "static_select",
+            "radio_buttons",
+            "plain_text_input",
+        ]
+
+        def values(replicas: str) -> dict[str, Any]:
+            return {
+                "f0": {"value": {"type": "plain_text_input", "value": "Build 41"}},
+                "f1": {"value": {"type": "number_input", "value": replicas}},
+                "f2": {"value": {"type": "static_select", "selected_option": {"value": "1"}}},
+                "f3": {"value": {"type": "radio_buttons", "selected_option": None}},
+                "f4": {"value": {"type": "plain_text_input", "value": None}},
+            }
+
+        # the gateway's 422 (maximum 9) on the field it is about
+        bad = await click(server_url, submit_body(view, "UBOB", values("12")))
+        assert bad.status_code == 200
+        shown = bad.json()
+        assert shown["response_action"] == "errors" and list(shown["errors"]) == ["f1"]
+        # a wrong-typed field, shown on it; an extra one refused
+        typed = await click(server_url, submit_body(view, "UBOB", values("2.5")))
+        assert typed.json()["errors"] == {"f1": "Enter a whole number."}
+        extra = {**values("3"), "f9": {"value": {"type": "plain_text_input", "value": "x"}}}
+        assert (await click(server_url, submit_body(view, "UBOB", extra))).status_code == 400
+        # someone not linked: told on the modal, nothing taken
+        eve = await click(server_url, submit_body(view, "UEVE", values("3")))
+        assert "not linked" in eve.json()["errors"]["f0"]
+        assert await answers_at_agent(agent.url, task.id) == []
+        good = await click(server_url, submit_body(view, "UBOB", values("3")))
+        assert good.status_code == 200 and not good.content  # the modal closes
+        answers = await until_async(lambda: answers_at_agent(agent.url, task.id), what="it")
+        assert answers[0]["payload"] == {"title": "Build 41", "replicas": 3, "env": "us"}
+        update = await updates_saying(slack, "Answered by bob")
+        assert not [b for b in update["blocks"] if b["type"] == "actions"]
+        assert len(await answers_at_agent(agent.url, task.id)) == 1
+
+
+async def test_the_people_a_prompt_names_get_it_as_a_personal_message_with_its_buttons(
+    api: Any, agent: MockAgent, slack: FakeSlack, server_url: str
+) -> None:
+    # carol by the users table, dave by his email (users.lookupByEmail, then back)
+    for name, slack_id in (("carol", "UCAROL"), ("dave", "UDAVE")):
+        task = await start_task(agent.url, "specific", responder=name)
+        await register(api, agent.url, task.id)
+
+        async def to_them(slack_id: str = slack_id) -> dict[str, Any] | None:
+            sent = [m for m in slack.called("chat.postMessage") if m["channel"] == slack_id]
+            return sent[0] if sent else None
+
+        message = await until_async(to_them, what=f"{name}'s personal message")
+        assert "You may answer" in json.dumps(message["blocks"])
+        yes = buttons(message)[0]
+        assert yes["text"]["text"].endswith(": Yes")
+        taken = await click(server_url, click_body(yes, slack_id, slack.response_url()))
+        assert taken.status_code == 200
+        await updates_saying(slack, f"Answered by {name}")
+        assert len(await answers_at_agent(agent.url, task.id)) == 1
+    assert {"email": "dave@example.org"} in slack.called("users.lookupByEmail")
+    assert not [m for m in slack.called("chat.postMessage") if m["channel"] == "C0TEAM"]
