@@ -77,6 +77,7 @@ from hitl_nb.gateway._views import (
     prompt_view,
     refusal,
     shown_to,
+    two_person_refusal,
 )
 from hitl_nb.gateway._watcher import Watchers
 from hitl_nb.notify import Note
@@ -295,9 +296,11 @@ class Gateway:
     # -- registrations ---------------------------------------------------------------
 
     async def register(
-        self, caller: Caller, agent_url: Any, task_id: Any
+        self, caller: Caller, agent_url: Any, task_id: Any, *, two_person: Any = None
     ) -> tuple[bool, dict[str, Any]]:
-        """Watch a task. Returns (created, registration with its prompts)."""
+        """Watch a task. Returns (created, registration with its prompts).
+        ``two_person``: True turns the two-person rule on for this task (None: as the
+        setting says; False is refused where the setting turns it on for every task)."""
         try:
             url = check_agent_url(agent_url, self.settings.allowed_agent_hosts)
         except AgentNotAllowed as exc:
@@ -306,8 +309,15 @@ class Gateway:
             raise GatewayError(
                 400, f"task_id must be a non-empty string of at most {MAX_TASK_ID} characters"
             )
+        self._check_two_person(two_person)
         existing = await self.store.find_registration(url, task_id)
         if existing is not None:
+            if two_person and not self.two_person(existing):
+                raise GatewayError(
+                    409,
+                    f"task {task_id!r} is registered already, without the two-person rule; "
+                    "the rule is chosen when a task is first registered",
+                )
             await self._refresh(existing, quiet=True)
             return False, await self._registration_view(existing, caller)
         if await self.store.count_registrations() >= self.settings.max_registrations:
@@ -317,7 +327,15 @@ class Gateway:
             )
         task = await self._get_task(url, task_id)
         reg = await self.store.add_registration(
-            Registration(uuid.uuid4().hex, url, task_id, caller.display, time.time(), caller.name)
+            Registration(
+                uuid.uuid4().hex,
+                url,
+                task_id,
+                caller.display,
+                time.time(),
+                caller.name,
+                two_person=bool(two_person),
+            )
         )
         await self._see(reg, task)
         log.info("hitl-nb gateway: %s registered task %s at %s", caller.display, task_id, url)
@@ -329,6 +347,25 @@ class Gateway:
                 self.watchers.watch(reg)
         return True, await self._registration_view(reg, caller)
 
+    def _check_two_person(self, two_person: Any) -> None:
+        """A registration's ``two_person``: a boolean, never False where the setting
+        turns the rule on for every task."""
+        if two_person is None:
+            return
+        if not isinstance(two_person, bool):
+            raise GatewayError(400, "two_person must be true or false")
+        if not two_person and self.settings.two_person_rule:
+            raise GatewayError(
+                403,
+                f"the two-person rule is on for every task on {self.settings.where} "
+                "(its administrator's setting); a registration cannot turn it off",
+            )
+
+    def two_person(self, reg: Registration) -> bool:
+        """Does the two-person rule apply to ``reg``'s prompts: the setting turns it on
+        for every task, or its registrant did for theirs."""
+        return reg.two_person or self.settings.two_person_rule
+
     def _owns(self, caller: Caller, reg: Registration) -> bool:
         return caller.admin or reg.registrant == caller.name
 
@@ -338,7 +375,7 @@ class Gateway:
         regs = await self.store.registrations()
         if not self.settings.show_all:
             regs = [r for r in regs if self._owns(caller, r)]
-        return [r.to_json() for r in regs]
+        return [{**r.to_json(), "two_person": self.two_person(r)} for r in regs]
 
     async def _registration(self, reg_id: str) -> Registration:
         reg = await self.store.registration(reg_id)
@@ -375,8 +412,9 @@ class Gateway:
             if self.settings.show_all or shown_to(caller, reg, row):
                 fwd = await self.store.forward(reg.id, row.prompt_id)
                 ballots = await self.store.ballots(reg.id, row.prompt_id)
-                views.append(prompt_view(reg, row, caller, now, fwd, ballots))
-        return {**reg.to_json(), "prompts": views}
+                two = self.two_person(reg)
+                views.append(prompt_view(reg, row, caller, now, fwd, ballots, two_person=two))
+        return {**reg.to_json(), "two_person": self.two_person(reg), "prompts": views}
 
     async def _get_task(self, url: str, task_id: str) -> Task:
         try:
@@ -479,7 +517,12 @@ class Gateway:
             due_before=None if due_within is None else now + due_within,
         )
         listed, total = await self.store.list_open(query, limit)
-        views = [prompt_view(i.reg, i.row, caller, now, i.forward, i.ballots) for i in listed]
+        views = [
+            prompt_view(
+                i.reg, i.row, caller, now, i.forward, i.ballots, two_person=self.two_person(i.reg)
+            )
+            for i in listed
+        ]
         return {"prompts": views, "total": total}
 
     async def _feed_listing(self, scope: FeedScope, limit: int) -> tuple[list[PromptItem], int]:
@@ -508,7 +551,11 @@ class Gateway:
                 registration=scope.registration,
             )
         listed, total = await self.store.list_open(query, limit)
-        return [feed_item(i.reg, i.row, caller, i.forward, i.ballots) for i in listed], total
+        items = [
+            feed_item(i.reg, i.row, caller, i.forward, i.ballots, two_person=self.two_person(i.reg))
+            for i in listed
+        ]
+        return items, total
 
     # -- answers ---------------------------------------------------------------------
 
@@ -555,6 +602,8 @@ class Gateway:
         env = self._envelope(row)
         gate = ResponderGate(env.responders)
         reason = refusal(gate, caller)
+        if reason is None and self.two_person(reg):
+            reason = two_person_refusal(reg, caller, gate.needed)
         if reason is not None:
             raise GatewayError(403, reason)
         if not isinstance(payload, dict):

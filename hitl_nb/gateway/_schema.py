@@ -29,6 +29,9 @@ lock (two replicas starting together migrate once). A new database runs every st
   database holds are chained in the order they were written (``id``). The step is one
   entry of ``_STEPS`` with its own statements and data (``_AUDIT_CHAIN``,
   ``_chain_audit``), so it can take another number.
+- 8: ``registrations.two_person`` (1: the registrant turned the two-person rule on for
+  their task). The step is one entry of ``_STEPS`` (``_TWO_PERSON``), so it can take
+  another number.
 
 Types are the same on both (``text``, ``double precision`` for times in epoch seconds,
 JSON kept as ``text`` byte for byte: a response_schema's field order is part of the
@@ -258,6 +261,10 @@ async def _chain_audit(tx: Session) -> None:
     await tx.many("UPDATE audit SET seq = ?, prev_hash = ?, hash = ? WHERE id = ?", links)
 
 
+#: The two-person rule asked for at registration (the setting turns it on for all).
+_TWO_PERSON = "ALTER TABLE registrations ADD COLUMN two_person integer NOT NULL DEFAULT 0"
+
+
 @dataclass(frozen=True)
 class _Step:
     """One version's step from the one before: its statements, then (if any) what it
@@ -276,6 +283,7 @@ _STEPS = (
     _Step(_V5),
     _Step(SLACK_TABLES),
     _Step(_AUDIT_CHAIN, _chain_audit),
+    _Step(_TWO_PERSON),
 )
 #: The schema version this code writes.
 SCHEMA_VERSION = len(_STEPS)
