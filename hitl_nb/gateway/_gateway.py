@@ -39,6 +39,8 @@ import uuid
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from prometheus_client import CollectorRegistry
+
 from hitl_nb._json import dumps_compact
 from hitl_nb._stopping import stop_tasks
 from hitl_nb.a2a import Task
@@ -55,6 +57,7 @@ from hitl_nb.gateway._agents import AgentPool, check_agent_url
 from hitl_nb.gateway._audit import Answer, Audit
 from hitl_nb.gateway._feed import FeedScope, PromptFeed
 from hitl_nb.gateway._forward import GatewayReply, Tell, conclude, send, settle
+from hitl_nb.gateway._metrics import GatewayMetrics, Readings, outcome_of
 from hitl_nb.gateway._notify import Notifier
 from hitl_nb.gateway._push import PushDesk
 from hitl_nb.gateway._replicas import Duties
@@ -112,6 +115,7 @@ class Gateway:
         *,
         replica: str | None = None,
         notify: Callable[[Gateway], Notifier] | None = None,
+        metrics: bool = True,
     ) -> None:
         self.store = store
         #: The audit trail's entries, made in one place (:class:`~hitl_nb.gateway._audit.Audit`).
@@ -122,6 +126,11 @@ class Gateway:
         self.replica = replica or uuid.uuid4().hex
         #: Notifications (None: off); made by the host's ``notify`` from this gateway.
         self.notify = notify(self) if notify is not None else None
+        #: Its metrics (:mod:`hitl_nb.gateway._metrics`), on a registry of its own
+        #: (``metrics=False``: nothing is counted).
+        self.metrics = GatewayMetrics(CollectorRegistry() if metrics else None, self._readings)
+        if self.notify is not None:
+            self.notify.delivered = self.metrics.notified
         store.notes_on = self.notify is not None
         self._timers: dict[tuple[str, str], asyncio.TimerHandle] = {}
         #: Forwards this process is sending or settling now (not to be adopted twice).
@@ -155,6 +164,11 @@ class Gateway:
             arm=self._arm,
         )
 
+    async def _readings(self) -> Readings:
+        """What the metrics read from the store: open prompts, the outbox's depth."""
+        depth, oldest = await self.store.outbox.depth()
+        return await self.store.open_by_kind(), depth, oldest
+
     def _push_url(self, reg_id: str) -> str | None:
         return self.push_url(reg_id) if self.push_url is not None else None
 
@@ -166,6 +180,7 @@ class Gateway:
         process's before a restart, or a stopped replica's), arm the deadlines due soon;
         then a round every ``lease_seconds / 3`` (:mod:`hitl_nb.gateway._replicas`)."""
         await self.store.open()
+        await self.metrics.refresh()  # the gauges' first reading (and their loop)
         await self.duties.start()
         if self.notify is not None:
             self.notify.start()
@@ -234,6 +249,7 @@ class Gateway:
                 # entry says so; one forward, one record of how it ended.
                 log.info("hitl-nb gateway: answer to %s was settled by another", fwd.prompt_id)
                 return
+            self.metrics.forward_ended(str(reply.body.get("status")), row.first_seen)
             await self.trail.settled(reg, row, fwd, reply)
         except StoreUnavailable as exc:
             log.warning("hitl-nb gateway: settling %s waits: %s", fwd.prompt_id, exc)
@@ -277,8 +293,10 @@ class Gateway:
         self._timers.pop((reg_id, prompt_id), None)
         try:
             if await self.store.forward(reg_id, prompt_id) is not None:
+                self.metrics.deadline("answered")
                 return  # an answer is on its way or delivered
             if self.settings.accept_after_deadline:
+                self.metrics.deadline("kept_open")
                 log.info("hitl-nb gateway: deadline of prompt %s passed (still open)", prompt_id)
                 return
             notes: list[Note] = []
@@ -287,6 +305,7 @@ class Gateway:
                 notes = self._expiry(reg, await self.store.prompt(reg_id, prompt_id))
             if await self.store.close_prompt(reg_id, prompt_id, "expired", notes):
                 log.info("hitl-nb gateway: prompt %s closed at its deadline", prompt_id)
+                self.metrics.deadline("closed")
                 self._wake()
                 self.feed.changed(reg_id)
         except StoreUnavailable as exc:
@@ -584,9 +603,11 @@ class Gateway:
         try:
             reply = await self._decide(given, fwd)
         except GatewayError as exc:
+            self.metrics.answered(outcome_of(exc.status))
             self.feed.changed(reg.id)  # a refusal may have closed it (410)
             await self.trail.refusal(given, exc.status, exc.message)
             raise
+        self.metrics.answered(outcome_of(reply.status, reply.body.get("status")))
         self.feed.changed(reg.id)  # a ballot counted, or the answer forwarded
         return reply
 
@@ -651,12 +672,15 @@ class Gateway:
             ending = await send(client, claimed, reg.task_id, row.context_id)
             reply = ending.reply
             if ending.in_doubt:  # the forward stays as it is, settled in the background
+                self.metrics.forward_ended("in_doubt")
                 await self.trail.add_outcome(given, reply)
                 in_doubt = True
                 self._spawn(self._settle(claimed, taken=True))
             else:
                 entry = self.trail.outcome(given, reply)
                 reply = await conclude(self.store, claimed, ending, self._tell(reg, row), entry)
+                if reply.ended_here:
+                    self.metrics.forward_ended(str(reply.body.get("status")), row.first_seen)
                 self._wake()
         finally:
             if mine and not in_doubt:

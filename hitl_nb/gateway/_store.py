@@ -917,6 +917,19 @@ class GatewayStore:
             for r in rows
         ]
 
+    async def open_by_kind(self) -> dict[str, int]:
+        """How many prompts are open (no answer on its way or delivered) by the kind of
+        who may answer: ``any``, ``specific`` (named people) or ``consensus`` (more than
+        one must agree), for the metrics."""
+        rows = await self._db.rows(
+            "SELECT CASE WHEN p.needed > 1 THEN 'consensus' WHEN p.named = 1 THEN 'specific' "
+            "ELSE 'any' END AS kind, count(*) FROM prompts p WHERE p.closed IS NULL "
+            "AND NOT EXISTS (SELECT 1 FROM forwards f WHERE f.reg_id = p.reg_id "
+            "AND f.prompt_id = p.prompt_id AND f.state IN ('forwarding', 'forwarded')) "
+            "GROUP BY 1"
+        )
+        return {str(kind): int(n) for kind, n in rows}
+
 
 #: Beyond any place in the chain.
 _NO_PLACE = 2**62
