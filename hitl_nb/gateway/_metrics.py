@@ -260,12 +260,11 @@ class GatewayMetrics:
             ["channel", "result"],
             registry=registry,
         )
-        for outcome in ANSWER_OUTCOMES:
-            self._answers.labels(outcome)
-        for followed in DEADLINE_FOLLOWED:
-            self._deadlines.labels(followed)
-        for result in FORWARD_RESULTS:
-            self._forwards.labels(result)
+        # Each label value's child made once (every value shows, as 0, before it
+        # happens), so counting is one increment, not a lookup under the family's lock.
+        self._by_outcome = {o: self._answers.labels(o) for o in ANSWER_OUTCOMES}
+        self._by_followed = {f: self._deadlines.labels(f) for f in DEADLINE_FOLLOWED}
+        self._by_result = {r: self._forwards.labels(r) for r in FORWARD_RESULTS}
         if read is not None:
             self._gauges = _StoreGauges(read)
             registry.register(self._gauges)
@@ -275,21 +274,21 @@ class GatewayMetrics:
     def answered(self, outcome: str) -> None:
         """One answer, by its outcome (:func:`outcome_of`)."""
         if self.on:
-            self._answers.labels(outcome).inc()
+            self._by_outcome[outcome].inc()
 
     def forward_ended(self, result: str, first_seen: float | None = None) -> None:
         """A forward ended (:data:`FORWARD_RESULTS`); delivered, the prompt's wait from
         ``first_seen`` is observed."""
         if not self.on:
             return
-        self._forwards.labels(result if result in FORWARD_RESULTS else "failed").inc()
+        self._by_result.get(result, self._by_result["failed"]).inc()
         if result == "forwarded" and first_seen is not None:
             self._wait.observe(max(0.0, time.time() - first_seen))
 
     def deadline(self, followed: str) -> None:
         """A deadline passed, and what followed (:data:`DEADLINE_FOLLOWED`)."""
         if self.on:
-            self._deadlines.labels(followed).inc()
+            self._by_followed[followed].inc()
 
     def notified(self, channel: str, result: str) -> None:
         """The sender handled a message: its channel kind and result."""
