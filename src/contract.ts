@@ -97,6 +97,10 @@ export interface PromptItem {
    * Why this user may not answer, in words (null: they may).
    */
   why_not: string | null;
+  /**
+   * The two-person rule applies to its task: whoever registered it cannot answer alone.
+   */
+  two_person: boolean;
   answers: number;
   agreeing: number;
   disagreement: boolean;

@@ -37,6 +37,8 @@ from hitl_nb.gateway._feed import (
 from hitl_nb.gateway._feed_route import FeedStream
 from hitl_nb.gateway._forward import message_for
 from hitl_nb.gateway._gateway import Gateway, GatewayError
+from hitl_nb.gateway._metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from hitl_nb.gateway._metrics import GatewayMetrics
 from hitl_nb.gateway._notify import Notifier
 from hitl_nb.gateway._page import (
     PAGE_HEADERS,
@@ -58,6 +60,7 @@ from hitl_nb.gateway._views import Caller, PromptItem, PromptState
 
 __all__ = [
     "GATEWAY_HEADER",
+    "METRICS_CONTENT_TYPE",
     "MAX_REQUEST_BYTES",
     "PAGE_HEADERS",
     "PUSH_PATH",
@@ -72,6 +75,7 @@ __all__ = [
     "Gateway",
     "GatewayAPI",
     "GatewayError",
+    "GatewayMetrics",
     "GatewaySettings",
     "GatewayStore",
     "InternalCaller",

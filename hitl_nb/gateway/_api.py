@@ -11,6 +11,7 @@ in a Jupyter server, ``{hub}/services/hitl/api`` on a hub)::
     GET  tasks                                  registered tasks
     POST tasks       {"agent_url", "task_id"}   register one (201; 200 if known);
                      (+ "deadline": a policy)   docs/hub.md, deadline policies
+                     "two_person": true         the two-person rule for its prompts
     GET  tasks/{id}                             one, with its prompts
     GET  tasks/{id}/prompts                     (the same)
     GET  prompts?agent=&responder=&due_within=&limit=
@@ -137,18 +138,22 @@ async def _tasks(gateway: Gateway, caller: Caller, request: ApiRequest) -> ApiRe
 
 async def _register(gateway: Gateway, caller: Caller, request: ApiRequest) -> ApiReply:
     body = _body(request)
-    unknown = sorted(set(body) - {"agent_url", "task_id", "deadline"})
+    unknown = sorted(set(body) - {"agent_url", "task_id", "deadline", "two_person"})
     if unknown:
         raise GatewayError(
             400,
             f"unknown member(s) {', '.join(unknown)}; send agent_url, task_id and "
-            "optionally deadline",
+            "optionally deadline and two_person",
         )
     for key in ("agent_url", "task_id"):
         if key not in body:
             raise GatewayError(400, f"{key} is required")
     created, view = await gateway.register(
-        caller, body["agent_url"], body["task_id"], body.get("deadline")
+        caller,
+        body["agent_url"],
+        body["task_id"],
+        body.get("deadline"),
+        two_person=body.get("two_person"),
     )
     return ApiReply(201 if created else 200, view)
 

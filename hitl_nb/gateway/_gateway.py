@@ -39,6 +39,8 @@ import uuid
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from prometheus_client import CollectorRegistry
+
 from hitl_nb._json import dumps_compact
 from hitl_nb._stopping import stop_tasks
 from hitl_nb.a2a import Task
@@ -57,6 +59,7 @@ from hitl_nb.gateway._deadline import DeadlinePolicy, PolicyRefused, answer_issu
 from hitl_nb.gateway._deadline_desk import DeadlineDesk, DeskHooks
 from hitl_nb.gateway._feed import FeedScope, PromptFeed
 from hitl_nb.gateway._forward import GatewayReply, Tell, conclude, send, settle
+from hitl_nb.gateway._metrics import GatewayMetrics, Readings, outcome_of
 from hitl_nb.gateway._notify import Notifier
 from hitl_nb.gateway._push import PushDesk
 from hitl_nb.gateway._replicas import Duties
@@ -79,6 +82,7 @@ from hitl_nb.gateway._views import (
     prompt_view,
     refusal,
     shown_to,
+    two_person_refusal,
 )
 from hitl_nb.gateway._wall_timers import WallTimers
 from hitl_nb.gateway._watcher import Watchers
@@ -114,6 +118,7 @@ class Gateway:
         *,
         replica: str | None = None,
         notify: Callable[[Gateway], Notifier] | None = None,
+        metrics: bool = True,
     ) -> None:
         self.store = store
         #: The audit trail's entries, made in one place (:class:`~hitl_nb.gateway._audit.Audit`).
@@ -124,6 +129,11 @@ class Gateway:
         self.replica = replica or uuid.uuid4().hex
         #: Notifications (None: off); made by the host's ``notify`` from this gateway.
         self.notify = notify(self) if notify is not None else None
+        #: Its metrics (:mod:`hitl_nb.gateway._metrics`), on a registry of its own
+        #: (``metrics=False``: nothing is counted).
+        self.metrics = GatewayMetrics(CollectorRegistry() if metrics else None, self._readings)
+        if self.notify is not None:
+            self.notify.delivered = self.metrics.notified
         store.notes_on = self.notify is not None
         self._timers = WallTimers(self._spawn)
         #: Forwards this process is sending or settling now (not to be adopted twice).
@@ -175,6 +185,11 @@ class Gateway:
             actions=self.deadlines.round,
         )
 
+    async def _readings(self) -> Readings:
+        """What the metrics read from the store: open prompts, the outbox's depth."""
+        depth, oldest = await self.store.outbox.depth()
+        return await self.store.open_by_kind(), depth, oldest
+
     def _push_url(self, reg_id: str) -> str | None:
         return self.push_url(reg_id) if self.push_url is not None else None
 
@@ -186,6 +201,7 @@ class Gateway:
         process's before a restart, or a stopped replica's), arm the deadlines due soon;
         then a round every ``lease_seconds / 3`` (:mod:`hitl_nb.gateway._replicas`)."""
         await self.store.open()
+        await self.metrics.refresh()  # the gauges' first reading (and their loop)
         await self.duties.start()
         if self.notify is not None:
             self.notify.start()
@@ -254,6 +270,7 @@ class Gateway:
                 # entry says so; one forward, one record of how it ended.
                 log.info("hitl-nb gateway: answer to %s was settled by another", fwd.prompt_id)
                 return
+            self.metrics.forward_ended(str(reply.body.get("status")), row.first_seen)
             await self.trail.settled(reg, row, fwd, reply)
         except StoreUnavailable as exc:
             log.warning("hitl-nb gateway: settling %s waits: %s", fwd.prompt_id, exc)
@@ -311,8 +328,10 @@ class Gateway:
         """Close the prompt as expired and tell the registrant (``remind``)."""
         try:
             if await self.store.forward(reg_id, prompt_id) is not None:
+                self.metrics.deadline("answered")
                 return  # an answer is on its way or delivered
             if self.settings.accept_after_deadline:
+                self.metrics.deadline("kept_open")
                 log.info("hitl-nb gateway: deadline of prompt %s passed (still open)", prompt_id)
                 return
             notes: list[Note] = []
@@ -321,6 +340,7 @@ class Gateway:
                 notes = self._expiry(reg, await self.store.prompt(reg_id, prompt_id))
             if await self.store.close_prompt(reg_id, prompt_id, "expired", notes):
                 log.info("hitl-nb gateway: prompt %s closed at its deadline", prompt_id)
+                self.metrics.deadline("closed")
                 self._wake()
                 self.feed.changed(reg_id)
         except StoreUnavailable as exc:
@@ -330,14 +350,22 @@ class Gateway:
     # -- registrations ---------------------------------------------------------------
 
     async def register(
-        self, caller: Caller, agent_url: Any, task_id: Any, deadline: Any = None
+        self,
+        caller: Caller,
+        agent_url: Any,
+        task_id: Any,
+        deadline: Any = None,
+        *,
+        two_person: Any = None,
     ) -> tuple[bool, dict[str, Any]]:
         """Watch a task. Returns (created, registration with its prompts).
 
         ``deadline``: the registration's deadline policy (``{"policy": ...}``,
         :func:`~hitl_nb.gateway._deadline.parse_policy`; None: the administrator's
         default), refused (400, 422) naming what is wrong; a ``default`` answer that does
-        not fit the prompt the task shows now is refused here (422)."""
+        not fit the prompt the task shows now is refused here (422). ``two_person``: True
+        turns the two-person rule on for this task (None: as the setting says; False is
+        refused where the setting turns it on for every task)."""
         policy = self._policy(deadline)
         try:
             url = check_agent_url(agent_url, self.settings.allowed_agent_hosts)
@@ -347,6 +375,7 @@ class Gateway:
             raise GatewayError(
                 400, f"task_id must be a non-empty string of at most {MAX_TASK_ID} characters"
             )
+        self._check_two_person(two_person)
         existing = await self.store.find_registration(url, task_id)
         if existing is not None:
             kept = await self.store.deadlines.policy(existing.id)
@@ -355,6 +384,12 @@ class Gateway:
                     409,
                     f"this task is registered already, with the deadline policy "
                     f"{kept.policy!r}; a registration's policy does not change",
+                )
+            if two_person and not self.two_person(existing):
+                raise GatewayError(
+                    409,
+                    f"task {task_id!r} is registered already, without the two-person rule; "
+                    "the rule is chosen when a task is first registered",
                 )
             await self._refresh(existing, quiet=True)
             return False, await self._registration_view(existing, caller)
@@ -370,7 +405,15 @@ class Gateway:
             if why is not None:
                 raise GatewayError(422, f"deadline.answer: {why}; nothing was registered")
         reg = await self.store.add_registration(
-            Registration(uuid.uuid4().hex, url, task_id, caller.display, time.time(), caller.name)
+            Registration(
+                uuid.uuid4().hex,
+                url,
+                task_id,
+                caller.display,
+                time.time(),
+                caller.name,
+                two_person=bool(two_person),
+            )
         )
         await self.store.deadlines.set_policy(reg.id, policy)
         await self._see(reg, task)
@@ -396,6 +439,25 @@ class Gateway:
         except PolicyRefused as exc:
             raise GatewayError(exc.status, exc.message) from None
 
+    def _check_two_person(self, two_person: Any) -> None:
+        """A registration's ``two_person``: a boolean, never False where the setting
+        turns the rule on for every task."""
+        if two_person is None:
+            return
+        if not isinstance(two_person, bool):
+            raise GatewayError(400, "two_person must be true or false")
+        if not two_person and self.settings.two_person_rule:
+            raise GatewayError(
+                403,
+                f"the two-person rule is on for every task on {self.settings.where} "
+                "(its administrator's setting); a registration cannot turn it off",
+            )
+
+    def two_person(self, reg: Registration) -> bool:
+        """Does the two-person rule apply to ``reg``'s prompts: the setting turns it on
+        for every task, or its registrant did for theirs."""
+        return reg.two_person or self.settings.two_person_rule
+
     def _owns(self, caller: Caller, reg: Registration) -> bool:
         return caller.admin or reg.registrant == caller.name
 
@@ -405,7 +467,7 @@ class Gateway:
         regs = await self.store.registrations()
         if not self.settings.show_all:
             regs = [r for r in regs if self._owns(caller, r)]
-        return [r.to_json() for r in regs]
+        return [{**r.to_json(), "two_person": self.two_person(r)} for r in regs]
 
     async def _registration(self, reg_id: str) -> Registration:
         reg = await self.store.registration(reg_id)
@@ -442,13 +504,14 @@ class Gateway:
             if self.settings.show_all or shown_to(caller, reg, row):
                 fwd = await self.store.forward(reg.id, row.prompt_id)
                 ballots = await self.store.ballots(reg.id, row.prompt_id)
-                views.append(prompt_view(reg, row, caller, now, fwd, ballots))
+                two = self.two_person(reg)
+                views.append(prompt_view(reg, row, caller, now, fwd, ballots, two_person=two))
         policy = await self.store.deadlines.policy(reg.id)
         shown = {}
         if policy is not None:  # whom it escalates to and its answer: for its registrant
             full = self._owns(caller, reg) or self.settings.show_all
             shown = {"deadline": policy.to_json() if full else {"policy": policy.policy}}
-        return {**reg.to_json(), **shown, "prompts": views}
+        return {**reg.to_json(), "two_person": self.two_person(reg), **shown, "prompts": views}
 
     async def _get_task(self, url: str, task_id: str) -> Task:
         try:
@@ -552,7 +615,12 @@ class Gateway:
             due_before=None if due_within is None else now + due_within,
         )
         listed, total = await self.store.list_open(query, limit)
-        views = [prompt_view(i.reg, i.row, caller, now, i.forward, i.ballots) for i in listed]
+        views = [
+            prompt_view(
+                i.reg, i.row, caller, now, i.forward, i.ballots, two_person=self.two_person(i.reg)
+            )
+            for i in listed
+        ]
         return {"prompts": views, "total": total}
 
     async def _feed_listing(self, scope: FeedScope, limit: int) -> tuple[list[PromptItem], int]:
@@ -581,7 +649,11 @@ class Gateway:
                 registration=scope.registration,
             )
         listed, total = await self.store.list_open(query, limit)
-        return [feed_item(i.reg, i.row, caller, i.forward, i.ballots) for i in listed], total
+        items = [
+            feed_item(i.reg, i.row, caller, i.forward, i.ballots, two_person=self.two_person(i.reg))
+            for i in listed
+        ]
+        return items, total
 
     # -- answers ---------------------------------------------------------------------
 
@@ -610,17 +682,23 @@ class Gateway:
         try:
             reply = await self._decide(given, fwd)
         except GatewayError as exc:
+            self.metrics.answered(outcome_of(exc.status))
             self.feed.changed(reg.id)  # a refusal may have closed it (410)
             await self.trail.refusal(given, exc.status, exc.message)
             raise
+        self.metrics.answered(outcome_of(reply.status, reply.body.get("status")))
         self.feed.changed(reg.id)  # a ballot counted, or the answer forwarded
         return reply
 
-    @staticmethod
-    def _vet(env: PromptEnvelope, caller: Caller, payload: Any) -> ResponderGate:
-        """Who may answer (spec S-3) and what fits the form: 403, 400 or 422; else the gate."""
+    def _vet(
+        self, reg: Registration, env: PromptEnvelope, caller: Caller, payload: Any
+    ) -> ResponderGate:
+        """Who may answer (spec S-3, and the two-person rule where ``reg`` has it) and
+        what fits the form: 403, 400 or 422; else the gate."""
         gate = ResponderGate(env.responders)
         reason = refusal(gate, caller)
+        if reason is None and self.two_person(reg):
+            reason = two_person_refusal(reg, caller, gate.needed)
         if reason is not None:
             raise GatewayError(403, reason)
         if not isinstance(payload, dict):
@@ -645,7 +723,7 @@ class Gateway:
             raise GatewayError(404, f"task {reg.task_id!r} has no prompt {prompt_id!r}")
         given = Answer(reg, row, caller, payload)
         try:
-            self._vet(self._envelope(row), caller, payload)
+            self._vet(reg, self._envelope(row), caller, payload)
         except GatewayError as exc:
             await self.trail.refusal(given, exc.status, exc.message)
             raise
@@ -660,7 +738,7 @@ class Gateway:
         reg, row, caller, payload = given.reg, given.row, given.caller, given.payload
         prompt_id = row.prompt_id
         env = self._envelope(row)
-        gate = self._vet(env, caller, payload)
+        gate = self._vet(reg, env, caller, payload)
         where = self.settings.where
         if fwd is not None and fwd.state in (PromptState.FORWARDING, PromptState.FORWARDED):
             raise GatewayError(
@@ -697,12 +775,15 @@ class Gateway:
             ending = await send(client, claimed, reg.task_id, row.context_id)
             reply = ending.reply
             if ending.in_doubt:  # the forward stays as it is, settled in the background
+                self.metrics.forward_ended("in_doubt")
                 await self.trail.add_outcome(given, reply)
                 in_doubt = True
                 self._spawn(self._settle(claimed, taken=True))
             else:
                 entry = self.trail.outcome(given, reply)
                 reply = await conclude(self.store, claimed, ending, self._tell(reg, row), entry)
+                if reply.ended_here:
+                    self.metrics.forward_ended(str(reply.body.get("status")), row.first_seen)
                 self._wake()
         finally:
             if mine and not in_doubt:

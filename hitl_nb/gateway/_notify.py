@@ -167,6 +167,8 @@ class Notifier:
         self.people = bool(settings.notify_smtp_host or settings.notify_webhook_hosts)
         self.remind_before = settings.notify_remind_before or None
         self.sender: Sender | None = None
+        #: Told of each message's end: its channel's kind and result (the metrics).
+        self.delivered: Callable[[str, str], None] | None = None
         #: The Slack app (None: no team channel is one).
         self.slack = self._slack_app(settings, store)
         # a Slack app's users get personal messages from it
@@ -361,6 +363,7 @@ class Notifier:
             links,
             limits=self.limits,
             owner=self.owner,
+            delivered=self.delivered,
         )
         self.sender.start()
         if self.slack is not None:

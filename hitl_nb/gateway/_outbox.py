@@ -373,3 +373,11 @@ class StoreOutbox:
         """How many notes are in each state."""
         rows = await self._db.rows("SELECT state, count(*) FROM notify_notes GROUP BY state")
         return {str(state): int(n) for state, n in rows}
+
+    async def depth(self) -> tuple[int, float | None]:
+        """The notes waiting to be sent (``pending``) and when the oldest of them was
+        written (None: none waits): the outbox's depth, for the metrics."""
+        ((count, oldest),) = await self._db.rows(
+            "SELECT count(*), min(created) FROM notify_notes WHERE state = 'pending'"
+        )
+        return int(count), None if oldest is None else float(oldest)

@@ -36,6 +36,9 @@ lock (two replicas starting together migrate once). A new database runs every st
 - 9: a Slack app's clicks kept until answered (:mod:`hitl_nb.gateway._slack_store`:
   ``slack_clicks``), written with the request's ``slack_seen`` row before Slack is
   answered. One entry of ``_STEPS`` (``SLACK_CLICKS``), so it can take another number.
+- 10: ``registrations.two_person`` (1: the registrant turned the two-person rule on for
+  their task). The step is one entry of ``_STEPS`` (``_TWO_PERSON``), so it can take
+  another number.
 
 Types are the same on both (``text``, ``double precision`` for times in epoch seconds,
 JSON kept as ``text`` byte for byte: a response_schema's field order is part of the
@@ -266,6 +269,10 @@ async def _chain_audit(tx: Session) -> None:
     await tx.many("UPDATE audit SET seq = ?, prev_hash = ?, hash = ? WHERE id = ?", links)
 
 
+#: The two-person rule asked for at registration (the setting turns it on for all).
+_TWO_PERSON = "ALTER TABLE registrations ADD COLUMN two_person integer NOT NULL DEFAULT 0"
+
+
 @dataclass(frozen=True)
 class _Step:
     """One version's step from the one before: its statements, then (if any) what it
@@ -286,6 +293,7 @@ _STEPS = (
     _Step(_AUDIT_CHAIN, _chain_audit),
     _Step(DEADLINE_TABLES),
     _Step(SLACK_CLICKS),
+    _Step(_TWO_PERSON),
 )
 #: The schema version this code writes.
 SCHEMA_VERSION = len(_STEPS)

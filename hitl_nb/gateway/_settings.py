@@ -114,6 +114,18 @@ class GatewaySettings(Configurable):
         ),
     ).tag(config=True)
 
+    two_person_rule = Bool(
+        False,
+        help=(
+            "The two-person rule for every registered task: whoever registered a task "
+            "cannot answer its prompts alone. A prompt for one answer ('any', "
+            "'specific:<id>') refuses the registrant's answer (403, saying why); a "
+            "'consensus:N' prompt needs N people other than the registrant. Off: a "
+            "registrant may still turn the rule on for their own task "
+            '(POST api/tasks {"two_person": true}).'
+        ),
+    ).tag(config=True)
+
     watch = Bool(
         True,
         help="Watch registered tasks (subscribe or poll) so new prompts appear unasked.",

@@ -80,7 +80,8 @@ class StoreUnavailable(Exception):
 class Registration:
     """A task someone asked the gateway to watch. ``registered_by`` is the name shown,
     ``registrant`` the user name the host vouched for (None: a host that cannot tell
-    its users apart)."""
+    its users apart). ``two_person``: the registrant turned the two-person rule on for
+    this task (the gateway's setting may turn it on for every task)."""
 
     id: str
     agent_url: str
@@ -88,6 +89,7 @@ class Registration:
     registered_by: str
     created: float
     registrant: str | None = None
+    two_person: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The registration as the REST API shows it."""
@@ -243,7 +245,7 @@ class AuditEntry:
         }
 
 
-_REG = "id, agent_url, task_id, registered_by, created, registrant"
+_REG = "id, agent_url, task_id, registered_by, created, registrant, two_person"
 _PROMPT = "reg_id, prompt_id, context_id, envelope, deadline, first_seen, closed"
 _FORWARD = "reg_id, prompt_id, message_id, payload, responders, state, detail, at, owner"
 _AUDIT = (
@@ -312,11 +314,19 @@ class GatewayStore:
 
     async def add_registration(self, reg: Registration) -> Registration:
         """Store ``reg``; an existing registration of the same task wins (returned)."""
-        args = (reg.id, reg.agent_url, reg.task_id, reg.registered_by, reg.created, reg.registrant)
+        args = (
+            reg.id,
+            reg.agent_url,
+            reg.task_id,
+            reg.registered_by,
+            reg.created,
+            reg.registrant,
+            int(reg.two_person),
+        )
         _, found = await self._db.batch(
             [
                 (
-                    f"INSERT INTO registrations ({_REG}) VALUES (?, ?, ?, ?, ?, ?) "
+                    f"INSERT INTO registrations ({_REG}) VALUES (?, ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT DO NOTHING",
                     args,
                 ),
@@ -331,7 +341,7 @@ class GatewayStore:
     def _known(self, row: Sequence[Any]) -> Registration:
         reg = self._registrations.get(row[0])
         if reg is None:
-            reg = self._registrations[row[0]] = Registration(*row)
+            reg = self._registrations[row[0]] = _registration(row)
         return reg
 
     async def find_registration(self, agent_url: str, task_id: str) -> Registration | None:
@@ -488,7 +498,7 @@ class GatewayStore:
         if not rows:
             total = await self._db.rows(f"SELECT count(*) {joined}", args)
             return [], int(total[0][0])
-        keys = [(r[6], r[7]) for r in rows]
+        keys = [(r[7], r[8]) for r in rows]
         pairs = f"(reg_id, prompt_id) IN (VALUES {', '.join('(?, ?)' for _ in keys)})"
         flat = [v for key in keys for v in key]
         forwards = {
@@ -503,10 +513,10 @@ class GatewayStore:
         ):
             ballots.setdefault((reg_id, prompt_id), []).append(Ballot(responder, payload, at))
         listed = [
-            Listed(Registration(*r[:6]), _prompt(r[6:13]), forwards.get(k), ballots.get(k, []))
+            Listed(_registration(r[:7]), _prompt(r[7:14]), forwards.get(k), ballots.get(k, []))
             for r, k in zip(rows, keys, strict=True)
         ]
-        return listed, int(rows[0][13])
+        return listed, int(rows[0][14])
 
     async def due_prompts(self, before: float) -> list[PromptRow]:
         """Open prompts whose deadline is at most ``before``."""
@@ -915,6 +925,19 @@ class GatewayStore:
             for r in rows
         ]
 
+    async def open_by_kind(self) -> dict[str, int]:
+        """How many prompts are open (no answer on its way or delivered) by the kind of
+        who may answer: ``any``, ``specific`` (named people) or ``consensus`` (more than
+        one must agree), for the metrics."""
+        rows = await self._db.rows(
+            "SELECT CASE WHEN p.needed > 1 THEN 'consensus' WHEN p.named = 1 THEN 'specific' "
+            "ELSE 'any' END AS kind, count(*) FROM prompts p WHERE p.closed IS NULL "
+            "AND NOT EXISTS (SELECT 1 FROM forwards f WHERE f.reg_id = p.reg_id "
+            "AND f.prompt_id = p.prompt_id AND f.state IN ('forwarding', 'forwarded')) "
+            "GROUP BY 1"
+        )
+        return {str(kind): int(n) for kind, n in rows}
+
 
 #: Beyond any place in the chain.
 _NO_PLACE = 2**62
@@ -990,6 +1013,14 @@ def _selection(query: OpenQuery) -> tuple[str, list[Any]]:
     if query.for_responder:
         where.append(_may(query.responder, args))
     return " AND ".join(where), args
+
+
+def _registration(row: Sequence[Any]) -> Registration:
+    """A stored registration: the columns of :data:`_REG`."""
+    id_, agent_url, task_id, registered_by, created, registrant, two_person = row
+    return Registration(
+        id_, agent_url, task_id, registered_by, created, registrant, bool(two_person)
+    )
 
 
 def _prompt(row: Sequence[Any]) -> PromptRow:

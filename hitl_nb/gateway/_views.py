@@ -47,6 +47,7 @@ class PromptState(str, enum.Enum):
 
 __all__ = [
     "NO_NAMES",
+    "TWO_PERSON",
     "Caller",
     "PROMPT_CUT",
     "PromptItem",
@@ -57,12 +58,20 @@ __all__ = [
     "refusal",
     "responder_gate",
     "shown_to",
+    "two_person_refusal",
 ]
 
 NO_NAMES = (
     "this Jupyter server cannot tell its users apart (everyone shares one token), so it "
     "cannot vouch for who answers; a prompt for named people or a consensus needs a "
     "server with named users (JupyterHub, or an IdentityProvider that names users)"
+)
+
+
+#: Why the registrant's answer is refused under the two-person rule (a prompt one
+#: answer settles: ``any``, ``specific:<id>``).
+TWO_PERSON = (
+    "a second person must answer this: the two-person rule is on, and you registered this task"
 )
 
 
@@ -87,6 +96,29 @@ def refusal(gate: ResponderGate, caller: Caller) -> str | None:
     if caller.name is None and (gate.specific or gate.needed > 1):
         return NO_NAMES
     return gate.may_answer(caller.name)
+
+
+def two_person_refusal(reg: Registration, caller: Caller, needed: int) -> str | None:
+    """Why ``caller``'s answer is refused under the two-person rule (None: it counts);
+    the caller checks that the rule applies to ``reg``. The registrant cannot answer
+    alone: a prompt one answer settles refuses their answer, and a ``consensus:N``
+    needs N people besides them (their answer would not count, so it is refused with
+    that said). A caller or a registrant the host cannot name might be the same person:
+    refused too (the rule cannot be kept without names)."""
+    if caller.name is None or reg.registrant is None:
+        return (
+            "the two-person rule is on for this task, and the host cannot tell whether you "
+            "registered it (it cannot name who registered it, or who you are), so a second, "
+            "named person must answer"
+        )
+    if caller.name != reg.registrant:
+        return None
+    if needed > 1:
+        return (
+            "your answer would not count: the two-person rule is on, and you registered "
+            f"this task, so {needed} other people must agree on the answer"
+        )
+    return TWO_PERSON
 
 
 def shown_to(caller: Caller, reg: Registration, row: PromptRow) -> bool:
@@ -115,6 +147,16 @@ def inbox_order(row: PromptRow) -> tuple[bool, float, float, str]:
     return (row.deadline is None, row.deadline or 0.0, row.first_seen, row.prompt_id)
 
 
+def _why_not(
+    gate: ResponderGate, reg: Registration, caller: Caller, two_person: bool
+) -> str | None:
+    """Why ``caller`` may not answer: S-3 first, then the two-person rule."""
+    reason = refusal(gate, caller)
+    if reason is None and two_person:
+        reason = two_person_refusal(reg, caller, gate.needed)
+    return reason
+
+
 def prompt_view(
     reg: Registration,
     row: PromptRow,
@@ -122,13 +164,16 @@ def prompt_view(
     now: float,
     fwd: Forward | None,
     ballots: list[Ballot],
+    *,
+    two_person: bool = False,
 ) -> dict[str, Any]:
-    """The prompt as ``caller`` sees it (JSON), from its forward and ballots."""
+    """The prompt as ``caller`` sees it (JSON), from its forward and ballots;
+    ``two_person``: the two-person rule applies to its task."""
     env = row.envelope
     gate = responder_gate(env)
     count = tally((b.payload for b in ballots), gate.needed)
     mine = next((b for b in ballots if caller.name and b.responder == caller.name), None)
-    reason = refusal(gate, caller)
+    reason = _why_not(gate, reg, caller, two_person)
     return {
         "registration": reg.id,
         "agent_url": reg.agent_url,
@@ -141,6 +186,7 @@ def prompt_view(
         "seconds_left": None if row.deadline is None else max(0.0, row.deadline - now),
         "allowed_responders": list(env.get("allowed_responders") or ["any"]),
         "policy": {"specific": sorted(gate.specific), "needed": gate.needed},
+        "two_person": two_person,
         "state": state_of(row, fwd).value,
         "may_answer": reason is None,
         "why_not": reason,
@@ -160,9 +206,10 @@ PROMPT_CUT = 1000
 @dataclass(frozen=True)
 class PromptItem:
     """One open prompt as a list of prompts draws it (the feed, :mod:`._feed`), for one
-    caller: who may answer, its deadline as a time (seconds since the epoch), how a
-    consensus stands and whether the caller answered already, the question cut at
-    :data:`PROMPT_CUT` characters (``prompt_length`` is its whole length). Never the
+    caller: who may answer (``two_person``: the two-person rule applies), its deadline
+    as a time (seconds since the epoch), how a consensus stands and whether the caller
+    answered already, the question cut at :data:`PROMPT_CUT` characters
+    (``prompt_length`` is its whole length). Never the
     schema nor anyone's answer. :meth:`to_json` is what the feed sends."""
 
     registration: str
@@ -185,6 +232,7 @@ class PromptItem:
     disagreement: bool
     answered: bool
     registered_by: str
+    two_person: bool = False
 
     @property
     def key(self) -> str:
@@ -210,6 +258,7 @@ class PromptItem:
             "state": self.state.value,
             "may_answer": self.may_answer,
             "why_not": self.why_not,
+            "two_person": self.two_person,
             "answers": self.answers,
             "agreeing": self.agreeing,
             "disagreement": self.disagreement,
@@ -224,14 +273,17 @@ def feed_item(
     caller: Caller,
     fwd: Forward | None,
     ballots: list[Ballot],
+    *,
+    two_person: bool = False,
 ) -> PromptItem:
-    """One open prompt as ``caller``'s list draws it (:class:`PromptItem`)."""
+    """One open prompt as ``caller``'s list draws it (:class:`PromptItem`);
+    ``two_person``: the two-person rule applies to its task."""
     env = row.envelope
     gate = responder_gate(env)
     count = tally((b.payload for b in ballots), gate.needed)
     text = env.get("prompt")
     text = text if isinstance(text, str) else ""
-    reason = refusal(gate, caller)
+    reason = _why_not(gate, reg, caller, two_person)
     return PromptItem(
         registration=reg.id,
         agent_url=reg.agent_url,
@@ -248,6 +300,7 @@ def feed_item(
         state=state_of(row, fwd),
         may_answer=reason is None,
         why_not=reason,
+        two_person=two_person,
         answers=count.answers,
         agreeing=count.agreeing,
         disagreement=count.disagreement,

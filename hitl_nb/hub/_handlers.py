@@ -10,6 +10,10 @@
   (OAuth) and says who the service takes them for; it also sets the ``_xsrf`` cookie a
   browser's script sends back as ``X-XSRFToken`` on POST;
 - ``{prefix}oauth_callback``: where the hub's OAuth login returns;
+- ``{prefix}metrics``: the gateway's metrics in Prometheus's format, guarded as the
+  hub guards its own ``/hub/metrics`` (``authenticate_prometheus``): a token that
+  carries the ``read:metrics`` scope (a service's, as Prometheus scrapes with), else 401
+  (no token) or 403, each saying why;
 - ``{prefix}mock-agent/...`` (when on): the bundled mock agent, behind the same login
   (the gateway reaches it with its per-process secret, as in a Jupyter server).
 """
@@ -26,6 +30,7 @@ from jupyterhub.services.auth import HubOAuth, HubOAuthCallbackHandler, HubOAuth
 from hitl_nb.errors import reason_phrase
 from hitl_nb.gateway import (
     GATEWAY_HEADER,
+    METRICS_CONTENT_TYPE,
     ApiRequest,
     FeedStream,
     Gateway,
@@ -34,7 +39,10 @@ from hitl_nb.gateway import (
 )
 from hitl_nb.hub._auth import NotVouched, caller_of, hub_user
 
-__all__ = ["api_handlers", "hosted_handlers", "page_handlers"]
+__all__ = ["METRICS_SCOPE", "api_handlers", "hosted_handlers", "metrics_handlers", "page_handlers"]
+
+#: The scope a token must carry to read the metrics (JupyterHub's own for ``/metrics``).
+METRICS_SCOPE = "read:metrics"
 
 
 class _JSONErrors:
@@ -261,3 +269,52 @@ def page_handlers(prefix: str, hub_auth: HubOAuth) -> list[tuple[str, type, dict
         (prefix, LandingPage, kw),
         (prefix + "oauth_callback", OAuthCallback, kw),
     ]
+
+
+class MetricsRoute(tornado.web.RequestHandler):
+    """``GET {prefix}metrics``: the gateway's metrics, for a token with
+    :data:`METRICS_SCOPE` (asked of the hub, as every token is: cached by HubAuth)."""
+
+    def initialize(self, gateway: Gateway, hub_auth: HubOAuth) -> None:
+        """Tornado hook: the gateway and the service's HubOAuth."""
+        self.gateway = gateway
+        self.hub_auth = hub_auth
+
+    def _refuse(self, status: int, message: str) -> None:
+        self.set_status(status, reason_phrase(status))
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps({"error": status, "message": message}))
+
+    async def get(self) -> None:
+        """The scrape (Prometheus's text format)."""
+        auth: HubOAuth = self.hub_auth
+        token = auth.get_token(self, in_cookie=False)
+        if not token:
+            self._refuse(
+                401,
+                "the metrics need a hub API token with the read:metrics scope "
+                "(Authorization: token ...; Prometheus: authorization credentials)",
+            )
+            return
+        model = await auth.user_for_token(token, sync=False)
+        if not model:
+            self._refuse(403, "the hub does not know this token (unknown or expired)")
+            return
+        if METRICS_SCOPE not in set(model.get("scopes") or ()):
+            self._refuse(
+                403,
+                f"{model.get('kind', 'user')} {model.get('name')!r}'s token does not carry "
+                f"the {METRICS_SCOPE} scope the metrics need (grant it in a role)",
+            )
+            return
+        body = await self.gateway.metrics.exposition()
+        self.set_header("Content-Type", METRICS_CONTENT_TYPE)
+        self.set_header("Cache-Control", "no-store")
+        self.finish(body)
+
+
+def metrics_handlers(
+    prefix: str, gateway: Gateway, hub_auth: HubOAuth
+) -> list[tuple[str, type, dict[str, Any]]]:
+    """The metrics' route, ``{prefix}metrics``."""
+    return [(prefix + "metrics", MetricsRoute, {"gateway": gateway, "hub_auth": hub_auth})]

@@ -51,7 +51,7 @@ from hitl_nb.gateway import (
     slack_handlers,
 )
 from hitl_nb.hub._answer import ANSWER_PATH, answer_handlers
-from hitl_nb.hub._handlers import api_handlers, hosted_handlers, page_handlers
+from hitl_nb.hub._handlers import api_handlers, hosted_handlers, metrics_handlers, page_handlers
 from hitl_nb.hub._options import ServiceOptions, options_from
 
 __all__ = ["HubService", "access_scopes", "main", "serve"]
@@ -154,6 +154,7 @@ class HubService:
         handlers += slack_handlers(self.prefix, self.gateway)
         handlers += api_handlers(self.prefix + "api", GatewayAPI(self.gateway), self.auth)
         handlers += page_handlers(self.prefix, self.auth)
+        handlers += metrics_handlers(self.prefix, self.gateway, self.auth)
         # The answer page: served here, behind the hub's login; nobody's server starts.
         desk = ConfirmDesk(self.gateway, self.prefix + ANSWER_PATH)
         handlers += answer_handlers(self.prefix, desk, self.auth)

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hitl_nb._sync import wait_event
-from hitl_nb.errors import DeliveryFailed
+from hitl_nb.errors import DeliveryFailed, NotifyRefused
 from hitl_nb.notify._channels import Channels
 from hitl_nb.notify._links import AnswerLinks
 from hitl_nb.notify._messages import compose
@@ -74,7 +74,9 @@ class Sender:
     """Sends what the outbox holds (see the module docstring). ``owner``: this
     sender's name in claims (a replica's id); ``lease``: how long a claim holds (longer
     than the slowest send); ``clock`` and ``jitter`` are the time and the randomness
-    (``[0, 1)``) its decisions use."""
+    (``[0, 1)``) its decisions use; ``delivered``: told of each message's end, its
+    channel's kind (``none``: nowhere to send) and ``sent``, ``retried`` or
+    ``given_up`` (the metrics)."""
 
     def __init__(
         self,
@@ -92,6 +94,7 @@ class Sender:
         sweep_every: float = 10.0,
         clock: Callable[[], float] = time.time,
         jitter: Callable[[], float] = random.random,
+        delivered: Callable[[str, str], None] | None = None,
     ) -> None:
         self.outbox = outbox
         self.router = router
@@ -106,6 +109,7 @@ class Sender:
         self.sweep_every = sweep_every
         self._clock = clock
         self._jitter = jitter
+        self._delivered = delivered
         self.ceiling = Ceiling(self.limits.per_minute)
         self._next_sweep = 0.0
         #: Rounds done so far (for tests and metrics).
@@ -207,8 +211,20 @@ class Sender:
             log.exception("hitl-nb notify: a message to %s failed unexpectedly", batch.recipient)
             return "retried"
 
+    def _channel(self, target: object) -> str:
+        try:
+            return self.channels.kinds.of(target).name
+        except NotifyRefused:
+            return "unknown"
+
+    def _ended(self, channel: str, result: str) -> str:
+        if self._delivered is not None:
+            self._delivered(channel, result)
+        return result
+
     async def _send(self, batch: Batch) -> str:
         now = self._clock()
+        channel = "none"
         decision = decide(batch, now, self.limits)
         if decision.action == "defer":
             await self.outbox.mark_retry(batch, decision.until, None)
@@ -219,7 +235,8 @@ class Sender:
             if isinstance(target, NoRoute):
                 await self.outbox.give_up(batch, now, target.reason)
                 log.info("hitl-nb notify: nothing sent to %s: %s", batch.recipient, target.reason)
-                return "given_up"
+                return self._ended(channel, "given_up")
+            channel = self._channel(target)
             message = compose(batch, self.links, now)
             await self.channels.deliver(message, target)
         except DeliveryFailed as exc:
@@ -227,14 +244,14 @@ class Sender:
             if exc.permanent:
                 await self.outbox.give_up(batch, at, str(exc))
                 log.warning("hitl-nb notify: gave up a message to %s: %s", batch.recipient, exc)
-                return "given_up"
+                return self._ended(channel, "given_up")
             attempts = 1 + max((n.attempts for n in batch.notes), default=0)
             when = retry_at(at, attempts, self.limits, self._jitter())
             if exc.retry_after is not None:  # the receiver said when (a 429's Retry-After)
                 when = max(when, at + min(exc.retry_after, self.limits.max_retry))
             await self.outbox.mark_retry(batch, when, str(exc))
             log.info("hitl-nb notify: a message to %s waits: %s", batch.recipient, exc)
-            return "retried"
+            return self._ended(channel, "retried")
         at = self._clock()
         await self.outbox.mark_sent(batch, at, next_allowed(at, self.limits))
-        return "sent"
+        return self._ended(channel, "sent")

@@ -90,6 +90,8 @@ def load(serverapp: Any) -> Gateway:
 
     gateway = Gateway(open_store(None, folder), pool, config, notify=notify)
     web_app.settings[GATEWAY_SETTING] = gateway
+    # jupyter-server's /metrics (behind its own login) serves the global registry.
+    gateway.metrics.join_global()
     handlers += gateway_handlers(url_path_join(base_url, API_PATH), GatewayAPI(gateway))
     # JupyterLab's prompts panel: its relays, and the event its pages listen for.
     feeds = LabFeeds(serverapp, gateway)

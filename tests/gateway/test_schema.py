@@ -56,6 +56,19 @@ V2_ROWS: list[tuple[str, tuple[Any, ...]]] = [
 ]
 
 
+def _as_it_knew(value: Any) -> Any:
+    """What a newer store reads back, in the members an older one knew: a
+    registration's ``two_person`` (the two-person rule, added later) is checked to be
+    off, as every registration made before it is, and left out."""
+    if isinstance(value, dict):
+        if "registrant" in value and "two_person" in value:
+            assert value.pop("two_person") is False, value
+        return {k: _as_it_knew(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_it_knew(v) for v in value]
+    return value
+
+
 def _old_sqlite(folder: Path) -> Callable[[], GatewayStore]:
     path = folder / "v2.sqlite"
     made = SQLiteStore(path, upto=2)
@@ -183,7 +196,7 @@ def test_a_version_3_database_is_brought_up_to_date_with_nothing_lost(
         # Every row reads back with the values version 3 read: registrations, prompts,
         # ballots, forwards, push secrets, the audit trail, and who sees and may answer
         # what in every listing.
-        got = await schema3.read(store)
+        got = _as_it_knew(await schema3.read(store))
         got["raw"] = await _raw(where)
         for key in expected:
             assert got[key] == expected[key], key
@@ -245,7 +258,7 @@ def test_a_version_4_database_gets_the_outbox_with_nothing_lost(
         store = opener()
         await store.open()
         assert store.found_version == 4
-        got = await schema3.read(store)
+        got = _as_it_knew(await schema3.read(store))
         got["raw"] = await _raw(where)
         for key in expected:
             assert got[key] == expected[key], key
@@ -310,7 +323,7 @@ def test_a_version_5_database_has_its_audit_trail_chained_in_order(
         store = opener()
         await store.open()
         assert store.found_version == 5
-        got = await schema3.read(store)
+        got = _as_it_knew(await schema3.read(store))
         for key in expected:
             if key != "raw":
                 assert got[key] == expected[key], key

@@ -48,7 +48,7 @@ def test_a_new_file_starts_at_the_latest_version(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "new.sqlite")
     assert store.found_version == 0
     asyncio.run(store.close())
-    assert _version(tmp_path / "new.sqlite") == SCHEMA_VERSION == 9
+    assert _version(tmp_path / "new.sqlite") == SCHEMA_VERSION == 10
 
 
 def test_a_file_of_the_first_layout_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None:
