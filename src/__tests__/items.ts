@@ -29,6 +29,7 @@ export function item(changes: Partial<PromptItem> = {}): PromptItem {
     disagreement: false,
     answered: false,
     registered_by: 'alice',
+    two_person: false,
     ...changes
   };
 }

@@ -142,6 +142,7 @@ function view(changes: Record<string, unknown> = {}): Record<string, unknown> {
     disagreement: false,
     your_answer: null,
     forwarded_for: null,
+    two_person: false,
     ...changes
   };
 }

@@ -46,6 +46,7 @@ function view(changes: Partial<IPromptView> = {}): IPromptView {
     disagreement: false,
     your_answer: null,
     forwarded_for: null,
+    two_person: false,
     ...changes
   };
 }

@@ -30,6 +30,8 @@ export interface IPromptView {
   your_answer: unknown;
   /** Who the forwarded answer was given by (state forwarded), or null. */
   forwarded_for: string[] | null;
+  /** The two-person rule applies: its registrant cannot answer alone. */
+  two_person: boolean;
 }
 
 const STATES: ReadonlyArray<PromptState> = [
@@ -94,7 +96,8 @@ export function readView(value: unknown): IPromptView | null {
     your_answer: v.your_answer ?? null,
     forwarded_for: Array.isArray(v.forwarded_for)
       ? names(v.forwarded_for)
-      : null
+      : null,
+    two_person: v.two_person === true
   };
 }
 
@@ -132,6 +135,7 @@ export function itemFromView(
     agreeing: view.agreeing,
     disagreement: view.disagreement,
     answered,
-    registered_by: ''
+    registered_by: '',
+    two_person: view.two_person
   };
 }
