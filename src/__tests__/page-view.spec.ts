@@ -229,6 +229,13 @@ describe('one prompt', () => {
     const page = h.page();
     await page.start();
     expect(h.calls[0].url).toBe('/hitl/api/tasks/r1/prompts');
+    // A hub believes a fetch's login cookie only with the XSRF token, GETs too.
+    expect(
+      (h.calls[0].init.headers as Record<string, string>)['X-XSRFToken']
+    ).toBe('xsrf-1');
+    expect(new Api(config(), h.fetch).feedUrl()).toBe(
+      '/hitl/api/feed?_xsrf=xsrf-1'
+    );
     expect(h.root.querySelector('script, img')).toBeNull();
     expect(Array.from(h.text('#hitl-page-question')).length).toBe(600);
     const whole = h.root.querySelector('.hitl-page-more') as HTMLButtonElement;

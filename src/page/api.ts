@@ -1,6 +1,10 @@
 /**
  * The gateway's REST API as the page calls it (`hitl_nb/gateway/_api.py`), with the
- * page's own login (its cookie) and, on a POST, the XSRF token. A reply is data
+ * page's own login (its cookie) and the XSRF token on every request: a POST needs it on
+ * both hosts, and on a hub a `fetch` or an `EventSource` GET needs it too (JupyterHub
+ * believes a service's login cookie without the token only on a plain page view; the
+ * feed carries it as `?_xsrf=`, as JupyterHub's own spawn page does for its progress
+ * events, since an `EventSource` cannot send a header). A reply is data
  * (`IReply`); what could not be read at all is an `ApiFailure` whose `kind` says why in
  * a way the page can act on: the network, a login that ended, a database away.
  */
@@ -68,12 +72,17 @@ export class Api {
     return this._config.api + path;
   }
 
+  /** The feed's URL (the XSRF token in its query: see the module comment). */
+  feedUrl(): string {
+    return `${this.url('feed')}?_xsrf=${encodeURIComponent(this._config.xsrf)}`;
+  }
+
   /** GET `path`; a reply of any status (`ApiFailure` only when nothing came back). */
   async get(path: string): Promise<IReply & { date: number | null }> {
     const response = await this._send(path, {
       method: 'GET',
       credentials: 'same-origin',
-      headers: { Accept: 'application/json' }
+      headers: { Accept: 'application/json', 'X-XSRFToken': this._config.xsrf }
     });
     const date = Date.parse(response.headers.get('Date') ?? '');
     return {

@@ -25,7 +25,7 @@ export class ListPage {
     private readonly _clock: Clock,
     private readonly _makeFeed: (
       handlers: FeedSource.IHandlers
-    ) => FeedSource = handlers => new FeedSource(_api.url('feed'), handlers)
+    ) => FeedSource = handlers => new FeedSource(_api.feedUrl(), handlers)
   ) {
     const shell = this._shell;
     document.title = 'Prompts for you';

@@ -62,7 +62,7 @@ export class PromptPage {
     private readonly _render: RenderForm,
     private readonly _makeFeed: (
       handlers: FeedSource.IHandlers
-    ) => FeedSource = handlers => new FeedSource(_api.url('feed'), handlers)
+    ) => FeedSource = handlers => new FeedSource(_api.feedUrl(), handlers)
   ) {
     this._key = `${_ref.registration}/${_ref.prompt_id}`;
     document.title = 'A prompt for you';

@@ -189,7 +189,8 @@ def browser(pw: Any, profile: Path, width: int = 1280, height: int = 1000) -> It
 
 class Chromium:
     """Browser contexts on one headless system Chromium: ``with chromium(width, height)
-    as context``. Playwright and Chromium start with the first open context and stop
+    as context`` (more keywords go to Playwright's ``new_context``, e.g.
+    ``storage_state``). Playwright and Chromium start with the first open context and stop
     with the last, so contexts open at once share them (Playwright's sync API allows one
     per thread) and nothing runs between browser tests: while Playwright runs,
     ``asyncio.run`` refuses to in this thread (it marks its event loop as running between
@@ -202,7 +203,7 @@ class Chromium:
         self._open = 0
 
     @contextmanager
-    def __call__(self, width: int = 1280, height: int = 1000) -> Iterator[Any]:
+    def __call__(self, width: int = 1280, height: int = 1000, **options: Any) -> Iterator[Any]:
         if self._open == 0:
             with ExitStack() as stack:
                 pw = stack.enter_context(playwright())
@@ -211,7 +212,9 @@ class Chromium:
                 self._stack = stack.pop_all()
         self._open += 1
         try:
-            context = self._browser.new_context(viewport={"width": width, "height": height})
+            context = self._browser.new_context(
+                viewport={"width": width, "height": height}, **options
+            )
             try:
                 yield context
             finally:

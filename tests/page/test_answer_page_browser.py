@@ -43,12 +43,12 @@ from hitl_nb.gateway._store import Registration
 from hitl_nb.mock_agent import MockAgent, Scenario, Step
 from hitl_nb.mock_agent._scenarios import APPROVAL_SCHEMA
 from tests.helpers import lab
+from tests.helpers.answer_page import AXE, DESK, LAYOUT, PHONE
 from tests.helpers.tasks import answers_at_agent, start_task
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 ROOT = Path(__file__).resolve().parents[2]
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 T = TypeVar("T")
 
 HOSTILE = (
@@ -56,32 +56,6 @@ HOSTILE = (
     "**Approve** the <b>deploy</b>? \u202eRTL\u202c zero\u200bwidth "
     "\u0645\u0631\u062d\u0628\u0627 "
 ) + "lorem ipsum " * 850
-PHONE = (375, 667)
-DESK = (1280, 800)
-
-#: JavaScript: what scrolls sideways, and the tap targets under 44 px (visible ones).
-LAYOUT = """() => {
-  const small = [];
-  for (const el of document.querySelectorAll(
-      'a[href], button, input:not([type=hidden]), select, textarea, summary')) {
-    const r = el.getBoundingClientRect();
-    if (r.width === 0 && r.height === 0) continue;
-    const style = getComputedStyle(el);
-    if (style.visibility === 'hidden' || style.display === 'none') continue;
-    // A checkbox or radio counts with its label (the label is the target people tap).
-    const label = el.closest('label')
-      || (el.id && document.querySelector(`label[for="${el.id}"]`));
-    const box = label && ['checkbox', 'radio'].includes(el.type)
-      ? label.getBoundingClientRect() : r;
-    if (box.height < 44 || box.width < 44) {
-      const size = `${Math.round(box.width)}x${Math.round(box.height)}`;
-      const text = (el.textContent || el.value || '').slice(0, 30);
-      small.push(`${el.tagName.toLowerCase()}.${el.className} ${size} "${text}"`);
-    }
-  }
-  return {scroll: document.documentElement.scrollWidth, width: innerWidth, small};
-}"""
-
 SCENARIOS = [
     Scenario(
         "page-hostile",
