@@ -38,7 +38,7 @@ TOKEN_ENV = "HITL_TEST_SLACK_BOT_TOKEN"
 
 @pytest.fixture(scope="module")
 def slack() -> Iterator[FakeSlack]:
-    with fake_slack(emails={"UDAVE": "dave@example.org"}) as running:
+    with fake_slack(emails={"UDORA": "dora@example.org"}) as running:
         yield running
 
 
@@ -54,7 +54,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory, slack: FakeSlack) -> Iterator[
             "signing_secret_file": str(secret),
             "api_url": slack.api_url,
             "users": {"UBOB": "bob", "UCAROL": "carol"},
-            "match_email": True,  # dave, by his email (users.info)
+            "match_email": True,  # dora (a hub user), by her email (users.info)
         },
         "addresses": "{name}@example.org",
         "link_url": "{hub_url}",
@@ -156,7 +156,14 @@ def test_a_click_through_the_hub_answers_once_and_bad_ones_forward_nothing(
         assert not [b for b in update["blocks"] if b["type"] == "actions"]  # the buttons went
         # the same signed request again (a replay): acknowledged, nothing more
         assert _click(hub, body, headers).status_code == 200
-        assert "bob (Slack UBOB)" in _audit(hub)
+        audit = _audit(hub)
+        assert "bob (Slack UBOB)" in audit
+        # the token and the secret are on none of the service's command line (the hub's
+        # service list, its log) or its log, nor in the audit trail
+        with hub.admin() as admin:
+            services = admin.get("services").text
+        for where, text in {"services": services, "log": hub.log(), "audit": audit}.items():
+            assert TOKEN not in text and SECRET not in text, where
 
         # specific:carol: bob's click (a forged button: carol's message is hers) is refused
         theirs = asyncio.run(start_task(agent.url, "specific", responder="carol"))
@@ -204,18 +211,18 @@ def test_a_click_acknowledged_then_the_service_killed_9_is_answered_once_by_its_
         reg = _register(hub, agent.url, task.id)
         message = _message(slack, reg["id"])
         yes = _buttons(message)[0]
-        # dave is found by his email: users.info is held, so the service is caught after
+        # dora is found by her email: users.info is held, so the service is caught after
         # the acknowledgement and before the answer
         slack.users_info_gate.clear()
         try:
-            body = click_body(yes, "UDAVE", slack.response_url())
+            body = click_body(yes, "UDORA", slack.response_url())
             headers = sign(body)
             asked = len(slack.called("users.info"))
             assert _click(hub, body, headers).status_code == 200
             until(
                 lambda: len(slack.called("users.info")) > asked,
                 timeout=30,
-                what="who dave is, asked",
+                what="who dora is, asked",
             )
             before = hub.service_pid()
             os.kill(before, signal.SIGKILL)
@@ -229,7 +236,7 @@ def test_a_click_acknowledged_then_the_service_killed_9_is_answered_once_by_its_
             what="the answer at the agent, from the restarted service",
         )
         assert answers[0]["payload"] == {"approve": True}
-        _update(slack, message, "Answered by dave")
+        _update(slack, message, "Answered by dora")
         # the replay of the same request, after the restart, is taken once only
         assert _click(hub, body, headers).status_code == 200
         time.sleep(3)  # rounds of the restarted service, which must not answer again
