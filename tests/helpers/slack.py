@@ -3,7 +3,8 @@
 :class:`FakeSlack` answers the Web API methods the app calls (``chat.postMessage``,
 ``chat.update``, ``users.info``, ``users.lookupByEmail``, ``views.open``) under
 ``{url}/api/``, and receives what is posted to an interaction's ``response_url``
-(``{url}/respond/<n>``). Everything it got is kept, in order; ``limit_next`` makes
+(``{url}/respond/<n>``). Everything it got is kept, in order (each message posted
+with the ``ts`` it was given, as ``chat.update`` names it); ``limit_next`` makes
 the next calls answer 429 with a ``Retry-After``; ``users_info_gate`` cleared holds
 every ``users.info`` (recorded first) until it is set again (a process caught between
 a click's acknowledgement and its answer). :func:`sign` signs a request as Slack does
@@ -75,6 +76,8 @@ class FakeSlack:
         self.emails = dict(emails or {})
         self.calls: list[tuple[str, dict[str, Any], dict[str, str]]] = []
         self.responses: list[dict[str, Any]] = []
+        #: Each ``chat.postMessage`` answered: its body and the ``ts`` it was given.
+        self.posts: list[tuple[dict[str, Any], str]] = []
         self.limit_next = 0
         self.retry_after = 1
         self.users_info_gate = threading.Event()
@@ -129,6 +132,8 @@ class FakeSlack:
             self.calls.append((method, body, headers))
         if method == "chat.postMessage":
             ts = f"1700000000.{next(self._ts):06d}"
+            with self._lock:
+                self.posts.append((body, ts))
             conn.answer({"ok": True, "channel": body.get("channel"), "ts": ts}, 200)
         elif method in ("chat.update", "views.open"):
             conn.answer({"ok": True, "channel": body.get("channel"), "ts": body.get("ts")}, 200)
