@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -191,7 +192,6 @@ class _Written(dict[str, Any]):
 
 def main(argv: list[str] | None = None) -> None:
     """Serve the agent until killed: ``TASKS.sqlite SEEN.json [PAUSES.sqlite]``."""
-    import time
 
     from a2a.server.tasks import DatabaseTaskStore
     from sqlalchemy.ext.asyncio import create_async_engine
@@ -204,8 +204,7 @@ def main(argv: list[str] | None = None) -> None:
     pauses = SqlitePauses(args[2]) if len(args) > 2 else None
     served = serve_agent(agent, task_store=store, pauses=pauses, on_stop=[store.engine.dispose])
     print(f"listening on {served.url}", flush=True)
-    while True:
-        time.sleep(3600)
+    threading.Event().wait()  # serves until the test kills the process
 
 
 if __name__ == "__main__":

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from hitl_nb.mock_agent import MockAgent
 from tests.gateway.test_metrics import samples
 from tests.helpers.jupyter_users import auth
 from tests.helpers.tasks import start_task
 from tests.server.test_gateway import YES, answer_path, register
+
+# A Jupyter server (jp_serverapp), as the gateway's other server tests.
+pytestmark = pytest.mark.kernel
 
 
 async def test_the_servers_metrics_include_the_gateways(
