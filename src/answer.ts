@@ -204,7 +204,9 @@ export class AnswerCard extends Widget {
       return;
     }
     this._say(outcome.status, outcome.message);
-    if (outcome.tally && this._tally) {
+    if (this._tally && (outcome.tally || !outcome.again)) {
+      // An outcome that ends the prompt without a count clears the count drawn
+      // before it: "1 more needed" under "accepted" would no longer be true.
       this._tally.textContent = outcome.tally;
     }
     if (outcome.validationErrors.length) {

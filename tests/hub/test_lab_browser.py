@@ -79,9 +79,10 @@ def test_bob_is_told_of_alices_consensus_prompt_and_answers_it_from_the_panel(
         card.get_by_text("1 of 2 agreeing").wait_for(timeout=120_000)
         card.locator("input[type=radio]").first.check()  # Approve: Yes
         card.locator("button", has_text="Submit").click()
-        status = card.locator(".hitl-card-status", has_text="accepted")
+        status = card.locator(".hitl-lab-outcome", has_text="accepted")
         status.wait_for(timeout=60_000)
         words = status.inner_text()
+        assert "more needed" not in card.inner_text()  # the count before is not left standing
         (answer,) = run(answers_at_agent(agent.url, task.id))
     assert answer["payload"] == {"approve": True}
     assert "alice" in words and "bob" in words, words  # agreed by both

@@ -165,7 +165,7 @@ def test_bobs_email_links_to_his_lab_where_he_answers_once(
             mail_page.close()
             card.locator("input[type=radio]").first.check()  # Approve: Yes
             card.locator("button", has_text="Submit").click()
-            card.locator(".hitl-card-status", has_text="accepted").wait_for(timeout=60_000)
+            card.locator(".hitl-lab-outcome", has_text="accepted").wait_for(timeout=60_000)
         answers = asyncio.run(answers_at_agent(agent.url, task.id))
     assert answers == [{"prompt_id": prompt["prompt_id"], "payload": {"approve": True}}]
     # alice, who registered the task, is told it was answered
