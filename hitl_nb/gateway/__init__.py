@@ -29,7 +29,7 @@ from __future__ import annotations
 from hitl_nb.gateway._agents import GATEWAY_HEADER, AgentPool, InternalCaller
 from hitl_nb.gateway._api import MAX_REQUEST_BYTES, ApiRequest, GatewayAPI
 from hitl_nb.gateway._audit_cli import register_cli as register_audit_cli
-from hitl_nb.gateway._confirm import ConfirmDesk, PageReply
+from hitl_nb.gateway._confirm import ConfirmDesk, PageReply, send_page
 from hitl_nb.gateway._db_url import check_db_url, open_store
 from hitl_nb.gateway._feed import (
     FeedChange,
@@ -38,10 +38,8 @@ from hitl_nb.gateway._feed_route import FeedStream
 from hitl_nb.gateway._forward import message_for
 from hitl_nb.gateway._gateway import Gateway, GatewayError
 from hitl_nb.gateway._metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from hitl_nb.gateway._metrics import GatewayMetrics
 from hitl_nb.gateway._notify import Notifier
 from hitl_nb.gateway._page import (
-    PAGE_HEADERS,
     PageConfig,
     StaticFiles,
     page_routes,
@@ -50,7 +48,7 @@ from hitl_nb.gateway._page import (
 from hitl_nb.gateway._push import PUSH_PATH, Refused
 from hitl_nb.gateway._push_http import push_handlers
 from hitl_nb.gateway._settings import GatewaySettings, Seconds
-from hitl_nb.gateway._slack_http import SLACK_PATH, slack_handlers
+from hitl_nb.gateway._slack_http import slack_handlers
 from hitl_nb.gateway._store import (
     Forward,
     GatewayStore,
@@ -62,9 +60,7 @@ __all__ = [
     "GATEWAY_HEADER",
     "METRICS_CONTENT_TYPE",
     "MAX_REQUEST_BYTES",
-    "PAGE_HEADERS",
     "PUSH_PATH",
-    "SLACK_PATH",
     "AgentPool",
     "ApiRequest",
     "Caller",
@@ -75,7 +71,6 @@ __all__ = [
     "Gateway",
     "GatewayAPI",
     "GatewayError",
-    "GatewayMetrics",
     "GatewaySettings",
     "GatewayStore",
     "InternalCaller",
@@ -94,6 +89,7 @@ __all__ = [
     "page_routes",
     "push_handlers",
     "register_audit_cli",
+    "send_page",
     "shell",
     "slack_handlers",
 ]

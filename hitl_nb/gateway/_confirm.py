@@ -30,16 +30,18 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+import tornado.web
+
 from hitl_nb._choices import Choice, one_choice
 from hitl_nb._words import duration, tally_words
 from hitl_nb.gateway._forward import GatewayReply
 from hitl_nb.gateway._gateway import Gateway, GatewayError
-from hitl_nb.gateway._page import document
+from hitl_nb.gateway._page import PAGE_HEADERS, document
 from hitl_nb.gateway._store import StoreUnavailable
 from hitl_nb.gateway._views import Caller
 from hitl_nb.policy import Tally
 
-__all__ = ["ConfirmDesk", "PageReply"]
+__all__ = ["ConfirmDesk", "PageReply", "send_page"]
 
 #: What a choice argument may be: a small decimal number.
 _INDEX = re.compile(r"[0-9]{1,3}")
@@ -53,6 +55,15 @@ class PageReply:
 
     status: int
     html: str
+
+
+def send_page(handler: tornado.web.RequestHandler, reply: PageReply) -> None:
+    """Finish ``handler``'s request with ``reply``: its status, the page's headers (CSP,
+    no caching) and its HTML. Both hosts' page handlers answer through this."""
+    handler.set_status(reply.status)
+    for name, value in PAGE_HEADERS.items():
+        handler.set_header(name, value)
+    handler.finish(reply.html)
 
 
 def _esc(text: Any) -> str:
@@ -86,6 +97,14 @@ class ConfirmDesk:
         return f"{self.page}prompt/{quote(reg_id, safe='')}/{quote(prompt_id, safe='')}"
 
     # -- pages ---------------------------------------------------------------------------
+
+    def error_page(self, status: int, exc: BaseException | None, reason: str) -> PageReply:
+        """A tornado error as the page's own plain page: the error's words when it has
+        them (an ``HTTPError``'s message), else the status's ``reason``."""
+        words = reason
+        if isinstance(exc, tornado.web.HTTPError) and exc.log_message:
+            words = exc.log_message % exc.args if exc.args else exc.log_message
+        return self.message(status, "This page cannot be shown", words)
 
     def message(
         self, status: int, title: str, words: str, *, back: tuple[str, str] | None = None

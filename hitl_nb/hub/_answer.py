@@ -26,12 +26,12 @@ from jupyterhub.services.auth import HubOAuth, HubOAuthenticated
 
 from hitl_nb._lab_contract import URL_INBOX, URL_PROMPT, URL_REGISTRATION
 from hitl_nb.gateway import (
-    PAGE_HEADERS,
     ConfirmDesk,
     PageConfig,
     PageReply,
     StaticFiles,
     page_routes,
+    send_page,
     shell,
 )
 from hitl_nb.hub._auth import NotVouched, caller_of, hub_user
@@ -57,18 +57,12 @@ class _HubPage(HubOAuthenticated, tornado.web.RequestHandler):  # type: ignore[m
         self.api = api
 
     def _send(self, reply: PageReply) -> None:
-        self.set_status(reply.status)
-        for name, value in PAGE_HEADERS.items():
-            self.set_header(name, value)
-        self.finish(reply.html)
+        send_page(self, reply)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         """Errors as the page's own plain pages."""
         exc = kwargs.get("exc_info", (None, None, None))[1]
-        words = self._reason
-        if isinstance(exc, tornado.web.HTTPError) and exc.log_message:
-            words = exc.log_message % exc.args if exc.args else exc.log_message
-        self._send(self.desk.message(status_code, "This page cannot be shown", words))
+        self._send(self.desk.error_page(status_code, exc, self._reason))
 
     async def _person(self) -> dict[str, Any] | None:
         """The hub's user for a page view; None when this request was answered already

@@ -28,12 +28,12 @@ from tornado import web
 
 from hitl_nb._lab_contract import URL_INBOX, URL_PROMPT, URL_REGISTRATION
 from hitl_nb.gateway import (
-    PAGE_HEADERS,
     ConfirmDesk,
     PageConfig,
     PageReply,
     StaticFiles,
     page_routes,
+    send_page,
     shell,
 )
 from hitl_nb.server._handlers import caller_of
@@ -57,18 +57,12 @@ class _PageHandler(JupyterHandler):
         self.lab = lab
 
     def _send(self, reply: PageReply) -> None:
-        self.set_status(reply.status)
-        for name, value in PAGE_HEADERS.items():
-            self.set_header(name, value)
-        self.finish(reply.html)
+        send_page(self, reply)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         """Errors as the page's own plain pages (not Jupyter's template)."""
         exc = kwargs.get("exc_info", (None, None, None))[1]
-        words = self._reason
-        if isinstance(exc, web.HTTPError) and exc.log_message:
-            words = exc.log_message % exc.args if exc.args else exc.log_message
-        self._send(self.desk.message(status_code, "This page cannot be shown", words))
+        self._send(self.desk.error_page(status_code, exc, self._reason))
 
     def lab_link(self, reg_id: str | None = None, prompt_id: str | None = None) -> str:
         """Where the same opens in JupyterLab on this server."""
