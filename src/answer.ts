@@ -66,7 +66,8 @@ export class AnswerCard extends Widget {
       typeof view.prompt === 'string' ? view.prompt : item.prompt
     );
     question.dir = 'auto';
-    const meta = el('p', 'hitl-lab-form-meta', whoMayAnswer(item));
+    // Who may answer, without the count: the tally below is the count kept current.
+    const meta = el('p', 'hitl-lab-form-meta', whoMayAnswer(item, false));
     meta.dir = 'auto';
     const host = el('div', 'hitl-lab-form-host');
     this._card.append(question, meta, host);

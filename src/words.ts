@@ -33,13 +33,16 @@ function span(seconds: number): string {
   return `${d} day${d === 1 ? '' : 's'}`;
 }
 
-/** Who may answer, and how a consensus stands: "2 must agree: 1 so far". */
-export function whoMayAnswer(item: IPromptItem): string {
+/** Who may answer, and how a consensus stands: "2 must agree: 1 so far" (`withCount`
+ * false: "2 must agree", where the count is drawn apart). */
+export function whoMayAnswer(item: IPromptItem, withCount = true): string {
   const parts: string[] = [];
   if (item.specific.length) {
     parts.push(`for ${item.specific.join(', ')}`);
   }
-  if (item.needed > 1) {
+  if (item.needed > 1 && !withCount) {
+    parts.push(`${item.needed} must agree`);
+  } else if (item.needed > 1) {
     const count = `${item.needed} must agree: ${item.agreeing} so far`;
     parts.push(item.disagreement ? `${count}, the answers differ` : count);
     if (item.answered) {

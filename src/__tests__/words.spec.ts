@@ -63,6 +63,17 @@ describe('whoMayAnswer', () => {
       'for bob; 3 must agree: 1 so far, the answers differ; your answer counted'
     );
   });
+
+  it('leaves the count out where it is drawn apart (the answer card)', () => {
+    const counted = item({
+      needed: 2,
+      agreeing: 1,
+      answers: 1,
+      answered: true
+    });
+    expect(whoMayAnswer(counted, false)).toBe('2 must agree');
+    expect(whoMayAnswer(item({ specific: ['bob'] }), false)).toBe('for bob');
+  });
 });
 
 describe('the other words', () => {
