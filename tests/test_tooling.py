@@ -50,7 +50,10 @@ def test_mypy_is_clean():
     # 4 under load; one after the other they never clash). Each environment keeps a
     # cache of its own.
     env = hashlib.sha256(sys.prefix.encode()).hexdigest()[:12]
-    result = run("mypy", "--cache-dir", str(ROOT / ".mypy_cache" / env))
+    args = ["mypy", "--cache-dir", str(ROOT / ".mypy_cache" / env)]
+    if sys.version_info < (3, 11):  # Pydantic AI 2 (the bridge's extra) needs 3.11
+        args += ["--exclude", "hitl_nb/agent/pydantic_ai/"]
+    result = run(*args)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
