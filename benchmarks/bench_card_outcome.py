@@ -1,7 +1,7 @@
 """A card learns that its prompt was answered elsewhere: from the gateway's forward to the
 card showing the outcome.
 
-Run by hand:  python benchmarks/bench_card_outcome.py [--trials 20] [--before /work/main]
+Run by hand:  python benchmarks/bench_card_outcome.py [--trials 20] [--before CHECKOUT]
 
 A Jupyter server with the extension and named users (alice, bob, carol: the tests'
 IdentityProvider; the server is alice's, as under JupyterHub), the mock agent, and a
@@ -16,7 +16,8 @@ prompts/{pid}/answer`` as alice). The figure is the time from that call returnin
 gateway forwarded the answer) to the card's ``outcome`` being set in the kernel (a
 thread in the kernel notes the time, polling every 5 ms; one clock, one machine).
 
-The same run measures the code of ``--before`` (the main branch: its server and kernel
+With ``--before``, the same run also measures the code of that checkout (e.g. a
+``git worktree`` of the last release: its server and kernel
 run with that ``PYTHONPATH``) and of this checkout, one after the other; medians and p95
 are printed with the load average (the machine is shared: compare the columns of one run).
 """
@@ -117,7 +118,7 @@ def _p95(values: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=20)
-    parser.add_argument("--before", default="/work/main", help="the code to compare with")
+    parser.add_argument("--before", help="a checkout of the code to compare with")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -127,7 +128,8 @@ def main() -> None:
         return
     load = [os.getloadavg()[0]]
     rows = []
-    for label, root in (("before", Path(args.before)), ("after", HERE)):
+    roots = [("before", Path(args.before))] if args.before else []
+    for label, root in (*roots, ("after", HERE)):
         env = {**os.environ, "PYTHONPATH": str(root)}
         out = subprocess.run(
             [sys.executable, __file__, "--child", str(root), "--trials", str(args.trials)],
