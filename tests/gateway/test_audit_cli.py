@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -86,7 +87,7 @@ def test_a_time_range_and_a_registration_are_exported(
 
 
 def test_tampering_in_the_database_is_found(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn, conn:
         conn.execute("DELETE FROM audit WHERE seq = 4")
     status, said, _ = _run(capsys, "verify", "--db", str(db))
     assert status == 1 and "an entry is missing between 3 and 5" in said
@@ -142,7 +143,7 @@ def test_an_older_database_is_refused_not_upgraded(
     asyncio.run(SQLiteStore(path, upto=5).close())
     status, _, err = _run(capsys, "verify", "--db", str(path))
     assert status == 2 and "schema version 5" in err
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
 
 

@@ -103,8 +103,12 @@ class SqlitePauses:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        with self._connect() as db:
-            db.execute(_TABLE)
+        db = self._connect()
+        try:
+            with db:  # a transaction; closing is apart (a connection's with does not close)
+                db.execute(_TABLE)
+        finally:
+            db.close()
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=30)
