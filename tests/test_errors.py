@@ -1,3 +1,5 @@
+import sys
+
 import pytest
 
 from hitl_nb import errors
@@ -118,8 +120,11 @@ def test_every_hitl_error_in_the_package_lives_in_errors_and_is_drawn_in_the_tre
     import hitl_nb
 
     for info in pkgutil.walk_packages(hitl_nb.__path__, "hitl_nb."):
-        if not info.name.endswith("pytest_plugin"):
-            importlib.import_module(info.name)
+        if info.name.endswith("pytest_plugin"):
+            continue
+        if info.name.startswith("hitl_nb.agent.pydantic_ai") and sys.version_info < (3, 11):
+            continue  # Pydantic AI 2 (the bridge's extra) needs Python 3.11
+        importlib.import_module(info.name)
     doc = errors.__doc__ or ""
     pending, seen = [HitlError], set()
     while pending:
