@@ -194,7 +194,7 @@ def _run(args: argparse.Namespace) -> int:
     work = _export if args.audit == "export" else _verify
     try:
         return asyncio.run(work(args))
-    except _Usage as exc:
+    except (_Usage, BadExport) as exc:  # BadExport: an entry its format cannot carry
         print(f"{_NAME} {args.audit}: {exc}", file=sys.stderr)
         return 2
 

@@ -86,7 +86,13 @@ def write_export(rows: Iterable[Mapping[str, Any]], out: TextIO, fmt: str) -> in
         writer = csv.writer(out, lineterminator="\r\n")
         writer.writerow(FIELDS)
         for row in rows:
-            writer.writerow([_cell(name, row.get(name)) for name in FIELDS])
+            try:
+                writer.writerow([_cell(name, row.get(name)) for name in FIELDS])
+            except csv.Error as exc:  # Python 3.10's csv cannot write a NUL character
+                raise BadExport(
+                    f"entry {row.get('seq')} cannot be written as CSV by this Python "
+                    f"({exc}); export it as JSON Lines (--format jsonl)"
+                ) from None
             n += 1
         return n
     for row in rows:
