@@ -52,6 +52,7 @@ from hitl_nb.gateway._store import (
     StoreUnavailable,
 )
 from hitl_nb.gateway._wall_timers import WallTimers
+from hitl_nb.notify import person, team
 from hitl_nb.spec import PromptEnvelope
 
 __all__ = ["DEFAULT_RESPONDER", "DeadlineDesk", "DeskHooks"]
@@ -207,13 +208,14 @@ class DeadlineDesk:
     async def _escalate(self, reg: Registration, row: PromptRow, policy: DeadlinePolicy) -> None:
         notifier = self.hooks.notifier()
         notes = [] if notifier is None else notifier.escalated(reg, row, policy.to, policy.channel)
-        told = [*policy.to, *([] if policy.channel is None else [f"team channel {policy.channel}"])]
-        whom = ", ".join(told)
+        told, missed = _audience(policy, {n.recipient for n in notes})
         if notes:
-            detail = f"told {whom} that the prompt still waits (who may answer is unchanged)"
+            detail = f"told {told} that the prompt still waits (who may answer is unchanged)"
+            if missed:
+                detail += f"; no notification reaches {missed}"
             state, status = "done", 200
         else:
-            detail = f"nobody could be told ({whom}): no notification reaches them"
+            detail = f"nobody could be told ({missed}): no notification reaches them"
             state, status = "failed", 503
         args = {
             "action": "escalated" if notes else "failed",
@@ -339,6 +341,17 @@ class DeadlineDesk:
         await self._finish(reg, row, "deadline", state, detail, args)
         log.info("hitl-nb gateway: task %s: %s", reg.task_id, detail)
         await self.hooks.close(reg.id, row.prompt_id)
+
+
+def _audience(policy: DeadlinePolicy, reached: set[str]) -> tuple[str, str]:
+    """Whom an escalation's notes reach, and whom it names that none reaches, in words
+    (a person without a way to be told, a team channel the administrator removed)."""
+    named = [(person(n), n) for n in policy.to]
+    if policy.channel is not None:
+        named.append((team(policy.channel), f"team channel {policy.channel}"))
+    told = [words for key, words in named if key in reached]
+    missed = [words for key, words in named if key not in reached]
+    return ", ".join(told), ", ".join(missed)
 
 
 def _still_due(row: PromptRow, fwd: Forward | None, action: str) -> bool:
