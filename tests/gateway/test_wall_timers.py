@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from hitl_nb.gateway._wall_timers import WallTimers
 from tests.helpers.until import until_async
@@ -33,7 +34,7 @@ class Fired:
         self.clock = clock
         self.at: list[tuple[float, float]] = []
 
-    def fire(self) -> Callable[[], Awaitable[None]]:
+    def fire(self) -> Callable[[], Coroutine[Any, Any, None]]:
         async def act() -> None:
             self.at.append((self.clock(), asyncio.get_running_loop().time()))
 
@@ -41,8 +42,8 @@ class Fired:
 
 
 def _timers(clock: WallClock) -> WallTimers:
-    def spawn(coro: object) -> None:
-        asyncio.ensure_future(coro)  # type: ignore[arg-type]
+    def spawn(coro: Coroutine[Any, Any, Any]) -> None:
+        asyncio.ensure_future(coro)
 
     return WallTimers(spawn, clock=clock)
 
