@@ -18,10 +18,10 @@ from pydantic_ai import DeferredToolRequests, ToolApproved, ToolDenied
 from pydantic_ai.messages import ToolCallPart
 
 from hitl_nb.a2a import TaskState
+from hitl_nb.agent._pauses import Paused
 from hitl_nb.agent._prompts import TAG_KEY
 from hitl_nb.agent.pydantic_ai import APPROVAL_SCHEMA, MemoryPauses, SqlitePauses
 from hitl_nb.agent.pydantic_ai._calls import pending_calls, results_for
-from hitl_nb.agent.pydantic_ai._pauses import Paused
 from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
 from hitl_nb.errors import PromptConflict, ResponseInvalid
 from tests.helpers.mock_agent_client import headers
@@ -188,7 +188,7 @@ def test_the_answers_in_pydantic_ais_own_types() -> None:
 
 def test_pauses_keep_the_run_as_json(tmp_path: Path) -> None:
     requests = DeferredToolRequests(approvals=[ToolCallPart("t", {"n": 2**70}, tool_call_id="x")])
-    paused = Paused(b"[]", pending_calls(requests), {"y": {"big": 2**70}})
+    paused = Paused("[]", pending_calls(requests), {"y": {"big": 2**70}})
 
     async def round_trip(store: Any) -> None:
         await store.put("task", paused)
