@@ -186,15 +186,19 @@ def test_a_prompt_outlives_a_crash_on_sqlite_pauses(tmp_path: Path) -> None:
     assert json.loads(seen.read_text(encoding="utf-8"))["configure"] == FIELDS
 
 
-@pytest.mark.slow
 def test_an_answer_whose_run_was_lost_fails_the_task_saying_what_to_do(tmp_path: Path) -> None:
-    """The task store outlives the crash, the in-memory pauses do not: the answer is not
-    run as a new input."""
-    tasks, seen = tmp_path / "tasks.sqlite", tmp_path / "seen.json"
-    with openai_process(tasks, None, seen) as url, SyncHitlClient(url) as client:
+    """The agent restarts on the same database task store, its pauses in memory: the
+    prompt is still open, but no run waits on it; the answer is not run as a new input."""
+    from a2a.server.tasks import DatabaseTaskStore
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    def store() -> DatabaseTaskStore:
+        return DatabaseTaskStore(create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 't'}"))
+
+    with OpenAIAgent(task_store=store()) as agent, SyncHitlClient(agent.url) as client:
         prompt = _first_prompt(client, "deploy")
-    with openai_process(tasks, None, seen) as url, SyncHitlClient(url) as client:
+    with OpenAIAgent(task_store=store()) as agent, SyncHitlClient(agent.url) as client:
         with pytest.raises(Exception, match="SqlitePauses"):
             client.respond(prompt.task_id, prompt.prompt_id, {"approved": True})
         assert client.get_task(prompt.task_id).status.state is TaskState.FAILED
-    assert not seen.exists()
+        assert "deploy" not in agent.seen
