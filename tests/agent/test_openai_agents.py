@@ -24,27 +24,12 @@ from hitl_nb.agent.openai_agents._calls import pending_calls
 from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
 from hitl_nb.errors import PromptConflict, ResponseInvalid
 from tests.helpers.openai_agent import OpenAIAgent, Settings, openai_process
-
-#: What the tool must receive exactly: unicode, nested arrays, an integer past 2**64.
-FIELDS = {"replicas": 2**70 + 1, "regions": [["eu-west", "zürich"], [], ["東京"]], "label": "🚀 ok"}
-
-
-def _first_prompt(client: SyncHitlClient, text: str) -> PromptEvent:
-    prompt = list(client.stream(text))[-1]
-    assert isinstance(prompt, PromptEvent)
-    return prompt
-
-
-def _said(client: SyncHitlClient, task_id: str) -> str:
-    task = client.get_task(task_id)
-    assert task.status.state is TaskState.COMPLETED
-    assert task.status.message is not None
-    return str(task.status.message.parts[0].text)
+from tests.helpers.tool_bridges import FIELDS, first_prompt, said
 
 
 def test_an_approval_is_a_yes_no_prompt_with_the_call_as_text(openai_agent: OpenAIAgent) -> None:
     with SyncHitlClient(openai_agent.url) as client:
-        prompt = _first_prompt(client, "deploy")
+        prompt = first_prompt(client, "deploy")
         assert prompt.response_schema == APPROVAL_SCHEMA
         assert prompt.prompt == (
             'Approve the call to deploy?\n\nTool: deploy\nArguments: {"build": 41, "env": "prod"}'
@@ -53,7 +38,7 @@ def test_an_approval_is_a_yes_no_prompt_with_the_call_as_text(openai_agent: Open
         assert message is not None and (message.metadata or {})[TAG_KEY] == "call-deploy"
         assert uuid.UUID(prompt.prompt_id)
         client.respond(prompt.task_id, prompt.prompt_id, {"approved": True}, wait=True)
-        assert _said(client, prompt.task_id) == "deploy: deployed build 41 to prod"
+        assert said(client, prompt.task_id) == "deploy: deployed build 41 to prod"
         assert openai_agent.seen["deploy"] == {"build": 41, "env": "prod"}
 
 
@@ -62,22 +47,22 @@ def test_a_rejection_reaches_the_model_as_a_rejection_with_the_reason(
 ) -> None:
     openai_agent.seen.pop("deploy", None)
     with SyncHitlClient(openai_agent.url) as client:
-        prompt = _first_prompt(client, "deploy")
+        prompt = first_prompt(client, "deploy")
         reason = "Not on a Friday — «jamais» 🚫"
         client.respond(
             prompt.task_id, prompt.prompt_id, {"approved": False, "reason": reason}, wait=True
         )
-        assert _said(client, prompt.task_id) == f"deploy: {reason}"
+        assert said(client, prompt.task_id) == f"deploy: {reason}"
         assert "deploy" not in openai_agent.seen  # the tool did not run
 
 
 def test_a_schemas_fields_reach_the_tool_intact(openai_agent: OpenAIAgent) -> None:
     with SyncHitlClient(openai_agent.url) as client:
-        prompt = _first_prompt(client, "configure")
+        prompt = first_prompt(client, "configure")
         assert prompt.response_schema == Settings.model_json_schema()
         assert prompt.prompt.startswith("Approve the call to configure?\n\nTool: configure\n")
         client.respond(prompt.task_id, prompt.prompt_id, FIELDS, wait=True)
-        assert _said(client, prompt.task_id) == "configure: configured api"
+        assert said(client, prompt.task_id) == "configure: configured api"
         got = openai_agent.seen["configure"]
         assert got == FIELDS and type(got["replicas"]) is int
 
@@ -87,15 +72,15 @@ def test_a_needs_approval_callable_asks_only_when_it_says_so(openai_agent: OpenA
         events = list(client.stream("scale 3"))
         assert not [e for e in events if isinstance(e, PromptEvent)]
         assert openai_agent.seen["scale"] == 3
-        prompt = _first_prompt(client, "scale 50")
+        prompt = first_prompt(client, "scale 50")
         assert prompt.prompt.endswith('Arguments: {"replicas": 50}')
         client.respond(prompt.task_id, prompt.prompt_id, {"approved": True}, wait=True)
-        assert _said(client, prompt.task_id) == "scale: scaled to 50"
+        assert said(client, prompt.task_id) == "scale: scaled to 50"
 
 
 def test_several_interruptions_are_several_prompts(openai_agent: OpenAIAgent) -> None:
     with SyncHitlClient(openai_agent.url) as client:
-        first = _first_prompt(client, "both")
+        first = first_prompt(client, "both")
         assert first.prompt.startswith("Approve the call to deploy?")
         runs = openai_agent.runs["model"]
         client.respond(first.task_id, first.prompt_id, {"approved": True}, wait=True)
@@ -104,13 +89,13 @@ def test_several_interruptions_are_several_prompts(openai_agent: OpenAIAgent) ->
         assert second.prompt.startswith("Approve the call to configure?")
         assert openai_agent.runs["model"] == runs  # not resumed before every call is answered
         client.respond(first.task_id, second.prompt_id, FIELDS, wait=True)
-        said = _said(client, first.task_id)
-        assert said == "deploy: deployed build 7 to staging; configure: configured web"
+        text = said(client, first.task_id)
+        assert text == "deploy: deployed build 7 to staging; configure: configured web"
 
 
 def test_an_invalid_answer_is_422_and_a_second_is_409_before_the_agent_runs() -> None:
     with OpenAIAgent() as agent, SyncHitlClient(agent.url) as client:
-        prompt = _first_prompt(client, "configure")
+        prompt = first_prompt(client, "configure")
         runs = agent.runs["model"]
         with pytest.raises(ResponseInvalid) as refused:
             client.respond(prompt.task_id, prompt.prompt_id, {"replicas": "two"}, validate=False)
@@ -128,7 +113,7 @@ def test_a_message_that_answers_nothing_does_not_run_the_agent(
     openai_agent: OpenAIAgent,
 ) -> None:
     with SyncHitlClient(openai_agent.url) as client:
-        prompt = _first_prompt(client, "deploy")
+        prompt = first_prompt(client, "deploy")
         runs = openai_agent.runs["model"]
         events = list(client.stream("hello?", task_id=prompt.task_id))
         assert [e.prompt_id for e in events if isinstance(e, PromptEvent)] == [prompt.prompt_id]
@@ -175,14 +160,14 @@ def test_a_prompt_outlives_a_crash_on_sqlite_pauses(tmp_path: Path) -> None:
     RunState: the tool gets the fields."""
     tasks, pauses, seen = tmp_path / "tasks.sqlite", tmp_path / "pauses.sqlite", tmp_path / "s"
     with openai_process(tasks, pauses, seen) as url, SyncHitlClient(url) as client:
-        prompt = _first_prompt(client, "configure")
+        prompt = first_prompt(client, "configure")
     with openai_process(tasks, pauses, seen) as url, SyncHitlClient(url) as client:
         waiting = prompt_of(client.get_task(prompt.task_id))
         assert isinstance(waiting, PromptEvent) and waiting.prompt_id == prompt.prompt_id
         with pytest.raises(ResponseInvalid):  # checked against the stored schema
             client.respond(prompt.task_id, prompt.prompt_id, {"replicas": 1}, validate=False)
         client.respond(prompt.task_id, prompt.prompt_id, FIELDS, wait=True)
-        assert _said(client, prompt.task_id) == "configure: configured api"
+        assert said(client, prompt.task_id) == "configure: configured api"
     assert json.loads(seen.read_text(encoding="utf-8"))["configure"] == FIELDS
 
 
@@ -196,7 +181,7 @@ def test_an_answer_whose_run_was_lost_fails_the_task_saying_what_to_do(tmp_path:
         return DatabaseTaskStore(create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 't'}"))
 
     with OpenAIAgent(task_store=store()) as agent, SyncHitlClient(agent.url) as client:
-        prompt = _first_prompt(client, "deploy")
+        prompt = first_prompt(client, "deploy")
     with OpenAIAgent(task_store=store()) as agent, SyncHitlClient(agent.url) as client:
         with pytest.raises(Exception, match="SqlitePauses"):
             client.respond(prompt.task_id, prompt.prompt_id, {"approved": True})

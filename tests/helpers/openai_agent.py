@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import AbstractContextManager
@@ -39,7 +38,7 @@ from pydantic import BaseModel, ConfigDict
 
 from hitl_nb.agent import Served
 from hitl_nb.agent.openai_agents import approval_answer, serve_agent
-from tests.helpers.agent_process import Written, agent_process
+from tests.helpers.agent_process import agent_process, serve_until_killed
 
 
 class Settings(BaseModel):
@@ -190,26 +189,11 @@ def openai_process(tasks: Path, pauses: Path | None, seen: Path) -> AbstractCont
 
 def main(argv: list[str] | None = None) -> None:
     """Serve the agent until killed: ``TASKS.sqlite SEEN.json [PAUSES.sqlite]``."""
-
-    from a2a.server.tasks import DatabaseTaskStore
-    from sqlalchemy.ext.asyncio import create_async_engine
-
     from hitl_nb.agent.openai_agents import SqlitePauses
 
     args = sys.argv[1:] if argv is None else argv
-    store = DatabaseTaskStore(create_async_engine(f"sqlite+aiosqlite:///{args[0]}"))
-    agent = deploy_agent(Written(Path(args[1])))
-    pauses = SqlitePauses(args[2]) if len(args) > 2 else None
-    served = serve_agent(
-        agent,
-        schemas=SCHEMAS,
-        task_store=store,
-        pauses=pauses,
-        run_config=RUN_CONFIG,
-        on_stop=[store.engine.dispose],
-    )
-    print(f"listening on {served.url}", flush=True)
-    threading.Event().wait()  # serves until the test kills the process
+    options = {"schemas": SCHEMAS, "run_config": RUN_CONFIG}
+    serve_until_killed(args, deploy_agent, serve_agent, SqlitePauses, **options)
 
 
 if __name__ == "__main__":
