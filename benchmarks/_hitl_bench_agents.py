@@ -5,8 +5,11 @@
 SCHEMA)``, then completes. ``--kind graph``: a LangGraph graph whose one node calls
 ``interrupt("Approve?", response_schema=SCHEMA)``, served by ``serve_graph``.
 ``--kind pydantic-ai``: a Pydantic AI agent whose one tool asks for approval with SCHEMA
-(``ApprovalRequired``), served by ``serve_agent``. Both take
-``{"approve": true}``. JSON-RPC at ``/``; prints its URL, serves until killed.
+(``ApprovalRequired``), served by ``serve_agent``. ``--kind openai-agents``: an OpenAI
+Agents SDK agent (a ``Model`` of the benchmark's, no service, tracing off) whose one tool
+``needs_approval``, its approval asking SCHEMA (``schemas=``), served by
+``hitl_nb.agent.openai_agents.serve_agent``. All take ``{"approve": true}``. JSON-RPC at
+``/``; prints its URL, serves until killed.
 ``--checkout DIR``: the hitl_nb of another checkout of the repository.
 ``--grace S``: how long the graph's executor gives LangGraph's own check of an answer
 before showing the task WORKING (default: ``serve_graph``'s, 0: not at all).
@@ -108,9 +111,58 @@ def pydantic_agent() -> Any:
     return agent
 
 
+def openai_agent() -> Any:
+    """An OpenAI Agents SDK agent whose model (no service) calls ``release`` at once; the
+    tool needs approval, then the model says it is done. Run it with :data:`RUN_CONFIG`."""
+    import json
+
+    from agents import Agent, Usage, function_tool
+    from agents.items import ModelResponse
+    from agents.models.interface import Model
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+
+    class Scripted(Model):
+        async def get_response(
+            self, system_instructions: Any, input: Any, *args: Any, **kw: Any
+        ) -> Any:
+            if isinstance(input, list) and input[-1].get("type") == "function_call_output":
+                text = ResponseOutputText(type="output_text", text="Approved.", annotations=[])
+                done = ResponseOutputMessage(
+                    id="m", type="message", role="assistant", status="completed", content=[text]
+                )
+                return ModelResponse(output=[done], usage=Usage(), response_id=None)
+            call = ResponseFunctionToolCall(
+                type="function_call", call_id="release", name="release", arguments=json.dumps({})
+            )
+            return ModelResponse(output=[call], usage=Usage(), response_id=None)
+
+        def stream_response(self, *args: Any, **kw: Any) -> Any:
+            raise NotImplementedError
+
+    @function_tool(needs_approval=True)
+    def release() -> str:
+        """Release."""
+        return "released"
+
+    return Agent(name="release", model=Scripted(), tools=[release])
+
+
+def openai_run_config() -> Any:
+    """No tracing: nothing exported, nothing sent anywhere."""
+    from agents import RunConfig
+
+    return RunConfig(tracing_disabled=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kind", choices=["ask", "graph", "pydantic-ai"], required=True)
+    parser.add_argument(
+        "--kind", choices=["ask", "graph", "pydantic-ai", "openai-agents"], required=True
+    )
     parser.add_argument("--grace", type=float, help="the graph's GraphExecutor grace (s)")
     parser.add_argument("--checkout", help="serve the hitl_nb of this checkout instead")
     args = parser.parse_args()
@@ -125,6 +177,15 @@ def main() -> None:
         from hitl_nb.agent.pydantic_ai import serve_agent
 
         served = serve_agent(pydantic_agent(), name="pydantic-ai bench agent")
+    elif args.kind == "openai-agents":
+        from hitl_nb.agent.openai_agents import serve_agent as serve_openai
+
+        served = serve_openai(
+            openai_agent(),
+            name="openai-agents bench agent",
+            schemas={"release": SCHEMA},
+            run_config=openai_run_config(),
+        )
     else:
         from hitl_nb.agent.langgraph import serve_graph
 

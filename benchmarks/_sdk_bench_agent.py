@@ -12,8 +12,12 @@ completes. The peer that shows what LangGraph costs an a2a-sdk agent without hit
 runs the agent to its deferred call, whose envelope goes out by hand (its message history
 kept in memory, as JSON); an answer, after WORKING, runs it again with the history and
 ``ToolApproved``, then completes.
-Run: ``python benchmarks/_sdk_bench_agent.py [--graph | --pydantic-ai]`` (prints its URL,
-serves until killed).
+``--openai-agents``: likewise around ``_hitl_bench_agents.openai_agent()``: a new task
+runs it to its interruption, whose envelope goes out by hand (its ``RunState`` kept in
+memory as ``to_json()``, as the bridge keeps it); an answer, after WORKING, reads the
+state back (``RunState.from_json``), approves the call and runs it again, then completes.
+Run: ``python benchmarks/_sdk_bench_agent.py [--graph | --pydantic-ai | --openai-agents]``
+(prints its URL, serves until killed).
 """
 
 from __future__ import annotations
@@ -194,6 +198,46 @@ class PydanticApprovalExecutor(ApprovalExecutor):
         await updater.requires_input(ask)
 
 
+class OpenAIApprovalExecutor(ApprovalExecutor):
+    """The bench OpenAI Agents SDK agent by hand: run it to its interruption and ask; on
+    the answer, WORKING, then read its RunState back, approve the call and run it again."""
+
+    def __init__(self) -> None:
+        from benchmarks._hitl_bench_agents import openai_agent, openai_run_config
+
+        self.agent = openai_agent()
+        self.run_config = openai_run_config()
+        self.paused: dict[str, Any] = {}  # task id -> the RunState's JSON
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        from agents import Runner, RunState
+
+        updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
+        if context.current_task is None:
+            await event_queue.enqueue_event(
+                Task(
+                    id=context.task_id or "",
+                    context_id=context.context_id or "",
+                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                )
+            )
+            run = await Runner.run(self.agent, context.get_user_input(), run_config=self.run_config)
+        else:
+            await updater.start_work()
+            kept = self.paused.pop(context.task_id or "")
+            state = await RunState.from_json(self.agent, kept)
+            state.approve(state.get_interruptions()[0])
+            run = await Runner.run(self.agent, state, run_config=self.run_config)
+        if not run.interruptions:
+            await updater.complete(updater.new_agent_message([Part(text=str(run.final_output))]))
+            return
+        self.paused[context.task_id or ""] = run.to_state().to_json()
+        ask = updater.new_agent_message([Part(text="Approve?")])
+        envelope = {"prompt_id": str(uuid.uuid4()), "prompt": "Approve?", "response_schema": SCHEMA}
+        ask.metadata.update({EXTENSION_URI: envelope})
+        await updater.requires_input(ask)
+
+
 def app(base: str, executor: AgentExecutor | None = None) -> Starlette:
     card = AgentCard(
         name="sdk bench agent",
@@ -224,13 +268,17 @@ def app(base: str, executor: AgentExecutor | None = None) -> Starlette:
 def main() -> None:
     sock = socket.create_server(("127.0.0.1", 0))
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    print(f"sdk bench agent listening on {base}", flush=True)
     executor: AgentExecutor | None = None
     if "--graph" in sys.argv:
         executor = GraphApprovalExecutor()
     elif "--pydantic-ai" in sys.argv:
         executor = PydanticApprovalExecutor()
+    elif "--openai-agents" in sys.argv:
+        executor = OpenAIApprovalExecutor()
     config = uvicorn.Config(app(base, executor), log_level="error", lifespan="off")
+    # Said once the executor is built (its framework imported): the first trial is not
+    # left waiting on an import.
+    print(f"sdk bench agent listening on {base}", flush=True)
     uvicorn.Server(config).run(sockets=[sock])
 
 

@@ -23,6 +23,11 @@ completing when answered ``{"approve": true}``; all driven by the same lean clie
   by the bare a2a-sdk agent, the confirmation done by hand (``--pydantic-ai``): the
   deferred call's envelope out by hand, the history kept, the run resumed with
   ``ToolApproved``;
+- ``openai-agents``: an OpenAI Agents SDK agent (a ``Model`` of the benchmark's, no model
+  service, tracing off) whose one tool ``needs_approval``, ``serve_agent``; and
+  ``sdk + openai-agents``, the same agent run by the bare a2a-sdk agent, approved by hand
+  (``--openai-agents``): the interruption's envelope out by hand, the ``RunState`` kept as
+  JSON, read back, ``state.approve(item)``, the run resumed;
 - ``mock``: ``hitl-nb mock-agent``.
 
 Three figures per agent:
@@ -42,7 +47,8 @@ The agents take turns trial by trial (round robin), so machine noise hits all al
 target: ``ask`` and ``graph`` p95 at most 1.2x ``sdk``'s. ``--baseline DIR`` adds the
 ``ask`` and ``graph`` agents of another checkout of hitl-nb (an older commit, say:
 ``git worktree add DIR COMMIT``) to the same rounds, for before/after figures;
-``--agents pydantic-ai,sdk + pydantic-ai`` runs only those (and ``sdk``). Then
+``--agents pydantic-ai,sdk + pydantic-ai`` runs only those (and ``sdk``). LangGraph's
+share and the imports are skipped with ``--no-extras``. Then
 LangGraph's own share (the same graph run in process, no A2A around it; also on a SQLite
 checkpointer, with LangGraph's default durability and with ``"exit"``), and the import time of
 ``hitl_nb.agent`` in fresh interpreters, beside the SDK modules an agent imports anyway.
@@ -96,6 +102,17 @@ AGENTS = {
         PY,
         str(ROOT / "benchmarks" / "_sdk_bench_agent.py"),
         "--pydantic-ai",
+    ],
+    "openai-agents": [
+        PY,
+        str(ROOT / "benchmarks" / "_hitl_bench_agents.py"),
+        "--kind",
+        "openai-agents",
+    ],
+    "sdk + openai-agents": [
+        PY,
+        str(ROOT / "benchmarks" / "_sdk_bench_agent.py"),
+        "--openai-agents",
     ],
     "mock": [PY, "-m", "hitl_nb.cli", "mock-agent"],
 }
@@ -270,6 +287,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--agents", help="only these agents, comma-separated (sdk is always run: the base)"
     )
+    parser.add_argument(
+        "--no-extras", action="store_true", help="skip LangGraph alone and the import times"
+    )
     args = parser.parse_args(argv)
     agents = dict(AGENTS)
     if args.agents:
@@ -281,8 +301,9 @@ def main(argv: list[str] | None = None) -> int:
     with ExitStack() as stack:
         running = {name: stack.enter_context(agent_process(cmd)) for name, cmd in agents.items()}
         results: dict[str, Any] = asyncio.run(measure(running, args.trials))
-    results["langgraph alone"] = asyncio.run(graph_alone(args.trials))
-    results["imports"] = import_times(args.imports)
+    extras = not args.no_extras
+    results["langgraph alone"] = asyncio.run(graph_alone(args.trials)) if extras else {}
+    results["imports"] = import_times(args.imports) if extras else {}
     results["load"] = {"before": load, "after": os.getloadavg()}
     sdk = results["sdk"]
     for key, title in (("cf4", "answer to working (CF-4)"), ("seen", "ask to prompt seen")):
@@ -294,7 +315,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {name:<34}{r['p50']:8.2f} {r['p95']:8.2f} {r['max']:8.2f} {ratio:9.2f}"
                 + (f"  ({r['timeouts']} timeouts)" if r["timeouts"] else "")
             )
-    for bridge, peer in (("graph", "sdk + langgraph"), ("pydantic-ai", "sdk + pydantic-ai")):
+    bridges = (
+        ("graph", "sdk + langgraph"),
+        ("pydantic-ai", "sdk + pydantic-ai"),
+        ("openai-agents", "sdk + openai-agents"),
+    )
+    for bridge, peer in bridges:
         if bridge in agents and peer in agents:
             ratios = [
                 f"{key} {results[bridge][key]['p95'] / results[peer][key]['p95']:.2f}"
@@ -305,12 +331,13 @@ def main(argv: list[str] | None = None) -> int:
     for name in agents:
         cpu = results[name]["cpu per trial ms"]
         print(f"  {name:<34}{cpu:8.2f} {cpu / sdk['cpu per trial ms']:9.2f}")
-    print("LangGraph alone, in process, the same graph (ms)      p50      p95")
-    for name, r in results["langgraph alone"].items():
-        print(f"  {name:<50}{r['p50']:8.2f} {r['p95']:8.2f}")
-    print(f"imports, median of {args.imports} fresh interpreters (ms)")
-    for name, seconds in results["imports"].items():
-        print(f"  {name:<52}{seconds * 1000:8.1f}")
+    if extras:
+        print("LangGraph alone, in process, the same graph (ms)      p50      p95")
+        for name, r in results["langgraph alone"].items():
+            print(f"  {name:<50}{r['p50']:8.2f} {r['p95']:8.2f}")
+        print(f"imports, median of {args.imports} fresh interpreters (ms)")
+        for name, seconds in results["imports"].items():
+            print(f"  {name:<52}{seconds * 1000:8.1f}")
     print("load average before / after: {} / {}".format(*(results["load"].values())))
     out = ROOT / "benchmarks" / "results"
     out.mkdir(exist_ok=True)
