@@ -51,6 +51,7 @@ from hitl_nb.gateway._store import (
     Registration,
     StoreUnavailable,
 )
+from hitl_nb.gateway._traces import GatewayTraces
 from hitl_nb.gateway._wall_timers import WallTimers
 from hitl_nb.notify import person, team
 from hitl_nb.spec import PromptEnvelope
@@ -70,16 +71,18 @@ class DeskHooks:
     """What the desk asks of its gateway: ``envelope`` (a stored prompt's parsed
     envelope), ``tell`` (the notes that tell a forward's end), ``settle`` (a forward in
     doubt, settled in the background), ``close`` (the prompt closed as ``remind``
-    does), ``changed`` (the feed told a registration's prompts changed), ``wake`` (the
-    notifications' sender woken), ``notifier`` (None: no notifications)."""
+    does; its span's outcome, ``expired`` unless said), ``changed`` (the feed told a
+    registration's prompts changed), ``wake`` (the notifications' sender woken),
+    ``notifier`` (None: no notifications), ``traces`` (the gateway's spans)."""
 
     envelope: Callable[[PromptRow], PromptEnvelope]
     tell: Callable[[Registration, PromptRow], Tell | None]
     settle: Callable[[Forward], None]
-    close: Callable[[str, str], Awaitable[None]]
+    close: Callable[..., Awaitable[None]]
     changed: Callable[[str], None]
     wake: Callable[[], None]
     notifier: Callable[[], Notifier | None]
+    traces: GatewayTraces
 
 
 class DeadlineDesk:
@@ -261,8 +264,12 @@ class DeadlineDesk:
                 reg, row, "deadline", "done", detail, {**args, "action": "closed", "status": 409}
             )
             return
-        ending = await send(self.pool.client(reg.agent_url), fwd, reg.task_id, row.context_id)
-        reply = ending.reply
+        traces = self.hooks.traces
+        parent = await traces.parent(reg, row)
+        with traces.forward(parent, reg, row, fwd, settling=False) as span:
+            ending = await send(self.pool.client(reg.agent_url), fwd, reg.task_id, row.context_id)
+            reply = ending.reply
+            span.ended("in_doubt" if ending.in_doubt else str(reply.body.get("status")))
         message = str(reply.body.get("message") or "")
         if ending.in_doubt:
             self._spawn_settle(fwd)
@@ -287,7 +294,8 @@ class DeadlineDesk:
             reply=reply,
             **args,
         )
-        await conclude(self.store, fwd, ending, self.hooks.tell(reg, row), entry)
+        ended = await conclude(self.store, fwd, ending, self.hooks.tell(reg, row), entry)
+        await traces.concluded(reg, row, ending.closed, ended.ended_here, default=True)
         await self.store.deadlines.finish(
             reg.id, row.prompt_id, "deadline", "done" if ok else "failed", detail
         )
@@ -340,7 +348,7 @@ class DeadlineDesk:
         args = {"action": action, "display": "cancel at deadline", "status": status}
         await self._finish(reg, row, "deadline", state, detail, args)
         log.info("hitl-nb gateway: task %s: %s", reg.task_id, detail)
-        await self.hooks.close(reg.id, row.prompt_id)
+        await self.hooks.close(reg.id, row.prompt_id, "cancelled" if state == "done" else "expired")
 
 
 def _audience(policy: DeadlinePolicy, reached: set[str]) -> tuple[str, str]:
