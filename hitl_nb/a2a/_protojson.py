@@ -72,11 +72,11 @@ def to_proto(name: str, doc: Any, pointer: str = "") -> Any:
 
     cls = proto_class(name)
     if not isinstance(doc, dict):
-        raise WireDecodeError(f"{pointer or '/'}: expected a JSON object for {name}")
+        raise WireDecodeError(pointer, f"expected a JSON object for {name}")
     try:
         return json_format.ParseDict(doc, cls())
     except (json_format.ParseError, ValueError, TypeError, RecursionError) as exc:
-        raise WireDecodeError(f"{pointer or '/'}: not a {name}: {exc}") from None
+        raise WireDecodeError(pointer, f"not a {name}: {exc}") from None
 
 
 def from_proto(message: Any) -> dict[str, Any]:
@@ -87,5 +87,5 @@ def from_proto(message: Any) -> dict[str, Any]:
         doc: dict[str, Any] = json_format.MessageToDict(message)
     except (ValueError, TypeError, RecursionError) as exc:
         # A Struct holding NaN or infinity, or nested past protobuf's recursion limit.
-        raise WireDecodeError(f"a {type(message).__name__} with no JSON form: {exc}") from None
+        raise WireDecodeError("", f"a {type(message).__name__} with no JSON form: {exc}") from None
     return doc

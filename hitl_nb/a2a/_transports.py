@@ -2,10 +2,10 @@
 
 One vocabulary for the whole package. A binding is named as A2A 1.0 names it in an
 interface's ``protocolBinding`` (A2A §5.6): ``"JSONRPC"``, ``"HTTP+JSON"`` or ``"GRPC"``
-(gRPC for A2A 1.0, with ``hitl-nb[grpc]`` installed). A wire version is ``"1.0"`` or ``"0.3"``, the ``A2A-Version`` header's
-``major.minor`` (§3.6). Where a caller may leave the choice to the agent's card, the
-value ``"auto"`` is allowed as well; :func:`binding_choice` and :func:`version_choice`
-check such arguments.
+(gRPC for A2A 1.0, with ``hitl-nb[grpc]`` installed). A wire version is ``"1.0"`` or
+``"0.3"``, the ``A2A-Version`` header's ``major.minor`` (§3.6). Where a caller may leave
+the choice to the agent's card, the value ``"auto"`` is allowed as well;
+:func:`binding_choice` and :func:`version_choice` check such arguments.
 """
 
 from __future__ import annotations

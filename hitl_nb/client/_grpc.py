@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -100,6 +101,23 @@ def grpc_target(url: str) -> tuple[str, bool]:
     return f"{host}:{port}", tls
 
 
+_METADATA_KEY = re.compile(r"[0-9a-z_.-]+")
+
+
+def _checked_metadata(metadata: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The headers as gRPC metadata: lower-cased keys of ``0-9 a-z _ . -`` and printable
+    ASCII values (gRPC refuses others deep in a call, with an error naming nothing)."""
+    out = []
+    for key, value in metadata.items():
+        name = key.lower()
+        if not _METADATA_KEY.fullmatch(name) or name.endswith("-bin") or name.startswith("grpc-"):
+            raise ValueError(f"header {key!r} cannot be sent as gRPC metadata")
+        if not all(" " <= c <= "~" for c in value):
+            raise ValueError(f"header {key!r}: gRPC metadata values are printable ASCII")
+        out.append((name, value))
+    return tuple(out)
+
+
 def _details_of(error: Any) -> list[dict[str, Any]]:
     """The ``google.rpc.Status`` details of a failed call, as ProtoJSON objects."""
     for key, value in error.trailing_metadata() or ():
@@ -149,7 +167,7 @@ class GrpcSession:
         target, tls = grpc_target(url)
         self.url = f"{'grpcs' if tls else 'grpc'}://{target}"
         self.limits = limits
-        self.metadata = tuple((k.lower(), v) for k, v in metadata.items())
+        self.metadata = _checked_metadata(metadata)
         self._on_extensions = on_extensions
         self.trace = trace
         options = [
@@ -163,7 +181,7 @@ class GrpcSession:
             self.channel = grpc.aio.secure_channel(target, credentials, options=options)
         else:
             self.channel = grpc.aio.insecure_channel(target, options=options)
-        self.stub = a2a_pb2_grpc.A2AServiceStub(self.channel)
+        self.stub = a2a_pb2_grpc.A2AServiceStub(self.channel)  # type: ignore[no-untyped-call]
 
     async def aclose(self) -> None:
         """Close the channel (calls still open are cancelled)."""
@@ -234,6 +252,8 @@ class GrpcSession:
             raise ProtocolViolation(f"{what}: cannot be sent over gRPC: {exc}") from exc
 
     def _decode(self, message: Any, what: str) -> dict[str, Any]:
+        if message is None:  # grpc logs the parse error and hands over nothing
+            raise ProtocolViolation(f"{what}: the agent's answer is not protobuf A2A")
         try:
             return _from_proto(message)
         except WireDecodeError as exc:

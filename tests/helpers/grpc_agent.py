@@ -4,7 +4,8 @@ The SDK's ``GrpcHandler`` on a ``DefaultRequestHandler`` of ``executor``, listen
 127.0.0.1 port 0 (``grpc.aio`` on its own loop: a client in the test's loop reaches it).
 :func:`grpc_card` writes the card that lists only the gRPC interface (a client is given
 the card itself, as the SDK serves no card over gRPC). ``interceptors`` are put in front
-of the handler (hitl_nb.agent's, or a test's own).
+of the handler (hitl_nb.agent's, or a test's own); ``servicer`` replaces the SDK's
+handler and ``generic`` handlers replace both (hostile answers in raw bytes).
 """
 
 from __future__ import annotations
@@ -56,11 +57,15 @@ class GrpcAgent:
         interceptors: Sequence[Any] = (),
         options: Sequence[tuple[str, Any]] = (),
         handler: Any = None,
+        servicer: Any = None,
+        generic: Sequence[Any] = (),
     ) -> None:
         self.executor = executor
         self.interceptors = list(interceptors)
         self.options = list(options)
         self.handler = handler
+        self.servicer = servicer
+        self.generic = list(generic)
         self.url = ""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: Any = None
@@ -85,7 +90,11 @@ class GrpcAgent:
             agent_card=to_proto("AgentCard", grpc_card("grpc://127.0.0.1:0")),
         )
         server = grpc.aio.server(interceptors=self.interceptors, options=self.options)
-        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)
+        if self.generic:  # in place of the A2A servicer (registered methods would win)
+            server.add_generic_rpc_handlers(tuple(self.generic))
+        else:
+            servicer = self.servicer or GrpcHandler(handler)
+            a2a_pb2_grpc.add_A2AServiceServicer_to_server(servicer, server)
         port = server.add_insecure_port("127.0.0.1:0")
         await server.start()
         self._server = server
