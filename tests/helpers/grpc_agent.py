@@ -101,7 +101,7 @@ class GrpcAgent:
         self.url = f"grpc://127.0.0.1:{port}"
         self._ready.set()
         await self._stop.wait()
-        await server.stop(grace=0.5)
+        await server.stop(grace=0.1)
 
     def __enter__(self) -> GrpcAgent:
         self._thread.start()
