@@ -28,8 +28,9 @@ A ``Struct`` holds numbers as doubles, so an answer's whole numbers are turned b
 ints before it is checked and handed to the executor (``copies: 2``, not ``2.0``).
 Message sizes are gRPC's to bound: the server's ``grpc.max_receive_message_length``
 (:func:`~hitl_nb.agent.serve` sets it to the extension's ``max_body``), over which gRPC
-itself ends the call with RESOURCE_EXHAUSTED; a request that is not protobuf is refused
-by gRPC before any of this runs.
+itself ends the call with RESOURCE_EXHAUSTED. A request that is not the rpc's protobuf
+message ends with INVALID_ARGUMENT (reason ``INVALID_REQUEST``) before the SDK sees it,
+where gRPC alone would say UNKNOWN and log the servicer's DecodeError.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from a2a.utils.task import apply_history_length
 
 from hitl_nb import _wire_errors
 from hitl_nb.a2a import CODEC_V1, GRPC_SERVICE, Message, from_proto, to_proto
-from hitl_nb.errors import A2AError, InvalidParams, WireDecodeError
+from hitl_nb.errors import A2AError, InvalidParams, InvalidRequest, WireDecodeError
 from hitl_nb.spec import EXTENSION_URI, HEADER_EXTENSIONS, RESPONSE_KEY
 
 from ._gate import Gate, TaskReader
@@ -101,6 +102,27 @@ async def _abort(context: grpc.aio.ServicerContext, exc: A2AError) -> None:
     )
 
 
+class _Undecoded:
+    """A request whose bytes are not the rpc's message (what the parser said)."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+
+
+def _lenient(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """``deserialize``, giving an :class:`_Undecoded` where it would raise."""
+    if deserialize is None:
+        return None
+
+    def read(data: bytes) -> Any:
+        try:
+            return deserialize(data)
+        except Exception as exc:  # protobuf's DecodeError, whatever the bytes
+            return _Undecoded(f"{type(exc).__name__}: {exc}")
+
+    return read
+
+
 class HitlGrpcInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """A ``grpc.aio`` server interceptor adding hitl-prompt/v1 to a2a-sdk's ``GrpcHandler``
     (see the module doc); made by :meth:`HitlExtension.grpc_interceptor
@@ -132,7 +154,7 @@ class HitlGrpcInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if handler is None or not method.startswith(_PREFIX):
             return handler
         name = method[len(_PREFIX) :]
-        kinds = {"request_deserializer": handler.request_deserializer}
+        kinds = {"request_deserializer": _lenient(handler.request_deserializer)}
         kinds["response_serializer"] = handler.response_serializer
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
@@ -148,7 +170,7 @@ class HitlGrpcInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     def _unary(self, name: str, behaviour: Behaviour) -> Behaviour:
         async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            activated = await self._begin(context)
+            activated = await self._begin(request, context)
             held = await self._check(name, request, context)
             try:
                 response = await behaviour(request, context)
@@ -163,7 +185,7 @@ class HitlGrpcInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     def _stream(self, name: str, behaviour: Behaviour) -> Behaviour:
         async def stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-            activated = await self._begin(context)
+            activated = await self._begin(request, context)
             held = await self._check(name, request, context)
             opening = name == "SendStreamingMessage" and bool(request.message.task_id)
             try:
@@ -188,12 +210,17 @@ class HitlGrpcInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     # -- the parts -----------------------------------------------------------------------
 
-    async def _begin(self, context: grpc.aio.ServicerContext) -> bool:
-        """Is the call activated? If so, the echo goes out now, in the initial metadata."""
-        if not _activated(context):
-            return False
-        await context.send_initial_metadata(((_KEY, EXTENSION_URI),))
-        return True
+    async def _begin(self, request: Any, context: grpc.aio.ServicerContext) -> bool:
+        """Is the call activated? If so, the echo goes out now, in the initial metadata.
+        A request that did not decode ends the call here."""
+        activated = _activated(context)
+        if activated:
+            await context.send_initial_metadata(((_KEY, EXTENSION_URI),))
+        if isinstance(request, _Undecoded):
+            await _abort(
+                context, InvalidRequest(f"not this rpc's protobuf message ({request.problem})")
+            )
+        return activated
 
     async def _check(
         self, name: str, request: Any, context: grpc.aio.ServicerContext
