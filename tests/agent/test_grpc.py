@@ -351,3 +351,44 @@ def test_a_plain_client_cannot_answer_an_envelope_it_never_saw_twice(agent: Agen
         assert _status_of(failed.value)[:2] == ("ABORTED", "HITL_ALREADY_ANSWERED_OR_UNKNOWN")
 
     run(go())
+
+
+def test_the_documented_wiring_serves_both() -> None:
+    """docs/agent.md's own wiring: a GrpcListener bound first, listed in the card, given
+    the SDK's GrpcHandler and served by ``serve(app, grpc=...)`` with the HTTP app."""
+    import socket
+
+    from a2a.server.request_handlers import DefaultRequestHandler, GrpcHandler
+    from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
+    from a2a.server.tasks import InMemoryTaskStore
+    from a2a.types import AgentInterface
+    from starlette.applications import Starlette
+
+    from hitl_nb.agent import GrpcListener, HitlExtension, serve
+    from tests.helpers.ask_agent import card
+
+    sock = socket.create_server(("127.0.0.1", 0))
+    store = InMemoryTaskStore()
+    hitl = HitlExtension(store)
+    grpc_side = GrpcListener("127.0.0.1", 0, interceptors=[hitl.grpc_interceptor()])
+    agent_card = card(f"http://127.0.0.1:{sock.getsockname()[1]}", hitl)
+    agent_card.supported_interfaces.append(
+        AgentInterface(url=grpc_side.url, protocol_binding="GRPC", protocol_version="1.0")
+    )
+    handler = DefaultRequestHandler(
+        agent_executor=hitl.wrap(ReleaseExecutor()), task_store=store, agent_card=agent_card
+    )
+    app = Starlette(
+        routes=[*create_agent_card_routes(agent_card), *create_jsonrpc_routes(handler, "/")],
+        middleware=[hitl.middleware()],
+    )
+    grpc_side.add_a2a(GrpcHandler(handler))
+
+    async def go(url: str) -> None:
+        async with HitlClient(url, binding="GRPC") as client:
+            events = [e async for e in client.stream("release")]
+            assert isinstance(events[-1], PromptEvent) and client.activation_echoed
+
+    with serve(app, sock=sock, grpc=grpc_side, on_stop=[hitl.aclose, handler.aclose]) as agent:
+        assert agent.grpc_url == grpc_side.url
+        run(go(agent.url))
