@@ -149,7 +149,7 @@ def test_the_reviewer_page_lists_the_hubs_prompts_for_its_user(
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
     try:
-        until(lambda: "running at" in log_path.read_text(), what="Voila to start")
+        until(lambda: "running at" in log_path.read_text(), what="Voila to start", timeout=120)
         # Voila runs the page's notebook for the request: carol's inbox, from the hub.
         html = httpx.get(f"http://127.0.0.1:{port}/?token=page-token", timeout=180).text
     finally:

@@ -42,4 +42,4 @@ async def test_a_read_metrics_token_scrapes_the_answers(
     assert got[("hitl_answers_total", (("outcome", "forwarded"),))] == 1
     assert got[("hitl_forwards_total", (("result", "forwarded"),))] == 1
     assert got[("hitl_answer_wait_seconds_count", ())] == 1
-    assert ("hitl_prompts_open", (("kind", "any"),)) in got
+    assert ("hitl_prompts_open", (("kind", "any"), ("policy", "remind"))) in got

@@ -178,7 +178,7 @@ def test_a_reviewer_answers_on_the_voila_page_in_chromium(
         )
     shots = os.environ.get("HITL_NB_SCREENSHOTS")
     try:
-        until(lambda: "running at" in log_path.read_text(), what="Voila to start")
+        until(lambda: "running at" in log_path.read_text(), what="Voila to start", timeout=120)
         with chromium(1100, 800) as context:
             page = context.new_page()
             page.goto(f"http://127.0.0.1:{port}/?token=page-token")

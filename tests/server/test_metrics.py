@@ -29,6 +29,6 @@ async def test_the_servers_metrics_include_the_gateways(
     assert got[("hitl_answers_total", (("outcome", "forwarded"),))] == 1
     assert got[("hitl_forwards_total", (("result", "forwarded"),))] == 1
     assert got[("hitl_answer_wait_seconds_count", ())] == 1
-    assert ("hitl_prompts_open", (("kind", "specific"),)) in got
+    assert ("hitl_prompts_open", (("kind", "specific"), ("policy", "remind"))) in got
     # jupyter-server's own metrics are there too: one scrape for both.
     assert any(name.startswith("http_request_duration_seconds") for name, _ in got)
