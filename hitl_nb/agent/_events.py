@@ -1,12 +1,16 @@
 """The a2a-sdk events the extension emits: a prompt on INPUT_REQUIRED, WORKING on an
-accepted answer, and the Task an executor must enqueue before its first status."""
+accepted answer, and the Task an executor must enqueue before its first status; and
+what the framework bridges' executors do alike: ask the open prompt again, complete a
+task with what a finished run answers, mark a task CANCELED."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
+from typing import Any
 
+from a2a.server.tasks import TaskUpdater
 from a2a.types import (
     Message,
     Part,
@@ -16,13 +20,22 @@ from a2a.types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
-from google.protobuf.struct_pb2 import Struct
+from google.protobuf.struct_pb2 import Struct, Value
 
 from hitl_nb.spec import EXTENSION_URI
 
-from ._prompts import TAG_KEY, Asked
+from ._prompts import TAG_KEY, Asked, PromptBook
+from ._stored import stored_task
 
-__all__ = ["first_task", "prompt_update", "status_update"]
+__all__ = [
+    "agent_message",
+    "ask_again",
+    "canceled",
+    "complete_with",
+    "first_task",
+    "prompt_update",
+    "status_update",
+]
 
 
 def status_update(
@@ -70,3 +83,34 @@ def first_task(task_id: str, context_id: str, message: Message | None) -> Task:
     if message is not None:
         task.history.append(message)
     return task
+
+
+async def ask_again(book: PromptBook, current_task: Task | None, updater: TaskUpdater) -> None:
+    """A message answers nothing while the task waits: its open prompt (as the store
+    shows it) is asked again, kept open."""
+    found = stored_task(current_task)
+    asked = book.open_prompt(updater.task_id, found) if found is not None else None
+    if asked is not None:
+        book.record(asked)
+        await updater.event_queue.enqueue_event(prompt_update(asked, updater.context_id))
+
+
+async def complete_with(updater: TaskUpdater, made: str | Mapping[str, Any] | list[Part]) -> None:
+    """Complete the task with what a finished run answers: text, parts, or a JSON object
+    (a data artifact named ``result``, then "Done.")."""
+    if isinstance(made, str):
+        await updater.complete(updater.new_agent_message([Part(text=made)]))
+        return
+    if isinstance(made, list):
+        await updater.complete(updater.new_agent_message(made))
+        return
+    data = Value()
+    data.struct_value.update(dict(made))
+    await updater.add_artifact([Part(data=data)], name="result")
+    await updater.complete(updater.new_agent_message([Part(text="Done.")]))
+
+
+def canceled(task_id: str, context_id: str) -> TaskStatusUpdateEvent:
+    """CANCELED, saying the client asked for it."""
+    message = agent_message(task_id, context_id, [Part(text="Canceled at the client's request.")])
+    return status_update(task_id, context_id, TaskState.TASK_STATE_CANCELED, message)

@@ -18,8 +18,6 @@ and kills it (SIGKILL) at the end: a crash.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 import threading
 from collections import Counter
@@ -44,6 +42,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from hitl_nb.agent import Served
 from hitl_nb.agent.pydantic_ai import serve_agent
+from tests.helpers.agent_process import Written, agent_process
 
 
 class Settings(BaseModel):
@@ -161,33 +160,9 @@ def pydantic_process(tasks: Path, pauses: Path | None, seen: Path) -> Iterator[s
     """The agent served by another process on the SDK's SQLite task store ``tasks`` and
     SQLite pauses ``pauses`` (None: in memory), writing what its tools got to ``seen``;
     yields its URL, then kills it (SIGKILL)."""
-    cmd = [sys.executable, "-m", "tests.helpers.pydantic_agent", str(tasks), str(seen)]
-    if pauses is not None:
-        cmd.append(str(pauses))
-    root = Path(__file__).resolve().parents[2]
-    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()  # the process ends (EOF) if it cannot start
-        assert "listening on" in line, f"the agent did not start: {line!r}"
-        yield line.rsplit(" ", 1)[-1].strip()
-    finally:
-        proc.kill()
-        proc.wait(30)
-        if proc.stdout is not None:
-            proc.stdout.close()
-
-
-class _Written(dict[str, Any]):
-    """``seen`` that writes itself to a file on every change (the process is killed)."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__()
-        self.path = path
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        super().__setitem__(key, value)
-        self.path.write_text(json.dumps(dict(self)), encoding="utf-8")
+    args = [str(tasks), str(seen)] + ([str(pauses)] if pauses is not None else [])
+    with agent_process("tests.helpers.pydantic_agent", args) as url:
+        yield url
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -200,7 +175,7 @@ def main(argv: list[str] | None = None) -> None:
 
     args = sys.argv[1:] if argv is None else argv
     store = DatabaseTaskStore(create_async_engine(f"sqlite+aiosqlite:///{args[0]}"))
-    agent = deploy_agent(_Written(Path(args[1])))
+    agent = deploy_agent(Written(Path(args[1])))
     pauses = SqlitePauses(args[2]) if len(args) > 2 else None
     served = serve_agent(agent, task_store=store, pauses=pauses, on_stop=[store.engine.dispose])
     print(f"listening on {served.url}", flush=True)

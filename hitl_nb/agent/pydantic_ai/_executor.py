@@ -31,17 +31,15 @@ from typing import Any
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
-from a2a.types import Part, TaskState
-from google.protobuf.struct_pb2 import Value
+from a2a.types import Part
 from pydantic_ai import DeferredToolRequests
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 from hitl_nb.errors import AskError
 
-from .._events import agent_message, first_task, prompt_update, status_update
+from .._events import ask_again, canceled, complete_with, first_task, prompt_update
 from .._extension import HitlExtension
 from .._prompts import Asked, PromptBook
-from .._stored import stored_task
 from ._calls import Pending, answer_value, pending_calls, prompt_for, results_for
 from ._pauses import MemoryPauses, Paused, PauseStore
 
@@ -125,7 +123,7 @@ class DeferredExecutor(AgentExecutor):
             await self._run(updater, context.get_user_input())
             return
         if taken is None:
-            await self._ask_again(context, updater)
+            await ask_again(self.book, current, updater)
             return
         paused.answers[waits_on.tool_call_id] = answer_value(taken.asked, taken.payload)
         following = paused.next_call()
@@ -154,7 +152,7 @@ class DeferredExecutor(AgentExecutor):
             await self._emit(first, updater)
             return
         await self.pauses.delete(updater.task_id)
-        await self._complete(output, updater)
+        await complete_with(updater, self.result(output))
 
     async def _ask(self, pending: Pending, updater: TaskUpdater) -> None:
         await self._emit(prompt_for(pending, updater.task_id), updater)
@@ -163,43 +161,12 @@ class DeferredExecutor(AgentExecutor):
         self.book.record(asked)
         await updater.event_queue.enqueue_event(prompt_update(asked, updater.context_id))
 
-    async def _ask_again(self, context: RequestContext, updater: TaskUpdater) -> None:
-        """The message answers nothing: the open prompt is asked again (kept open)."""
-        found = stored_task(context.current_task)
-        asked = self.book.open_prompt(updater.task_id, found) if found is not None else None
-        if asked is not None:
-            await self._emit(asked, updater)
-
-    async def _complete(self, output: Any, updater: TaskUpdater) -> None:
-        made = self.result(output)
-        if isinstance(made, str):
-            await updater.complete(updater.new_agent_message([Part(text=made)]))
-            return
-        if isinstance(made, list):
-            await updater.complete(updater.new_agent_message(made))
-            return
-        data = Value()
-        data.struct_value.update(dict(made))
-        await updater.add_artifact([Part(data=data)], name="result")
-        await updater.complete(updater.new_agent_message([Part(text="Done.")]))
-
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Close the task's prompts, forget its paused run and mark it CANCELED."""
         task_id = context.task_id or ""
         self.book.close_task(task_id)
         await self.pauses.delete(task_id)
-        await event_queue.enqueue_event(
-            status_update(
-                task_id,
-                context.context_id or "",
-                TaskState.TASK_STATE_CANCELED,
-                agent_message(
-                    task_id,
-                    context.context_id or "",
-                    [Part(text="Canceled at the client's request.")],
-                ),
-            )
-        )
+        await event_queue.enqueue_event(canceled(task_id, context.context_id or ""))
 
 
 def _lost(asked: Asked) -> AskError:
