@@ -1,7 +1,8 @@
 """The agents hitl_nb.agent serves, once per module each: the a2a-sdk agent whose
 executor ``await ask(...)`` (tests/helpers/ask_agent.py), the LangGraph graph
-(tests/helpers/graph_agent.py) and the Pydantic AI agent whose tools ask
-(tests/helpers/pydantic_agent.py)."""
+(tests/helpers/graph_agent.py), the Pydantic AI agent whose tools ask
+(tests/helpers/pydantic_agent.py) and the ADK agent whose tools ask to be confirmed
+(tests/helpers/adk_agent.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from tests.helpers.ask_agent import AskAgent
 from tests.helpers.graph_agent import GraphAgent
 
 if TYPE_CHECKING:
+    from tests.helpers.adk_agent import AdkAgent
     from tests.helpers.pydantic_agent import PydanticAgent
 
 #: Pydantic AI 2 needs Python 3.11 (the test extra installs it from there on).
@@ -41,4 +43,12 @@ def pydantic_agent() -> Iterator[PydanticAgent]:
     from tests.helpers.pydantic_agent import PydanticAgent
 
     with PydanticAgent() as agent:
+        yield agent
+
+
+@pytest.fixture(scope="module")
+def adk_agent() -> Iterator[AdkAgent]:
+    from tests.helpers.adk_agent import AdkAgent
+
+    with AdkAgent() as agent:
         yield agent
