@@ -58,7 +58,8 @@ class ScriptedLlm(BaseLlm):
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
         self.runs["model"] += 1
-        last = llm_request.contents[-1]
+        # A message without text (a data part only, say) leaves no content at all.
+        last = llm_request.contents[-1] if llm_request.contents else types.Content(parts=[])
         returned = [p.function_response for p in last.parts or [] if p.function_response]
         if returned:
             said = "; ".join(
