@@ -19,9 +19,9 @@ if TYPE_CHECKING:
     from tests.helpers.adk_agent import AdkAgent
     from tests.helpers.pydantic_agent import PydanticAgent
 
-#: Pydantic AI 2 needs Python 3.11 (the test extra installs it from there on).
-NO_PYDANTIC_AI = sys.version_info < (3, 11)
-collect_ignore = ["test_pydantic_ai.py"] if NO_PYDANTIC_AI else []
+#: Pydantic AI 2 and ADK 2.15 need Python 3.11 (the test extra installs them from there on).
+NO_PYDANTIC_AI = NO_ADK = sys.version_info < (3, 11)
+collect_ignore = ["test_pydantic_ai.py", "test_adk.py"] if NO_PYDANTIC_AI else []
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +48,8 @@ def pydantic_agent() -> Iterator[PydanticAgent]:
 
 @pytest.fixture(scope="module")
 def adk_agent() -> Iterator[AdkAgent]:
+    if NO_ADK:
+        pytest.skip("ADK 2.15 needs Python 3.11 or later")
     from tests.helpers.adk_agent import AdkAgent
 
     with AdkAgent() as agent:
