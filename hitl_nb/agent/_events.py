@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from a2a.server.agent_execution import RequestContext
+from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types import (
     Message,
@@ -35,6 +37,7 @@ __all__ = [
     "first_task",
     "prompt_update",
     "status_update",
+    "updater_for",
 ]
 
 
@@ -83,6 +86,14 @@ def first_task(task_id: str, context_id: str, message: Message | None) -> Task:
     if message is not None:
         task.history.append(message)
     return task
+
+
+def updater_for(context: RequestContext, event_queue: EventQueue) -> TaskUpdater:
+    """The updater of the request's task, in the task's own context (the SDK gives a
+    message that names a task but no contextId a fresh context id of its own)."""
+    current = context.current_task
+    context_id = current.context_id if current is not None else context.context_id or ""
+    return TaskUpdater(event_queue, context.task_id or "", context_id)
 
 
 async def ask_again(book: PromptBook, current_task: Task | None, updater: TaskUpdater) -> None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import operator
 import sqlite3
-import subprocess
 import sys
 import threading
 import time
@@ -38,6 +37,7 @@ from typing_extensions import TypedDict
 
 from hitl_nb.agent import Served
 from hitl_nb.agent.langgraph import serve_graph
+from tests.helpers.agent_process import agent_process
 
 
 class Approval(BaseModel):
@@ -200,23 +200,13 @@ def graph_process(
     """The release graph served by another process on the SDK's SQLite task store
     ``tasks`` and LangGraph's SQLite checkpointer on ``checkpoints`` (None: in memory),
     with LangGraph's ``durability`` (None: its default); yields its URL, then kills it."""
-    cmd = [sys.executable, "-m", "tests.helpers.graph_agent", str(tasks)]
+    args = [str(tasks)]
     if durability is not None:
-        cmd[3:3] = ["--durability", durability]
+        args[:0] = ["--durability", durability]
     if checkpoints is not None:
-        cmd.append(str(checkpoints))
-    root = Path(__file__).resolve().parents[2]
-    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()  # the process ends (EOF) if it cannot start
-        assert "listening on" in line, f"the graph agent did not start: {line!r}"
-        yield line.rsplit(" ", 1)[-1].strip()
-    finally:
-        proc.kill()
-        proc.wait(30)
-        if proc.stdout is not None:
-            proc.stdout.close()
+        args.append(str(checkpoints))
+    with agent_process("tests.helpers.graph_agent", args) as url:
+        yield url
 
 
 def graph_values(checkpoints: Path, task_id: str) -> Any:

@@ -41,7 +41,14 @@ from google.genai import types
 
 from hitl_nb.errors import AskError
 
-from .._events import ask_again, canceled, complete_with, first_task, prompt_update
+from .._events import (
+    ask_again,
+    canceled,
+    complete_with,
+    first_task,
+    prompt_update,
+    updater_for,
+)
 from .._extension import HitlExtension
 from .._prompts import Asked, PromptBook
 from ._confirmations import (
@@ -102,12 +109,8 @@ class ConfirmationExecutor(AgentExecutor):
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Run, resume or re-ask, as the module says."""
-        task_id = context.task_id or ""
-        # The task's own context: the SDK gives a message that names a task but no
-        # contextId a fresh context id of its own.
-        current = context.current_task
-        context_id = current.context_id if current is not None else context.context_id or ""
-        updater = TaskUpdater(event_queue, task_id, context_id)
+        updater = updater_for(context, event_queue)
+        task_id, context_id, current = updater.task_id, updater.context_id, context.current_task
         message = context.message
         taken = self.book.take(task_id, message.message_id) if message is not None else None
         said = types.Content(role="user", parts=[types.Part(text=context.get_user_input())])

@@ -64,7 +64,14 @@ from langgraph.types import Command, Durability
 from hitl_nb.errors import AskError, MalformedPrompt, ResponseInvalid
 from hitl_nb.spec import EXTENSION_URI
 
-from .._events import ask_again, canceled, complete_with, first_task, prompt_update
+from .._events import (
+    ask_again,
+    canceled,
+    complete_with,
+    first_task,
+    prompt_update,
+    updater_for,
+)
 from .._extension import HitlExtension
 from .._prompts import Asked, Hold, PromptBook
 from ._interrupts import issues_of, prompt_for, resume_value
@@ -189,12 +196,8 @@ class GraphExecutor(AgentExecutor):
         """Run, resume or re-ask, as the module says."""
         if self._checkpointer is not None and self._opened is None:
             await self.start()
-        task_id = context.task_id or ""
-        # The task's own context: the SDK gives a message that names a task but no
-        # contextId a fresh context id of its own.
-        current = context.current_task
-        context_id = current.context_id if current is not None else context.context_id or ""
-        updater = TaskUpdater(event_queue, task_id, context_id)
+        updater = updater_for(context, event_queue)
+        task_id, context_id = updater.task_id, updater.context_id
         config = {"configurable": {"thread_id": task_id}}
         message = context.message
         taken = self.book.take(task_id, message.message_id) if message is not None else None

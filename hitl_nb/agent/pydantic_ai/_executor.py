@@ -37,7 +37,14 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 from hitl_nb.errors import AskError
 
-from .._events import ask_again, canceled, complete_with, first_task, prompt_update
+from .._events import (
+    ask_again,
+    canceled,
+    complete_with,
+    first_task,
+    prompt_update,
+    updater_for,
+)
 from .._extension import HitlExtension
 from .._prompts import Asked, PromptBook
 from ._calls import Pending, answer_value, pending_calls, prompt_for, results_for
@@ -103,12 +110,8 @@ class DeferredExecutor(AgentExecutor):
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Run, resume or re-ask, as the module says."""
-        task_id = context.task_id or ""
-        # The task's own context: the SDK gives a message that names a task but no
-        # contextId a fresh context id of its own.
-        current = context.current_task
-        context_id = current.context_id if current is not None else context.context_id or ""
-        updater = TaskUpdater(event_queue, task_id, context_id)
+        updater = updater_for(context, event_queue)
+        task_id, context_id, current = updater.task_id, updater.context_id, context.current_task
         message = context.message
         taken = self.book.take(task_id, message.message_id) if message is not None else None
         if current is None:
