@@ -12,7 +12,11 @@ completes. The peer that shows what LangGraph costs an a2a-sdk agent without hit
 runs the agent to its deferred call, whose envelope goes out by hand (its message history
 kept in memory, as JSON); an answer, after WORKING, runs it again with the history and
 ``ToolApproved``, then completes.
-Run: ``python benchmarks/_sdk_bench_agent.py [--graph | --pydantic-ai]`` (prints its URL,
+``--adk``: likewise around ``_hitl_bench_agents.adk_agent()``'s runner: a new task runs
+it to its ``adk_request_confirmation`` call, whose envelope goes out by hand; an answer,
+after WORKING, runs it again with ADK's ``ToolConfirmation`` as that call's function
+response, then completes.
+Run: ``python benchmarks/_sdk_bench_agent.py [--graph | --pydantic-ai | --adk]`` (prints its URL,
 serves until killed).
 """
 
@@ -194,6 +198,83 @@ class PydanticApprovalExecutor(ApprovalExecutor):
         await updater.requires_input(ask)
 
 
+class AdkApprovalExecutor(ApprovalExecutor):
+    """The bench ADK agent by hand: run its runner to the confirmation and ask; on the
+    answer, WORKING, then run it again with ADK's ToolConfirmation as the function
+    response to the ``adk_request_confirmation`` call."""
+
+    SCHEMA: dict[str, Any] = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["confirmed"],
+        "properties": {"confirmed": {"type": "boolean"}},
+    }
+
+    def __init__(self) -> None:
+        from google.adk.runners import Runner
+        from google.adk.sessions import InMemorySessionService
+
+        from benchmarks._hitl_bench_agents import adk_agent
+
+        self.runner = Runner(
+            app_name="bench", agent=adk_agent(), session_service=InMemorySessionService()
+        )
+        self.waiting: dict[str, str] = {}  # task id -> the confirmation call it waits on
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        from google.adk.tools.tool_confirmation import ToolConfirmation
+        from google.genai import types
+
+        task_id = context.task_id or ""
+        updater = TaskUpdater(event_queue, task_id, context.context_id or "")
+        message = context.message
+        answer = None
+        if message is not None and message.HasField("metadata"):
+            answer = MessageToDict(message.metadata).get(RESPONSE_KEY)
+        if context.current_task is None:
+            await event_queue.enqueue_event(
+                Task(
+                    id=task_id,
+                    context_id=context.context_id or "",
+                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                )
+            )
+            await self.runner.session_service.create_session(
+                app_name="bench", user_id="a2a", session_id=task_id
+            )
+            part = types.Part(text=context.get_user_input())
+        else:
+            assert answer is not None
+            await updater.start_work()
+            confirmation = ToolConfirmation(confirmed=answer["payload"]["confirmed"])
+            part = types.Part(
+                function_response=types.FunctionResponse(
+                    id=self.waiting.pop(task_id),
+                    name="adk_request_confirmation",
+                    response=confirmation.model_dump(by_alias=True, exclude_none=True),
+                )
+            )
+        waits_on = None
+        async for event in self.runner.run_async(
+            user_id="a2a", session_id=task_id, new_message=types.Content(role="user", parts=[part])
+        ):
+            for call in event.get_function_calls():
+                if call.name == "adk_request_confirmation":
+                    waits_on = call.id
+        if waits_on is None:
+            await updater.complete(updater.new_agent_message([Part(text="Approved.")]))
+            return
+        self.waiting[task_id] = waits_on
+        ask = updater.new_agent_message([Part(text="Approve?")])
+        envelope = {
+            "prompt_id": str(uuid.uuid4()),
+            "prompt": "Approve?",
+            "response_schema": self.SCHEMA,
+        }
+        ask.metadata.update({EXTENSION_URI: envelope})
+        await updater.requires_input(ask)
+
+
 def app(base: str, executor: AgentExecutor | None = None) -> Starlette:
     card = AgentCard(
         name="sdk bench agent",
@@ -230,6 +311,8 @@ def main() -> None:
         executor = GraphApprovalExecutor()
     elif "--pydantic-ai" in sys.argv:
         executor = PydanticApprovalExecutor()
+    elif "--adk" in sys.argv:
+        executor = AdkApprovalExecutor()
     config = uvicorn.Config(app(base, executor), log_level="error", lifespan="off")
     uvicorn.Server(config).run(sockets=[sock])
 
