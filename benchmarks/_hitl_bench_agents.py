@@ -5,7 +5,10 @@
 SCHEMA)``, then completes. ``--kind graph``: a LangGraph graph whose one node calls
 ``interrupt("Approve?", response_schema=SCHEMA)``, served by ``serve_graph``.
 ``--kind pydantic-ai``: a Pydantic AI agent whose one tool asks for approval with SCHEMA
-(``ApprovalRequired``), served by ``serve_agent``. These take ``{"approve": true}``.
+(``ApprovalRequired``), served by ``serve_agent``. ``--kind openai-agents``: an OpenAI
+Agents SDK agent (a ``Model`` of the benchmark's, no service, tracing off) whose one tool
+``needs_approval``, its approval asking SCHEMA (``schemas=``), served by
+``hitl_nb.agent.openai_agents.serve_agent``. These take ``{"approve": true}``.
 ``--kind adk``: an ADK agent whose one tool has ``require_confirmation=True``, served by
 ``hitl_nb.agent.adk.serve_agent``; it takes ``{"confirmed": true}``. JSON-RPC at ``/``;
 prints its URL, serves until killed.
@@ -110,6 +113,53 @@ def pydantic_agent() -> Any:
     return agent
 
 
+def openai_agent() -> Any:
+    """An OpenAI Agents SDK agent whose model (no service) calls ``release`` at once; the
+    tool needs approval, then the model says it is done. Run it with :data:`RUN_CONFIG`."""
+    import json
+
+    from agents import Agent, Usage, function_tool
+    from agents.items import ModelResponse
+    from agents.models.interface import Model
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+
+    class Scripted(Model):
+        async def get_response(
+            self, system_instructions: Any, input: Any, *args: Any, **kw: Any
+        ) -> Any:
+            if isinstance(input, list) and input[-1].get("type") == "function_call_output":
+                text = ResponseOutputText(type="output_text", text="Approved.", annotations=[])
+                done = ResponseOutputMessage(
+                    id="m", type="message", role="assistant", status="completed", content=[text]
+                )
+                return ModelResponse(output=[done], usage=Usage(), response_id=None)
+            call = ResponseFunctionToolCall(
+                type="function_call", call_id="release", name="release", arguments=json.dumps({})
+            )
+            return ModelResponse(output=[call], usage=Usage(), response_id=None)
+
+        def stream_response(self, *args: Any, **kw: Any) -> Any:
+            raise NotImplementedError
+
+    @function_tool(needs_approval=True)
+    def release() -> str:
+        """Release."""
+        return "released"
+
+    return Agent(name="release", model=Scripted(), tools=[release])
+
+
+def openai_run_config() -> Any:
+    """No tracing: nothing exported, nothing sent anywhere."""
+    from agents import RunConfig
+
+    return RunConfig(tracing_disabled=True)
+
+
 def adk_agent() -> Any:
     """An ADK agent whose model (a BaseLlm of the benchmark's, no service) calls
     ``release`` at once; the tool has ``require_confirmation=True``, then the model says
@@ -143,7 +193,9 @@ def adk_agent() -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--kind", choices=["ask", "graph", "pydantic-ai", "adk"], required=True)
+    parser.add_argument(
+        "--kind", choices=["ask", "graph", "pydantic-ai", "openai-agents", "adk"], required=True
+    )
     parser.add_argument("--grace", type=float, help="the graph's GraphExecutor grace (s)")
     parser.add_argument("--checkout", help="serve the hitl_nb of this checkout instead")
     args = parser.parse_args()
@@ -158,6 +210,15 @@ def main() -> None:
         from hitl_nb.agent.pydantic_ai import serve_agent
 
         served = serve_agent(pydantic_agent(), name="pydantic-ai bench agent")
+    elif args.kind == "openai-agents":
+        from hitl_nb.agent.openai_agents import serve_agent as serve_openai
+
+        served = serve_openai(
+            openai_agent(),
+            name="openai-agents bench agent",
+            schemas={"release": SCHEMA},
+            run_config=openai_run_config(),
+        )
     elif args.kind == "adk":
         from hitl_nb.agent.adk import serve_agent as serve_adk
 

@@ -23,6 +23,11 @@ completing when answered ``{"approve": true}``; all driven by the same lean clie
   by the bare a2a-sdk agent, the confirmation done by hand (``--pydantic-ai``): the
   deferred call's envelope out by hand, the history kept, the run resumed with
   ``ToolApproved``;
+- ``openai-agents``: an OpenAI Agents SDK agent (a ``Model`` of the benchmark's, no model
+  service, tracing off) whose one tool ``needs_approval``, ``serve_agent``; and
+  ``sdk + openai-agents``, the same agent run by the bare a2a-sdk agent, approved by hand
+  (``--openai-agents``): the interruption's envelope out by hand, the ``RunState`` kept as
+  JSON, read back, ``state.approve(item)``, the run resumed;
 - ``adk``: an ADK agent (a ``BaseLlm`` of the benchmark's, no model service) whose one
   tool has ``require_confirmation=True``, ``hitl_nb.agent.adk.serve_agent``; and
   ``sdk + adk``, the same agent's runner driven by the bare a2a-sdk agent, the
@@ -49,7 +54,8 @@ target: ``ask`` and ``graph`` p95 at most 1.2x ``sdk``'s. ``--baseline DIR`` add
 ``ask`` and ``graph`` agents of another checkout of hitl-nb (an older commit, say:
 ``git worktree add DIR COMMIT``) to the same rounds, for before/after figures;
 ``--agents pydantic-ai,sdk + pydantic-ai`` runs only those (and ``sdk``;
-``--agents "adk,sdk + adk"`` likewise). Then
+``--agents "adk,sdk + adk"`` likewise). LangGraph's share and the imports are skipped
+with ``--no-extras``. Then
 LangGraph's own share (the same graph run in process, no A2A around it; also on a SQLite
 checkpointer, with LangGraph's default durability and with ``"exit"``), and the import time of
 ``hitl_nb.agent`` in fresh interpreters, beside the SDK modules an agent imports anyway.
@@ -103,6 +109,17 @@ AGENTS = {
         PY,
         str(ROOT / "benchmarks" / "_sdk_bench_agent.py"),
         "--pydantic-ai",
+    ],
+    "openai-agents": [
+        PY,
+        str(ROOT / "benchmarks" / "_hitl_bench_agents.py"),
+        "--kind",
+        "openai-agents",
+    ],
+    "sdk + openai-agents": [
+        PY,
+        str(ROOT / "benchmarks" / "_sdk_bench_agent.py"),
+        "--openai-agents",
     ],
     "adk": [PY, str(ROOT / "benchmarks" / "_hitl_bench_agents.py"), "--kind", "adk"],
     "sdk + adk": [PY, str(ROOT / "benchmarks" / "_sdk_bench_agent.py"), "--adk"],
@@ -282,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--agents", help="only these agents, comma-separated (sdk is always run: the base)"
     )
+    parser.add_argument(
+        "--no-extras", action="store_true", help="skip LangGraph alone and the import times"
+    )
     args = parser.parse_args(argv)
     agents = dict(AGENTS)
     if args.agents:
@@ -293,8 +313,9 @@ def main(argv: list[str] | None = None) -> int:
     with ExitStack() as stack:
         running = {name: stack.enter_context(agent_process(cmd)) for name, cmd in agents.items()}
         results: dict[str, Any] = asyncio.run(measure(running, args.trials))
-    results["langgraph alone"] = asyncio.run(graph_alone(args.trials))
-    results["imports"] = import_times(args.imports)
+    extras = not args.no_extras
+    results["langgraph alone"] = asyncio.run(graph_alone(args.trials)) if extras else {}
+    results["imports"] = import_times(args.imports) if extras else {}
     results["load"] = {"before": load, "after": os.getloadavg()}
     sdk = results["sdk"]
     for key, title in (("cf4", "answer to working (CF-4)"), ("seen", "ask to prompt seen")):
@@ -306,12 +327,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {name:<34}{r['p50']:8.2f} {r['p95']:8.2f} {r['max']:8.2f} {ratio:9.2f}"
                 + (f"  ({r['timeouts']} timeouts)" if r["timeouts"] else "")
             )
-    pairs = (
+    bridges = (
         ("graph", "sdk + langgraph"),
         ("pydantic-ai", "sdk + pydantic-ai"),
+        ("openai-agents", "sdk + openai-agents"),
         ("adk", "sdk + adk"),
     )
-    for bridge, peer in pairs:
+    for bridge, peer in bridges:
         if bridge in agents and peer in agents:
             ratios = [
                 f"{key} {results[bridge][key]['p95'] / results[peer][key]['p95']:.2f}"
@@ -322,12 +344,13 @@ def main(argv: list[str] | None = None) -> int:
     for name in agents:
         cpu = results[name]["cpu per trial ms"]
         print(f"  {name:<34}{cpu:8.2f} {cpu / sdk['cpu per trial ms']:9.2f}")
-    print("LangGraph alone, in process, the same graph (ms)      p50      p95")
-    for name, r in results["langgraph alone"].items():
-        print(f"  {name:<50}{r['p50']:8.2f} {r['p95']:8.2f}")
-    print(f"imports, median of {args.imports} fresh interpreters (ms)")
-    for name, seconds in results["imports"].items():
-        print(f"  {name:<52}{seconds * 1000:8.1f}")
+    if extras:
+        print("LangGraph alone, in process, the same graph (ms)      p50      p95")
+        for name, r in results["langgraph alone"].items():
+            print(f"  {name:<50}{r['p50']:8.2f} {r['p95']:8.2f}")
+        print(f"imports, median of {args.imports} fresh interpreters (ms)")
+        for name, seconds in results["imports"].items():
+            print(f"  {name:<52}{seconds * 1000:8.1f}")
     print("load average before / after: {} / {}".format(*(results["load"].values())))
     out = ROOT / "benchmarks" / "results"
     out.mkdir(exist_ok=True)

@@ -1,7 +1,7 @@
 """The a2a-sdk events the extension emits: a prompt on INPUT_REQUIRED, WORKING on an
 accepted answer, and the Task an executor must enqueue before its first status; and
-what the framework bridges' executors do alike: ask the open prompt again, complete a
-task with what a finished run answers, mark a task CANCELED."""
+what the framework bridges' executors do alike: ask a prompt, ask the open one again, complete a
+task with what a finished run answers, mark a task CANCELED, say what was lost."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from a2a.types import (
 )
 from google.protobuf.struct_pb2 import Struct, Value
 
+from hitl_nb.errors import AskError
 from hitl_nb.spec import EXTENSION_URI
 
 from ._prompts import TAG_KEY, Asked, PromptBook
@@ -31,10 +32,12 @@ from ._stored import stored_task
 
 __all__ = [
     "agent_message",
+    "ask",
     "ask_again",
     "canceled",
     "complete_with",
     "first_task",
+    "lost",
     "prompt_update",
     "status_update",
     "updater_for",
@@ -96,14 +99,22 @@ def updater_for(context: RequestContext, event_queue: EventQueue) -> TaskUpdater
     return TaskUpdater(event_queue, context.task_id or "", context_id)
 
 
+async def ask(
+    book: PromptBook, asked: Asked, updater: TaskUpdater, extra: Sequence[Part] = ()
+) -> None:
+    """Emit ``asked`` (INPUT_REQUIRED, ``extra`` parts after the question), recorded in
+    the book first so that its answer is checked against it."""
+    book.record(asked)
+    await updater.event_queue.enqueue_event(prompt_update(asked, updater.context_id, extra))
+
+
 async def ask_again(book: PromptBook, current_task: Task | None, updater: TaskUpdater) -> None:
     """A message answers nothing while the task waits: its open prompt (as the store
     shows it) is asked again, kept open."""
     found = stored_task(current_task)
     asked = book.open_prompt(updater.task_id, found) if found is not None else None
     if asked is not None:
-        book.record(asked)
-        await updater.event_queue.enqueue_event(prompt_update(asked, updater.context_id))
+        await ask(book, asked, updater)
 
 
 async def complete_with(updater: TaskUpdater, made: str | Mapping[str, Any] | list[Part]) -> None:
@@ -125,3 +136,15 @@ def canceled(task_id: str, context_id: str) -> TaskStatusUpdateEvent:
     """CANCELED, saying the client asked for it."""
     message = agent_message(task_id, context_id, [Part(text="Canceled at the client's request.")])
     return status_update(task_id, context_id, TaskState.TASK_STATE_CANCELED, message)
+
+
+def lost(asked: Asked, call: str, kept: str, keep: str) -> AskError:
+    """The error of an answer to ``asked`` when nothing kept of its task waits on the
+    ``call`` it stands for: the ``kept`` run (a paused run, a session) was in memory while
+    the task store outlived a restart. ``keep``: what to give instead."""
+    return AskError(
+        f"task {asked.task_id} waits on prompt {asked.prompt_id}, which stands for the "
+        f"{call} {asked.tag}, but no {kept} of task {asked.task_id} waits on it: it was "
+        "kept in memory, which does not outlive a restart. Keep it beside a database task "
+        f"store, e.g. {keep}"
+    )

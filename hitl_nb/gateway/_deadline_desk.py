@@ -51,7 +51,9 @@ from hitl_nb.gateway._store import (
     Registration,
     StoreUnavailable,
 )
+from hitl_nb.gateway._traces import GatewayTraces
 from hitl_nb.gateway._wall_timers import WallTimers
+from hitl_nb.notify import person, team
 from hitl_nb.spec import PromptEnvelope
 
 __all__ = ["DEFAULT_RESPONDER", "DeadlineDesk", "DeskHooks"]
@@ -69,16 +71,18 @@ class DeskHooks:
     """What the desk asks of its gateway: ``envelope`` (a stored prompt's parsed
     envelope), ``tell`` (the notes that tell a forward's end), ``settle`` (a forward in
     doubt, settled in the background), ``close`` (the prompt closed as ``remind``
-    does), ``changed`` (the feed told a registration's prompts changed), ``wake`` (the
-    notifications' sender woken), ``notifier`` (None: no notifications)."""
+    does; its span's outcome, ``expired`` unless said), ``changed`` (the feed told a
+    registration's prompts changed), ``wake`` (the notifications' sender woken),
+    ``notifier`` (None: no notifications), ``traces`` (the gateway's spans)."""
 
     envelope: Callable[[PromptRow], PromptEnvelope]
     tell: Callable[[Registration, PromptRow], Tell | None]
     settle: Callable[[Forward], None]
-    close: Callable[[str, str], Awaitable[None]]
+    close: Callable[..., Awaitable[None]]
     changed: Callable[[str], None]
     wake: Callable[[], None]
     notifier: Callable[[], Notifier | None]
+    traces: GatewayTraces
 
 
 class DeadlineDesk:
@@ -207,13 +211,14 @@ class DeadlineDesk:
     async def _escalate(self, reg: Registration, row: PromptRow, policy: DeadlinePolicy) -> None:
         notifier = self.hooks.notifier()
         notes = [] if notifier is None else notifier.escalated(reg, row, policy.to, policy.channel)
-        told = [*policy.to, *([] if policy.channel is None else [f"team channel {policy.channel}"])]
-        whom = ", ".join(told)
+        told, missed = _audience(policy, {n.recipient for n in notes})
         if notes:
-            detail = f"told {whom} that the prompt still waits (who may answer is unchanged)"
+            detail = f"told {told} that the prompt still waits (who may answer is unchanged)"
+            if missed:
+                detail += f"; no notification reaches {missed}"
             state, status = "done", 200
         else:
-            detail = f"nobody could be told ({whom}): no notification reaches them"
+            detail = f"nobody could be told ({missed}): no notification reaches them"
             state, status = "failed", 503
         args = {
             "action": "escalated" if notes else "failed",
@@ -259,8 +264,12 @@ class DeadlineDesk:
                 reg, row, "deadline", "done", detail, {**args, "action": "closed", "status": 409}
             )
             return
-        ending = await send(self.pool.client(reg.agent_url), fwd, reg.task_id, row.context_id)
-        reply = ending.reply
+        traces = self.hooks.traces
+        parent = await traces.parent(reg, row)
+        with traces.forward(parent, reg, row, fwd, settling=False) as span:
+            ending = await send(self.pool.client(reg.agent_url), fwd, reg.task_id, row.context_id)
+            reply = ending.reply
+            span.ended("in_doubt" if ending.in_doubt else str(reply.body.get("status")))
         message = str(reply.body.get("message") or "")
         if ending.in_doubt:
             self._spawn_settle(fwd)
@@ -285,7 +294,8 @@ class DeadlineDesk:
             reply=reply,
             **args,
         )
-        await conclude(self.store, fwd, ending, self.hooks.tell(reg, row), entry)
+        ended = await conclude(self.store, fwd, ending, self.hooks.tell(reg, row), entry)
+        await traces.concluded(reg, row, ending.closed, ended.ended_here, default=True)
         await self.store.deadlines.finish(
             reg.id, row.prompt_id, "deadline", "done" if ok else "failed", detail
         )
@@ -338,7 +348,18 @@ class DeadlineDesk:
         args = {"action": action, "display": "cancel at deadline", "status": status}
         await self._finish(reg, row, "deadline", state, detail, args)
         log.info("hitl-nb gateway: task %s: %s", reg.task_id, detail)
-        await self.hooks.close(reg.id, row.prompt_id)
+        await self.hooks.close(reg.id, row.prompt_id, "cancelled" if state == "done" else "expired")
+
+
+def _audience(policy: DeadlinePolicy, reached: set[str]) -> tuple[str, str]:
+    """Whom an escalation's notes reach, and whom it names that none reaches, in words
+    (a person without a way to be told, a team channel the administrator removed)."""
+    named = [(person(n), n) for n in policy.to]
+    if policy.channel is not None:
+        named.append((team(policy.channel), f"team channel {policy.channel}"))
+    told = [words for key, words in named if key in reached]
+    missed = [words for key, words in named if key not in reached]
+    return ", ".join(told), ", ".join(missed)
 
 
 def _still_due(row: PromptRow, fwd: Forward | None, action: str) -> bool:

@@ -19,10 +19,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hitl_nb.gateway._deadline import DeadlinePolicy
+from hitl_nb.gateway._deadline import POLICIES, DeadlinePolicy
 from hitl_nb.gateway._sql import Database, Session, Statement
 
-__all__ = ["DEADLINE_TABLES", "ActionRow", "DeadlineRecords", "Due"]
+__all__ = ["DEADLINE_TABLES", "ActionRow", "DeadlineRecords", "Due", "policy_name"]
 
 #: The schema step that adds these tables (:mod:`hitl_nb.gateway._schema`).
 DEADLINE_TABLES = """
@@ -62,6 +62,18 @@ _DUE = (
     "AND (p.closed IS NULL OR p.closed = 'expired') "
     f"AND p.deadline <= ? AND {_NOT_FIRED}"
 )
+
+
+def policy_name(column: str) -> tuple[str, tuple[str, ...]]:
+    """SQL naming the policy of a ``deadline_policies.policy`` ``column`` (remind,
+    escalate, default, cancel; a registration without a row is ``remind``, as its
+    deadline closes its prompts), and its arguments. The row is
+    ``json.dumps(policy.to_json())``, which starts with its ``policy`` member: a
+    prefix says which, in the same SQL on every database (no JSON functions)."""
+    named = [p for p in POLICIES if p != "remind"]
+    cases = " ".join(f"WHEN {column} LIKE ? THEN '{p}'" for p in named)
+    prefixes = tuple(json.dumps({"policy": p})[:-1] + "%" for p in named)
+    return f"CASE {cases} ELSE 'remind' END", prefixes
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from prometheus_client import CollectorRegistry
@@ -56,7 +56,7 @@ from hitl_nb.errors import (
 from hitl_nb.gateway._agents import AgentPool, check_agent_url
 from hitl_nb.gateway._audit import Answer, Audit
 from hitl_nb.gateway._deadline import DeadlinePolicy, PolicyRefused, answer_issues, parse_policy
-from hitl_nb.gateway._deadline_desk import DeadlineDesk, DeskHooks
+from hitl_nb.gateway._deadline_desk import DEFAULT_RESPONDER, DeadlineDesk, DeskHooks
 from hitl_nb.gateway._feed import FeedScope, PromptFeed
 from hitl_nb.gateway._forward import GatewayReply, Tell, conclude, send, settle
 from hitl_nb.gateway._metrics import GatewayMetrics, Readings, outcome_of
@@ -74,6 +74,7 @@ from hitl_nb.gateway._store import (
     Registration,
     StoreUnavailable,
 )
+from hitl_nb.gateway._traces import GatewayTraces
 from hitl_nb.gateway._views import (
     Caller,
     PromptItem,
@@ -132,8 +133,11 @@ class Gateway:
         #: Its metrics (:mod:`hitl_nb.gateway._metrics`), on a registry of its own
         #: (``metrics=False``: nothing is counted).
         self.metrics = GatewayMetrics(CollectorRegistry() if metrics else None, self._readings)
+        #: Its traces (:mod:`hitl_nb.gateway._traces`): nothing without OpenTelemetry's
+        #: API or with the setting ``traces`` off.
+        self.traces = GatewayTraces(settings.traces, self._policy_name)
         if self.notify is not None:
-            self.notify.delivered = self.metrics.notified
+            self.notify.delivered = self._delivered
         store.notes_on = self.notify is not None
         self._timers = WallTimers(self._spawn)
         #: Forwards this process is sending or settling now (not to be adopted twice).
@@ -171,6 +175,7 @@ class Gateway:
                 changed=self.feed.changed,
                 wake=self._wake,
                 notifier=lambda: self.notify,
+                traces=self.traces,
             ),
             self._spawn,
         )
@@ -189,6 +194,19 @@ class Gateway:
         """What the metrics read from the store: open prompts, the outbox's depth."""
         depth, oldest = await self.store.outbox.depth()
         return await self.store.open_by_kind(), depth, oldest
+
+    async def _policy_name(self, reg_id: str) -> str | None:
+        """A registration's deadline policy's name, for its prompts' spans."""
+        policy = await self.store.deadlines.policy(reg_id)
+        return None if policy is None else policy.policy
+
+    def _delivered(self, channel: str, result: str, notes: Sequence[Note]) -> None:
+        """The sender handled a message (``notes`` among those it told): counted, and an
+        event on the spans of the prompts it was about."""
+        self.metrics.notified(channel, result)
+        if self.traces.on:
+            keys = [(n.facts.reg_id, n.facts.prompt_id) for n in notes]
+            self.traces.notified(channel, result, keys)
 
     def _push_url(self, reg_id: str) -> str | None:
         return self.push_url(reg_id) if self.push_url is not None else None
@@ -226,6 +244,7 @@ class Gateway:
             await self.notify.stop()
         self._timers.cancel_all()
         self.deadlines.timers.cancel_all()
+        self.traces.close()
         await stop_tasks(list(self._tasks), what="a gateway's background work")
         await self.watchers.close()
         await self.pool.aclose()
@@ -259,11 +278,21 @@ class Gateway:
             if reg is None or row is None:
                 return
             client = self.pool.client(reg.agent_url)
-            ending = await settle(client, fwd, reg.task_id, row.context_id)
+            parent = await self.traces.parent(reg, row)
+            with self.traces.forward(parent, reg, row, fwd, settling=True) as span:
+                ending = await settle(client, fwd, reg.task_id, row.context_id)
+                span.ended("in_doubt" if ending is None else _result(ending.reply))
             if ending is None:
                 log.warning("hitl-nb gateway: answer to %s still in doubt", fwd.prompt_id)
                 return
             reply = await conclude(self.store, fwd, ending, self._tell(reg, row))
+            await self.traces.concluded(
+                reg,
+                row,
+                ending.closed,
+                reply.ended_here,
+                default=fwd.responders == [DEFAULT_RESPONDER],
+            )
             self._wake()
             if not reply.ended_here:
                 # Its owner was slow, not gone: it ended the forward, and its answer's
@@ -324,23 +353,33 @@ class Gateway:
         else:
             await self._close_at_deadline(reg_id, prompt_id)
 
-    async def _close_at_deadline(self, reg_id: str, prompt_id: str) -> None:
-        """Close the prompt as expired and tell the registrant (``remind``)."""
+    async def _close_at_deadline(
+        self, reg_id: str, prompt_id: str, outcome: str = "expired"
+    ) -> None:
+        """Close the prompt as expired and tell the registrant (``remind``); its span's
+        ``outcome``: ``cancelled`` where the task was cancelled at the deadline."""
         try:
             if await self.store.forward(reg_id, prompt_id) is not None:
                 self.metrics.deadline("answered")
+                self.traces.deadline(reg_id, prompt_id, "answered")
                 return  # an answer is on its way or delivered
             if self.settings.accept_after_deadline:
                 self.metrics.deadline("kept_open")
+                self.traces.deadline(reg_id, prompt_id, "kept_open")
                 log.info("hitl-nb gateway: deadline of prompt %s passed (still open)", prompt_id)
                 return
             notes: list[Note] = []
-            if self.notify is not None:
+            reg = row = None
+            if self.notify is not None or self.traces.on:
                 reg = await self.store.registration(reg_id)
-                notes = self._expiry(reg, await self.store.prompt(reg_id, prompt_id))
+                row = await self.store.prompt(reg_id, prompt_id)
+                notes = self._expiry(reg, row)
             if await self.store.close_prompt(reg_id, prompt_id, "expired", notes):
                 log.info("hitl-nb gateway: prompt %s closed at its deadline", prompt_id)
                 self.metrics.deadline("closed")
+                self.traces.deadline(reg_id, prompt_id, "closed")
+                if reg is not None and row is not None:
+                    await self.traces.ended(reg, row, outcome)
                 self._wake()
                 self.feed.changed(reg_id)
         except StoreUnavailable as exc:
@@ -565,6 +604,7 @@ class Gateway:
             )
             self._arm(row)
             if new:  # first seen now: its notes were written with it
+                await self.traces.opened(reg, row)
                 self._spawn(self.deadlines.seen(reg, row))
                 self._wake()
                 self.feed.changed(reg.id, row.envelope)
@@ -573,7 +613,10 @@ class Gateway:
                 fwd = await self.store.forward(reg.id, row.prompt_id)
                 if fwd is None or fwd.state != PromptState.FORWARDING:
                     if await self.store.close_prompt(reg.id, row.prompt_id, "closed by the agent"):
+                        await self.traces.ended(reg, row, "withdrawn")
                         self.feed.changed(reg.id)
+            elif row.closed is not None:
+                self.traces.closed_elsewhere(reg.id, row.prompt_id)
 
     # -- prompts ---------------------------------------------------------------------
 
@@ -749,6 +792,7 @@ class Gateway:
                 if await self.store.close_prompt(
                     reg.id, prompt_id, "expired", self._expiry(reg, row)
                 ):
+                    await self.traces.ended(reg, row, "expired")
                     self._wake()
                 raise GatewayError(
                     410, f"the prompt's deadline ({env.deadline}) has passed; nothing was sent"
@@ -772,7 +816,10 @@ class Gateway:
                 await self.trail.add_outcome(given, reply)
                 return reply
             client = self.pool.client(reg.agent_url)
-            ending = await send(client, claimed, reg.task_id, row.context_id)
+            parent = await self.traces.parent(reg, row)
+            with self.traces.forward(parent, reg, row, claimed, settling=False) as span:
+                ending = await send(client, claimed, reg.task_id, row.context_id)
+                span.ended(_result(ending.reply))
             reply = ending.reply
             if ending.in_doubt:  # the forward stays as it is, settled in the background
                 self.metrics.forward_ended("in_doubt")
@@ -782,6 +829,7 @@ class Gateway:
             else:
                 entry = self.trail.outcome(given, reply)
                 reply = await conclude(self.store, claimed, ending, self._tell(reg, row), entry)
+                await self.traces.concluded(reg, row, ending.closed, reply.ended_here)
                 if reply.ended_here:
                     self.metrics.forward_ended(str(reply.body.get("status")), row.first_seen)
                 self._wake()
@@ -892,6 +940,11 @@ class Gateway:
             return await self.store.audit(None, after=after, limit=limit)
         mine = [r.id for r in await self.store.registrations() if self._owns(caller, r)]
         return await self.store.audit(mine, after=after, limit=limit)
+
+
+def _result(reply: GatewayReply) -> str:
+    """A forward's result (as the metrics and the traces say it) from its reply."""
+    return "in_doubt" if reply.status == 202 else str(reply.body.get("status"))
 
 
 def _collecting(

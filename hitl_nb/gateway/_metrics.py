@@ -4,9 +4,11 @@ As JupyterHub's ``metrics.py`` does, this module is the one place a reader learn
 whole set: each metric with its help text and its label values.
 
 ===================================  =========  ====================================
-``hitl_prompts_open{kind}``          gauge      open prompts (no answer on its way),
-                                                by who may answer: any, specific,
-                                                consensus
+``hitl_prompts_open{kind,policy}``   gauge      open prompts (no answer on its way),
+                                                by who may answer (``kind``: any,
+                                                specific, consensus) and by their
+                                                registration's deadline ``policy``:
+                                                remind, escalate, default, cancel
 ``hitl_answers_total{outcome}``      counter    answers given: forwarded, held,
                                                 refused, conflict, invalid, failed
 ``hitl_answer_wait_seconds``         histogram  a prompt's first sighting to its
@@ -51,6 +53,8 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
+from hitl_nb.gateway._deadline import POLICIES
+
 __all__ = [
     "ANSWER_OUTCOMES",
     "CACHE_SECONDS",
@@ -59,6 +63,7 @@ __all__ = [
     "FORWARD_RESULTS",
     "GatewayMetrics",
     "PROMPT_KINDS",
+    "PROMPT_POLICIES",
     "Readings",
     "outcome_of",
 ]
@@ -72,6 +77,8 @@ CACHE_SECONDS = 5.0
 
 #: ``hitl_prompts_open``'s ``kind``.
 PROMPT_KINDS = ("any", "specific", "consensus")
+#: ``hitl_prompts_open``'s ``policy`` (a registration's deadline policy).
+PROMPT_POLICIES = POLICIES
 #: ``hitl_answers_total``'s ``outcome``.
 ANSWER_OUTCOMES = ("forwarded", "held", "refused", "conflict", "invalid", "failed")
 #: ``hitl_deadlines_total``'s ``followed``.
@@ -126,8 +133,9 @@ def outcome_of(status: int, body_status: object = None) -> str:
     return "refused"
 
 
-#: The store's readings: open prompts by kind, and the outbox's depth and oldest note.
-Readings = tuple[dict[str, int], int, float | None]
+#: The store's readings: open prompts by (kind, policy), and the outbox's depth and
+#: oldest note.
+Readings = tuple[dict[tuple[str, str], int], int, float | None]
 
 
 class _StoreGauges:
@@ -182,11 +190,13 @@ class _StoreGauges:
         by_kind, depth, oldest = readings
         prompts = GaugeMetricFamily(
             "hitl_prompts_open",
-            "Open prompts (no answer on its way), by who may answer them.",
-            labels=["kind"],
+            "Open prompts (no answer on its way), by who may answer them and by their "
+            "registration's deadline policy.",
+            labels=["kind", "policy"],
         )
         for kind in PROMPT_KINDS:
-            prompts.add_metric([kind], by_kind.get(kind, 0))
+            for policy in PROMPT_POLICIES:
+                prompts.add_metric([kind, policy], by_kind.get((kind, policy), 0))
         yield prompts
         yield GaugeMetricFamily(
             "hitl_outbox_notes", "Notifications waiting in the outbox to be sent.", value=depth

@@ -167,8 +167,9 @@ class Notifier:
         self.people = bool(settings.notify_smtp_host or settings.notify_webhook_hosts)
         self.remind_before = settings.notify_remind_before or None
         self.sender: Sender | None = None
-        #: Told of each message's end: its channel's kind and result (the metrics).
-        self.delivered: Callable[[str, str], None] | None = None
+        #: Told of each message's end: its channel's kind, its result and the notes it
+        #: told (the metrics, the traces).
+        self.delivered: Callable[[str, str, Sequence[Note]], None] | None = None
         #: The Slack app (None: no team channel is one).
         self.slack = self._slack_app(settings, store)
         # a Slack app's users get personal messages from it

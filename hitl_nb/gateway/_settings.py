@@ -175,6 +175,15 @@ class GatewaySettings(Configurable):
         ),
     ).tag(config=True)
 
+    traces = Bool(
+        True,
+        help=(
+            "Trace each prompt and its answer's forward with OpenTelemetry (the extra "
+            "hitl-nb[otel]; spans go to the exporter configured for the process). Off, or "
+            "without the extra: nothing is traced."
+        ),
+    ).tag(config=True)
+
     mock_agent = Bool(
         True,
         help=(

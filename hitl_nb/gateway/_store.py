@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hitl_nb.gateway._chain import append
-from hitl_nb.gateway._deadline_store import DeadlineRecords
+from hitl_nb.gateway._deadline_store import DeadlineRecords, policy_name
 from hitl_nb.gateway._outbox import StoreOutbox, count_answers, withdraw, write_notes
 from hitl_nb.gateway._schema import SCHEMA_VERSION, audience
 from hitl_nb.gateway._slack_store import SlackRecords
@@ -925,18 +925,22 @@ class GatewayStore:
             for r in rows
         ]
 
-    async def open_by_kind(self) -> dict[str, int]:
+    async def open_by_kind(self) -> dict[tuple[str, str], int]:
         """How many prompts are open (no answer on its way or delivered) by the kind of
         who may answer: ``any``, ``specific`` (named people) or ``consensus`` (more than
-        one must agree), for the metrics."""
+        one must agree), and by their registration's deadline policy (remind, escalate,
+        default, cancel), for the metrics."""
+        policy, args = policy_name("d.policy")
         rows = await self._db.rows(
             "SELECT CASE WHEN p.needed > 1 THEN 'consensus' WHEN p.named = 1 THEN 'specific' "
-            "ELSE 'any' END AS kind, count(*) FROM prompts p WHERE p.closed IS NULL "
+            f"ELSE 'any' END AS kind, {policy} AS policy, count(*) FROM prompts p "
+            "LEFT JOIN deadline_policies d ON d.reg_id = p.reg_id WHERE p.closed IS NULL "
             "AND NOT EXISTS (SELECT 1 FROM forwards f WHERE f.reg_id = p.reg_id "
             "AND f.prompt_id = p.prompt_id AND f.state IN ('forwarding', 'forwarded')) "
-            "GROUP BY 1"
+            "GROUP BY 1, 2",
+            args,
         )
-        return {str(kind): int(n) for kind, n in rows}
+        return {(str(kind), str(name)): int(n) for kind, name, n in rows}
 
 
 #: Beyond any place in the chain.

@@ -12,6 +12,9 @@ does not move. So :class:`WallTimers` checks the wall clock again at each wake:
   is due, every ``lease_seconds / 3``) finds the timer later than the wall clock says
   and fires it at once. It fires at most once anyway: every action is claimed in the
   store before it is done.
+
+The wall clock is ``clock`` (``time.time`` unless given): the tests give a clock of
+their own that they set forward and back.
 """
 
 from __future__ import annotations
@@ -31,10 +34,15 @@ Fire = Callable[[], Coroutine[Any, Any, Any]]
 
 class WallTimers:
     """Timers by key, each firing ``fire()`` (run by ``spawn``) once the wall clock
-    reaches its time (see the module docstring)."""
+    (``clock()``, epoch seconds) reaches its time (see the module docstring)."""
 
-    def __init__(self, spawn: Callable[[Coroutine[Any, Any, Any]], None]) -> None:
+    def __init__(
+        self,
+        spawn: Callable[[Coroutine[Any, Any, Any]], None],
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._spawn = spawn
+        self._clock = clock
         self._handles: dict[Hashable, asyncio.TimerHandle] = {}
 
     def __contains__(self, key: Hashable) -> bool:
@@ -45,7 +53,7 @@ class WallTimers:
         this key stays when it is due no later; one due later (the wall clock jumped
         forward since it was armed) is replaced."""
         loop = asyncio.get_running_loop()
-        delay = max(0.0, at - time.time())
+        delay = max(0.0, at - self._clock())
         old = self._handles.get(key)
         if old is not None:
             if old.when() <= loop.time() + delay + _SLACK:
@@ -55,7 +63,7 @@ class WallTimers:
 
     def _wake(self, key: Hashable, at: float, fire: Fire) -> None:
         self._handles.pop(key, None)
-        if time.time() < at:  # the wall clock went back: wait for its time again
+        if self._clock() < at:  # the wall clock went back: wait for its time again
             self.arm(key, at, fire)
             return
         self._spawn(fire())

@@ -306,10 +306,12 @@ def _single(note: Note, links: AnswerLinks, now: float) -> Message:
         ]
     elif note.kind == "escalation":
         subject = ("Escalated: ", short)
+        # An escalation at the deadline itself (``before`` 0) is read after it.
+        passed = f.deadline is not None and f.deadline <= now
         paragraphs = [
             ("A question from ", *_lower(_who_asks(f)), " has no answer yet:"),
             (question,),
-            _deadline(f, now, "It closes"),
+            _deadline(f, now, "It closed" if passed else "It closes"),
             (
                 "You are told because its task's registration escalates unanswered "
                 "questions; who may answer it is unchanged.",

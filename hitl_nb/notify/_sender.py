@@ -29,7 +29,7 @@ import logging
 import random
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hitl_nb._sync import wait_event
@@ -37,7 +37,7 @@ from hitl_nb.errors import DeliveryFailed, NotifyRefused
 from hitl_nb.notify._channels import Channels
 from hitl_nb.notify._links import AnswerLinks
 from hitl_nb.notify._messages import compose
-from hitl_nb.notify._notes import Batch
+from hitl_nb.notify._notes import Batch, Note
 from hitl_nb.notify._outbox import Outbox
 from hitl_nb.notify._plan import (
     Ceiling,
@@ -75,8 +75,8 @@ class Sender:
     sender's name in claims (a replica's id); ``lease``: how long a claim holds (longer
     than the slowest send); ``clock`` and ``jitter`` are the time and the randomness
     (``[0, 1)``) its decisions use; ``delivered``: told of each message's end, its
-    channel's kind (``none``: nowhere to send) and ``sent``, ``retried`` or
-    ``given_up`` (the metrics)."""
+    channel's kind (``none``: nowhere to send), ``sent``, ``retried`` or
+    ``given_up``, and the notes it told (the metrics, the traces)."""
 
     def __init__(
         self,
@@ -94,7 +94,7 @@ class Sender:
         sweep_every: float = 10.0,
         clock: Callable[[], float] = time.time,
         jitter: Callable[[], float] = random.random,
-        delivered: Callable[[str, str], None] | None = None,
+        delivered: Callable[[str, str, Sequence[Note]], None] | None = None,
     ) -> None:
         self.outbox = outbox
         self.router = router
@@ -217,9 +217,9 @@ class Sender:
         except NotifyRefused:
             return "unknown"
 
-    def _ended(self, channel: str, result: str) -> str:
+    def _ended(self, channel: str, result: str, batch: Batch) -> str:
         if self._delivered is not None:
-            self._delivered(channel, result)
+            self._delivered(channel, result, batch.notes)
         return result
 
     async def _send(self, batch: Batch) -> str:
@@ -235,7 +235,7 @@ class Sender:
             if isinstance(target, NoRoute):
                 await self.outbox.give_up(batch, now, target.reason)
                 log.info("hitl-nb notify: nothing sent to %s: %s", batch.recipient, target.reason)
-                return self._ended(channel, "given_up")
+                return self._ended(channel, "given_up", batch)
             channel = self._channel(target)
             message = compose(batch, self.links, now)
             await self.channels.deliver(message, target)
@@ -244,14 +244,14 @@ class Sender:
             if exc.permanent:
                 await self.outbox.give_up(batch, at, str(exc))
                 log.warning("hitl-nb notify: gave up a message to %s: %s", batch.recipient, exc)
-                return self._ended(channel, "given_up")
+                return self._ended(channel, "given_up", batch)
             attempts = 1 + max((n.attempts for n in batch.notes), default=0)
             when = retry_at(at, attempts, self.limits, self._jitter())
             if exc.retry_after is not None:  # the receiver said when (a 429's Retry-After)
                 when = max(when, at + min(exc.retry_after, self.limits.max_retry))
             await self.outbox.mark_retry(batch, when, str(exc))
             log.info("hitl-nb notify: a message to %s waits: %s", batch.recipient, exc)
-            return self._ended(channel, "retried")
+            return self._ended(channel, "retried", batch)
         at = self._clock()
         await self.outbox.mark_sent(batch, at, next_allowed(at, self.limits))
-        return self._ended(channel, "sent")
+        return self._ended(channel, "sent", batch)

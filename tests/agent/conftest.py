@@ -1,7 +1,8 @@
 """The agents hitl_nb.agent serves, once per module each: the a2a-sdk agent whose
 executor ``await ask(...)`` (tests/helpers/ask_agent.py), the LangGraph graph
 (tests/helpers/graph_agent.py), the Pydantic AI agent whose tools ask
-(tests/helpers/pydantic_agent.py) and the ADK agent whose tools ask to be confirmed
+(tests/helpers/pydantic_agent.py), the OpenAI Agents SDK agent whose tool approvals ask
+(tests/helpers/openai_agent.py) and the ADK agent whose tools ask to be confirmed
 (tests/helpers/adk_agent.py)."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tests.helpers.graph_agent import GraphAgent
 
 if TYPE_CHECKING:
     from tests.helpers.adk_agent import AdkAgent
+    from tests.helpers.openai_agent import OpenAIAgent
     from tests.helpers.pydantic_agent import PydanticAgent
 
 #: Pydantic AI 2 and ADK 2.15 need Python 3.11 (the test extra installs them from there on).
@@ -43,6 +45,14 @@ def pydantic_agent() -> Iterator[PydanticAgent]:
     from tests.helpers.pydantic_agent import PydanticAgent
 
     with PydanticAgent() as agent:
+        yield agent
+
+
+@pytest.fixture(scope="module")
+def openai_agent() -> Iterator[OpenAIAgent]:
+    from tests.helpers.openai_agent import OpenAIAgent
+
+    with OpenAIAgent() as agent:
         yield agent
 
 

@@ -23,29 +23,14 @@ from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
 from hitl_nb.errors import PromptConflict, ResponseInvalid
 from hitl_nb.validation import validate_payload
 from tests.helpers.adk_agent import OFFERED, AdkAgent, adk_process
-from tests.helpers.mock_agent_client import headers
+from tests.helpers.tool_bridges import FIELDS, first_prompt, plain_send, said
 
-#: What the tool must receive exactly: unicode, nested arrays, an integer past 2**64.
-FIELDS = {"replicas": 2**70 + 1, "regions": [["eu-west", "zürich"], [], ["東京"]], "label": "🚀 ok"}
 REJECTED = 'deploy: {"error": "This tool call is rejected."}'
-
-
-def _first_prompt(client: SyncHitlClient, text: str) -> PromptEvent:
-    prompt = list(client.stream(text))[-1]
-    assert isinstance(prompt, PromptEvent)
-    return prompt
-
-
-def _said(client: SyncHitlClient, task_id: str) -> str:
-    task = client.get_task(task_id)
-    assert task.status.state is TaskState.COMPLETED
-    assert task.status.message is not None
-    return str(task.status.message.parts[0].text)
 
 
 def test_a_confirmation_is_a_yes_no_prompt_with_the_call_as_text(adk_agent: AdkAgent) -> None:
     with SyncHitlClient(adk_agent.url) as client:
-        prompt = _first_prompt(client, "deploy")
+        prompt = first_prompt(client, "deploy")
         assert prompt.response_schema == CONFIRM_SCHEMA
         assert prompt.prompt == (
             'Confirm the call to deploy?\n\nTool: deploy\nArguments: {"build": 41, "env": "prod"}'
@@ -54,21 +39,21 @@ def test_a_confirmation_is_a_yes_no_prompt_with_the_call_as_text(adk_agent: AdkA
         assert message is not None and (message.metadata or {})[TAG_KEY].startswith("adk-")
         assert uuid.UUID(prompt.prompt_id)
         client.respond(prompt.task_id, prompt.prompt_id, {"confirmed": True}, wait=True)
-        assert _said(client, prompt.task_id) == 'deploy: {"result": "deployed build 41 to prod"}'
+        assert said(client, prompt.task_id) == 'deploy: {"result": "deployed build 41 to prod"}'
         assert adk_agent.seen["deploy"] == {"build": 41, "env": "prod"}
 
 
 def test_a_rejection_reaches_adk_as_a_rejection() -> None:
     with AdkAgent() as agent, SyncHitlClient(agent.url) as client:
-        prompt = _first_prompt(client, "deploy")
+        prompt = first_prompt(client, "deploy")
         client.respond(prompt.task_id, prompt.prompt_id, {"confirmed": False}, wait=True)
-        assert _said(client, prompt.task_id) == REJECTED
+        assert said(client, prompt.task_id) == REJECTED
         assert "deploy" not in agent.seen  # ADK did not run the tool
 
 
 def test_a_payload_reaches_the_tool_intact(adk_agent: AdkAgent) -> None:
     with SyncHitlClient(adk_agent.url) as client:
-        prompt = _first_prompt(client, "configure")
+        prompt = first_prompt(client, "configure")
         payload = prompt.response_schema["properties"]["payload"]
         assert payload["default"] == OFFERED
         assert payload["properties"]["regions"] == {
@@ -78,23 +63,22 @@ def test_a_payload_reaches_the_tool_intact(adk_agent: AdkAgent) -> None:
         assert prompt.prompt.startswith("Settings for api?\n\nTool: configure\n")
         answer = {"confirmed": True, "payload": FIELDS}
         client.respond(prompt.task_id, prompt.prompt_id, answer, wait=True)
-        said = _said(client, prompt.task_id)
-        assert said == 'configure: {"configured": "api"}'
+        assert said(client, prompt.task_id) == 'configure: {"configured": "api"}'
         got = adk_agent.seen["configure"]
         assert got == answer and type(got["payload"]["replicas"]) is int
 
 
 def test_a_rejected_payload_reaches_the_tool_as_a_rejection(adk_agent: AdkAgent) -> None:
     with SyncHitlClient(adk_agent.url) as client:
-        prompt = _first_prompt(client, "configure")
+        prompt = first_prompt(client, "configure")
         client.respond(prompt.task_id, prompt.prompt_id, {"confirmed": False}, wait=True)
-        assert _said(client, prompt.task_id) == 'configure: {"configured": null}'
+        assert said(client, prompt.task_id) == 'configure: {"configured": null}'
         assert adk_agent.seen["configure"] == {"confirmed": False, "payload": None}
 
 
 def test_two_confirmations_are_two_prompts(adk_agent: AdkAgent) -> None:
     with SyncHitlClient(adk_agent.url) as client:
-        first = _first_prompt(client, "both")
+        first = first_prompt(client, "both")
         assert first.prompt.startswith("Confirm the call to deploy?")
         runs = adk_agent.runs["model"]
         client.respond(first.task_id, first.prompt_id, {"confirmed": True}, wait=True)
@@ -104,7 +88,7 @@ def test_two_confirmations_are_two_prompts(adk_agent: AdkAgent) -> None:
         assert adk_agent.runs["model"] == runs  # not resumed before both are answered
         answer = {"confirmed": True, "payload": FIELDS}
         client.respond(first.task_id, second.prompt_id, answer, wait=True)
-        assert _said(client, first.task_id) == (
+        assert said(client, first.task_id) == (
             'deploy: {"result": "deployed build 7 to staging"}; configure: {"configured": "web"}'
         )
         assert adk_agent.seen["configure"] == answer
@@ -112,7 +96,7 @@ def test_two_confirmations_are_two_prompts(adk_agent: AdkAgent) -> None:
 
 def test_an_invalid_answer_is_422_and_a_second_is_409_before_the_agent_runs() -> None:
     with AdkAgent() as agent, SyncHitlClient(agent.url) as client:
-        prompt = _first_prompt(client, "configure")
+        prompt = first_prompt(client, "configure")
         runs = agent.runs["model"]
         for wrong in ({"confirmed": True}, {"confirmed": True, "payload": {"replicas": "two"}}):
             with pytest.raises(ResponseInvalid) as refused:
@@ -120,7 +104,8 @@ def test_an_invalid_answer_is_422_and_a_second_is_409_before_the_agent_runs() ->
             assert refused.value.validation_errors
         assert agent.runs["model"] == runs and "configure" not in agent.seen
         assert client.get_task(prompt.task_id).status.state is TaskState.INPUT_REQUIRED
-        client.respond(prompt.task_id, prompt.prompt_id, {"confirmed": True, "payload": FIELDS})
+        answer = {"confirmed": True, "payload": FIELDS}
+        client.respond(prompt.task_id, prompt.prompt_id, answer, wait=True)  # the run ended
         runs = agent.runs["model"]
         with pytest.raises(PromptConflict):
             client.respond(prompt.task_id, prompt.prompt_id, {"confirmed": False})
@@ -129,7 +114,7 @@ def test_an_invalid_answer_is_422_and_a_second_is_409_before_the_agent_runs() ->
 
 def test_a_message_that_answers_nothing_does_not_run_the_agent(adk_agent: AdkAgent) -> None:
     with SyncHitlClient(adk_agent.url) as client:
-        prompt = _first_prompt(client, "deploy")
+        prompt = first_prompt(client, "deploy")
         runs = adk_agent.runs["model"]
         events = list(client.stream("hello?", task_id=prompt.task_id))
         assert [e.prompt_id for e in events if isinstance(e, PromptEvent)] == [prompt.prompt_id]
@@ -141,16 +126,7 @@ def test_a_plain_client_answers_with_a_data_part(adk_agent: AdkAgent) -> None:
     with httpx.Client(timeout=30) as http:
 
         def send(**message: Any) -> dict[str, Any]:
-            message = {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", **message}
-            body = {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "SendMessage",
-                "params": {"message": message},
-            }
-            reply = http.post(adk_agent.url + "/", json=body, headers=headers(activated=False))
-            task: dict[str, Any] = reply.json()["result"]["task"]
-            return task
+            return plain_send(http, adk_agent.url, **message)
 
         task = send(parts=[{"text": "deploy"}])
         assert task["status"]["message"]["parts"][0]["text"].startswith("Confirm the call")
@@ -216,7 +192,7 @@ def test_a_prompt_outlives_a_crash_on_adks_sqlite_sessions(tmp_path: Path) -> No
     from the session: the tool gets the payload."""
     tasks, sessions, seen = tmp_path / "tasks.sqlite", tmp_path / "sessions.sqlite", tmp_path / "s"
     with adk_process(tasks, sessions, seen) as url, SyncHitlClient(url) as client:
-        prompt = _first_prompt(client, "configure")
+        prompt = first_prompt(client, "configure")
     with adk_process(tasks, sessions, seen) as url, SyncHitlClient(url) as client:
         waiting = prompt_of(client.get_task(prompt.task_id))
         assert isinstance(waiting, PromptEvent) and waiting.prompt_id == prompt.prompt_id
@@ -224,7 +200,7 @@ def test_a_prompt_outlives_a_crash_on_adks_sqlite_sessions(tmp_path: Path) -> No
             client.respond(prompt.task_id, prompt.prompt_id, {"confirmed": True}, validate=False)
         answer = {"confirmed": True, "payload": FIELDS}
         client.respond(prompt.task_id, prompt.prompt_id, answer, wait=True)
-        assert _said(client, prompt.task_id) == 'configure: {"configured": "api"}'
+        assert said(client, prompt.task_id) == 'configure: {"configured": "api"}'
     assert json.loads(seen.read_text(encoding="utf-8"))["configure"] == answer
 
 
@@ -235,7 +211,7 @@ def test_an_answer_whose_session_was_lost_fails_the_task_saying_what_to_do(
     not run as a new input."""
     url = f"sqlite+aiosqlite:///{tmp_path / 'tasks.sqlite'}"
     with AdkAgent(task_store=url) as agent, SyncHitlClient(agent.url) as client:
-        prompt = _first_prompt(client, "deploy")
+        prompt = first_prompt(client, "deploy")
     with AdkAgent(task_store=url) as agent, SyncHitlClient(agent.url) as client:
         with pytest.raises(Exception, match="DatabaseSessionService"):
             client.respond(prompt.task_id, prompt.prompt_id, {"confirmed": True})

@@ -18,37 +18,21 @@ from pydantic_ai import DeferredToolRequests, ToolApproved, ToolDenied
 from pydantic_ai.messages import ToolCallPart
 
 from hitl_nb.a2a import TaskState
+from hitl_nb.agent._pauses import Paused
 from hitl_nb.agent._prompts import TAG_KEY
 from hitl_nb.agent.pydantic_ai import APPROVAL_SCHEMA, MemoryPauses, SqlitePauses
 from hitl_nb.agent.pydantic_ai._calls import pending_calls, results_for
-from hitl_nb.agent.pydantic_ai._pauses import Paused
 from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
 from hitl_nb.errors import PromptConflict, ResponseInvalid
-from tests.helpers.mock_agent_client import headers
 from tests.helpers.pydantic_agent import Details, PydanticAgent, Settings, pydantic_process
-
-#: What the tool must receive exactly: unicode, nested arrays, an integer past 2**64.
-FIELDS = {"replicas": 2**70 + 1, "regions": [["eu-west", "zürich"], [], ["東京"]], "label": "🚀 ok"}
-
-
-def _first_prompt(client: SyncHitlClient, text: str) -> PromptEvent:
-    prompt = list(client.stream(text))[-1]
-    assert isinstance(prompt, PromptEvent)
-    return prompt
-
-
-def _said(client: SyncHitlClient, task_id: str) -> str:
-    task = client.get_task(task_id)
-    assert task.status.state is TaskState.COMPLETED
-    assert task.status.message is not None
-    return str(task.status.message.parts[0].text)
+from tests.helpers.tool_bridges import FIELDS, first_prompt, plain_send, said
 
 
 def test_an_approval_is_a_yes_no_prompt_with_the_call_as_text(
     pydantic_agent: PydanticAgent,
 ) -> None:
     with SyncHitlClient(pydantic_agent.url) as client:
-        prompt = _first_prompt(client, "deploy")
+        prompt = first_prompt(client, "deploy")
         assert prompt.response_schema == APPROVAL_SCHEMA
         assert prompt.prompt == (
             'Approve the call to deploy?\n\nTool: deploy\nArguments: {"build": 41, "env": "prod"}'
@@ -57,28 +41,28 @@ def test_an_approval_is_a_yes_no_prompt_with_the_call_as_text(
         assert message is not None and (message.metadata or {})[TAG_KEY] == "call-deploy"
         assert uuid.UUID(prompt.prompt_id)
         client.respond(prompt.task_id, prompt.prompt_id, {"approved": True}, wait=True)
-        assert _said(client, prompt.task_id) == "deploy: deployed build 41 to prod (success)"
+        assert said(client, prompt.task_id) == "deploy: deployed build 41 to prod (success)"
         assert pydantic_agent.seen["deploy"] == {"build": 41, "env": "prod"}
 
 
 def test_a_denial_reaches_the_model_as_a_denial_with_the_reason() -> None:
     with PydanticAgent() as agent, SyncHitlClient(agent.url) as client:
-        prompt = _first_prompt(client, "deploy")
+        prompt = first_prompt(client, "deploy")
         reason = "Not on a Friday — «jamais»"
         client.respond(
             prompt.task_id, prompt.prompt_id, {"approved": False, "reason": reason}, wait=True
         )
-        assert _said(client, prompt.task_id) == f"deploy: {reason} (denied)"
+        assert said(client, prompt.task_id) == f"deploy: {reason} (denied)"
         assert "deploy" not in agent.seen  # the tool did not run
 
 
 def test_structured_fields_reach_the_tool_intact(pydantic_agent: PydanticAgent) -> None:
     with SyncHitlClient(pydantic_agent.url) as client:
-        prompt = _first_prompt(client, "configure")
+        prompt = first_prompt(client, "configure")
         assert prompt.response_schema == Settings.model_json_schema()
         assert prompt.prompt.startswith("Settings for api?\n\nTool: configure\n")
         client.respond(prompt.task_id, prompt.prompt_id, FIELDS, wait=True)
-        assert _said(client, prompt.task_id) == "configure: configured api (success)"
+        assert said(client, prompt.task_id) == "configure: configured api (success)"
         got = pydantic_agent.seen["configure"]
         assert got == FIELDS and type(got["replicas"]) is int
 
@@ -87,18 +71,18 @@ def test_a_question_is_answered_with_its_fields_as_the_call_result(
     pydantic_agent: PydanticAgent,
 ) -> None:
     with SyncHitlClient(pydantic_agent.url) as client:
-        prompt = _first_prompt(client, "details")
+        prompt = first_prompt(client, "details")
         assert prompt.response_schema == Details.model_json_schema()
         assert prompt.prompt.startswith("Who owns launch?")
         answer = {"owner": "Zoë", "budget": 12345678901234567890}
         client.respond(prompt.task_id, prompt.prompt_id, answer, wait=True)
-        said = _said(client, prompt.task_id)
-        assert said.startswith("details: ") and json.loads(said[9:-10]) == answer
+        text = said(client, prompt.task_id)
+        assert text.startswith("details: ") and json.loads(text[9:-10]) == answer
 
 
 def test_several_deferred_calls_are_several_prompts(pydantic_agent: PydanticAgent) -> None:
     with SyncHitlClient(pydantic_agent.url) as client:
-        first = _first_prompt(client, "both")
+        first = first_prompt(client, "both")
         questions = {"Approve the call to deploy?": {"approved": True}, "Settings for web?": FIELDS}
         asked = first.prompt.split("\n")[0]
         runs = pydantic_agent.runs["model"]
@@ -109,15 +93,15 @@ def test_several_deferred_calls_are_several_prompts(pydantic_agent: PydanticAgen
         assert second.prompt.startswith(other)
         assert pydantic_agent.runs["model"] == runs  # not resumed before every call is answered
         client.respond(first.task_id, second.prompt_id, answer, wait=True)
-        said = _said(client, first.task_id)
-        assert said == (
+        text = said(client, first.task_id)
+        assert text == (
             "deploy: deployed build 7 to staging (success); configure: configured web (success)"
         )
 
 
 def test_an_invalid_answer_is_422_and_a_second_is_409_before_the_agent_runs() -> None:
     with PydanticAgent() as agent, SyncHitlClient(agent.url) as client:
-        prompt = _first_prompt(client, "configure")
+        prompt = first_prompt(client, "configure")
         runs = agent.runs["model"]
         with pytest.raises(ResponseInvalid) as refused:
             client.respond(prompt.task_id, prompt.prompt_id, {"replicas": "two"}, validate=False)
@@ -135,7 +119,7 @@ def test_a_message_that_answers_nothing_does_not_run_the_agent(
     pydantic_agent: PydanticAgent,
 ) -> None:
     with SyncHitlClient(pydantic_agent.url) as client:
-        prompt = _first_prompt(client, "deploy")
+        prompt = first_prompt(client, "deploy")
         runs = pydantic_agent.runs["model"]
         events = list(client.stream("hello?", task_id=prompt.task_id))
         assert [e.prompt_id for e in events if isinstance(e, PromptEvent)] == [prompt.prompt_id]
@@ -149,16 +133,7 @@ def test_a_plain_client_answers_an_approval_with_a_data_part(
     with httpx.Client(timeout=30) as http:
 
         def send(**message: Any) -> dict[str, Any]:
-            message = {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", **message}
-            body = {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "SendMessage",
-                "params": {"message": message},
-            }
-            reply = http.post(pydantic_agent.url + "/", json=body, headers=headers(activated=False))
-            task: dict[str, Any] = reply.json()["result"]["task"]
-            return task
+            return plain_send(http, pydantic_agent.url, **message)
 
         task = send(parts=[{"text": "deploy"}])
         assert task["status"]["message"]["parts"][0]["text"].startswith("Approve the call")
@@ -188,7 +163,7 @@ def test_the_answers_in_pydantic_ais_own_types() -> None:
 
 def test_pauses_keep_the_run_as_json(tmp_path: Path) -> None:
     requests = DeferredToolRequests(approvals=[ToolCallPart("t", {"n": 2**70}, tool_call_id="x")])
-    paused = Paused(b"[]", pending_calls(requests), {"y": {"big": 2**70}})
+    paused = Paused("[]", pending_calls(requests), {"y": {"big": 2**70}})
 
     async def round_trip(store: Any) -> None:
         await store.put("task", paused)
@@ -207,14 +182,14 @@ def test_a_prompt_outlives_a_crash_on_sqlite_pauses(tmp_path: Path) -> None:
     message history: the tool gets the fields."""
     tasks, pauses, seen = tmp_path / "tasks.sqlite", tmp_path / "pauses.sqlite", tmp_path / "s"
     with pydantic_process(tasks, pauses, seen) as url, SyncHitlClient(url) as client:
-        prompt = _first_prompt(client, "configure")
+        prompt = first_prompt(client, "configure")
     with pydantic_process(tasks, pauses, seen) as url, SyncHitlClient(url) as client:
         waiting = prompt_of(client.get_task(prompt.task_id))
         assert isinstance(waiting, PromptEvent) and waiting.prompt_id == prompt.prompt_id
         with pytest.raises(ResponseInvalid):  # checked against the stored schema
             client.respond(prompt.task_id, prompt.prompt_id, {"replicas": 1}, validate=False)
         client.respond(prompt.task_id, prompt.prompt_id, FIELDS, wait=True)
-        assert _said(client, prompt.task_id) == "configure: configured api (success)"
+        assert said(client, prompt.task_id) == "configure: configured api (success)"
     assert json.loads(seen.read_text(encoding="utf-8"))["configure"] == FIELDS
 
 
@@ -223,7 +198,7 @@ def test_an_answer_whose_run_was_lost_fails_the_task_saying_what_to_do(tmp_path:
     run as a new input."""
     tasks, seen = tmp_path / "tasks.sqlite", tmp_path / "seen.json"
     with pydantic_process(tasks, None, seen) as url, SyncHitlClient(url) as client:
-        prompt = _first_prompt(client, "deploy")
+        prompt = first_prompt(client, "deploy")
     with pydantic_process(tasks, None, seen) as url, SyncHitlClient(url) as client:
         with pytest.raises(Exception, match="SqlitePauses"):
             client.respond(prompt.task_id, prompt.prompt_id, {"approved": True})

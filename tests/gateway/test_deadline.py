@@ -1,13 +1,15 @@
 """Deadline policies per registration (hitl_nb/gateway/_deadline*.py), end to end with
 the mock agent and a real gateway, on each store: ``escalate`` mails the named people,
-``default`` forwards the registrant's answer once, ``cancel`` cancels the task; what
-is refused at registration; an agent that refuses the default, or the cancel, or is
-down: audited as failed; two replicas on one database fire once; a gateway stopped
-before the deadline and started after fires once."""
+``default`` forwards the registrant's answer once, ``cancel`` cancels the task;
+``escalate`` to a team channel posts one message in words to a real webhook receiver and
+makes nobody a responder; what is refused at registration; an agent that refuses the
+default, or the cancel, or is down: audited as failed; two replicas on one database
+fire once; a gateway stopped before the deadline and started after fires once."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,13 +20,16 @@ from hitl_nb.a2a import TaskState
 from hitl_nb.client import HitlClient
 from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewayError, GatewaySettings, Notifier
 from hitl_nb.gateway._deadline import DeadlinePolicy, PolicyRefused, parse_policy
-from hitl_nb.mock_agent import MockAgent
+from hitl_nb.mock_agent import MockAgent, Scenario, Step
+from hitl_nb.mock_agent._scenarios import APPROVAL_SCHEMA
 from tests.gateway.conftest import Opener
 from tests.helpers.smtp import SmtpServer, smtp_server
 from tests.helpers.tasks import answers_at_agent, start_task
+from tests.helpers.tiny_server import Conn, Request, TinyServer, serve
 from tests.helpers.until import until_async
 
 ALICE = Caller("alice", "Alice")
+CAROL = Caller("carol", "Carol")
 NO = {"approve": False}
 
 
@@ -276,6 +281,86 @@ async def _escalate(opener: Opener, agent: MockAgent, smtp: SmtpServer) -> None:
 
 async def _soon(value: Any) -> Any:
     return value or None
+
+
+#: A prompt only bob may answer, closing 3 s after it is asked.
+FOR_BOB = Scenario(
+    "bob-by-deadline",
+    "Ship build 42? (bob's to answer, by a deadline 3 s away)",
+    steps=[Step("Ship build 42?", APPROVAL_SCHEMA, ["specific:bob"], deadline_seconds=3)],
+)
+#: The team channel the escalation names: a Slack-compatible incoming webhook.
+OPS = "ops.example.org"
+
+
+def _ok(request: Request, conn: Conn) -> None:
+    conn.answer({"ok": True})
+
+
+# The store's part is the email test's, on each database; this one runs on SQLite.
+@pytest.mark.parametrize("opener", ["sqlite"], indirect=True)
+def test_escalate_posts_one_message_to_a_team_channel_and_widens_nobody(
+    opener: Opener,
+) -> None:
+    with serve(_ok) as hook, MockAgent(scenarios=[FOR_BOB]) as bobs:
+        asyncio.run(_escalate_to_channel(opener, bobs, hook))
+
+
+async def _escalate_to_channel(opener: Opener, agent: MockAgent, hook: TinyServer) -> None:
+    # Only the team channel of OPS: the prompt's own note (bob's) and the registrant's
+    # outcome reach nobody here (no email), so the receiver hears of the escalation only.
+    settings = {"notify_team_webhooks": {OPS: hook.url + "/hooks/ops"}, "notify_every": 0.0}
+
+    def notify(gw: Gateway) -> Notifier:
+        return Notifier(
+            gw.settings, gw.store, lambda: "https://hub.example.org/", hub=True, owner=gw.replica
+        )
+
+    gw = _gateway(opener, notify, **settings)
+    await gw.start()
+    try:
+        task = await start_task(agent.url, FOR_BOB.name)
+        policy = {"policy": "escalate", "to": ["carol"], "channel": OPS, "before": 1.5}
+        _, reg = await gw.register(ALICE, agent.url, task.id, policy)
+        (prompt,) = reg["prompts"]
+        (entry,) = await _fired(gw, reg["id"])
+        assert entry.action == "escalated"
+        # carol has no way to be told here (no email): the trail says whom it reached
+        assert entry.reason == (
+            f"told team channel {OPS} that the prompt still waits (who may answer is "
+            "unchanged); no notification reaches carol"
+        )
+
+        async def posted() -> list[Any] | None:
+            return list(hook.requests) or None
+
+        (got,) = await until_async(posted, timeout=30, what="the team channel's message")
+        assert got.path == "/hooks/ops"
+        text = got.json()["text"]
+        assert "has no answer yet" in text and "Ship build 42?" in text  # names the prompt
+        assert "It closes" in text and "(in less than a minute)" in text  # the time left
+        assert "who may answer it is unchanged" in text
+
+        # Someone the escalation told, not among allowed_responders, is refused.
+        with pytest.raises(GatewayError) as refused:
+            await gw.answer(reg["id"], prompt["prompt_id"], CAROL, {"approve": True})
+        assert refused.value.status == 403
+        assert await answers_at_agent(agent.url, task.id) == []
+        after = (await gw.registration(reg["id"], ALICE))["prompts"][0]
+        assert after["allowed_responders"] == ["specific:bob"]
+
+        # At the deadline the prompt closes (as remind); the channel heard once.
+        async def closed() -> bool:
+            row = await gw.store.prompt(reg["id"], prompt["prompt_id"])
+            return row is not None and row.closed == "expired"
+
+        await until_async(closed, timeout=30, what="the prompt to close at its deadline")
+        await gw.deadlines.round(time.time() + 5)  # a round more: nothing fires again
+        assert len(await _entries(gw, reg["id"])) == 1
+        assert len(hook.requests) == 1
+        assert await gw.store.outbox.states() == {"sent": 1}  # and nothing more to send
+    finally:
+        await gw.close()
 
 
 # -- once -------------------------------------------------------------------------------

@@ -12,8 +12,11 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 
 from hitl_nb.gateway import AgentPool, Caller, Gateway, GatewayError, GatewaySettings
+from hitl_nb.gateway._deadline import DeadlinePolicy
 from hitl_nb.gateway._metrics import GatewayMetrics, outcome_of
+from hitl_nb.gateway._store import Registration
 from tests.gateway.conftest import Opener
+from tests.helpers import wire
 from tests.helpers.one_prompt import OnePromptAgent
 
 ALICE, BOB = Caller("alice", "Alice"), Caller("bob", "Bob")
@@ -50,8 +53,8 @@ def test_a_scrape_after_some_answers_says_what_happened(opener: Opener) -> None:
         rid, pid = reg["id"], agent.prompt_id
         gw.metrics._gauges._at = -1e9  # type: ignore[union-attr]  # the cache, spent
         before = samples((await gw.metrics.exposition()).decode())
-        assert before[("hitl_prompts_open", (("kind", "any"),))] == 1
-        assert before[("hitl_prompts_open", (("kind", "consensus"),))] == 0
+        assert before[("hitl_prompts_open", (("kind", "any"), ("policy", "remind")))] == 1
+        assert before[("hitl_prompts_open", (("kind", "consensus"), ("policy", "remind")))] == 0
         assert before[("hitl_outbox_notes", ())] == 0
         for caller, payload in ((ALICE, {"approved": True}), (BOB, {"approved": "x"})):
             with pytest.raises(GatewayError):  # the registrant; an answer off the form
@@ -78,7 +81,8 @@ def test_a_scrape_after_some_answers_says_what_happened(opener: Opener) -> None:
         assert got[("hitl_answer_wait_seconds_count", ())] == 1
         assert got[("hitl_answer_wait_seconds_bucket", (("le", "+Inf"),))] == 1
         assert 0 <= got[("hitl_answer_wait_seconds_sum", ())] < 60
-        assert got[("hitl_prompts_open", (("kind", "any"),))] == 0  # its answer delivered
+        # its answer delivered
+        assert got[("hitl_prompts_open", (("kind", "any"), ("policy", "remind")))] == 0
         assert got[("hitl_deadlines_total", (("followed", "closed"),))] == 0
 
     _run(opener, go)
@@ -90,6 +94,41 @@ def test_a_passed_deadline_is_counted_by_what_followed(opener: Opener) -> None:
         await gw._expire(reg["id"], agent.prompt_id)  # its timer fires
         got = samples((await gw.metrics.exposition()).decode())
         assert got[("hitl_deadlines_total", (("followed", "closed"),))] == 1
+
+    _run(opener, go)
+
+
+def test_open_prompts_are_counted_by_their_deadline_policy(opener: Opener) -> None:
+    others = [OnePromptAgent(keeps_history=True) for _ in range(2)]
+    policies = [{"policy": "cancel"}, {"policy": "default", "answer": {"approved": False}}]
+
+    async def go(gw: Gateway, agent: OnePromptAgent, url: str) -> None:
+        await gw.register(ALICE, url, "t1")  # the administrator's default: remind
+        with others[0].serve() as a, others[1].serve() as b:
+            for server, policy in zip((a, b), policies, strict=True):
+                await gw.register(ALICE, server.url, "t1", deadline=policy)
+        # escalate needs notifications to register: its rows written as register does
+        reg = Registration("r-esc", "http://agent.invalid", "t9", "Alice", 0.0, "alice")
+        await gw.store.add_registration(reg)
+        await gw.store.deadlines.set_policy(
+            reg.id, DeadlinePolicy("escalate", to=("carol",), before=60.0)
+        )
+        env = wire.envelope()
+        await gw.store.see_prompt(reg.id, env["prompt_id"], None, env, None)
+        gw.metrics._gauges._at = -1e9  # type: ignore[union-attr]
+        got = samples((await gw.metrics.exposition()).decode())
+        open_now = {
+            (dict(labels)["kind"], dict(labels)["policy"]): value
+            for (name, labels), value in got.items()
+            if name == "hitl_prompts_open"
+        }
+        assert len(open_now) == 12  # every kind and policy, 0 before it happens
+        assert {k: v for k, v in open_now.items() if v} == {
+            ("any", "remind"): 1,
+            ("any", "cancel"): 1,
+            ("any", "default"): 1,
+            ("any", "escalate"): 1,
+        }
 
     _run(opener, go)
 

@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 from collections import Counter
-from collections.abc import AsyncGenerator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,7 @@ from google.genai import types
 
 from hitl_nb.agent import Served
 from hitl_nb.agent.adk import serve_agent
-from tests.helpers.agent_process import Written, agent_process
+from tests.helpers.agent_process import agent_process, serve_until_killed
 
 #: What ``configure`` offers for confirmation: its shape is the prompt's payload schema.
 OFFERED = {"replicas": 1, "regions": [["eu-west"]], "label": "default"}
@@ -135,33 +134,24 @@ class AdkAgent:
         self.served.stop()
 
 
-@contextmanager
-def adk_process(tasks: Path, sessions: Path | None, seen: Path) -> Iterator[str]:
-    """The agent served by another process on the SDK's SQLite task store ``tasks`` and
-    ADK's SQLite session service ``sessions`` (None: in memory), writing what its tools
-    got to ``seen``; yields its URL, then kills it (SIGKILL)."""
-    args = [str(tasks), str(seen)] + ([str(sessions)] if sessions is not None else [])
-    with agent_process("tests.helpers.adk_agent", args) as url:
-        yield url
+def adk_process(tasks: Path, sessions: Path | None, seen: Path) -> AbstractContextManager[str]:
+    """The agent served by another process (:func:`~tests.helpers.agent_process.agent_process`)
+    on the SQLite task store ``tasks`` and ADK's SQLite session service ``sessions`` (None:
+    in memory)."""
+    return agent_process("tests.helpers.adk_agent", tasks, seen, sessions)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Serve the agent until killed: ``TASKS.sqlite SEEN.json [SESSIONS.sqlite]``."""
-    from a2a.server.tasks import DatabaseTaskStore
     from google.adk.sessions import DatabaseSessionService
-    from sqlalchemy.ext.asyncio import create_async_engine
+
+    def sessions(path: str) -> DatabaseSessionService:
+        return DatabaseSessionService(f"sqlite+aiosqlite:///{path}")
 
     args = sys.argv[1:] if argv is None else argv
-    store = DatabaseTaskStore(create_async_engine(f"sqlite+aiosqlite:///{args[0]}"))
-    agent = deploy_agent(Written(Path(args[1])))
-    on_stop: list[Any] = [store.engine.dispose]
-    sessions = None
-    if len(args) > 2:
-        sessions = DatabaseSessionService(f"sqlite+aiosqlite:///{args[2]}")
-        on_stop.append(sessions.close)
-    served = serve_agent(agent, task_store=store, session_service=sessions, on_stop=on_stop)
-    print(f"listening on {served.url}", flush=True)
-    threading.Event().wait()  # serves until the test kills the process
+    serve_until_killed(
+        args, deploy_agent, serve_agent, sessions, keep_as="session_service", close_kept=True
+    )
 
 
 if __name__ == "__main__":

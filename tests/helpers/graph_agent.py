@@ -24,8 +24,8 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -193,20 +193,15 @@ class GraphAgent:
         self.served.stop()
 
 
-@contextmanager
 def graph_process(
     tasks: Path, checkpoints: Path | None = None, durability: str | None = None
-) -> Iterator[str]:
-    """The release graph served by another process on the SDK's SQLite task store
+) -> AbstractContextManager[str]:
+    """The release graph served by another process
+    (:func:`~tests.helpers.agent_process.agent_process`) on the SDK's SQLite task store
     ``tasks`` and LangGraph's SQLite checkpointer on ``checkpoints`` (None: in memory),
-    with LangGraph's ``durability`` (None: its default); yields its URL, then kills it."""
-    args = [str(tasks)]
-    if durability is not None:
-        args[:0] = ["--durability", durability]
-    if checkpoints is not None:
-        args.append(str(checkpoints))
-    with agent_process("tests.helpers.graph_agent", args) as url:
-        yield url
+    with LangGraph's ``durability`` (None: its default)."""
+    flags = ["--durability", durability] if durability is not None else []
+    return agent_process("tests.helpers.graph_agent", *flags, tasks, checkpoints)
 
 
 def graph_values(checkpoints: Path, task_id: str) -> Any:

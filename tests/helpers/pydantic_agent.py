@@ -19,10 +19,8 @@ and kills it (SIGKILL) at the end: a crash.
 from __future__ import annotations
 
 import sys
-import threading
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +40,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from hitl_nb.agent import Served
 from hitl_nb.agent.pydantic_ai import serve_agent
-from tests.helpers.agent_process import Written, agent_process
+from tests.helpers.agent_process import agent_process, serve_until_killed
 
 
 class Settings(BaseModel):
@@ -155,31 +153,18 @@ class PydanticAgent:
         self.served.stop()
 
 
-@contextmanager
-def pydantic_process(tasks: Path, pauses: Path | None, seen: Path) -> Iterator[str]:
-    """The agent served by another process on the SDK's SQLite task store ``tasks`` and
-    SQLite pauses ``pauses`` (None: in memory), writing what its tools got to ``seen``;
-    yields its URL, then kills it (SIGKILL)."""
-    args = [str(tasks), str(seen)] + ([str(pauses)] if pauses is not None else [])
-    with agent_process("tests.helpers.pydantic_agent", args) as url:
-        yield url
+def pydantic_process(tasks: Path, pauses: Path | None, seen: Path) -> AbstractContextManager[str]:
+    """The agent served by another process (:func:`~tests.helpers.agent_process.agent_process`)
+    on the SQLite task store ``tasks`` and SQLite pauses ``pauses`` (None: in memory)."""
+    return agent_process("tests.helpers.pydantic_agent", tasks, seen, pauses)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Serve the agent until killed: ``TASKS.sqlite SEEN.json [PAUSES.sqlite]``."""
-
-    from a2a.server.tasks import DatabaseTaskStore
-    from sqlalchemy.ext.asyncio import create_async_engine
-
     from hitl_nb.agent.pydantic_ai import SqlitePauses
 
     args = sys.argv[1:] if argv is None else argv
-    store = DatabaseTaskStore(create_async_engine(f"sqlite+aiosqlite:///{args[0]}"))
-    agent = deploy_agent(Written(Path(args[1])))
-    pauses = SqlitePauses(args[2]) if len(args) > 2 else None
-    served = serve_agent(agent, task_store=store, pauses=pauses, on_stop=[store.engine.dispose])
-    print(f"listening on {served.url}", flush=True)
-    threading.Event().wait()  # serves until the test kills the process
+    serve_until_killed(args, deploy_agent, serve_agent, SqlitePauses)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from hitl_nb.notify import (
     Batch,
     PromptFacts,
     TeamChannels,
+    escalation_notes,
     opened_notes,
     outcome_notes,
 )
@@ -81,6 +82,21 @@ def test_a_consensus_for_the_team_says_how_many_answers_it_still_needs():
         "It needs 3 people to give the same answer; 1 answer has come so far, 2 more needed."
         in text
     )
+
+
+def test_an_escalation_names_the_prompt_and_the_time_left_and_widens_nobody():
+    f = facts(specific=("bob",))
+    (note,) = escalation_notes(f, ["team:ops.example.org"], NOW)
+    m = compose(batch(note), LINKS, NOW + 1200)
+    assert m.subject_line() == "Escalated: Deploy build 42 to production?"
+    text = m.plain()
+    assert text.startswith("A question from Alice's agent at agent.")
+    assert "has no answer yet:" in text and "Deploy build 42 to production?" in text
+    assert "It closes 2026-01-01 00:30 UTC (in 10 minutes)." in text
+    assert "who may answer it is unchanged" in text
+    # at the deadline itself (an escalation with no lead), read after it
+    late = compose(batch(note), LINKS, NOW + 1800).plain()
+    assert "It closed 2026-01-01 00:30 UTC (passed)." in late and "It closes" not in late
 
 
 def test_a_reminder_and_each_outcome():

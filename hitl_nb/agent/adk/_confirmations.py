@@ -40,8 +40,8 @@ from pydantic import BaseModel
 
 from hitl_nb.errors import MalformedPrompt
 
-from .._envelope import build_envelope
 from .._prompts import Asked
+from .._tool_calls import asked_for, call_text, schema_of
 
 __all__ = [
     "CONFIRM_SCHEMA",
@@ -98,8 +98,7 @@ class Pending:
     @property
     def text(self) -> str:
         """The prompt's text: the question, then the tool and its arguments."""
-        args = json.dumps(self.args, ensure_ascii=False, sort_keys=True, default=str)
-        return f"{self.question}\n\nTool: {self.tool_name}\nArguments: {args}"
+        return call_text(self.question, self.tool_name, self.args)
 
 
 def _confirmations(event: Event) -> list[types.FunctionCall]:
@@ -188,28 +187,13 @@ def shape_schema(value: Any) -> dict[str, Any]:
     )
 
 
-def _declared(declared: Any, tool_name: str) -> dict[str, Any]:
-    if isinstance(declared, type) and issubclass(declared, BaseModel):
-        return declared.model_json_schema()
-    if isinstance(declared, Mapping):
-        return dict(declared)
-    raise MalformedPrompt(
-        f"the payload schema given for the tool {tool_name!r} is neither a Pydantic "
-        f"model nor a JSON Schema object: {declared!r}"
-    )
-
-
 def schema_for(pending: Pending, payload_schemas: PayloadSchemas) -> dict[str, Any]:
     """The response_schema asking for ``pending``: :data:`CONFIRM_SCHEMA`, or
     ``confirmed`` and ``payload`` (see the module)."""
     declared = payload_schemas.get(pending.tool_name)
     if pending.payload is None and declared is None:
         return CONFIRM_SCHEMA
-    payload = (
-        _declared(declared, pending.tool_name)
-        if declared is not None
-        else shape_schema(pending.payload)
-    )
+    payload = schema_of(declared, pending.tool_name) or shape_schema(pending.payload)
     # A model's own definitions go to the root, where its "#/$defs/..." references point.
     definitions = payload.pop("$defs", None)
     payload = {"title": "Details", **payload}
@@ -232,15 +216,8 @@ def schema_for(pending: Pending, payload_schemas: PayloadSchemas) -> dict[str, A
 def prompt_for(pending: Pending, task_id: str, payload_schemas: PayloadSchemas) -> Asked:
     """The prompt standing for ``pending``, checked strictly (MalformedPrompt naming the
     tool); its tag is the confirmation call's id, found again after a restart."""
-    try:
-        envelope = build_envelope(pending.text, schema_for(pending, payload_schemas))
-    except MalformedPrompt as exc:
-        raise MalformedPrompt(
-            f"the confirmation of the call to {pending.tool_name!r} cannot be asked "
-            f"through hitl-prompt/v1: {exc}",
-            exc.findings,
-        ) from None
-    return Asked(task_id, envelope, tag=pending.confirmation_id)
+    schema = schema_for(pending, payload_schemas)
+    return asked_for(task_id, pending.text, schema, pending.confirmation_id, pending.tool_name)
 
 
 def response_for(pending: Iterable[Pending], answers: Mapping[str, Any]) -> types.Content:

@@ -41,14 +41,7 @@ from google.genai import types
 
 from hitl_nb.errors import AskError
 
-from .._events import (
-    ask_again,
-    canceled,
-    complete_with,
-    first_task,
-    prompt_update,
-    updater_for,
-)
+from .._events import ask, ask_again, canceled, complete_with, first_task, lost, updater_for
 from .._extension import HitlExtension
 from .._prompts import Asked, PromptBook
 from ._confirmations import (
@@ -181,9 +174,7 @@ class ConfirmationExecutor(AgentExecutor):
         await complete_with(updater, self.result(events))
 
     async def _ask(self, pending: Pending, updater: TaskUpdater) -> None:
-        asked = prompt_for(pending, updater.task_id, self.payload_schemas)
-        self.book.record(asked)
-        await updater.event_queue.enqueue_event(prompt_update(asked, updater.context_id))
+        await ask(self.book, prompt_for(pending, updater.task_id, self.payload_schemas), updater)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Close the task's prompts and mark it CANCELED (the session stays as is)."""
@@ -196,10 +187,5 @@ def _lost(asked: Asked) -> AskError:
     """The task's open prompt stands for a confirmation its session does not wait on:
     the session was lost while the task store kept the prompt (in memory across a
     restart)."""
-    return AskError(
-        f"task {asked.task_id} waits on prompt {asked.prompt_id}, which stands for the "
-        f"ADK confirmation {asked.tag}, but the ADK session of task {asked.task_id} "
-        "does not wait on it: the session was kept in memory, which does not outlive a "
-        "restart. Keep sessions beside a database task store, e.g. "
-        "session_service=DatabaseSessionService('sqlite+aiosqlite:///sessions.sqlite')"
-    )
+    sessions = "session_service=DatabaseSessionService('sqlite+aiosqlite:///sessions.sqlite')"
+    return lost(asked, "ADK confirmation", "ADK session", sessions)

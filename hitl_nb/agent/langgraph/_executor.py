@@ -64,14 +64,7 @@ from langgraph.types import Command, Durability
 from hitl_nb.errors import AskError, MalformedPrompt, ResponseInvalid
 from hitl_nb.spec import EXTENSION_URI
 
-from .._events import (
-    ask_again,
-    canceled,
-    complete_with,
-    first_task,
-    prompt_update,
-    updater_for,
-)
+from .._events import ask, ask_again, canceled, complete_with, first_task, updater_for
 from .._extension import HitlExtension
 from .._prompts import Asked, Hold, PromptBook
 from ._interrupts import issues_of, prompt_for, resume_value
@@ -351,8 +344,7 @@ class GraphExecutor(AgentExecutor):
             extra.append(Part(data=data))
         if note:
             extra.append(Part(text=note))
-        self.book.record(asked)
-        await updater.event_queue.enqueue_event(prompt_update(asked, updater.context_id, extra))
+        await ask(self.book, asked, updater, extra)
 
     async def _complete(self, values: Any, updater: TaskUpdater) -> None:
         made = self.result(values)

@@ -31,12 +31,12 @@ from ... import _lazy
 # The public table (see hitl_nb._lazy): each name loads its module on first use, so the SDK
 # and Pydantic AI load with the first name used, not with the package.
 if typing.TYPE_CHECKING:
-    from ._calls import APPROVAL_SCHEMA as APPROVAL_SCHEMA
+    from .._pauses import MemoryPauses as MemoryPauses
+    from .._pauses import PauseStore as PauseStore
+    from .._pauses import SqlitePauses as SqlitePauses
+    from .._pausing import default_result as default_result
+    from .._tool_calls import APPROVAL_SCHEMA as APPROVAL_SCHEMA
     from ._executor import DeferredExecutor as DeferredExecutor
-    from ._executor import default_result as default_result
-    from ._pauses import MemoryPauses as MemoryPauses
-    from ._pauses import PauseStore as PauseStore
-    from ._pauses import SqlitePauses as SqlitePauses
     from ._serve import serve_agent as serve_agent
 
 __getattr__, __dir__, __all__ = _lazy.attach_table(__name__, __file__)

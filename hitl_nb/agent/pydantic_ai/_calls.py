@@ -22,86 +22,14 @@ run (S-1: the orchestrator shows ``prompt`` as text, never as markup).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
 from typing import Any
 
-from pydantic import BaseModel
 from pydantic_ai import DeferredToolRequests, DeferredToolResults, ToolApproved, ToolDenied
 
-from hitl_nb.errors import MalformedPrompt
+from .._tool_calls import APPROVAL, APPROVAL_SCHEMA, Pending, refusal, schema_of
 
-from .._envelope import build_envelope
-from .._prompts import Asked
-
-__all__ = [
-    "APPROVAL_SCHEMA",
-    "DENIED",
-    "Pending",
-    "answer_value",
-    "pending_calls",
-    "prompt_for",
-    "results_for",
-]
-
-#: What a plain approval asks: yes or no, and why (the reason a denial hands the model).
-APPROVAL_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "title": "Approval",
-    "properties": {
-        "approved": {"type": "boolean", "title": "Approve"},
-        "reason": {"type": "string", "title": "Reason", "maxLength": 2000},
-    },
-    "required": ["approved"],
-    "additionalProperties": False,
-}
-
-#: What the model is told of a call denied without a reason.
-DENIED = "The person denied the call."
-
-_APPROVAL = "approval"
-
-
-@dataclass(frozen=True)
-class Pending:
-    """A deferred call waiting on a person, as stored between runs (JSON only)."""
-
-    tool_call_id: str
-    tool_name: str
-    args: dict[str, Any]
-    kind: str  # "approval", "question" or "external"
-    question: str
-    #: The response_schema; None: the call is answered in words.
-    schema: dict[str, Any] | None
-
-    @property
-    def text(self) -> str:
-        """The prompt's text: the question, then the tool and its arguments."""
-        args = json.dumps(self.args, ensure_ascii=False, sort_keys=True, default=str)
-        return f"{self.question}\n\nTool: {self.tool_name}\nArguments: {args}"
-
-    def to_json(self) -> dict[str, Any]:
-        """As stored."""
-        return asdict(self)
-
-    @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> Pending:
-        """As :meth:`to_json` wrote it."""
-        return cls(**raw)
-
-
-def _schema_of(declared: Any, tool_name: str) -> dict[str, Any] | None:
-    if declared is None:
-        return None
-    if isinstance(declared, type) and issubclass(declared, BaseModel):
-        return declared.model_json_schema()
-    if isinstance(declared, Mapping):
-        return dict(declared)
-    raise MalformedPrompt(
-        f"the tool {tool_name!r} deferred with a response_schema that is neither a "
-        f"Pydantic model nor a JSON Schema object: {declared!r}"
-    )
+__all__ = ["pending_calls", "results_for"]
 
 
 def pending_calls(requests: DeferredToolRequests) -> list[Pending]:
@@ -114,38 +42,18 @@ def pending_calls(requests: DeferredToolRequests) -> list[Pending]:
         args = requests.validated_args.get(call_id)
         if args is None:
             args = call.args_as_dict()
-        schema = _schema_of(metadata.get("response_schema"), call.tool_name)
-        if kind == _APPROVAL and schema is None:
+        schema = schema_of(metadata.get("response_schema"), call.tool_name)
+        if kind == APPROVAL and schema is None:
             schema = APPROVAL_SCHEMA
         question = metadata.get("question")
         if not isinstance(question, str) or not question.strip():
             question = (
                 f"Approve the call to {call.tool_name}?"
-                if kind == _APPROVAL
+                if kind == APPROVAL
                 else f"The agent asks you to answer for {call.tool_name}."
             )
         out.append(Pending(call_id, call.tool_name, args, kind, question, schema))
     return out
-
-
-def prompt_for(pending: Pending, task_id: str) -> Asked:
-    """The prompt standing for ``pending``, checked strictly (MalformedPrompt naming the
-    tool); its tag is the tool call id, found again after a restart."""
-    try:
-        envelope = build_envelope(pending.text, pending.schema)
-    except MalformedPrompt as exc:
-        raise MalformedPrompt(
-            f"the deferred call to {pending.tool_name!r} cannot be asked through "
-            f"hitl-prompt/v1: {exc}",
-            exc.findings,
-        ) from None
-    return Asked(task_id, envelope, tag=pending.tool_call_id)
-
-
-def answer_value(asked: Asked, payload: dict[str, Any]) -> Any:
-    """What is kept of an answer: the text for a question asked in words, else the
-    payload."""
-    return payload["text"] if asked.text else payload
 
 
 def results_for(pending: Iterable[Pending], answers: Mapping[str, Any]) -> DeferredToolResults:
@@ -153,13 +61,11 @@ def results_for(pending: Iterable[Pending], answers: Mapping[str, Any]) -> Defer
     results = DeferredToolResults()
     for call in pending:
         answer = answers[call.tool_call_id]
-        if call.kind != _APPROVAL:
+        denied = refusal(answer)
+        if call.kind != APPROVAL:
             results.calls[call.tool_call_id] = answer
-        elif isinstance(answer, dict) and answer.get("approved") is False:
-            reason = answer.get("reason")
-            results.approvals[call.tool_call_id] = ToolDenied(
-                reason if isinstance(reason, str) and reason.strip() else DENIED
-            )
+        elif denied is not None:
+            results.approvals[call.tool_call_id] = ToolDenied(denied)
         else:
             results.approvals[call.tool_call_id] = ToolApproved()
             results.metadata[call.tool_call_id] = answer if isinstance(answer, dict) else {}

@@ -7,9 +7,9 @@ from typing import Any
 
 from .._app import agent_app
 from .._extension import HitlExtension
+from .._pauses import PauseStore
 from .._serve import Served
 from ._executor import DeferredExecutor, Result, default_result
-from ._pauses import PauseStore
 
 __all__ = ["serve_agent"]
 

@@ -1,15 +1,15 @@
-"""Where a run that waits on people is kept between its requests: the message history,
-the calls it waits on, the answers given so far.
+"""Where a framework's run that waits on people is kept between its requests: the run
+as the framework writes it, the calls it waits on, the answers given so far.
 
-The task store keeps the prompt (the A2A side); a :class:`PauseStore` keeps the Pydantic
-AI side, by task id, so the run resumes with ``message_history=`` and
-``deferred_tool_results=`` after the process restarted. :class:`MemoryPauses` lives as
-long as the process; :class:`SqlitePauses` (one SQLite file, the standard library's
+The task store keeps the prompt (the A2A side); a :class:`PauseStore` keeps the
+framework's side, by task id, so the run resumes after the process restarted (Pydantic
+AI's message history, the OpenAI Agents SDK's ``RunState``). :class:`MemoryPauses` lives
+as long as the process; :class:`SqlitePauses` (one SQLite file, the standard library's
 driver) outlives a crash beside the SDK's ``DatabaseTaskStore``. Anything with the three
 coroutines fits (a table of your own database, say).
 
-The history is kept as Pydantic AI writes it (``ModelMessagesTypeAdapter``), the answers
-as JSON (whole numbers of any size stay exact).
+The run is kept as the framework writes it (text), the answers as JSON (whole numbers of
+any size stay exact).
 """
 
 from __future__ import annotations
@@ -21,17 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ._calls import Pending
+from ._tool_calls import Pending
 
 __all__ = ["MemoryPauses", "PauseStore", "Paused", "SqlitePauses"]
 
 
 @dataclass
 class Paused:
-    """A run stopped on deferred calls: its history (Pydantic AI's JSON), the calls it
-    waits on, in the order they are asked, and the answers given so far (by call id)."""
+    """A run stopped on tool calls: the run as its framework wrote it (Pydantic AI's
+    message history, a ``RunState``, as JSON text), the calls it waits on, in the order
+    they are asked, and the answers given so far (by call id)."""
 
-    messages: bytes
+    run: str
     pending: list[Pending]
     answers: dict[str, Any] = field(default_factory=dict)
 
@@ -43,7 +44,7 @@ class Paused:
         """As stored."""
         return json.dumps(
             {
-                "messages": self.messages.decode(),
+                "run": self.run,
                 "pending": [p.to_json() for p in self.pending],
                 "answers": self.answers,
             },
@@ -55,7 +56,7 @@ class Paused:
         """As :meth:`to_json` wrote it."""
         raw = json.loads(text)
         return cls(
-            raw["messages"].encode(),
+            raw["run"],
             [Pending.from_json(p) for p in raw["pending"]],
             dict(raw["answers"]),
         )
