@@ -9,7 +9,11 @@ of an a2a-sdk server), so a client reads them all alike:
   envelope MUST include a validation_errors array");
 - JSON-RPC 0.3 puts the object of the spec's example there (``reference/examples/
   invalid-response-422.json``: ``extension``, ``prompt_id``, ``validation_errors``);
-- HTTP+JSON answers with a ``google.rpc.Status`` body carrying the same details.
+- HTTP+JSON answers with a ``google.rpc.Status`` body carrying the same details;
+- gRPC ends the call with a status (409: ABORTED, 422: INVALID_ARGUMENT, A2A's errors as
+  a2a-sdk maps them) whose ``google.rpc.Status`` (``grpc-status-details-bin``) carries the
+  ErrorInfo and, for a 422, the ``validation_errors`` detail as a ``google.protobuf.Struct``
+  (ErrorInfo metadata holds only strings; a Struct keeps the array an array).
 
 ``with_errors=False`` leaves the ``validation_errors`` out (the mock agent's
 ``422-without-errors`` fault, for negative tests of a harness).
@@ -27,6 +31,8 @@ __all__ = [
     "VALIDATION_DETAIL_TYPE",
     "error_data_v03",
     "error_details",
+    "grpc_code",
+    "grpc_status",
     "jsonrpc_error",
     "rest_error_body",
 ]
@@ -114,3 +120,44 @@ def rest_error_body(exc: A2AError, *, with_errors: bool = True) -> dict[str, Any
             "details": error_details(exc, with_errors=with_errors),
         }
     }
+
+
+#: The numbers of the gRPC status codes used here (grpc's ``StatusCode``, code.proto).
+_GRPC_NUMBERS = {
+    "UNKNOWN": 2,
+    "INVALID_ARGUMENT": 3,
+    "NOT_FOUND": 5,
+    "FAILED_PRECONDITION": 9,
+    "ABORTED": 10,
+    "INTERNAL": 13,
+}
+
+
+def grpc_code(exc: A2AError) -> str:
+    """The name of the gRPC status code ``exc`` ends a call with."""
+    if exc.reason in _PRECONDITION or exc.reason == "EXTENSION_SUPPORT_REQUIRED":
+        return "FAILED_PRECONDITION"
+    return _GRPC_STATUS.get(exc.http_status, "UNKNOWN")
+
+
+def grpc_status(exc: A2AError, *, with_errors: bool = True) -> tuple[str, str, bytes]:
+    """``(code name, message, google.rpc.Status bytes)`` for ending a gRPC call with
+    ``exc``; the bytes go in the ``grpc-status-details-bin`` trailing metadata."""
+    from google.protobuf import any_pb2, struct_pb2
+    from google.rpc import error_details_pb2, status_pb2
+
+    code = grpc_code(exc)
+    status = status_pb2.Status(code=_GRPC_NUMBERS[code], message=exc.message)
+    for detail in error_details(exc, with_errors=with_errors):
+        packed = any_pb2.Any()
+        if detail["@type"] == ERROR_INFO_TYPE:
+            info = error_details_pb2.ErrorInfo(
+                reason=detail["reason"], domain=detail["domain"], metadata=detail["metadata"]
+            )
+            packed.Pack(info)
+        else:
+            struct = struct_pb2.Struct()
+            struct.update({k: v for k, v in detail.items() if k != "@type"})
+            packed.Pack(struct)
+        status.details.append(packed)
+    return code, exc.message, status.SerializeToString()

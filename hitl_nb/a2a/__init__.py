@@ -4,7 +4,9 @@ The dataclasses (:class:`Task`, :class:`Message`, :class:`AgentCard`, ...) are t
 model; server-sent events are read by :class:`SSEParser` (bounded) and written by
 :func:`encode_event`; a :class:`Codec` turns the model into one wire version's JSON and back:
 ``codec_for("1.0")`` (``CODEC_V1``) or ``codec_for("0.3")`` (``CODEC_V03``); push
-configurations (:class:`PushConfig`) have their own pair of functions. The
+configurations (:class:`PushConfig`) have their own pair of functions. The gRPC binding
+turns the 1.0 JSON into a2a-sdk's protobuf messages and back (:func:`to_proto`,
+:func:`from_proto`; ``hitl-nb[grpc]``, see :func:`grpc_missing`). The
 names of bindings and versions (:data:`BindingName`, :data:`A2AVersion`) are the one
 vocabulary the whole package uses.
 """
@@ -32,6 +34,7 @@ from hitl_nb.a2a._model import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
+from hitl_nb.a2a._protojson import GRPC_SERVICE, from_proto, grpc_missing, to_proto
 from hitl_nb.a2a._push import (
     PushConfig,
     decode_push_config,
@@ -65,6 +68,7 @@ __all__ = [
     "CODEC_V03",
     "CODEC_V1",
     "DEFAULT_MAX_EVENT_SIZE",
+    "GRPC_SERVICE",
     "VERSIONS",
     "A2AVersion",
     "AgentCapabilities",
@@ -99,8 +103,11 @@ __all__ = [
     "encode_comment",
     "encode_event",
     "encode_push_config",
+    "from_proto",
+    "grpc_missing",
     "major_minor",
     "spoken_version",
+    "to_proto",
     "version_choice",
 ]
 

@@ -1,11 +1,11 @@
 """The names of A2A transports: protocol bindings and wire versions.
 
 One vocabulary for the whole package. A binding is named as A2A 1.0 names it in an
-interface's ``protocolBinding`` (A2A §5.6): ``"JSONRPC"`` or ``"HTTP+JSON"`` (gRPC is
-not spoken). A wire version is ``"1.0"`` or ``"0.3"``, the ``A2A-Version`` header's
-``major.minor`` (§3.6). Where a caller may leave the choice to the agent's card, the
-value ``"auto"`` is allowed as well; :func:`binding_choice` and :func:`version_choice`
-check such arguments.
+interface's ``protocolBinding`` (A2A §5.6): ``"JSONRPC"``, ``"HTTP+JSON"`` or ``"GRPC"``
+(gRPC for A2A 1.0, with ``hitl-nb[grpc]`` installed). A wire version is ``"1.0"`` or
+``"0.3"``, the ``A2A-Version`` header's ``major.minor`` (§3.6). Where a caller may leave
+the choice to the agent's card, the value ``"auto"`` is allowed as well;
+:func:`binding_choice` and :func:`version_choice` check such arguments.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ __all__ = [
 ]
 
 #: A protocol binding this package speaks, spelled as in ``protocolBinding``.
-BindingName = Literal["JSONRPC", "HTTP+JSON"]
+BindingName = Literal["JSONRPC", "HTTP+JSON", "GRPC"]
 #: A wire version this package speaks (``major.minor``).
 A2AVersion = Literal["1.0", "0.3"]
 #: A binding, or ``"auto"``: the first one the card offers that fits.
-BindingChoice = Literal["auto", "JSONRPC", "HTTP+JSON"]
+BindingChoice = Literal["auto", "JSONRPC", "HTTP+JSON", "GRPC"]
 #: A wire version, or ``"auto"``: 1.0 when the card offers it, else 0.3.
 VersionChoice = Literal["auto", "1.0", "0.3"]
 
@@ -55,7 +55,7 @@ def spoken_version(version: str) -> A2AVersion | None:
 
 
 def binding_choice(value: str) -> BindingChoice:
-    """A ``binding=`` argument checked: ``"auto"``, ``"JSONRPC"`` or ``"HTTP+JSON"``.
+    """A ``binding=`` argument checked: ``"auto"``, ``"JSONRPC"``, ``"HTTP+JSON"`` or ``"GRPC"``.
 
     Case does not matter (``"jsonrpc"`` is ``"JSONRPC"``); anything else raises
     ``ValueError`` naming the allowed values.
@@ -66,7 +66,7 @@ def binding_choice(value: str) -> BindingChoice:
     for name in BINDINGS:
         if wanted == name:
             return name
-    raise ValueError(f"binding must be 'auto', 'JSONRPC' or 'HTTP+JSON', got {value!r}")
+    raise ValueError(f"binding must be 'auto', 'JSONRPC', 'HTTP+JSON' or 'GRPC', got {value!r}")
 
 
 def version_choice(value: str) -> VersionChoice:

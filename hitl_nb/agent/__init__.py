@@ -40,7 +40,9 @@ if typing.TYPE_CHECKING:
     from ._ask import ask as ask
     from ._executor import HitlExecutor as HitlExecutor
     from ._extension import HitlExtension as HitlExtension
+    from ._grpc import HitlGrpcInterceptor as HitlGrpcInterceptor
     from ._prompts import TEXT_SCHEMA as TEXT_SCHEMA
+    from ._serve import GrpcListener as GrpcListener
     from ._serve import Served as Served
     from ._serve import serve as serve
 

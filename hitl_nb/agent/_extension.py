@@ -8,7 +8,9 @@ and hands out the three places the extension lives:
 - :meth:`HitlExtension.asgi` / :meth:`HitlExtension.middleware`: the ASGI middleware in
   front of the SDK's routes (activation and echo, answers checked before the executor,
   no envelope without activation, the card's entry written out whole, a stream on an
-  existing task opened with the Task).
+  existing task opened with the Task);
+- :meth:`HitlExtension.grpc_interceptor`: the same in front of the SDK's gRPC servicer
+  (``hitl-nb[grpc]``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,10 @@ from ._prompts import PromptBook, StoredTask
 from ._stored import stored_task, task_json
 
 if TYPE_CHECKING:
+    from a2a.server.request_handlers.grpc_handler import GrpcServerCallContextBuilder
     from starlette.middleware import Middleware
+
+    from ._grpc import HitlGrpcInterceptor
 
 __all__ = ["HitlExtension"]
 
@@ -96,6 +101,18 @@ class HitlExtension:
         from starlette.middleware import Middleware
 
         return Middleware(HitlMiddleware, **self._parts())
+
+    def grpc_interceptor(
+        self, context_builder: GrpcServerCallContextBuilder | None = None
+    ) -> HitlGrpcInterceptor:
+        """The ``grpc.aio`` server interceptor, for
+        ``grpc.aio.server(interceptors=[hitl.grpc_interceptor()])`` in front of the SDK's
+        ``GrpcHandler`` (``context_builder``: the one given to that handler, if any)."""
+        from ._grpc import HitlGrpcInterceptor
+
+        return HitlGrpcInterceptor(
+            gate=self.gate, task_store=self.task_store, context_builder=context_builder
+        )
 
     def _parts(self) -> dict[str, Any]:
         return {

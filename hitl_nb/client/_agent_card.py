@@ -22,6 +22,7 @@ from hitl_nb.a2a import (
     AgentInterface,
     BindingName,
     binding_choice,
+    grpc_missing,
     major_minor,
     version_choice,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "choose_interface",
     "declares_extension",
     "parse_agent_card",
+    "usable_grpc_url",
     "usable_url",
 ]
 
@@ -91,25 +93,48 @@ def usable_url(url: str) -> bool:
     return parsed.scheme in ("http", "https") and bool(parsed.host)
 
 
+def usable_grpc_url(url: str) -> bool:
+    """True for a gRPC interface's address: ``grpc(s)://host:port``, ``http(s)://...`` or
+    a bare ``host:port``."""
+    if not isinstance(url, str) or not url or any(c.isspace() for c in url):
+        return False
+    try:
+        parts = urlsplit(url if "://" in url else "grpc://" + url)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not a number)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("grpc", "grpcs", "http", "https") and bool(parts.hostname)
+
+
 def choose_interface(card: AgentCard, binding: str = "auto", version: str = "auto") -> Selection:
     """The first interface, in the card's order of preference, that fits the request.
 
-    ``binding`` is ``"auto"``, ``"JSONRPC"`` or ``"HTTP+JSON"``; ``version`` is
-    ``"auto"``, ``"1.0"`` or ``"0.3"``. With ``"auto"`` versions, 1.0 interfaces win over
-    0.3 ones. An explicit ``"0.3"`` falls back to the card's JSON-RPC interface when no
+    ``binding`` is ``"auto"``, ``"JSONRPC"``, ``"HTTP+JSON"`` or ``"GRPC"``; ``version``
+    is ``"auto"``, ``"1.0"`` or ``"0.3"``. With ``"auto"`` versions, 1.0 interfaces win over
+    0.3 ones. A gRPC interface (A2A 1.0 only) is taken by ``"auto"`` only where
+    ``hitl-nb[grpc]`` is installed; asked for by name without it, ``ImportError`` says
+    what to install. An explicit ``"0.3"`` falls back to the card's JSON-RPC interface when no
     interface is listed as 0.3. Raises :class:`NoUsableInterface` listing what is offered.
     """
     want_binding = binding_choice(binding)
     want_version = version_choice(version)
+    if want_binding == "GRPC" and grpc_missing() is not None:
+        raise ImportError(grpc_missing())
 
     def fits(iface: AgentInterface, v: A2AVersion) -> BindingName | None:
-        if not usable_url(iface.url) or major_minor(iface.protocol_version) != v:
+        if major_minor(iface.protocol_version) != v:
             return None
         try:
             b = binding_choice(iface.protocol_binding)
         except ValueError:
-            return None  # a binding this client does not speak (GRPC, ...)
+            return None  # a binding this client does not speak
         if b == "auto" or (want_binding != "auto" and b != want_binding):
+            return None
+        if b == "GRPC":
+            if v != "1.0" or not usable_grpc_url(iface.url) or grpc_missing() is not None:
+                return None
+            return b
+        if not usable_url(iface.url):
             return None
         if v == "0.3" and b == "HTTP+JSON":
             return None  # 0.3 agents are reached over JSON-RPC
@@ -134,7 +159,8 @@ def choose_interface(card: AgentCard, binding: str = "auto", version: str = "aut
     raise NoUsableInterface(
         f"agent {card.name!r} offers no interface for binding={binding!r}, "
         f"version={version!r}; it offers: {offered or 'nothing'} "
-        "(this client speaks JSONRPC 1.0/0.3 and HTTP+JSON 1.0, at absolute http(s) URLs)"
+        "(this client speaks JSONRPC 1.0/0.3 and HTTP+JSON 1.0 at absolute http(s) URLs, "
+        "and GRPC 1.0 with hitl-nb[grpc] installed)"
     )
 
 

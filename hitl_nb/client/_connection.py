@@ -96,6 +96,7 @@ class ClientConnection:
         self._card: AgentCard | None = None
         self._selection: Selection | None = None
         self._binding: Binding | None = None
+        self._grpc: Any = None  # the GrpcSession when the gRPC interface is in use
         self._connect_lock = asyncio.Lock()
         self._prompts: OrderedDict[str, PromptEnvelope] = OrderedDict()
         self._contexts: OrderedDict[str, str] = OrderedDict()  # task id -> contextId
@@ -119,7 +120,10 @@ class ClientConnection:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close the HTTP connections (only those of a client this object created)."""
+        """Close the HTTP connections (only those of a client this object created) and
+        the gRPC channel (when the gRPC interface was chosen)."""
+        if self._grpc is not None:
+            await self._grpc.aclose()
         if self._own_client:
             await self._http_client.aclose()
 
@@ -139,15 +143,28 @@ class ClientConnection:
                             message + "; pass require_extension=False to use it unstructured"
                         )
                     log.warning("%s; continuing unstructured", message)
-                http = HttpSession(
-                    self._http_client,
-                    self._headers(selection),
-                    self.limits,
-                    self._on_response,
-                    self.trace,
-                )
                 codec = codec_for(selection.version)
-                self._binding = binding_class(selection.binding)(http, selection.url, codec)
+                if selection.binding == "GRPC":
+                    from ._grpc import GrpcBinding, GrpcSession  # imports grpc: only here
+
+                    session = GrpcSession(
+                        selection.url,
+                        self._headers(selection),
+                        self.limits,
+                        self._saw_extensions,
+                        self.trace,
+                    )
+                    self._grpc = session
+                    self._binding = GrpcBinding(session, selection.url, codec)
+                else:
+                    http = HttpSession(
+                        self._http_client,
+                        self._headers(selection),
+                        self.limits,
+                        self._on_response,
+                        self.trace,
+                    )
+                    self._binding = binding_class(selection.binding)(http, selection.url, codec)
                 self._binding.stable_order = not order_is_trusted(card, self._property_order)
                 self._selection, self._card = selection, card
         return self._card
@@ -188,18 +205,23 @@ class ClientConnection:
     def _on_response(self, response: httpx.Response) -> None:
         if not self.activate_extension or self.activation_echoed:
             return
-        echoed = ",".join(
-            response.headers.get_list(HEADER_EXTENSIONS)
-            + response.headers.get_list(HEADER_EXTENSIONS_V03)
+        values = response.headers.get_list(HEADER_EXTENSIONS) + response.headers.get_list(
+            HEADER_EXTENSIONS_V03
         )
-        if EXTENSION_URI in (u.strip() for u in echoed.split(",")):
+        self._saw_extensions(values, str(response.request.url))
+
+    def _saw_extensions(self, values: list[str], where: str) -> None:
+        """One answer's ``A2A-Extensions`` values (a header, or gRPC metadata)."""
+        if not self.activate_extension or self.activation_echoed:
+            return
+        if EXTENSION_URI in (u.strip() for u in ",".join(values).split(",")):
             self.activation_echoed = True
         elif self.activation_echoed is None:
             self.activation_echoed = False
             log.warning(
                 "agent at %s did not echo %s in its %s header (§Activation asks it to; "
                 "agents built on a2a-sdk never do): continuing",
-                response.request.url,
+                where,
                 EXTENSION_URI,
                 HEADER_EXTENSIONS,
             )

@@ -7,6 +7,8 @@
     BadJSON, WireDecodeError, bad SSE, wrong type, size  -> ProtocolViolation
     JSON-RPC ``error`` object {code, message, data}       -> error_for_code(code)
     HTTP+JSON ``google.rpc.Status`` body + HTTP status    -> error_for_status(status, reason)
+    gRPC status + ``google.rpc.Status`` details           -> from_grpc_status: the ErrorInfo
+                                                             reason, else the status code
 
 ``validation_errors`` for :class:`~hitl_nb.errors.ResponseInvalid` are read from every
 place an agent may put them: the 0.3 / reference ``data`` object
@@ -28,14 +30,25 @@ from hitl_nb.errors import (
     AgentTimeout,
     AgentUnreachable,
     BadJSON,
+    InternalError,
+    InvalidParams,
+    MethodNotFound,
     ResponseInvalid,
+    TaskNotFound,
     TransportError,
     error_for_code,
+    error_for_reason,
     error_for_status,
 )
 from hitl_nb.validation import ValidationIssue
 
-__all__ = ["from_httpx", "from_jsonrpc_error", "from_rest_error", "validation_errors_in"]
+__all__ = [
+    "from_grpc_status",
+    "from_httpx",
+    "from_jsonrpc_error",
+    "from_rest_error",
+    "validation_errors_in",
+]
 
 
 def from_httpx(exc: httpx.HTTPError, what: str) -> TransportError:
@@ -183,3 +196,36 @@ def from_rest_error(status: int, body: Any) -> A2AError:
     data = details if details is not None else error.get("data")
     top = body if isinstance(body, dict) else None
     return _build(cls, text, data, details, error.get("data"), top, error)
+
+
+#: The class for a gRPC status code when no ErrorInfo names the error (A2A 1.0 §5.4 and
+#: a2a-sdk's table: NOT_FOUND is TaskNotFound for the task methods, which are all this
+#: client calls on a task).
+_BY_GRPC_CODE: dict[str, type[A2AError]] = {
+    "NOT_FOUND": TaskNotFound,
+    "UNIMPLEMENTED": MethodNotFound,
+    "INVALID_ARGUMENT": InvalidParams,
+    "INTERNAL": InternalError,
+    "UNKNOWN": InternalError,
+    "DATA_LOSS": InternalError,
+}
+
+
+def from_grpc_status(code: str, message: str, details: list[dict[str, Any]]) -> A2AError:
+    """The typed error for a gRPC error status: its code's name (``"ABORTED"``), its
+    message and its ``google.rpc.Status`` details as ProtoJSON (``@type`` members).
+
+    The ErrorInfo's reason decides, as the A2A reasons name their errors on every binding
+    (and hitl-prompt/v1's ``HITL_ALREADY_ANSWERED_OR_UNKNOWN`` / ``HITL_RESPONSE_INVALID``,
+    sent as ABORTED / INVALID_ARGUMENT, its 409 / 422); without one, the code does.
+    ``validation_errors`` are read as from the other bindings' details (a detail holding
+    the array, an ErrorInfo's metadata, a BadRequest's fieldViolations).
+    """
+    reason = _error_info_reason(details)
+    cls = error_for_reason(reason) if reason else None
+    if cls is None:
+        cls = _BY_GRPC_CODE.get(code, A2AError)
+    text = message or None
+    if cls is A2AError:
+        text = f"agent error (gRPC {code}): {text or 'no message'}"
+    return _build(cls, text, details, details)

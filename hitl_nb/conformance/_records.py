@@ -55,6 +55,11 @@ class Settings:
     def __post_init__(self) -> None:
         # Checked and spelled as the client spells them ("jsonrpc" -> "JSONRPC").
         object.__setattr__(self, "binding", binding_choice(self.binding))
+        if self.binding == "GRPC":
+            raise ValueError(
+                "binding must be 'auto', 'JSONRPC' or 'HTTP+JSON' for the harness: "
+                "it does not check gRPC interfaces yet"
+            )
         object.__setattr__(self, "version", version_choice(self.version))
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
             raise ValueError(f"trials must be a positive integer; got {self.trials!r}")

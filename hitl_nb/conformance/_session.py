@@ -12,6 +12,7 @@ envelope the agent actually emitted.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from datetime import datetime, timezone
 from typing import Any
@@ -172,8 +173,16 @@ class Session:
     def make_client(self, card: AgentCard, *, activate: bool) -> HitlClient:
         """A client on the recording connection pool, activating the extension or not."""
         s = self.settings
-        return HitlClient(
+        # The checks that read the wire themselves speak JSON-RPC and HTTP+JSON only: a
+        # card's gRPC interfaces are not checked (yet), so the client never picks one.
+        json_only = dataclasses.replace(
             card,
+            supported_interfaces=[
+                i for i in card.supported_interfaces if i.protocol_binding.upper() != "GRPC"
+            ],
+        )
+        return HitlClient(
+            json_only,
             httpx_client=self._http,
             binding=s.binding,
             version=s.version,

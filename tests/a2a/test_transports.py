@@ -6,7 +6,7 @@ from hitl_nb.a2a import BINDINGS, VERSIONS, binding_choice, spoken_version, vers
 
 
 def test_the_spoken_values_are_a2a_names_preferred_first():
-    assert BINDINGS == ("JSONRPC", "HTTP+JSON")
+    assert BINDINGS == ("JSONRPC", "HTTP+JSON", "GRPC")
     assert VERSIONS == ("1.0", "0.3")
 
 
@@ -19,15 +19,19 @@ def test_the_spoken_values_are_a2a_names_preferred_first():
         ("jsonrpc", "JSONRPC"),
         ("HTTP+JSON", "HTTP+JSON"),
         ("http+json", "HTTP+JSON"),
+        ("GRPC", "GRPC"),
+        ("grpc", "GRPC"),
     ],
 )
 def test_binding_choice(given, checked):
     assert binding_choice(given) == checked
 
 
-@pytest.mark.parametrize("given", ["http-json", "REST", "GRPC", "", None, 1])
+@pytest.mark.parametrize("given", ["http-json", "REST", "gRPC-web", "", None, 1])
 def test_binding_choice_refuses_other_spellings(given):
-    with pytest.raises(ValueError, match="binding must be 'auto', 'JSONRPC' or 'HTTP\\+JSON'"):
+    with pytest.raises(
+        ValueError, match="binding must be 'auto', 'JSONRPC', 'HTTP\\+JSON' or 'GRPC'"
+    ):
         binding_choice(given)
 
 

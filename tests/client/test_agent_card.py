@@ -36,6 +36,7 @@ MIXED = wire.card(
         ("http+json", "1.0", "http://a/rest"),
         ("auto", "0.3", "http://a/old"),
         ("JSONRPC", "0.3.0", "http://a/old"),
+        ("GRPC", "auto", "http://a/grpc"),
     ],
 )
 def test_choose_interface(binding: str, version: str, url: str) -> None:
@@ -43,8 +44,8 @@ def test_choose_interface(binding: str, version: str, url: str) -> None:
 
 
 def test_no_usable_interface_lists_what_is_offered() -> None:
-    card = parse_agent_card(wire.card("http://a/grpc", binding="GRPC"))
-    with pytest.raises(NoUsableInterface, match="GRPC 1.0 at http://a/grpc"):
+    card = parse_agent_card(wire.card("http://a/ws", binding="WEBSOCKET"))
+    with pytest.raises(NoUsableInterface, match="WEBSOCKET 1.0 at http://a/ws"):
         choose_interface(card)
     with pytest.raises(NoUsableInterface):
         choose_interface(parse_agent_card(wire.card_v03("http://a/")), "HTTP+JSON")
@@ -65,7 +66,7 @@ def test_forced_03_uses_a_jsonrpc_endpoint_listed_as_10() -> None:
 
 def test_bad_choices_are_value_errors() -> None:
     with pytest.raises(ValueError, match="binding"):
-        choose_interface(parse_agent_card(MIXED), "GRPC")
+        choose_interface(parse_agent_card(MIXED), "WEBSOCKET")
     with pytest.raises(ValueError, match="version"):
         choose_interface(parse_agent_card(MIXED), version="2.0")
 
@@ -108,7 +109,7 @@ def test_interfaces_without_an_absolute_http_url_are_skipped(bad: str) -> None:
 
 def test_a_card_with_10000_interfaces_gives_a_short_error() -> None:
     grpc = [
-        {"url": f"http://a/{i}", "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+        {"url": f"http://a/{i}", "protocolBinding": "WEBSOCKET", "protocolVersion": "1.0"}
         for i in range(10_000)
     ]
     card = wire.card("http://a/g", more=grpc)
