@@ -8,8 +8,10 @@ SCHEMA)``, then completes. ``--kind graph``: a LangGraph graph whose one node ca
 (``ApprovalRequired``), served by ``serve_agent``. ``--kind openai-agents``: an OpenAI
 Agents SDK agent (a ``Model`` of the benchmark's, no service, tracing off) whose one tool
 ``needs_approval``, its approval asking SCHEMA (``schemas=``), served by
-``hitl_nb.agent.openai_agents.serve_agent``. All take ``{"approve": true}``. JSON-RPC at
-``/``; prints its URL, serves until killed.
+``hitl_nb.agent.openai_agents.serve_agent``. These take ``{"approve": true}``.
+``--kind adk``: an ADK agent whose one tool has ``require_confirmation=True``, served by
+``hitl_nb.agent.adk.serve_agent``; it takes ``{"confirmed": true}``. JSON-RPC at ``/``;
+prints its URL, serves until killed.
 ``--checkout DIR``: the hitl_nb of another checkout of the repository.
 ``--grace S``: how long the graph's executor gives LangGraph's own check of an answer
 before showing the task WORKING (default: ``serve_graph``'s, 0: not at all).
@@ -158,10 +160,41 @@ def openai_run_config() -> Any:
     return RunConfig(tracing_disabled=True)
 
 
+def adk_agent() -> Any:
+    """An ADK agent whose model (a BaseLlm of the benchmark's, no service) calls
+    ``release`` at once; the tool has ``require_confirmation=True``, then the model says
+    it is done."""
+    from google.adk.agents import LlmAgent
+    from google.adk.models.base_llm import BaseLlm
+    from google.adk.tools import FunctionTool
+    from google.genai import types
+
+    class Model(BaseLlm):
+        model: str = "bench"
+
+        async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+            from google.adk.models.llm_response import LlmResponse
+
+            last = llm_request.contents[-1] if llm_request.contents else None
+            if last is not None and any(p.function_response for p in last.parts or []):
+                part = types.Part(text="Approved.")
+            else:
+                call = types.FunctionCall(name="release", args={}, id="release")
+                part = types.Part(function_call=call)
+            yield LlmResponse(content=types.Content(role="model", parts=[part]))
+
+    def release() -> str:
+        """Release."""
+        return "released"
+
+    tool = FunctionTool(release, require_confirmation=True)
+    return LlmAgent(name="releaser", model=Model(), tools=[tool])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--kind", choices=["ask", "graph", "pydantic-ai", "openai-agents"], required=True
+        "--kind", choices=["ask", "graph", "pydantic-ai", "openai-agents", "adk"], required=True
     )
     parser.add_argument("--grace", type=float, help="the graph's GraphExecutor grace (s)")
     parser.add_argument("--checkout", help="serve the hitl_nb of this checkout instead")
@@ -186,6 +219,10 @@ def main() -> None:
             schemas={"release": SCHEMA},
             run_config=openai_run_config(),
         )
+    elif args.kind == "adk":
+        from hitl_nb.agent.adk import serve_agent as serve_adk
+
+        served = serve_adk(adk_agent(), name="adk bench agent")
     else:
         from hitl_nb.agent.langgraph import serve_graph
 

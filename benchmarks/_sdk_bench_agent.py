@@ -16,8 +16,12 @@ kept in memory, as JSON); an answer, after WORKING, runs it again with the histo
 runs it to its interruption, whose envelope goes out by hand (its ``RunState`` kept in
 memory as ``to_json()``, as the bridge keeps it); an answer, after WORKING, reads the
 state back (``RunState.from_json``), approves the call and runs it again, then completes.
-Run: ``python benchmarks/_sdk_bench_agent.py [--graph | --pydantic-ai | --openai-agents]``
-(prints its URL, serves until killed).
+``--adk``: likewise around ``_hitl_bench_agents.adk_agent()``'s runner: a new task runs
+it to its ``adk_request_confirmation`` call, whose envelope goes out by hand; an answer,
+after WORKING, runs it again with ADK's ``ToolConfirmation`` as that call's function
+response, then completes.
+Run: ``python benchmarks/_sdk_bench_agent.py [--graph | --pydantic-ai | --openai-agents |
+--adk]`` (prints its URL, serves until killed).
 """
 
 from __future__ import annotations
@@ -61,32 +65,43 @@ SCHEMA: dict[str, Any] = {
 }
 
 
+def answer_in(context: RequestContext) -> dict[str, Any] | None:
+    """The extension's answer a request's message carries, if any (no checks)."""
+    message = context.message
+    if message is None or not message.HasField("metadata"):
+        return None
+    answer: dict[str, Any] | None = MessageToDict(message.metadata).get(RESPONSE_KEY)
+    return answer
+
+
+def submitted(context: RequestContext) -> Task:
+    """The Task a new request's executor enqueues first (the SDK requires one)."""
+    return Task(
+        id=context.task_id or "",
+        context_id=context.context_id or "",
+        status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+    )
+
+
+async def ask_by_hand(updater: TaskUpdater, text: str, schema: Any) -> None:
+    """INPUT_REQUIRED with an envelope written by hand: a new prompt_id, ``text``,
+    ``schema``."""
+    ask = updater.new_agent_message([Part(text=text)])
+    envelope = {"prompt_id": str(uuid.uuid4()), "prompt": text, "response_schema": schema}
+    ask.metadata.update({EXTENSION_URI: envelope})
+    await updater.requires_input(ask)
+
+
 class ApprovalExecutor(AgentExecutor):
     """One approval prompt per task; completes once answered."""
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
-        message = context.message
-        answer = None
-        if message is not None and message.HasField("metadata"):
-            answer = MessageToDict(message.metadata).get(RESPONSE_KEY)
+        answer = answer_in(context)
         if context.current_task is None:
-            await event_queue.enqueue_event(
-                Task(
-                    id=context.task_id or "",
-                    context_id=context.context_id or "",
-                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
-                )
-            )
+            await event_queue.enqueue_event(submitted(context))
         if answer is None:
-            ask = updater.new_agent_message([Part(text="Approve?")])
-            envelope = {
-                "prompt_id": str(uuid.uuid4()),
-                "prompt": "Approve?",
-                "response_schema": SCHEMA,
-            }
-            ask.metadata.update({EXTENSION_URI: envelope})
-            await updater.requires_input(ask)
+            await ask_by_hand(updater, "Approve?", SCHEMA)
             return
         if validate_payload(SCHEMA, answer.get("payload")):
             await updater.requires_input(updater.new_agent_message([Part(text="invalid")]))
@@ -112,19 +127,10 @@ class GraphApprovalExecutor(ApprovalExecutor):
 
         updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
         config = {"configurable": {"thread_id": context.task_id}}
-        message = context.message
-        answer = None
-        if message is not None and message.HasField("metadata"):
-            answer = MessageToDict(message.metadata).get(RESPONSE_KEY)
+        answer = answer_in(context)
         given: Any = {}
         if context.current_task is None:
-            await event_queue.enqueue_event(
-                Task(
-                    id=context.task_id or "",
-                    context_id=context.context_id or "",
-                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
-                )
-            )
+            await event_queue.enqueue_event(submitted(context))
         elif answer is not None:
             await updater.start_work()
             given = Command(resume={self.pending.pop(context.task_id or ""): answer["payload"]})
@@ -135,14 +141,7 @@ class GraphApprovalExecutor(ApprovalExecutor):
             await updater.complete(updater.new_agent_message([Part(text="Approved.")]))
             return
         self.pending[context.task_id or ""] = raised[0].id
-        ask = updater.new_agent_message([Part(text=str(raised[0].value))])
-        envelope = {
-            "prompt_id": str(uuid.uuid4()),
-            "prompt": str(raised[0].value),
-            "response_schema": raised[0].response_schema,
-        }
-        ask.metadata.update({EXTENSION_URI: envelope})
-        await updater.requires_input(ask)
+        await ask_by_hand(updater, str(raised[0].value), raised[0].response_schema)
 
 
 class PydanticApprovalExecutor(ApprovalExecutor):
@@ -160,19 +159,10 @@ class PydanticApprovalExecutor(ApprovalExecutor):
         from pydantic_ai.messages import ModelMessagesTypeAdapter
 
         updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
-        message = context.message
-        answer = None
-        if message is not None and message.HasField("metadata"):
-            answer = MessageToDict(message.metadata).get(RESPONSE_KEY)
+        answer = answer_in(context)
         output_type = [str, DeferredToolRequests]
         if context.current_task is None:
-            await event_queue.enqueue_event(
-                Task(
-                    id=context.task_id or "",
-                    context_id=context.context_id or "",
-                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
-                )
-            )
+            await event_queue.enqueue_event(submitted(context))
             run = await self.agent.run(context.get_user_input(), output_type=output_type)
         else:
             assert answer is not None
@@ -192,10 +182,7 @@ class PydanticApprovalExecutor(ApprovalExecutor):
         call = run.output.approvals[0]
         messages = ModelMessagesTypeAdapter.dump_json(run.all_messages())
         self.paused[context.task_id or ""] = (messages, call.tool_call_id)
-        ask = updater.new_agent_message([Part(text="Approve?")])
-        envelope = {"prompt_id": str(uuid.uuid4()), "prompt": "Approve?", "response_schema": SCHEMA}
-        ask.metadata.update({EXTENSION_URI: envelope})
-        await updater.requires_input(ask)
+        await ask_by_hand(updater, "Approve?", SCHEMA)
 
 
 class OpenAIApprovalExecutor(ApprovalExecutor):
@@ -214,13 +201,7 @@ class OpenAIApprovalExecutor(ApprovalExecutor):
 
         updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
         if context.current_task is None:
-            await event_queue.enqueue_event(
-                Task(
-                    id=context.task_id or "",
-                    context_id=context.context_id or "",
-                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
-                )
-            )
+            await event_queue.enqueue_event(submitted(context))
             run = await Runner.run(self.agent, context.get_user_input(), run_config=self.run_config)
         else:
             await updater.start_work()
@@ -232,10 +213,68 @@ class OpenAIApprovalExecutor(ApprovalExecutor):
             await updater.complete(updater.new_agent_message([Part(text=str(run.final_output))]))
             return
         self.paused[context.task_id or ""] = run.to_state().to_json()
-        ask = updater.new_agent_message([Part(text="Approve?")])
-        envelope = {"prompt_id": str(uuid.uuid4()), "prompt": "Approve?", "response_schema": SCHEMA}
-        ask.metadata.update({EXTENSION_URI: envelope})
-        await updater.requires_input(ask)
+        await ask_by_hand(updater, "Approve?", SCHEMA)
+
+
+class AdkApprovalExecutor(ApprovalExecutor):
+    """The bench ADK agent by hand: run its runner to the confirmation and ask; on the
+    answer, WORKING, then run it again with ADK's ToolConfirmation as the function
+    response to the ``adk_request_confirmation`` call."""
+
+    SCHEMA: dict[str, Any] = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["confirmed"],
+        "properties": {"confirmed": {"type": "boolean"}},
+    }
+
+    def __init__(self) -> None:
+        from google.adk.runners import Runner
+        from google.adk.sessions import InMemorySessionService
+
+        from benchmarks._hitl_bench_agents import adk_agent
+
+        self.runner = Runner(
+            app_name="bench", agent=adk_agent(), session_service=InMemorySessionService()
+        )
+        self.waiting: dict[str, str] = {}  # task id -> the confirmation call it waits on
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        from google.adk.tools.tool_confirmation import ToolConfirmation
+        from google.genai import types
+
+        task_id = context.task_id or ""
+        updater = TaskUpdater(event_queue, task_id, context.context_id or "")
+        answer = answer_in(context)
+        if context.current_task is None:
+            await event_queue.enqueue_event(submitted(context))
+            await self.runner.session_service.create_session(
+                app_name="bench", user_id="a2a", session_id=task_id
+            )
+            part = types.Part(text=context.get_user_input())
+        else:
+            assert answer is not None
+            await updater.start_work()
+            confirmation = ToolConfirmation(confirmed=answer["payload"]["confirmed"])
+            part = types.Part(
+                function_response=types.FunctionResponse(
+                    id=self.waiting.pop(task_id),
+                    name="adk_request_confirmation",
+                    response=confirmation.model_dump(by_alias=True, exclude_none=True),
+                )
+            )
+        waits_on = None
+        async for event in self.runner.run_async(
+            user_id="a2a", session_id=task_id, new_message=types.Content(role="user", parts=[part])
+        ):
+            for call in event.get_function_calls():
+                if call.name == "adk_request_confirmation":
+                    waits_on = call.id
+        if waits_on is None:
+            await updater.complete(updater.new_agent_message([Part(text="Approved.")]))
+            return
+        self.waiting[task_id] = waits_on
+        await ask_by_hand(updater, "Approve?", self.SCHEMA)
 
 
 def app(base: str, executor: AgentExecutor | None = None) -> Starlette:
@@ -275,6 +314,8 @@ def main() -> None:
         executor = PydanticApprovalExecutor()
     elif "--openai-agents" in sys.argv:
         executor = OpenAIApprovalExecutor()
+    elif "--adk" in sys.argv:
+        executor = AdkApprovalExecutor()
     config = uvicorn.Config(app(base, executor), log_level="error", lifespan="off")
     # Said once the executor is built (its framework imported): the first trial is not
     # left waiting on an import.

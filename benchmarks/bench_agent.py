@@ -28,6 +28,12 @@ completing when answered ``{"approve": true}``; all driven by the same lean clie
   ``sdk + openai-agents``, the same agent run by the bare a2a-sdk agent, approved by hand
   (``--openai-agents``): the interruption's envelope out by hand, the ``RunState`` kept as
   JSON, read back, ``state.approve(item)``, the run resumed;
+- ``adk``: an ADK agent (a ``BaseLlm`` of the benchmark's, no model service) whose one
+  tool has ``require_confirmation=True``, ``hitl_nb.agent.adk.serve_agent``; and
+  ``sdk + adk``, the same agent's runner driven by the bare a2a-sdk agent, the
+  confirmation done by hand (``--adk``): the ``adk_request_confirmation`` call's
+  envelope out by hand, the answer sent back as ADK's ``ToolConfirmation`` function
+  response after WORKING; both answered ``{"confirmed": true}``;
 - ``mock``: ``hitl-nb mock-agent``.
 
 Three figures per agent:
@@ -47,8 +53,9 @@ The agents take turns trial by trial (round robin), so machine noise hits all al
 target: ``ask`` and ``graph`` p95 at most 1.2x ``sdk``'s. ``--baseline DIR`` adds the
 ``ask`` and ``graph`` agents of another checkout of hitl-nb (an older commit, say:
 ``git worktree add DIR COMMIT``) to the same rounds, for before/after figures;
-``--agents pydantic-ai,sdk + pydantic-ai`` runs only those (and ``sdk``). LangGraph's
-share and the imports are skipped with ``--no-extras``. Then
+``--agents pydantic-ai,sdk + pydantic-ai`` runs only those (and ``sdk``;
+``--agents "adk,sdk + adk"`` likewise). LangGraph's share and the imports are skipped
+with ``--no-extras``. Then
 LangGraph's own share (the same graph run in process, no A2A around it; also on a SQLite
 checkpointer, with LangGraph's default durability and with ``"exit"``), and the import time of
 ``hitl_nb.agent`` in fresh interpreters, beside the SDK modules an agent imports anyway.
@@ -114,8 +121,13 @@ AGENTS = {
         str(ROOT / "benchmarks" / "_sdk_bench_agent.py"),
         "--openai-agents",
     ],
+    "adk": [PY, str(ROOT / "benchmarks" / "_hitl_bench_agents.py"), "--kind", "adk"],
+    "sdk + adk": [PY, str(ROOT / "benchmarks" / "_sdk_bench_agent.py"), "--adk"],
     "mock": [PY, "-m", "hitl_nb.cli", "mock-agent"],
 }
+#: What an agent's prompt takes, where it is not ``{"approve": true}`` (an ADK
+#: confirmation asks ``confirmed``).
+PAYLOADS = {"adk": {"confirmed": True}, "sdk + adk": {"confirmed": True}}
 
 
 def baseline_agents(checkout: Path) -> dict[str, list[str]]:
@@ -148,8 +160,8 @@ async def prompt_seen(conn: RawConnection) -> float:
 class Driver:
     """One agent's clients: a CF-4 client and a streaming connection."""
 
-    def __init__(self, url: str) -> None:
-        self.client = Client(url)
+    def __init__(self, url: str, payload: dict[str, Any] | None = None) -> None:
+        self.client = Client(url, payload)
         self.stream = RawConnection(url)
         self.cf4: list[float | None] = []
         self.seen: list[float] = []
@@ -184,7 +196,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 async def measure(agents: dict[str, tuple[str, int]], trials: int) -> dict[str, dict[str, Any]]:
-    drivers = {name: Driver(url + "/") for name, (url, _) in agents.items()}
+    drivers = {name: Driver(url + "/", PAYLOADS.get(name)) for name, (url, _) in agents.items()}
     for _ in range(10):  # warm-up: connections, caches, first compiles
         for d in drivers.values():
             await d.trial()
@@ -319,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
         ("graph", "sdk + langgraph"),
         ("pydantic-ai", "sdk + pydantic-ai"),
         ("openai-agents", "sdk + openai-agents"),
+        ("adk", "sdk + adk"),
     )
     for bridge, peer in bridges:
         if bridge in agents and peer in agents:

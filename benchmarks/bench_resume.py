@@ -77,21 +77,30 @@ def rpc(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": method, "params": params}
 
 
-def answer_body(task_id: str, prompt_id: str) -> dict[str, Any]:
+#: What the benchmarks answer, unless an agent asks for another shape.
+APPROVE: dict[str, Any] = {"approve": True}
+
+
+def answer_body(
+    task_id: str, prompt_id: str, payload: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    answer = {"prompt_id": prompt_id, "payload": APPROVE if payload is None else payload}
     msg = {
         "messageId": str(uuid.uuid4()),
         "role": "ROLE_USER",
         "taskId": task_id,
         "parts": [{"text": "yes"}],
-        "metadata": {RESPONSE_KEY: {"prompt_id": prompt_id, "payload": {"approve": True}}},
+        "metadata": {RESPONSE_KEY: answer},
     }
     return rpc("SendMessage", {"message": msg})
 
 
 class Client:
-    """One simulated orchestrator: a subscriber connection and two for answers."""
+    """One simulated orchestrator: a subscriber connection and two for answers, each
+    answer carrying ``payload`` (default ``{"approve": true}``)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, payload: dict[str, Any] | None = None) -> None:
+        self.payload = payload
         self.sub = RawConnection(url)
         self.out = [RawConnection(url), RawConnection(url)]
 
@@ -136,7 +145,8 @@ class Client:
         await asyncio.wait_for(ready.wait(), 10)
 
         async def send(conn: RawConnection) -> bool:
-            return "result" in await conn.post_json(answer_body(task_id, prompt_id), HEADERS)
+            body = answer_body(task_id, prompt_id, self.payload)
+            return "result" in await conn.post_json(body, HEADERS)
 
         t0 = time.perf_counter()
         accepted = await asyncio.gather(*(send(c) for c in self.out[:answers]))

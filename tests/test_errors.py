@@ -122,8 +122,9 @@ def test_every_hitl_error_in_the_package_lives_in_errors_and_is_drawn_in_the_tre
     for info in pkgutil.walk_packages(hitl_nb.__path__, "hitl_nb."):
         if info.name.endswith("pytest_plugin"):
             continue
-        if info.name.startswith("hitl_nb.agent.pydantic_ai") and sys.version_info < (3, 11):
-            continue  # Pydantic AI 2 (the bridge's extra) needs Python 3.11
+        bridges = ("hitl_nb.agent.pydantic_ai", "hitl_nb.agent.adk")
+        if info.name.startswith(bridges) and sys.version_info < (3, 11):
+            continue  # Pydantic AI 2 and ADK 2.15 (the bridges' extras) need Python 3.11
         importlib.import_module(info.name)
     doc = errors.__doc__ or ""
     pending, seen = [HitlError], set()

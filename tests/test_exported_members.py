@@ -96,6 +96,7 @@ PUBLIC_IN_SUBPACKAGES = {
     "langgraph",  # hitl_nb.agent.langgraph: a part with an extra of its own
     "pydantic_ai",  # hitl_nb.agent.pydantic_ai: likewise
     "openai_agents",  # hitl_nb.agent.openai_agents: likewise
+    "adk",  # hitl_nb.agent.adk: likewise
 }
 
 

@@ -30,16 +30,22 @@ from typing import Any, ClassVar
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
-from a2a.types import Part, TaskState
-from google.protobuf.struct_pb2 import Value
+from a2a.types import Part
 
 from hitl_nb.errors import AskError
 
-from ._events import agent_message, first_task, prompt_update, status_update
+from ._events import (
+    ask,
+    ask_again,
+    canceled,
+    complete_with,
+    first_task,
+    lost,
+    updater_for,
+)
 from ._extension import HitlExtension
 from ._pauses import MemoryPauses, Paused, PauseStore
 from ._prompts import Asked, PromptBook
-from ._stored import stored_task
 from ._tool_calls import answer_value, prompt_for
 
 __all__ = ["Ended", "PausingExecutor", "Result", "default_result"]
@@ -93,12 +99,8 @@ class PausingExecutor(AgentExecutor):
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Run, resume or re-ask, as the module says."""
-        task_id = context.task_id or ""
-        # The task's own context: the SDK gives a message that names a task but no
-        # contextId a fresh context id of its own.
-        current = context.current_task
-        context_id = current.context_id if current is not None else context.context_id or ""
-        updater = TaskUpdater(event_queue, task_id, context_id)
+        updater = updater_for(context, event_queue)
+        task_id, context_id, current = updater.task_id, updater.context_id, context.current_task
         message = context.message
         taken = self.book.take(task_id, message.message_id) if message is not None else None
         if current is None:
@@ -113,13 +115,13 @@ class PausingExecutor(AgentExecutor):
             await self._settle(updater, await self.start(context.get_user_input()))
             return
         if taken is None:
-            await self._ask_again(context, updater)
+            await ask_again(self.book, current, updater)
             return
         paused.answers[waits_on.tool_call_id] = answer_value(taken.asked, taken.payload)
         following = paused.next_call()
         if following is not None:
             await self.pauses.put(task_id, paused)
-            await self._emit(prompt_for(following, task_id), updater)
+            await ask(self.book, prompt_for(following, task_id), updater)
             return
         await updater.start_work()  # AC-4: the answer is accepted
         await self._settle(updater, await self.resume(paused))
@@ -129,60 +131,20 @@ class PausingExecutor(AgentExecutor):
         if isinstance(stopped, Paused):
             first = prompt_for(stopped.pending[0], updater.task_id)  # checked before it is kept
             await self.pauses.put(updater.task_id, stopped)
-            await self._emit(first, updater)
+            await ask(self.book, first, updater)
             return
         await self.pauses.delete(updater.task_id)
-        await self._complete(stopped.output, updater)
-
-    async def _emit(self, asked: Asked, updater: TaskUpdater) -> None:
-        self.book.record(asked)
-        await updater.event_queue.enqueue_event(prompt_update(asked, updater.context_id))
-
-    async def _ask_again(self, context: RequestContext, updater: TaskUpdater) -> None:
-        """The message answers nothing: the open prompt is asked again (kept open)."""
-        found = stored_task(context.current_task)
-        asked = self.book.open_prompt(updater.task_id, found) if found is not None else None
-        if asked is not None:
-            await self._emit(asked, updater)
-
-    async def _complete(self, output: Any, updater: TaskUpdater) -> None:
-        made = self.result(output)
-        if isinstance(made, str):
-            await updater.complete(updater.new_agent_message([Part(text=made)]))
-            return
-        if isinstance(made, list):
-            await updater.complete(updater.new_agent_message(made))
-            return
-        data = Value()
-        data.struct_value.update(dict(made))
-        await updater.add_artifact([Part(data=data)], name="result")
-        await updater.complete(updater.new_agent_message([Part(text="Done.")]))
+        await complete_with(updater, self.result(stopped.output))
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Close the task's prompts, forget its paused run and mark it CANCELED."""
         task_id = context.task_id or ""
         self.book.close_task(task_id)
         await self.pauses.delete(task_id)
-        await event_queue.enqueue_event(
-            status_update(
-                task_id,
-                context.context_id or "",
-                TaskState.TASK_STATE_CANCELED,
-                agent_message(
-                    task_id,
-                    context.context_id or "",
-                    [Part(text="Canceled at the client's request.")],
-                ),
-            )
-        )
+        await event_queue.enqueue_event(canceled(task_id, context.context_id or ""))
 
     def _lost(self, asked: Asked) -> AskError:
         """The task's open prompt stands for a call no paused run waits on: the pauses
         were lost while the task store kept the prompt (in memory across a restart)."""
-        return AskError(
-            f"task {asked.task_id} waits on prompt {asked.prompt_id}, which stands for the "
-            f"tool call {asked.tag}, but no paused {self.framework} run of task "
-            f"{asked.task_id} waits on that call: the run was kept in memory, which does "
-            "not outlive a restart. Keep it beside a database task store, e.g. "
-            "pauses=SqlitePauses('pauses.sqlite')"
-        )
+        run = f"paused {self.framework} run"
+        return lost(asked, "tool call", run, "pauses=SqlitePauses('pauses.sqlite')")

@@ -30,6 +30,8 @@ __all__ = [
     "DENIED",
     "Pending",
     "answer_value",
+    "asked_for",
+    "call_text",
     "prompt_for",
     "refusal",
     "schema_of",
@@ -69,8 +71,7 @@ class Pending:
     @property
     def text(self) -> str:
         """The prompt's text: the question, then the tool and its arguments."""
-        args = json.dumps(self.args, ensure_ascii=False, sort_keys=True, default=str)
-        return f"{self.question}\n\nTool: {self.tool_name}\nArguments: {args}"
+        return call_text(self.question, self.tool_name, self.args)
 
     def to_json(self) -> dict[str, Any]:
         """As stored."""
@@ -80,6 +81,13 @@ class Pending:
     def from_json(cls, raw: Mapping[str, Any]) -> Pending:
         """As :meth:`to_json` wrote it."""
         return cls(**raw)
+
+
+def call_text(question: str, tool_name: str, args: Mapping[str, Any]) -> str:
+    """A tool call's prompt text: the question, then the tool's name and its arguments as
+    plain text (what would run)."""
+    shown = json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)
+    return f"{question}\n\nTool: {tool_name}\nArguments: {shown}"
 
 
 def schema_of(declared: Any, tool_name: str) -> dict[str, Any] | None:
@@ -94,22 +102,31 @@ def schema_of(declared: Any, tool_name: str) -> dict[str, Any] | None:
     if isinstance(declared, Mapping):
         return dict(declared)
     raise MalformedPrompt(
-        f"the tool {tool_name!r} asks with a response_schema that is neither a "
-        f"Pydantic model nor a JSON Schema object: {declared!r}"
+        f"the schema given for the tool {tool_name!r} is neither a Pydantic model nor a "
+        f"JSON Schema object: {declared!r}"
     )
 
 
 def prompt_for(pending: Pending, task_id: str) -> Asked:
     """The prompt standing for ``pending``, checked strictly (MalformedPrompt naming the
     tool); its tag is the tool call id, found again after a restart."""
+    return asked_for(task_id, pending.text, pending.schema, pending.tool_call_id, pending.tool_name)
+
+
+def asked_for(
+    task_id: str, text: str, schema: dict[str, Any] | None, tag: str, tool_name: str
+) -> Asked:
+    """The prompt asking ``text`` with ``schema`` for a call to ``tool_name``, checked
+    strictly (MalformedPrompt naming the tool), tagged ``tag`` (the id the framework
+    knows the call by)."""
     try:
-        envelope = build_envelope(pending.text, pending.schema)
+        envelope = build_envelope(text, schema)
     except MalformedPrompt as exc:
         raise MalformedPrompt(
-            f"the call to {pending.tool_name!r} cannot be asked through hitl-prompt/v1: {exc}",
+            f"the call to {tool_name!r} cannot be asked through hitl-prompt/v1: {exc}",
             exc.findings,
         ) from None
-    return Asked(task_id, envelope, tag=pending.tool_call_id)
+    return Asked(task_id, envelope, tag=tag)
 
 
 def answer_value(asked: Asked, payload: dict[str, Any]) -> Any:

@@ -1,8 +1,9 @@
 """The agents hitl_nb.agent serves, once per module each: the a2a-sdk agent whose
 executor ``await ask(...)`` (tests/helpers/ask_agent.py), the LangGraph graph
 (tests/helpers/graph_agent.py), the Pydantic AI agent whose tools ask
-(tests/helpers/pydantic_agent.py) and the OpenAI Agents SDK agent whose tool approvals ask
-(tests/helpers/openai_agent.py)."""
+(tests/helpers/pydantic_agent.py), the OpenAI Agents SDK agent whose tool approvals ask
+(tests/helpers/openai_agent.py) and the ADK agent whose tools ask to be confirmed
+(tests/helpers/adk_agent.py)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,13 @@ from tests.helpers.ask_agent import AskAgent
 from tests.helpers.graph_agent import GraphAgent
 
 if TYPE_CHECKING:
+    from tests.helpers.adk_agent import AdkAgent
     from tests.helpers.openai_agent import OpenAIAgent
     from tests.helpers.pydantic_agent import PydanticAgent
 
-#: Pydantic AI 2 needs Python 3.11 (the test extra installs it from there on).
-NO_PYDANTIC_AI = sys.version_info < (3, 11)
-collect_ignore = ["test_pydantic_ai.py"] if NO_PYDANTIC_AI else []
+#: Pydantic AI 2 and ADK 2.15 need Python 3.11 (the test extra installs them from there on).
+NO_PYDANTIC_AI = NO_ADK = sys.version_info < (3, 11)
+collect_ignore = ["test_pydantic_ai.py", "test_adk.py"] if NO_PYDANTIC_AI else []
 
 
 @pytest.fixture(scope="module")
@@ -51,4 +53,14 @@ def openai_agent() -> Iterator[OpenAIAgent]:
     from tests.helpers.openai_agent import OpenAIAgent
 
     with OpenAIAgent() as agent:
+        yield agent
+
+
+@pytest.fixture(scope="module")
+def adk_agent() -> Iterator[AdkAgent]:
+    if NO_ADK:
+        pytest.skip("ADK 2.15 needs Python 3.11 or later")
+    from tests.helpers.adk_agent import AdkAgent
+
+    with AdkAgent() as agent:
         yield agent

@@ -24,9 +24,8 @@ from hitl_nb.agent.pydantic_ai import APPROVAL_SCHEMA, MemoryPauses, SqlitePause
 from hitl_nb.agent.pydantic_ai._calls import pending_calls, results_for
 from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
 from hitl_nb.errors import PromptConflict, ResponseInvalid
-from tests.helpers.mock_agent_client import headers
 from tests.helpers.pydantic_agent import Details, PydanticAgent, Settings, pydantic_process
-from tests.helpers.tool_bridges import FIELDS, first_prompt, said
+from tests.helpers.tool_bridges import FIELDS, first_prompt, plain_send, said
 
 
 def test_an_approval_is_a_yes_no_prompt_with_the_call_as_text(
@@ -134,16 +133,7 @@ def test_a_plain_client_answers_an_approval_with_a_data_part(
     with httpx.Client(timeout=30) as http:
 
         def send(**message: Any) -> dict[str, Any]:
-            message = {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", **message}
-            body = {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "SendMessage",
-                "params": {"message": message},
-            }
-            reply = http.post(pydantic_agent.url + "/", json=body, headers=headers(activated=False))
-            task: dict[str, Any] = reply.json()["result"]["task"]
-            return task
+            return plain_send(http, pydantic_agent.url, **message)
 
         task = send(parts=[{"text": "deploy"}])
         assert task["status"]["message"]["parts"][0]["text"].startswith("Approve the call")

@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import operator
 import sqlite3
-import subprocess
 import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -38,6 +37,7 @@ from typing_extensions import TypedDict
 
 from hitl_nb.agent import Served
 from hitl_nb.agent.langgraph import serve_graph
+from tests.helpers.agent_process import agent_process
 
 
 class Approval(BaseModel):
@@ -193,30 +193,15 @@ class GraphAgent:
         self.served.stop()
 
 
-@contextmanager
 def graph_process(
     tasks: Path, checkpoints: Path | None = None, durability: str | None = None
-) -> Iterator[str]:
-    """The release graph served by another process on the SDK's SQLite task store
+) -> AbstractContextManager[str]:
+    """The release graph served by another process
+    (:func:`~tests.helpers.agent_process.agent_process`) on the SDK's SQLite task store
     ``tasks`` and LangGraph's SQLite checkpointer on ``checkpoints`` (None: in memory),
-    with LangGraph's ``durability`` (None: its default); yields its URL, then kills it."""
-    cmd = [sys.executable, "-m", "tests.helpers.graph_agent", str(tasks)]
-    if durability is not None:
-        cmd[3:3] = ["--durability", durability]
-    if checkpoints is not None:
-        cmd.append(str(checkpoints))
-    root = Path(__file__).resolve().parents[2]
-    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()  # the process ends (EOF) if it cannot start
-        assert "listening on" in line, f"the graph agent did not start: {line!r}"
-        yield line.rsplit(" ", 1)[-1].strip()
-    finally:
-        proc.kill()
-        proc.wait(30)
-        if proc.stdout is not None:
-            proc.stdout.close()
+    with LangGraph's ``durability`` (None: its default)."""
+    flags = ["--durability", durability] if durability is not None else []
+    return agent_process("tests.helpers.graph_agent", *flags, tasks, checkpoints)
 
 
 def graph_values(checkpoints: Path, task_id: str) -> Any:

@@ -56,7 +56,7 @@ from typing import Any
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
-from a2a.types import Part, TaskState
+from a2a.types import Part
 from google.protobuf.struct_pb2 import Value
 from langgraph.errors import is_invalid_resume
 from langgraph.types import Command, Durability
@@ -64,10 +64,9 @@ from langgraph.types import Command, Durability
 from hitl_nb.errors import AskError, MalformedPrompt, ResponseInvalid
 from hitl_nb.spec import EXTENSION_URI
 
-from .._events import agent_message, first_task, prompt_update, status_update
+from .._events import ask, ask_again, canceled, complete_with, first_task, updater_for
 from .._extension import HitlExtension
 from .._prompts import Asked, Hold, PromptBook
-from .._stored import stored_task
 from ._interrupts import issues_of, prompt_for, resume_value
 
 __all__ = ["GraphExecutor", "default_inputs", "default_result"]
@@ -190,12 +189,8 @@ class GraphExecutor(AgentExecutor):
         """Run, resume or re-ask, as the module says."""
         if self._checkpointer is not None and self._opened is None:
             await self.start()
-        task_id = context.task_id or ""
-        # The task's own context: the SDK gives a message that names a task but no
-        # contextId a fresh context id of its own.
-        current = context.current_task
-        context_id = current.context_id if current is not None else context.context_id or ""
-        updater = TaskUpdater(event_queue, task_id, context_id)
+        updater = updater_for(context, event_queue)
+        task_id, context_id = updater.task_id, updater.context_id
         config = {"configurable": {"thread_id": task_id}}
         message = context.message
         taken = self.book.take(task_id, message.message_id) if message is not None else None
@@ -212,22 +207,12 @@ class GraphExecutor(AgentExecutor):
             await self._run(self.inputs(context), config, updater)
             return
         if taken is None:
-            await self._ask_again(context, updater)
+            await ask_again(self.book, context.current_task, updater)
             return
         resume: Command[Any] = Command(
             resume={taken.asked.tag: resume_value(taken.asked, taken.payload)}
         )
         await self._resume(resume, config, updater, taken, waiting[taken.asked.tag or ""])
-
-    async def _ask_again(self, context: RequestContext, updater: TaskUpdater) -> None:
-        """The message answers nothing: the open prompt is asked again (kept open)."""
-        found = stored_task(context.current_task)
-        asked = None
-        if found is not None:
-            asked = self.book.open_prompt(updater.task_id, found)
-        if asked is not None:
-            await updater.event_queue.enqueue_event(prompt_update(asked, updater.context_id))
-            self.book.record(asked)
 
     async def _resume(
         self,
@@ -359,21 +344,13 @@ class GraphExecutor(AgentExecutor):
             extra.append(Part(data=data))
         if note:
             extra.append(Part(text=note))
-        self.book.record(asked)
-        await updater.event_queue.enqueue_event(prompt_update(asked, updater.context_id, extra))
+        await ask(self.book, asked, updater, extra)
 
     async def _complete(self, values: Any, updater: TaskUpdater) -> None:
         made = self.result(values)
-        if isinstance(made, str):
-            await updater.complete(updater.new_agent_message([Part(text=made)]))
-            return
-        if isinstance(made, list):
-            await updater.complete(updater.new_agent_message(made))
-            return
-        data = Value()
-        data.struct_value.update(_jsonable(dict(made)))
-        await updater.add_artifact([Part(data=data)], name="result")
-        await updater.complete(updater.new_agent_message([Part(text="Done.")]))
+        if not isinstance(made, str | list):
+            made = _jsonable(dict(made))
+        await complete_with(updater, made)
 
     def _refusal(self, asked: Asked, error: Any) -> ResponseInvalid:
         return ResponseInvalid(
@@ -401,18 +378,7 @@ class GraphExecutor(AgentExecutor):
         """Close the task's prompts and mark it CANCELED (the graph thread stays as is)."""
         self.book.close_task(context.task_id or "")
         self._waiting.pop(context.task_id or "", None)
-        await event_queue.enqueue_event(
-            status_update(
-                context.task_id or "",
-                context.context_id or "",
-                TaskState.TASK_STATE_CANCELED,
-                agent_message(
-                    context.task_id or "",
-                    context.context_id or "",
-                    [Part(text="Canceled at the client's request.")],
-                ),
-            )
-        )
+        await event_queue.enqueue_event(canceled(context.task_id or "", context.context_id or ""))
 
 
 class _Returned:
