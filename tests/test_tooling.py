@@ -71,6 +71,7 @@ def _javascript_tool(script: str) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.once
 def test_eslint_is_clean():
     """The extension's TypeScript (src/), with type information (eslint.config.mjs)."""
     command = [*_javascript_tool("eslint/bin/eslint.js"), "src"]
@@ -79,6 +80,7 @@ def test_eslint_is_clean():
 
 
 @pytest.mark.slow
+@pytest.mark.once
 def test_prettier_formats_the_extension():
     """src/, style/, schema/, scripts/ and the extension's configuration, as jlpm
     prettier:check."""
@@ -97,6 +99,7 @@ def test_prettier_formats_the_extension():
 
 
 @pytest.mark.slow
+@pytest.mark.once
 def test_the_extensions_unit_tests_pass():
     """``jlpm test``: jest runs src/__tests__ (the model, the list, the words) in jsdom."""
     command = [*_javascript_tool("jest/bin/jest.js"), "--ci", "--silent"]

@@ -401,7 +401,7 @@ def test_the_hidden_tab_counts_the_prompts_in_its_title(
         page.wait_for_function("() => !/^\\(\\d/.test(document.title)", timeout=30_000)
 
 
-def test_ten_thousand_open_prompts_stay_light_and_one_notification(
+def test_thousands_of_open_prompts_stay_light_and_one_notification(
     chromium: lab.Chromium, server: tuple[str, Path]
 ) -> None:
     base, root = server
@@ -410,18 +410,20 @@ def test_ten_thousand_open_prompts_stay_light_and_one_notification(
         before = len([t for t in toasts(page) if "for you" in t])
         # Straight into the store: the gateway's feed reads it again by itself (at its
         # recheck, as it would after another replica's change).
-        seed_prompts(root / ".hitl", 10_000, text="Hostile prompt {n}: approve?")
+        # 2,000 show the virtual list as well as 10,000 do (bench_lab_panel.py --prompts
+        # measures the panel at any number), and the module's later tests list them all.
+        seed_prompts(root / ".hitl", 2_000, text="Hostile prompt {n}: approve?")
         panel = open_panel(page)
         page.wait_for_function(
             "() => (document.querySelector('.hitl-lab-summary')?.textContent || '')"
-            ".includes('10,0')",
+            ".includes('2,0')",
             timeout=120_000,
         )
         drawn = page.locator(".hitl-lab-row").count()
         assert 0 < drawn < 40  # a virtual list: the rows in view
-        # Scrolled to where prompt 7,000 is (the list's order: soonest deadline first),
+        # Scrolled to where prompt 1,400 is (the list's order: soonest deadline first),
         # its row is drawn there.
-        scroll_to(page, base, lab.TOKEN, "Hostile prompt 7000:")
+        scroll_to(page, base, lab.TOKEN, "Hostile prompt 1400:")
         assert len([t for t in toasts(page) if "for you" in t]) == before + 1
         assert panel.locator(".hitl-lab-row").count() < 40
 

@@ -10,6 +10,7 @@ to one prompt (``tree?hitl-prompt=<id>``) opens its card on the file page.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +37,21 @@ RAN = (
 )
 
 
+@pytest.fixture(scope="module")
+def notebook(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One Notebook 7 server for the module (its two notebooks written first): its URL."""
+    root = tmp_path_factory.mktemp("notebook7")
+    lab.write_notebook(root / "asking.ipynb", ASKING)
+    lab.write_notebook(root / "other.ipynb", ["1 + 1"])
+    with lab.jupyter_server(root, "notebook") as base:
+        yield base
+
+
 def test_a_prompt_asked_in_one_notebooks_page_is_answered_in_anothers(
-    chromium: lab.Chromium, tmp_path: Path
+    chromium: lab.Chromium, notebook: str, tmp_path: Path
 ) -> None:
-    lab.write_notebook(tmp_path / "asking.ipynb", ASKING)
-    lab.write_notebook(tmp_path / "other.ipynb", ["1 + 1"])
-    with lab.jupyter_server(tmp_path, "notebook") as base, chromium(1300, 900) as context:
+    base = notebook
+    with chromium(1300, 900) as context:
         # The other page is open and has read the list before anything asks: a prompt
         # already waiting when a page opens is counted there, not notified (notifier.ts).
         other = lab.open_notebook(context, base, "other.ipynb", app="notebook")
@@ -78,13 +88,10 @@ def _screenshot(page: Any, tmp_path: Path) -> None:
 
 
 def test_a_link_to_one_prompt_opens_its_card_on_the_file_page(
-    chromium: lab.Chromium, tmp_path: Path
+    chromium: lab.Chromium, notebook: str
 ) -> None:
-    with (
-        MockAgent() as agent,
-        lab.jupyter_server(tmp_path, "notebook") as base,
-        chromium(1200, 800) as context,
-    ):
+    base = notebook
+    with MockAgent() as agent, chromium(1200, 800) as context:
         task = run(start_task(agent.url, "approval"))
         reg = register(base, lab.TOKEN, agent.url, task.id)
         prompt_id = reg["prompts"][0]["prompt_id"]

@@ -18,7 +18,7 @@ from tests.helpers import lab
 from tests.helpers.panel import wait_ready
 from tests.helpers.wheel import build_wheel, install_wheel
 
-pytestmark = [pytest.mark.slow]
+pytestmark = [pytest.mark.slow, pytest.mark.once]
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARE = "share/jupyter/labextensions/hitl-nb"
