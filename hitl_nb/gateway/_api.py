@@ -47,7 +47,7 @@ from hitl_nb.gateway._audit import json_lines
 from hitl_nb.gateway._gateway import Gateway, GatewayError
 from hitl_nb.gateway._notify import Notifier
 from hitl_nb.gateway._outbox import NotifyChoice
-from hitl_nb.gateway._store import StoreUnavailable
+from hitl_nb.gateway._store import StoreUnavailable, unstorable
 from hitl_nb.gateway._views import Caller
 
 __all__ = ["MAX_REQUEST_BYTES", "ApiReply", "ApiRequest", "GatewayAPI", "unavailable"]
@@ -256,6 +256,9 @@ async def _set_my_notify(gateway: Gateway, caller: Caller, request: ApiRequest) 
     if webhook is not None:
         if not isinstance(webhook, str):
             raise GatewayError(400, "webhook must be a URL, or null for email")
+        why = unstorable(webhook)
+        if why is not None:
+            raise GatewayError(400, f"webhook holds {why}, which the gateway cannot keep")
         try:
             notify.check_webhook(webhook)
         except NotifyRefused as exc:
@@ -304,11 +307,25 @@ class GatewayAPI:
             allowed = ", ".join(sorted(handlers))
             return ApiReply(405, {"error": 405, "message": f"{route} answers {allowed} only"})
         try:
+            _check_text(caller, request)
             return await handler(self.gateway, caller, request)
         except GatewayError as exc:
             return ApiReply(exc.status, {"error": exc.status, "message": exc.message, **exc.extra})
         except StoreUnavailable as exc:
             return ApiReply(503, unavailable(exc))
+
+
+def _check_text(caller: Caller, request: ApiRequest) -> None:
+    """Refuse (400) a request whose path, query or caller holds what no store keeps
+    (a NUL character: PostgreSQL's text refuses it, so the same on every database)."""
+    named = [(f"the path segment {i + 1}", arg) for i, arg in enumerate(request.args)]
+    named += [(f"the query argument {key!r}", value) for key, value in request.query.items()]
+    named += [(f"the query argument name {key!r}", key) for key in request.query]
+    named += [("your user name", caller.name or ""), ("your display name", caller.display)]
+    for what, text in named:
+        why = unstorable(text)
+        if why is not None:
+            raise GatewayError(400, f"{what} holds {why}, which the gateway cannot keep")
 
 
 def unavailable(exc: StoreUnavailable) -> dict[str, Any]:

@@ -61,8 +61,9 @@ from hitl_nb.gateway._feed import FeedScope, PromptFeed
 from hitl_nb.gateway._forward import GatewayReply, Tell, conclude, send, settle
 from hitl_nb.gateway._metrics import GatewayMetrics, Readings, outcome_of
 from hitl_nb.gateway._notify import Notifier
-from hitl_nb.gateway._push import PushDesk
+from hitl_nb.gateway._push import PushDesk, Refused
 from hitl_nb.gateway._replicas import Duties
+from hitl_nb.gateway._schema import audience
 from hitl_nb.gateway._settings import GatewaySettings
 from hitl_nb.gateway._store import (
     AuditEntry,
@@ -73,6 +74,7 @@ from hitl_nb.gateway._store import (
     PromptRow,
     Registration,
     StoreUnavailable,
+    unstorable,
 )
 from hitl_nb.gateway._traces import GatewayTraces
 from hitl_nb.gateway._views import (
@@ -146,7 +148,7 @@ class Gateway:
         self._envelopes: dict[tuple[str, str], PromptEnvelope] = {}
         #: Push notifications: secrets, configuring agents, receiving (see ``_push.py``).
         self.push = PushDesk(
-            store, pool, self._see, self._push_url, max_bytes=settings.max_push_bytes
+            store, pool, self._see_pushed, self._push_url, max_bytes=settings.max_push_bytes
         )
         #: The receiver's URL for a registration id (set by the host; None: no push).
         self.push_url: Callable[[str], str | None] | None = None
@@ -414,6 +416,10 @@ class Gateway:
             raise GatewayError(
                 400, f"task_id must be a non-empty string of at most {MAX_TASK_ID} characters"
             )
+        for name, text in (("agent_url", url), ("task_id", task_id)):
+            why = unstorable(text)
+            if why is not None:
+                raise GatewayError(400, f"{name} holds {why}, which the gateway cannot keep")
         self._check_two_person(two_person)
         existing = await self.store.find_registration(url, task_id)
         if existing is not None:
@@ -439,6 +445,7 @@ class Gateway:
             )
         task = await self._get_task(url, task_id)
         found = prompt_of(task)
+        self._check_storable(found)  # before anything is written
         if policy.policy == "default" and isinstance(found, PromptEvent):
             why = answer_issues(found.envelope.validate, policy.answer)
             if why is not None:
@@ -574,23 +581,64 @@ class Gateway:
         except StoreUnavailable as exc:
             log.info("hitl-nb gateway: task %s not recorded: %s", reg.task_id, exc)
             return None
+        except GatewayError as exc:
+            log.warning("hitl-nb gateway: task %s not recorded: %s", reg.task_id, exc.message)
+            return None
         return task
 
     async def _refresh(self, reg: Registration, *, quiet: bool = False) -> str | None:
         """Read the task again and record any new prompt. The error text when quiet."""
         try:
             task = await self._get_task(reg.agent_url, reg.task_id)
+            await self._see(reg, task)
         except GatewayError as exc:
             if not quiet:
                 raise
             return exc.message
-        await self._see(reg, task)
         return None
 
+    @staticmethod
+    def _check_storable(found: object) -> None:
+        """Refuse (502, the agent's malformed output) a prompt whose text kept in a
+        column of its own holds what no store keeps (:func:`~hitl_nb.gateway._store.unstorable`):
+        the task's context id, a ``specific:<id>`` name (§Responder policy). Checked
+        before anything of it is written, so both databases refuse the same prompts
+        and nothing is half-written. The envelope itself is kept as JSON text, where a
+        NUL is escaped (``\\u0000``)."""
+        if not isinstance(found, PromptEvent):
+            return
+        why = unstorable(found.context_id)
+        if why is not None:
+            raise GatewayError(
+                502,
+                f"the agent's task is malformed: its context id holds {why}, which the "
+                "gateway cannot keep; nothing of this prompt was recorded",
+            )
+        for name in audience(found.envelope.to_json())[0]:
+            why = unstorable(name)
+            if why is not None:
+                raise GatewayError(
+                    502,
+                    f"the agent's prompt is malformed: allowed_responders names "
+                    f"specific:{name!r}, which holds {why}; no person can be named so "
+                    "(§Responder policy); nothing of this prompt was recorded",
+                )
+
+    async def _see_pushed(self, reg: Registration, task: Task) -> None:
+        """:meth:`_see` for a push notification: a malformed prompt turned away (400)."""
+        try:
+            await self._see(reg, task)
+        except GatewayError as exc:
+            raise Refused(400, exc.message) from None
+
     async def _see(self, reg: Registration, task: Task) -> None:
+        """Record what ``task`` shows: its open prompt (a GatewayError, 502, when it
+        cannot be kept: :meth:`_check_storable`), and the prompts it no longer shows
+        closed."""
+        found = prompt_of(task)
+        self._check_storable(found)
         if not self.push.fresh(reg.id, task.status):
             return  # an older sighting than one recorded (a read crossed a push)
-        found = prompt_of(task)
         open_id = None
         if isinstance(found, PromptEvent):
             open_id = found.prompt_id

@@ -39,6 +39,7 @@ whose service runs as several replicas. On each the store keeps these promises, 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -63,7 +64,25 @@ __all__ = [
     "PromptRow",
     "Registration",
     "StoreUnavailable",
+    "unstorable",
 ]
+
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def unstorable(text: str) -> str | None:
+    """What in ``text`` no store can keep as text, in words (None: nothing): a NUL
+    character (U+0000, which PostgreSQL's text refuses) or a lone surrogate (not UTF-8).
+    Both stores refuse the same text, so checked before anything is written; JSON text
+    escapes them, so only what goes into a text column of its own needs the check."""
+    found = _UNSTORABLE.search(text)
+    if found is None:
+        return None
+    char, at = found.group(), found.start()
+    if char == "\x00":
+        return f"a NUL character (U+0000) at position {at}"
+    return f"a lone surrogate (U+{ord(char):04X}) at position {at}"
 
 
 class StoreUnavailable(Exception):
