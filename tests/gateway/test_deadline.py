@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -45,6 +46,17 @@ def _gateway(opener: Opener, notify: Any = None, **settings: Any) -> Gateway:
     gw.deadlines.cancel_tries = 3
     gw.deadlines.cancel_backoff = Backoff(0.05, 0.2)
     return gw
+
+
+@asynccontextmanager
+async def _running(opener: Opener, notify: Any = None, **settings: Any) -> AsyncIterator[Gateway]:
+    """A started :func:`_gateway`, closed after the block."""
+    gw = _gateway(opener, notify, **settings)
+    await gw.start()
+    try:
+        yield gw
+    finally:
+        await gw.close()
 
 
 async def _entries(gw: Gateway, reg_id: str) -> list[Any]:
@@ -108,9 +120,7 @@ def test_default_forwards_the_registrants_answer_once_at_the_deadline(
     opener: Opener, agent: MockAgent
 ) -> None:
     async def go() -> None:
-        gw = _gateway(opener)
-        await gw.start()
-        try:
+        async with _running(opener) as gw:
             task = await start_task(agent.url, "deadline", deadline_seconds=1.5)
             _, reg = await gw.register(
                 ALICE, agent.url, task.id, {"policy": "default", "answer": NO}
@@ -126,8 +136,6 @@ def test_default_forwards_the_registrants_answer_once_at_the_deadline(
             assert [a["payload"] for a in got] == [NO]
             row = await gw.store.prompt(reg["id"], reg["prompts"][0]["prompt_id"])
             assert row is not None and row.closed == "answered"
-        finally:
-            await gw.close()
 
     asyncio.run(go())
 
@@ -136,9 +144,7 @@ def test_a_default_that_does_not_fit_the_prompt_is_refused_at_registration(
     opener: Opener, agent: MockAgent
 ) -> None:
     async def go() -> None:
-        gw = _gateway(opener)
-        await gw.start()
-        try:
+        async with _running(opener) as gw:
             task = await start_task(agent.url, "deadline", deadline_seconds=60)
             policy = {"policy": "default", "answer": {"approve": "yes"}}
             with pytest.raises(GatewayError) as refused:
@@ -146,17 +152,13 @@ def test_a_default_that_does_not_fit_the_prompt_is_refused_at_registration(
             assert refused.value.status == 422
             assert "field 'approve': expected boolean" in refused.value.message
             assert await gw.store.count_registrations() == 0
-        finally:
-            await gw.close()
 
     asyncio.run(go())
 
 
 def test_a_default_the_agent_refuses_is_audited_as_failed(opener: Opener, agent: MockAgent) -> None:
     async def go() -> None:
-        gw = _gateway(opener)
-        await gw.start()
-        try:
+        async with _running(opener) as gw:
             task = await start_task(agent.url, "deadline", deadline_seconds=1.5)
             _, reg = await gw.register(
                 ALICE, agent.url, task.id, {"policy": "default", "answer": NO}
@@ -167,17 +169,13 @@ def test_a_default_the_agent_refuses_is_audited_as_failed(opener: Opener, agent:
             assert entry.action == "failed"
             assert entry.responder == "deadline default"
             assert await answers_at_agent(agent.url, task.id) == []
-        finally:
-            await gw.close()
 
     asyncio.run(go())
 
 
 def test_cancel_cancels_the_task_at_the_deadline(opener: Opener, agent: MockAgent) -> None:
     async def go() -> None:
-        gw = _gateway(opener)
-        await gw.start()
-        try:
+        async with _running(opener) as gw:
             task = await start_task(agent.url, "deadline", deadline_seconds=1.5)
             _, reg = await gw.register(ALICE, agent.url, task.id, {"policy": "cancel"})
             (entry,) = await _fired(gw, reg["id"])
@@ -185,8 +183,6 @@ def test_cancel_cancels_the_task_at_the_deadline(opener: Opener, agent: MockAgen
             assert await _task_state(agent.url, task.id) is TaskState.CANCELED
             row = await gw.store.prompt(reg["id"], reg["prompts"][0]["prompt_id"])
             assert row is not None and row.closed == "expired"
-        finally:
-            await gw.close()
 
     asyncio.run(go())
 
@@ -195,9 +191,7 @@ def test_cancel_to_an_agent_that_refuses_is_tried_again_then_audited_failed(
     opener: Opener, agent: MockAgent
 ) -> None:
     async def go() -> None:
-        gw = _gateway(opener)
-        await gw.start()
-        try:
+        async with _running(opener) as gw:
             task = await start_task(agent.url, "deadline", deadline_seconds=1.5)
             _, reg = await gw.register(ALICE, agent.url, task.id, {"policy": "cancel"})
             async with HitlClient(agent.url) as client:  # answered at the agent: completed
@@ -207,25 +201,19 @@ def test_cancel_to_an_agent_that_refuses_is_tried_again_then_audited_failed(
             (entry,) = await _fired(gw, reg["id"])
             assert entry.action == "failed"
             assert "(3 tries)" in (entry.reason or "")
-        finally:
-            await gw.close()
 
     asyncio.run(go())
 
 
 def test_cancel_to_an_agent_that_is_down_is_audited_failed(opener: Opener) -> None:
     async def go() -> None:
-        gw = _gateway(opener)
-        await gw.start()
-        try:
+        async with _running(opener) as gw:
             with MockAgent() as gone:
                 task = await start_task(gone.url, "deadline", deadline_seconds=2)
                 _, reg = await gw.register(ALICE, gone.url, task.id, {"policy": "cancel"})
             (entry,) = await _fired(gw, reg["id"])
             assert entry.action == "failed"
             assert "could not be cancelled" in (entry.reason or "")
-        finally:
-            await gw.close()
 
     asyncio.run(go())
 
@@ -253,9 +241,7 @@ async def _escalate(opener: Opener, agent: MockAgent, smtp: SmtpServer) -> None:
             gw.settings, gw.store, lambda: "https://hub.example.org/", hub=True, owner=gw.replica
         )
 
-    gw = _gateway(opener, notify, **settings)
-    await gw.start()
-    try:
+    async with _running(opener, notify, **settings) as gw:
         task = await start_task(agent.url, "deadline", deadline_seconds=3)
         policy = {"policy": "escalate", "to": ["carol"], "before": 1.5}
         _, reg = await gw.register(ALICE, agent.url, task.id, policy)
@@ -275,8 +261,6 @@ async def _escalate(opener: Opener, agent: MockAgent, smtp: SmtpServer) -> None:
         # It never widens who may answer: carol is told, not made a responder.
         after = (await gw.registration(reg["id"], ALICE))["prompts"][0]
         assert after["allowed_responders"] == reg["prompts"][0]["allowed_responders"]
-    finally:
-        await gw.close()
 
 
 async def _soon(value: Any) -> Any:
@@ -316,9 +300,7 @@ async def _escalate_to_channel(opener: Opener, agent: MockAgent, hook: TinyServe
             gw.settings, gw.store, lambda: "https://hub.example.org/", hub=True, owner=gw.replica
         )
 
-    gw = _gateway(opener, notify, **settings)
-    await gw.start()
-    try:
+    async with _running(opener, notify, **settings) as gw:
         task = await start_task(agent.url, FOR_BOB.name)
         policy = {"policy": "escalate", "to": ["carol"], "channel": OPS, "before": 1.5}
         _, reg = await gw.register(ALICE, agent.url, task.id, policy)
@@ -359,8 +341,6 @@ async def _escalate_to_channel(opener: Opener, agent: MockAgent, hook: TinyServe
         assert len(await _entries(gw, reg["id"])) == 1
         assert len(hook.requests) == 1
         assert await gw.store.outbox.states() == {"sent": 1}  # and nothing more to send
-    finally:
-        await gw.close()
 
 
 # -- once -------------------------------------------------------------------------------
@@ -400,22 +380,14 @@ def test_a_gateway_stopped_before_the_deadline_and_started_after_fires_once(
         _, reg = await a.register(ALICE, agent.url, task.id, {"policy": "cancel"})
         await a.close()
         await asyncio.sleep(2.0)  # the deadline passes while no gateway runs
-        b = _gateway(opener)
-        await b.start()
-        try:
+        async with _running(opener) as b:
             await _fired(b, reg["id"])
             await asyncio.sleep(1.5)  # more rounds: nothing fires again
             (entry,) = await _entries(b, reg["id"])
             assert entry.action == "cancelled"
             assert await _task_state(agent.url, task.id) is TaskState.CANCELED
-        finally:
-            await b.close()
-        c = _gateway(opener)  # a restart after it fired: nothing again
-        await c.start()
-        try:
+        async with _running(opener) as c:  # a restart after it fired: nothing again
             await asyncio.sleep(1.0)
             assert len(await _entries(c, reg["id"])) == 1
-        finally:
-            await c.close()
 
     asyncio.run(go())
