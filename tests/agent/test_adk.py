@@ -20,10 +20,17 @@ from hitl_nb.agent._prompts import TAG_KEY
 from hitl_nb.agent.adk import CONFIRM_SCHEMA, shape_schema
 from hitl_nb.agent.adk._confirmations import Pending, response_for, schema_for
 from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
-from hitl_nb.errors import PromptConflict, ResponseInvalid
+from hitl_nb.errors import ResponseInvalid
 from hitl_nb.validation import validate_payload
 from tests.helpers.adk_agent import OFFERED, AdkAgent, adk_process
-from tests.helpers.tool_bridges import FIELDS, first_prompt, plain_send, said
+from tests.helpers.tool_bridges import (
+    FIELDS,
+    answering_nothing_runs_nothing,
+    first_prompt,
+    plain_send,
+    refused_before_the_agent_runs,
+    said,
+)
 
 REJECTED = 'deploy: {"error": "This tool call is rejected."}'
 
@@ -96,30 +103,19 @@ def test_two_confirmations_are_two_prompts(adk_agent: AdkAgent) -> None:
 
 def test_an_invalid_answer_is_422_and_a_second_is_409_before_the_agent_runs() -> None:
     with AdkAgent() as agent, SyncHitlClient(agent.url) as client:
-        prompt = first_prompt(client, "configure")
-        runs = agent.runs["model"]
-        for wrong in ({"confirmed": True}, {"confirmed": True, "payload": {"replicas": "two"}}):
-            with pytest.raises(ResponseInvalid) as refused:
-                client.respond(prompt.task_id, prompt.prompt_id, wrong, validate=False)
-            assert refused.value.validation_errors
-        assert agent.runs["model"] == runs and "configure" not in agent.seen
-        assert client.get_task(prompt.task_id).status.state is TaskState.INPUT_REQUIRED
-        answer = {"confirmed": True, "payload": FIELDS}
-        client.respond(prompt.task_id, prompt.prompt_id, answer, wait=True)  # the run ended
-        runs = agent.runs["model"]
-        with pytest.raises(PromptConflict):
-            client.respond(prompt.task_id, prompt.prompt_id, {"confirmed": False})
-        assert agent.runs["model"] == runs
+        refused_before_the_agent_runs(
+            agent,
+            client,
+            "configure",
+            [{"confirmed": True}, {"confirmed": True, "payload": {"replicas": "two"}}],
+            {"confirmed": True, "payload": FIELDS},
+            {"confirmed": False},
+        )
 
 
 def test_a_message_that_answers_nothing_does_not_run_the_agent(adk_agent: AdkAgent) -> None:
     with SyncHitlClient(adk_agent.url) as client:
-        prompt = first_prompt(client, "deploy")
-        runs = adk_agent.runs["model"]
-        events = list(client.stream("hello?", task_id=prompt.task_id))
-        assert [e.prompt_id for e in events if isinstance(e, PromptEvent)] == [prompt.prompt_id]
-        assert adk_agent.runs["model"] == runs
-        assert client.get_task(prompt.task_id).status.state is TaskState.INPUT_REQUIRED
+        answering_nothing_runs_nothing(adk_agent, client, "deploy")
 
 
 def test_a_plain_client_answers_with_a_data_part(adk_agent: AdkAgent) -> None:

@@ -22,9 +22,15 @@ from hitl_nb.agent._prompts import TAG_KEY
 from hitl_nb.agent.openai_agents import APPROVAL_SCHEMA, MemoryPauses, SqlitePauses
 from hitl_nb.agent.openai_agents._calls import pending_calls
 from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
-from hitl_nb.errors import PromptConflict, ResponseInvalid
+from hitl_nb.errors import ResponseInvalid
 from tests.helpers.openai_agent import OpenAIAgent, Settings, openai_process
-from tests.helpers.tool_bridges import FIELDS, first_prompt, said
+from tests.helpers.tool_bridges import (
+    FIELDS,
+    answering_nothing_runs_nothing,
+    first_prompt,
+    refused_before_the_agent_runs,
+    said,
+)
 
 
 def test_an_approval_is_a_yes_no_prompt_with_the_call_as_text(openai_agent: OpenAIAgent) -> None:
@@ -95,30 +101,14 @@ def test_several_interruptions_are_several_prompts(openai_agent: OpenAIAgent) ->
 
 def test_an_invalid_answer_is_422_and_a_second_is_409_before_the_agent_runs() -> None:
     with OpenAIAgent() as agent, SyncHitlClient(agent.url) as client:
-        prompt = first_prompt(client, "configure")
-        runs = agent.runs["model"]
-        with pytest.raises(ResponseInvalid) as refused:
-            client.respond(prompt.task_id, prompt.prompt_id, {"replicas": "two"}, validate=False)
-        assert refused.value.validation_errors
-        assert agent.runs["model"] == runs and "configure" not in agent.seen
-        assert client.get_task(prompt.task_id).status.state is TaskState.INPUT_REQUIRED
-        client.respond(prompt.task_id, prompt.prompt_id, FIELDS, wait=True)
-        runs = agent.runs["model"]
-        with pytest.raises(PromptConflict):
-            client.respond(prompt.task_id, prompt.prompt_id, FIELDS)
-        assert agent.runs["model"] == runs
+        refused_before_the_agent_runs(
+            agent, client, "configure", [{"replicas": "two"}], FIELDS, FIELDS
+        )
 
 
-def test_a_message_that_answers_nothing_does_not_run_the_agent(
-    openai_agent: OpenAIAgent,
-) -> None:
+def test_a_message_that_answers_nothing_does_not_run_the_agent(openai_agent: OpenAIAgent) -> None:
     with SyncHitlClient(openai_agent.url) as client:
-        prompt = first_prompt(client, "deploy")
-        runs = openai_agent.runs["model"]
-        events = list(client.stream("hello?", task_id=prompt.task_id))
-        assert [e.prompt_id for e in events if isinstance(e, PromptEvent)] == [prompt.prompt_id]
-        assert openai_agent.runs["model"] == runs
-        assert client.get_task(prompt.task_id).status.state is TaskState.INPUT_REQUIRED
+        answering_nothing_runs_nothing(openai_agent, client, "deploy")
 
 
 def test_the_call_is_shown_as_the_model_wrote_it() -> None:

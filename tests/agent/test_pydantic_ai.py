@@ -23,9 +23,16 @@ from hitl_nb.agent._prompts import TAG_KEY
 from hitl_nb.agent.pydantic_ai import APPROVAL_SCHEMA, MemoryPauses, SqlitePauses
 from hitl_nb.agent.pydantic_ai._calls import pending_calls, results_for
 from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
-from hitl_nb.errors import PromptConflict, ResponseInvalid
+from hitl_nb.errors import ResponseInvalid
 from tests.helpers.pydantic_agent import Details, PydanticAgent, Settings, pydantic_process
-from tests.helpers.tool_bridges import FIELDS, first_prompt, plain_send, said
+from tests.helpers.tool_bridges import (
+    FIELDS,
+    answering_nothing_runs_nothing,
+    first_prompt,
+    plain_send,
+    refused_before_the_agent_runs,
+    said,
+)
 
 
 def test_an_approval_is_a_yes_no_prompt_with_the_call_as_text(
@@ -101,30 +108,16 @@ def test_several_deferred_calls_are_several_prompts(pydantic_agent: PydanticAgen
 
 def test_an_invalid_answer_is_422_and_a_second_is_409_before_the_agent_runs() -> None:
     with PydanticAgent() as agent, SyncHitlClient(agent.url) as client:
-        prompt = first_prompt(client, "configure")
-        runs = agent.runs["model"]
-        with pytest.raises(ResponseInvalid) as refused:
-            client.respond(prompt.task_id, prompt.prompt_id, {"replicas": "two"}, validate=False)
-        assert refused.value.validation_errors
-        assert agent.runs["model"] == runs and "configure" not in agent.seen
-        assert client.get_task(prompt.task_id).status.state is TaskState.INPUT_REQUIRED
-        client.respond(prompt.task_id, prompt.prompt_id, FIELDS, wait=True)
-        runs = agent.runs["model"]
-        with pytest.raises(PromptConflict):
-            client.respond(prompt.task_id, prompt.prompt_id, FIELDS)
-        assert agent.runs["model"] == runs
+        refused_before_the_agent_runs(
+            agent, client, "configure", [{"replicas": "two"}], FIELDS, FIELDS
+        )
 
 
 def test_a_message_that_answers_nothing_does_not_run_the_agent(
     pydantic_agent: PydanticAgent,
 ) -> None:
     with SyncHitlClient(pydantic_agent.url) as client:
-        prompt = first_prompt(client, "deploy")
-        runs = pydantic_agent.runs["model"]
-        events = list(client.stream("hello?", task_id=prompt.task_id))
-        assert [e.prompt_id for e in events if isinstance(e, PromptEvent)] == [prompt.prompt_id]
-        assert pydantic_agent.runs["model"] == runs
-        assert client.get_task(prompt.task_id).status.state is TaskState.INPUT_REQUIRED
+        answering_nothing_runs_nothing(pydantic_agent, client, "deploy")
 
 
 def test_a_plain_client_answers_an_approval_with_a_data_part(

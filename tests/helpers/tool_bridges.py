@@ -1,16 +1,21 @@
 """What the tests of the tool-call bridges (Pydantic AI, OpenAI Agents, ADK) share on the
 client's side: the fields a tool must receive exactly, a new task's first prompt, what a
-completed task said, a message from a client that did not activate the extension."""
+completed task said, a message from a client that did not activate the extension, and
+the two checks every bridge passes the same way (answers refused before the agent runs;
+a message that answers nothing)."""
 
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import httpx
+import pytest
 
 from hitl_nb.a2a import TaskState
 from hitl_nb.client import PromptEvent, SyncHitlClient
+from hitl_nb.errors import PromptConflict, ResponseInvalid
 from tests.helpers.mock_agent_client import headers
 
 #: What the tool must receive exactly: unicode, nested arrays, an integer past 2**64.
@@ -40,3 +45,46 @@ def plain_send(http: httpx.Client, url: str, **message: Any) -> dict[str, Any]:
     reply = http.post(url + "/", json=body, headers=headers(activated=False))
     task: dict[str, Any] = reply.json()["result"]["task"]
     return task
+
+
+class Bridged(Protocol):
+    """A test agent of a bridge: how often its model ran, what its tools received."""
+
+    runs: dict[str, int]
+    seen: dict[str, Any]
+
+
+def refused_before_the_agent_runs(
+    agent: Bridged,
+    client: SyncHitlClient,
+    tool: str,
+    wrong: Sequence[dict[str, Any]],
+    right: dict[str, Any],
+    again: dict[str, Any],
+) -> None:
+    """Each of ``wrong`` is a 422 with its validation errors, and after ``right`` another
+    answer (``again``) is a 409: none of them runs the agent's model or reaches ``tool``."""
+    prompt = first_prompt(client, tool)
+    runs = agent.runs["model"]
+    for answer in wrong:
+        with pytest.raises(ResponseInvalid) as refused:
+            client.respond(prompt.task_id, prompt.prompt_id, answer, validate=False)
+        assert refused.value.validation_errors
+    assert agent.runs["model"] == runs and tool not in agent.seen
+    assert client.get_task(prompt.task_id).status.state is TaskState.INPUT_REQUIRED
+    client.respond(prompt.task_id, prompt.prompt_id, right, wait=True)  # the run ended
+    runs = agent.runs["model"]
+    with pytest.raises(PromptConflict):
+        client.respond(prompt.task_id, prompt.prompt_id, again)
+    assert agent.runs["model"] == runs
+
+
+def answering_nothing_runs_nothing(agent: Bridged, client: SyncHitlClient, tool: str) -> None:
+    """A message on a waiting task that answers none of its prompts is told the prompt
+    again, and the agent's model does not run."""
+    prompt = first_prompt(client, tool)
+    runs = agent.runs["model"]
+    events = list(client.stream("hello?", task_id=prompt.task_id))
+    assert [e.prompt_id for e in events if isinstance(e, PromptEvent)] == [prompt.prompt_id]
+    assert agent.runs["model"] == runs
+    assert client.get_task(prompt.task_id).status.state is TaskState.INPUT_REQUIRED
