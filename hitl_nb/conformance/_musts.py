@@ -180,6 +180,11 @@ async def echo(ctx: CheckContext) -> None:
     if not any(x.activated for x in s.seen):
         await s.ensure_prompts(1, "EXT-ECHO")
     activated = [x for x in s.seen if x.activated]
+    ctx.require(
+        bool(activated),
+        "at least one recorded answer to an activated request",
+        "none recorded: nothing to judge",
+    )
     ctx.step(2)
     missing = [x for x in activated if not x.echoes(s.version)]
     if s.grpc:

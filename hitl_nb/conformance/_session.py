@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextlib import aclosing
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -309,16 +310,20 @@ class Session:
             return self._prompted(result.id, result.context_id, result.status, None, None)
         last: Status | None = None
         ids: list[str] = []
-        async for event in self.client.stream(content):
-            if isinstance(event, (TaskEvent, StatusEvent)):
-                last = event.task.status if isinstance(event, TaskEvent) else event.status
-                self.observe(event.task_id, last, f"{purpose}: stream")
-                if event.event_id is not None and event.event_id not in ids:
-                    ids.append(event.event_id)
-            if isinstance(event, (PromptEvent, MalformedPromptEvent)) and last is not None:
-                at = ids.index(event.event_id) if event.event_id in ids else -1
-                before = ids[at - 1] if at > 0 else None
-                return self._prompted(event.task_id, event.context_id, last, event.event_id, before)
+        # Closed on return: the call ends now (and is recorded), not when collected.
+        async with aclosing(self.client.stream(content)) as events:
+            async for event in events:
+                if isinstance(event, (TaskEvent, StatusEvent)):
+                    last = event.task.status if isinstance(event, TaskEvent) else event.status
+                    self.observe(event.task_id, last, f"{purpose}: stream")
+                    if event.event_id is not None and event.event_id not in ids:
+                        ids.append(event.event_id)
+                if isinstance(event, (PromptEvent, MalformedPromptEvent)) and last is not None:
+                    at = ids.index(event.event_id) if event.event_id in ids else -1
+                    before = ids[at - 1] if at > 0 else None
+                    return self._prompted(
+                        event.task_id, event.context_id, last, event.event_id, before
+                    )
         what = last.state.value if last is not None else "no task event"
         raise DriveFailed(
             f"the stream ended without a prompt envelope (last state: {what}); the driver "

@@ -11,6 +11,7 @@ thread (``hitl_nb.agent.serve``). ``db`` names a SQLite file for the SDK's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -123,9 +124,16 @@ class AskAgent:
         two_questions: bool = False,
         executor: ReleaseExecutor | None = None,
         grpc: bool = False,
+        grpc_interceptor: bool = True,
+        grpc_outer: Sequence[Any] = (),
     ) -> None:
         self.db = db
+        #: Serve gRPC too; ``grpc_interceptor=False`` leaves the extension's interceptor out
+        #: (a misconfigured agent: right on the JSON bindings, wrong on gRPC).
         self.grpc = grpc
+        self.grpc_interceptor = grpc_interceptor
+        #: ``grpc.aio`` interceptors in front of the extension's (the tests' faults).
+        self.grpc_outer = list(grpc_outer)
         self.executor = executor or ReleaseExecutor(two_questions=two_questions)
         self.served: Served | None = None
         self.url = ""
@@ -149,8 +157,10 @@ class AskAgent:
         hitl = HitlExtension(self.store)
         listener = None
         if self.grpc:
+            interceptors = [*self.grpc_outer]
+            interceptors += [hitl.grpc_interceptor()] if self.grpc_interceptor else []
             listener = GrpcListener(
-                "127.0.0.1", 0, interceptors=[hitl.grpc_interceptor()], max_message=hitl.max_body
+                "127.0.0.1", 0, interceptors=interceptors, max_message=hitl.max_body
             )
         agent_card = card(base, hitl, listener.url if listener is not None else None)
         handler = DefaultRequestHandler(
