@@ -149,3 +149,17 @@ def test_cli_binding_grpc_on_the_wrong_agent_exits_1(
     args = ["--binding", "GRPC", "--scenario", "release", "--only", "EXT-ECHO", "--quiet"]
     assert main(["conformance", no_interceptor.url, *args]) == 1
     assert capsys.readouterr().out.startswith("RED: 1 failed")
+
+
+def test_without_the_grpc_extra_the_grpc_report_is_skipped_not_green(
+    agent: AskAgent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hitl_nb.conformance import _runner
+
+    monkeypatch.setattr(_runner, "grpc_missing", lambda: "pip install 'hitl-nb[grpc]'")
+    reports = run_each(agent.url, driver="release", settings=FAST, only=["CF-2"])
+    grpc = reports[-1]
+    assert grpc.binding == "GRPC" and not grpc.passed
+    assert [r.outcome for r in grpc.results] == ["skipped"]
+    assert "pip install 'hitl-nb[grpc]'" in grpc.to_text()
+    assert reports[0].passed and reports[1].passed
