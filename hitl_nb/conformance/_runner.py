@@ -13,7 +13,7 @@ from typing import Any
 
 from hitl_nb._sync import run_sync
 from hitl_nb.a2a import AgentCard, BindingChoice, VersionChoice, binding_choice, grpc_missing
-from hitl_nb.client import Trace
+from hitl_nb.client import NoUsableInterface, Trace
 from hitl_nb.errors import A2AError, HitlError, TransportError
 from hitl_nb.spec import EXTENSION_URI
 
@@ -138,10 +138,10 @@ async def arun(
     return report
 
 
-def declared_bindings(card: AgentCard) -> list[str]:
+def declared_bindings(card: AgentCard) -> list[BindingChoice]:
     """The bindings the card's interfaces name, once each, in the card's order (those this
     package does not speak left out)."""
-    out: list[str] = []
+    out: list[BindingChoice] = []
     for iface in card.supported_interfaces:
         try:
             binding = binding_choice(iface.protocol_binding)
@@ -192,17 +192,19 @@ async def arun_each(
         card = None  # arun says why, as a report
     finally:
         await probe.close()
-    bindings = declared_bindings(card) if card is not None else ["auto"]
+    bindings: list[BindingChoice] = ["auto"]
+    if card is not None:
+        bindings = declared_bindings(card) or bindings
     reports = []
-    for binding in bindings or ["auto"]:
+    for binding in bindings:
         if binding == "GRPC" and grpc_missing() is not None:
             why = f"the card lists a gRPC interface, not checked here: {grpc_missing()}"
             reports.append(_not_checked(url, binding, version, only, why))
             continue
-        reports.append(
-            await arun(
+        try:
+            report = await arun(
                 url,
-                binding=binding,  # type: ignore[arg-type]
+                binding=binding,
                 version=version,
                 trials=trials,
                 only=only,
@@ -212,7 +214,11 @@ async def arun_each(
                 on_result=on_result,
                 trace=recorder,
             )
-        )
+        except NoUsableInterface as exc:  # e.g. HTTP+JSON or gRPC for version="0.3"
+            if len(bindings) == 1:
+                raise
+            report = _not_checked(url, binding, version, only, str(exc))
+        reports.append(report)
     return reports
 
 
@@ -235,7 +241,8 @@ def run_each(
     ``trace=True`` records every run in one :class:`~hitl_nb.client.Trace`, which each
     report's ``trace`` is. A gRPC interface where ``hitl-nb[grpc]`` is not installed
     gets a report whose checks are all skipped, saying so (it is not green). When the card
-    cannot be read, the one report says why, as :func:`run` does.
+    cannot be read, the one report says why, as :func:`run` does. A binding with no
+    interface for ``version`` (HTTP+JSON and gRPC for ``"0.3"``) is reported skipped too.
     """
     return run_sync(
         arun_each(
