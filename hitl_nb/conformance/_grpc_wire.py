@@ -127,8 +127,9 @@ class GrpcSubscription:
     """One SubscribeToTask call read message by message; :meth:`cut` cancels it.
 
     The same interface as :class:`~hitl_nb.conformance._wire.RawSubscription` (``open``,
-    ``next``, ``cut``); ``on_answer(code, initial metadata)`` is told how the call was
-    answered (its status code once it failed, ``"OK"`` once it streams).
+    ``next``, ``cut``); ``on_answer(exchange)`` is told how the call was answered (its
+    status code once refused, ``"OK"`` once a first message came), as the client's calls
+    are recorded. ``timeout``: how long :meth:`open` waits for the first message.
     """
 
     def __init__(
@@ -140,8 +141,11 @@ class GrpcSubscription:
         task_id: str,
         trace: Trace | None = None,
         on_answer: Callable[[Exchange], None] | None = None,
+        timeout: float = 10.0,
     ) -> None:
         self.codec = codec
+        self._timeout = timeout
+        self._first: Any = None
         self.task_id = task_id
         self.last_event_id = None
         self._target, tls = grpc_target(url)
@@ -175,11 +179,18 @@ class GrpcSubscription:
         self._call = stub.SubscribeToTask(
             to_proto("SubscribeToTaskRequest", doc), metadata=self._metadata
         )
+        # A refusal comes as the call's status, before any message: read the first one
+        # now (kept for next()), so that open() says what the agent answered, as on HTTP.
         try:
-            initial = await self._call.initial_metadata()
+            self._first = await asyncio.wait_for(self._call.read(), self._timeout)
         except grpc.aio.AioRpcError as exc:
             await self._refused(exc)
-        self._answered(200, initial or (), "OK")
+        except asyncio.TimeoutError:
+            await self.cut()
+            raise ProtocolViolation(
+                f"SubscribeToTask sent nothing within {self._timeout:g} s"
+            ) from None
+        self._answered(200, await self._call.initial_metadata() or (), "OK")
 
     def _answered(self, status: int, metadata: Any, code: str) -> None:
         assert self._exchange is not None
@@ -208,13 +219,18 @@ class GrpcSubscription:
         assert self._call is not None, "open() first"
         if self.ended:
             return None
-        try:
-            item = await asyncio.wait_for(self._call.read(), timeout)
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() == grpc.StatusCode.CANCELLED:
-                self.ended = True
-                return None
-            await self._refused(exc)
+        if self._first is not None:
+            item, self._first = self._first, None
+        else:
+            try:
+                item = await asyncio.wait_for(self._call.read(), timeout)
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() == grpc.StatusCode.CANCELLED:
+                    self.ended = True
+                    return None
+                raise ProtocolViolation(
+                    f"SubscribeToTask ended with gRPC status {exc.code().name}: {exc.details()}"
+                ) from exc
         if item is grpc.aio.EOF:
             await self.cut()
             return None

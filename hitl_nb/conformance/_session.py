@@ -447,6 +447,7 @@ class Session:
                 task_id=task_id,
                 trace=self.trace,
                 on_answer=self._record_call,
+                timeout=self.settings.request_timeout,
             )
         return RawSubscription(
             self._http,

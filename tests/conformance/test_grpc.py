@@ -6,6 +6,7 @@ gRPC without the extension's interceptor is found out on gRPC alone."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
@@ -163,3 +164,30 @@ def test_without_the_grpc_extra_the_grpc_report_is_skipped_not_green(
     assert [r.outcome for r in grpc.results] == ["skipped"]
     assert "pip install 'hitl-nb[grpc]'" in grpc.to_text()
     assert reports[0].passed and reports[1].passed
+
+
+def test_a_refused_subscription_says_its_status(agent: AskAgent) -> None:
+    from hitl_nb.a2a import CODEC_V1
+    from hitl_nb.client import Trace
+    from hitl_nb.conformance._grpc_wire import GrpcSubscription
+    from hitl_nb.errors import ProtocolViolation
+
+    assert agent.served is not None and agent.served.grpc_url is not None
+    trace = Trace()
+    seen: list[Any] = []
+    subscription = GrpcSubscription(
+        url=agent.served.grpc_url,
+        codec=CODEC_V1,
+        metadata={"a2a-version": "1.0"},
+        task_id="no-such-task",
+        trace=trace,
+        on_answer=seen.append,
+    )
+
+    async def go() -> None:
+        with pytest.raises(ProtocolViolation, match="gRPC status NOT_FOUND instead of a stream"):
+            await subscription.open()
+
+    asyncio.run(asyncio.wait_for(go(), 30))
+    assert seen and "gRPC status NOT_FOUND" in seen[0].notes
+    assert "(SubscribeToTask (raw)) 404 NOT_FOUND" in trace.to_text(bodies=False)
