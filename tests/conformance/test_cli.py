@@ -95,9 +95,9 @@ def test_no_usable_interface_exits_2(capsys: pytest.CaptureFixture[str]) -> None
 
 def test_choices_are_checked_by_argparse(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
-        main(["conformance", "http://x", "--binding", "grpc"])
+        main(["conformance", "http://x", "--binding", "websocket"])
     assert info.value.code == 2
-    assert "invalid choice: 'grpc'" in capsys.readouterr().err
+    assert "invalid choice: 'websocket'" in capsys.readouterr().err
 
 
 def test_console_entry_runs_as_a_process(tmp_path: Path) -> None:
