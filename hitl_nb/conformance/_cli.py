@@ -2,9 +2,11 @@
 
 Exit status: 0 every selected check passed, 1 something failed, 2 bad arguments or no
 usable interface. ``--json FILE`` and ``--junit FILE`` write the report as well.
-``--binding all`` runs the checks once on every binding the card declares (JSON-RPC,
-HTTP+JSON, gRPC) and prints a table for each; it exits 0 only when every one is green
-(``--json`` then writes ``{"reports": [...]}``, ``--junit`` every binding's suites).
+By default (``--binding all``) the checks run once on every binding the card declares
+(JSON-RPC, HTTP+JSON, gRPC), a table for each; it exits 0 only when every one is green
+(``--json`` then writes ``{"passed": ..., "reports": [...]}``, ``--junit`` every
+binding's suites). ``--binding auto`` or a binding's name checks one: ``--json`` is then
+that one report.
 
 While the checks run, a terminal shows one live line on stderr (rewritten in place,
 erased before the table); off a terminal nothing but the table is written, once.
@@ -59,7 +61,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             spec = {
                 **spec,
                 "choices": (*spec["choices"], "all"),
-                "help": spec["help"] + "; all: each binding the card declares, in turn",
+                # The command checks every binding the card declares unless told one.
+                "default": "all",
+                "help": "protocol binding (default all: each binding the card declares, in "
+                "turn; auto: the card's first usable interface)",
             }
         parser.add_argument(f"--{name}", **spec)
     parser.add_argument(
