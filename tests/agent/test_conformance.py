@@ -1,8 +1,8 @@
 """hitl-nb's own harness (CF-1..CF-7 and every further MUST) against the agents that
 hitl_nb.agent serves (an a2a-sdk executor, a LangGraph graph, a Pydantic AI agent, an
-OpenAI Agents SDK agent, an ADK agent), on every dialect: all green, EXT-CARD and EXT-ECHO
-included (the same harness finds both broken on a bare a2a-sdk agent,
-tests/conformance/test_sdk_agent.py)."""
+OpenAI Agents SDK agent, an ADK agent, a Microsoft Agent Framework agent), on every
+dialect: all green, EXT-CARD and EXT-ECHO included (the same harness finds both broken
+on a bare a2a-sdk agent, tests/conformance/test_sdk_agent.py)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ DIALECTS = [
 
 
 @pytest.mark.parametrize(
-    "which", ["ask_agent", "graph_agent", "pydantic_agent", "openai_agent", "adk_agent"]
+    "which",
+    ["ask_agent", "graph_agent", "pydantic_agent", "openai_agent", "adk_agent", "maf_agent"],
 )
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_every_check_is_green(
