@@ -10,7 +10,11 @@ Agents SDK agent (a ``Model`` of the benchmark's, no service, tracing off) whose
 ``needs_approval``, its approval asking SCHEMA (``schemas=``), served by
 ``hitl_nb.agent.openai_agents.serve_agent``. These take ``{"approve": true}``.
 ``--kind adk``: an ADK agent whose one tool has ``require_confirmation=True``, served by
-``hitl_nb.agent.adk.serve_agent``; it takes ``{"confirmed": true}``. JSON-RPC at ``/``;
+``hitl_nb.agent.adk.serve_agent``; it takes ``{"confirmed": true}``.
+``--kind agent-framework``: a Microsoft Agent Framework agent (a chat client of the
+benchmark's, no service) whose one tool has ``approval_mode="always_require"``, its
+approval asking SCHEMA (``schemas=``), served by
+``hitl_nb.agent.agent_framework.serve_agent``; it takes ``{"approve": true}``. JSON-RPC at ``/``;
 prints its URL, serves until killed.
 ``--checkout DIR``: the hitl_nb of another checkout of the repository.
 ``--grace S``: how long the graph's executor gives LangGraph's own check of an answer
@@ -160,6 +164,36 @@ def openai_run_config() -> Any:
     return RunConfig(tracing_disabled=True)
 
 
+def maf_agent() -> Any:
+    """A Microsoft Agent Framework agent whose chat client (no service) calls ``release``
+    at once; the tool needs approval, then the model says it is done."""
+    from agent_framework import (
+        Agent,
+        BaseChatClient,
+        ChatResponse,
+        Content,
+        FunctionInvocationLayer,
+        Message,
+        tool,
+    )
+
+    class Scripted(FunctionInvocationLayer[Any], BaseChatClient[Any]):
+        async def _inner_get_response(  # type: ignore[override]
+            self, *, messages: Any, stream: bool, options: Any, **kw: Any
+        ) -> Any:
+            if any(c.type == "function_result" for c in messages[-1].contents):
+                return ChatResponse(messages=[Message(role="assistant", contents=["Approved."])])
+            call = Content.from_function_call(call_id="release", name="release", arguments="{}")
+            return ChatResponse(messages=[Message(role="assistant", contents=[call])])
+
+    @tool(approval_mode="always_require")
+    def release() -> str:
+        """Release."""
+        return "released"
+
+    return Agent(Scripted(), name="release", tools=[release])
+
+
 def adk_agent() -> Any:
     """An ADK agent whose model (a BaseLlm of the benchmark's, no service) calls
     ``release`` at once; the tool has ``require_confirmation=True``, then the model says
@@ -194,7 +228,9 @@ def adk_agent() -> Any:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--kind", choices=["ask", "graph", "pydantic-ai", "openai-agents", "adk"], required=True
+        "--kind",
+        choices=["ask", "graph", "pydantic-ai", "openai-agents", "adk", "agent-framework"],
+        required=True,
     )
     parser.add_argument("--grace", type=float, help="the graph's GraphExecutor grace (s)")
     parser.add_argument("--checkout", help="serve the hitl_nb of this checkout instead")
@@ -218,6 +254,12 @@ def main() -> None:
             name="openai-agents bench agent",
             schemas={"release": SCHEMA},
             run_config=openai_run_config(),
+        )
+    elif args.kind == "agent-framework":
+        from hitl_nb.agent.agent_framework import serve_agent as serve_maf
+
+        served = serve_maf(
+            maf_agent(), name="agent-framework bench agent", schemas={"release": SCHEMA}
         )
     elif args.kind == "adk":
         from hitl_nb.agent.adk import serve_agent as serve_adk

@@ -20,8 +20,14 @@ state back (``RunState.from_json``), approves the call and runs it again, then c
 it to its ``adk_request_confirmation`` call, whose envelope goes out by hand; an answer,
 after WORKING, runs it again with ADK's ``ToolConfirmation`` as that call's function
 response, then completes.
+``--agent-framework``: likewise around ``_hitl_bench_agents.maf_agent()``: a new task runs
+it in a new ``AgentSession`` to its ``function_approval_request``, whose envelope goes out
+by hand (the session kept in memory as ``to_dict()`` JSON, with the request, as the bridge
+keeps it); an answer, after WORKING, reads the session back (``AgentSession.from_dict``)
+and runs it again with the request's ``to_function_approval_response(True)``, then
+completes.
 Run: ``python benchmarks/_sdk_bench_agent.py [--graph | --pydantic-ai | --openai-agents |
---adk]`` (prints its URL, serves until killed).
+--adk | --agent-framework]`` (prints its URL, serves until killed).
 """
 
 from __future__ import annotations
@@ -216,6 +222,43 @@ class OpenAIApprovalExecutor(ApprovalExecutor):
         await ask_by_hand(updater, "Approve?", SCHEMA)
 
 
+class MafApprovalExecutor(ApprovalExecutor):
+    """The bench Microsoft Agent Framework agent by hand: run it to its approval request
+    and ask; on the answer, WORKING, then read its session back and run it again with the
+    request's approval response."""
+
+    def __init__(self) -> None:
+        from benchmarks._hitl_bench_agents import maf_agent
+
+        self.agent = maf_agent()
+        self.paused: dict[str, str] = {}  # task id -> the session and the request, as JSON
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        import json
+
+        from agent_framework import AgentSession, Content, Message
+
+        updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
+        if context.current_task is None:
+            await event_queue.enqueue_event(submitted(context))
+            session = self.agent.create_session()
+            run = await self.agent.run(context.get_user_input(), session=session)
+        else:
+            await updater.start_work()
+            kept = json.loads(self.paused.pop(context.task_id or ""))
+            session = AgentSession.from_dict(kept["session"])
+            approved = Content.from_dict(kept["request"]).to_function_approval_response(True)
+            run = await self.agent.run(Message(role="user", contents=[approved]), session=session)
+        if not run.user_input_requests:
+            await updater.complete(updater.new_agent_message([Part(text=run.text)]))
+            return
+        request = run.user_input_requests[0].to_dict()
+        self.paused[context.task_id or ""] = json.dumps(
+            {"session": session.to_dict(), "request": request}
+        )
+        await ask_by_hand(updater, "Approve?", SCHEMA)
+
+
 class AdkApprovalExecutor(ApprovalExecutor):
     """The bench ADK agent by hand: run its runner to the confirmation and ask; on the
     answer, WORKING, then run it again with ADK's ToolConfirmation as the function
@@ -316,6 +359,8 @@ def main() -> None:
         executor = OpenAIApprovalExecutor()
     elif "--adk" in sys.argv:
         executor = AdkApprovalExecutor()
+    elif "--agent-framework" in sys.argv:
+        executor = MafApprovalExecutor()
     config = uvicorn.Config(app(base, executor), log_level="error", lifespan="off")
     # Said once the executor is built (its framework imported): the first trial is not
     # left waiting on an import.

@@ -34,6 +34,12 @@ completing when answered ``{"approve": true}``; all driven by the same lean clie
   confirmation done by hand (``--adk``): the ``adk_request_confirmation`` call's
   envelope out by hand, the answer sent back as ADK's ``ToolConfirmation`` function
   response after WORKING; both answered ``{"confirmed": true}``;
+- ``agent-framework``: a Microsoft Agent Framework agent (a chat client of the
+  benchmark's, no model service) whose one tool has ``approval_mode="always_require"``,
+  ``hitl_nb.agent.agent_framework.serve_agent``; and ``sdk + agent-framework``, the same
+  agent run by the bare a2a-sdk agent, approved by hand (``--agent-framework``): the
+  approval request's envelope out by hand, the ``AgentSession`` kept as ``to_dict()``
+  JSON, read back, the request's ``function_approval_response`` sent, the run resumed;
 - ``mock``: ``hitl-nb mock-agent``.
 
 Three figures per agent:
@@ -123,6 +129,17 @@ AGENTS = {
     ],
     "adk": [PY, str(ROOT / "benchmarks" / "_hitl_bench_agents.py"), "--kind", "adk"],
     "sdk + adk": [PY, str(ROOT / "benchmarks" / "_sdk_bench_agent.py"), "--adk"],
+    "agent-framework": [
+        PY,
+        str(ROOT / "benchmarks" / "_hitl_bench_agents.py"),
+        "--kind",
+        "agent-framework",
+    ],
+    "sdk + agent-framework": [
+        PY,
+        str(ROOT / "benchmarks" / "_sdk_bench_agent.py"),
+        "--agent-framework",
+    ],
     "mock": [PY, "-m", "hitl_nb.cli", "mock-agent"],
 }
 #: What an agent's prompt takes, where it is not ``{"approve": true}`` (an ADK
@@ -332,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         ("pydantic-ai", "sdk + pydantic-ai"),
         ("openai-agents", "sdk + openai-agents"),
         ("adk", "sdk + adk"),
+        ("agent-framework", "sdk + agent-framework"),
     )
     for bridge, peer in bridges:
         if bridge in agents and peer in agents:

@@ -122,9 +122,13 @@ def test_every_hitl_error_in_the_package_lives_in_errors_and_is_drawn_in_the_tre
     for info in pkgutil.walk_packages(hitl_nb.__path__, "hitl_nb."):
         if info.name.endswith("pytest_plugin"):
             continue
-        bridges = ("hitl_nb.agent.pydantic_ai", "hitl_nb.agent.adk")
+        bridges = (
+            "hitl_nb.agent.pydantic_ai",
+            "hitl_nb.agent.adk",
+            "hitl_nb.agent.agent_framework",
+        )
         if info.name.startswith(bridges) and sys.version_info < (3, 11):
-            continue  # Pydantic AI 2 and ADK 2.15 (the bridges' extras) need Python 3.11
+            continue  # Pydantic AI 2, ADK 2.15, the Agent Framework (bridges' extras) need 3.11
         importlib.import_module(info.name)
     doc = errors.__doc__ or ""
     pending, seen = [HitlError], set()

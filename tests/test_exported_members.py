@@ -97,6 +97,7 @@ PUBLIC_IN_SUBPACKAGES = {
     "pydantic_ai",  # hitl_nb.agent.pydantic_ai: likewise
     "openai_agents",  # hitl_nb.agent.openai_agents: likewise
     "adk",  # hitl_nb.agent.adk: likewise
+    "agent_framework",  # hitl_nb.agent.agent_framework: likewise
 }
 
 

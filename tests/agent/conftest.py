@@ -2,8 +2,9 @@
 executor ``await ask(...)`` (tests/helpers/ask_agent.py), the LangGraph graph
 (tests/helpers/graph_agent.py), the Pydantic AI agent whose tools ask
 (tests/helpers/pydantic_agent.py), the OpenAI Agents SDK agent whose tool approvals ask
-(tests/helpers/openai_agent.py) and the ADK agent whose tools ask to be confirmed
-(tests/helpers/adk_agent.py)."""
+(tests/helpers/openai_agent.py), the ADK agent whose tools ask to be confirmed
+(tests/helpers/adk_agent.py) and the Microsoft Agent Framework agent whose tool approvals
+ask (tests/helpers/maf_agent.py)."""
 
 from __future__ import annotations
 
@@ -18,12 +19,16 @@ from tests.helpers.graph_agent import GraphAgent
 
 if TYPE_CHECKING:
     from tests.helpers.adk_agent import AdkAgent
+    from tests.helpers.maf_agent import MafAgent
     from tests.helpers.openai_agent import OpenAIAgent
     from tests.helpers.pydantic_agent import PydanticAgent
 
-#: Pydantic AI 2 and ADK 2.15 need Python 3.11 (the test extra installs them from there on).
-NO_PYDANTIC_AI = NO_ADK = sys.version_info < (3, 11)
-collect_ignore = ["test_pydantic_ai.py", "test_adk.py"] if NO_PYDANTIC_AI else []
+#: Pydantic AI 2, ADK 2.15 and the Agent Framework need Python 3.11 (the test extra
+#: installs them from there on).
+NO_PYDANTIC_AI = NO_ADK = NO_AGENT_FRAMEWORK = sys.version_info < (3, 11)
+collect_ignore = (
+    ["test_pydantic_ai.py", "test_adk.py", "test_agent_framework.py"] if NO_PYDANTIC_AI else []
+)
 
 
 @pytest.fixture(scope="module")
@@ -63,4 +68,14 @@ def adk_agent() -> Iterator[AdkAgent]:
     from tests.helpers.adk_agent import AdkAgent
 
     with AdkAgent() as agent:
+        yield agent
+
+
+@pytest.fixture(scope="module")
+def maf_agent() -> Iterator[MafAgent]:
+    if NO_AGENT_FRAMEWORK:
+        pytest.skip("the Microsoft Agent Framework needs Python 3.11 or later")
+    from tests.helpers.maf_agent import MafAgent
+
+    with MafAgent() as agent:
         yield agent

@@ -1,9 +1,10 @@
 """hitl-nb's own harness (CF-1..CF-7 and every further MUST) against the agents that
 hitl_nb.agent serves (an a2a-sdk executor, a LangGraph graph, a Pydantic AI agent, an
-OpenAI Agents SDK agent, an ADK agent), on every dialect, gRPC included: all green,
-EXT-CARD and EXT-ECHO included (the same harness finds both broken on a bare a2a-sdk
-agent, tests/conformance/test_sdk_agent.py). Each agent here is served on gRPC too
-(``grpc_port``), so one server per agent answers every dialect."""
+OpenAI Agents SDK agent, an ADK agent, a Microsoft Agent Framework agent), on every
+dialect, gRPC included: all green, EXT-CARD and EXT-ECHO included (the same harness
+finds both broken on a bare a2a-sdk agent, tests/conformance/test_sdk_agent.py). Each
+agent here is served on gRPC too (``grpc_port``), so one server per agent answers every
+dialect."""
 
 from __future__ import annotations
 
@@ -70,8 +71,19 @@ def adk_agent() -> Iterator[Any]:
         yield agent
 
 
+@pytest.fixture(scope="module")
+def maf_agent() -> Iterator[Any]:
+    if OLD_PYTHON:
+        pytest.skip("the Microsoft Agent Framework needs Python 3.11 or later")
+    from tests.helpers.maf_agent import MafAgent
+
+    with MafAgent(grpc=True) as agent:
+        yield agent
+
+
 @pytest.mark.parametrize(
-    "which", ["ask_agent", "graph_agent", "pydantic_agent", "openai_agent", "adk_agent"]
+    "which",
+    ["ask_agent", "graph_agent", "pydantic_agent", "openai_agent", "adk_agent", "maf_agent"],
 )
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_every_check_is_green(

@@ -1,0 +1,61 @@
+"""``serve_agent``: a Microsoft Agent Framework agent as a running A2A agent, in one
+call."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any
+
+from .._app import agent_app
+from .._extension import HitlExtension
+from .._pauses import PauseStore
+from .._pausing import Result, default_result
+from .._serve import Served
+from ._executor import ApprovalExecutor
+
+__all__ = ["serve_agent"]
+
+
+def serve_agent(
+    agent: Any,
+    *,
+    name: str = "Microsoft Agent Framework agent",
+    description: str = "A Microsoft Agent Framework agent whose tool approvals ask people",
+    schemas: Mapping[str, Any] | None = None,
+    task_store: Any = None,
+    pauses: PauseStore | None = None,
+    run_kwargs: Mapping[str, Any] | None = None,
+    result: Result = default_result,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    on_stop: Iterable[Callable[[], Awaitable[Any]]] = (),
+    grpc_port: int | None = None,
+) -> Served:
+    """Serve ``agent`` as an A2A agent on a thread of its own: JSON-RPC at ``/``,
+    HTTP+JSON at ``/rest``, the card at ``/.well-known/agent-card.json``, hitl-prompt/v1
+    declared. Returns once it listens: ``.url``, ``.stop()``. ``grpc_port``: serve
+    A2A 1.0 on gRPC too, on that port of ``host`` (0: a free one; ``.grpc_url``;
+    ``hitl-nb[grpc]``); the card then lists the GRPC interface after the JSON ones.
+
+    ``task_store``: the SDK's (default: in memory); ``pauses``: where a run waiting on
+    people is kept (default: in memory). With a database task store and
+    :class:`~hitl_nb.agent.agent_framework.SqlitePauses`, a prompt outlives a restart of
+    the process. ``schemas``, ``run_kwargs``, ``result``: see
+    :class:`~hitl_nb.agent.agent_framework.ApprovalExecutor`; ``on_stop``: coroutines run
+    on the server's loop when it stops (a database store's ``engine.dispose``)."""
+
+    def executor_for(hitl: HitlExtension) -> ApprovalExecutor:
+        return ApprovalExecutor(
+            agent, hitl, schemas=schemas, pauses=pauses, run_kwargs=run_kwargs, result=result
+        )
+
+    return agent_app(
+        executor_for,
+        name=name,
+        description=description,
+        task_store=task_store,
+        host=host,
+        port=port,
+        on_stop=on_stop,
+        grpc_port=grpc_port,
+    )
