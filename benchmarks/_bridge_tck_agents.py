@@ -10,10 +10,11 @@ serves until killed. NAME is one of:
 - ``adk``: an ADK ``LlmAgent`` on ``hitl_nb.agent.adk.serve_agent``; ``adk-bare``: the
   same agent on ADK's own ``google.adk.a2a.utils.agent_to_a2a.to_a2a``;
 - ``openai``: an OpenAI Agents SDK agent on ``hitl_nb.agent.openai_agents.serve_agent``;
-- ``langgraph``: a LangGraph graph on ``hitl_nb.agent.langgraph.serve_graph``.
-
-The OpenAI Agents SDK and LangGraph have no A2A server of their own; their peer is the
-bare a2a-sdk agent of ``_sdk_tck_agent.py``.
+- ``langgraph``: a LangGraph graph on ``hitl_nb.agent.langgraph.serve_graph``;
+- ``sdk-bare``: the OpenAI Agents SDK and LangGraph have no A2A server of their own, so
+  their peer is a bare a2a-sdk agent (no hitl-nb) whose executor does what the models
+  do, with the same treatment (``_sdk_tck_agent.py``'s ``sdk`` agent follows the TCK's
+  whole table instead: the TCK's reference, not a like-for-like peer).
 
 Each agent is driven by its framework's test model (no model service, nothing leaves the
 machine): a Pydantic AI ``FunctionModel``, an ADK ``BaseLlm`` and an Agents SDK ``Model``
@@ -52,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 #: The messageId prefixes the models act on, written into the text as ``[prefix] ``.
 MARKED = ("tck-input-required", "test-resubscribe-message-id")
 ANSWER = "Hello from TCK"
-AGENTS = ("pydantic", "pydantic-bare", "adk", "adk-bare", "openai", "langgraph")
+AGENTS = ("pydantic", "pydantic-bare", "adk", "adk-bare", "openai", "langgraph", "sdk-bare")
 
 
 def streaming_timeout() -> float:
@@ -322,6 +323,93 @@ def langgraph_graph() -> Any:
     return builder.compile(checkpointer=InMemorySaver())
 
 
+# --- a bare a2a-sdk agent, acting as the models do --------------------------------------
+
+
+def sdk_bare_app(sock: socket.socket) -> Any:
+    """A bare a2a-sdk agent (no hitl-nb) whose executor does what :func:`decide` says with
+    each message, a follow-up on a waiting task included: the like-for-like peer of the
+    OpenAI Agents SDK and LangGraph agents, which have no A2A server of their own. The
+    same SDK pieces as ``hitl_nb.agent``'s ``agent_app``: request handler, in-memory task
+    store, card, JSON-RPC and HTTP+JSON routes; no push notifications, as the bridges."""
+    from a2a.server.agent_execution import AgentExecutor, RequestContext
+    from a2a.server.events import EventQueue
+    from a2a.server.request_handlers import DefaultRequestHandler
+    from a2a.server.routes import (
+        create_agent_card_routes,
+        create_jsonrpc_routes,
+        create_rest_routes,
+    )
+    from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+    from a2a.types import (
+        AgentCapabilities,
+        AgentCard,
+        AgentInterface,
+        AgentSkill,
+        Part,
+        Task,
+        TaskState,
+        TaskStatus,
+    )
+    from starlette.applications import Starlette
+
+    class ModelLikeExecutor(AgentExecutor):
+        async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+            task_id, context_id = context.task_id or "", context.context_id or ""
+            if context.current_task is not None:
+                context_id = context.current_task.context_id
+            else:
+                task = Task(
+                    id=task_id,
+                    context_id=context_id,
+                    status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
+                )
+                if context.message is not None:
+                    task.history.append(context.message)
+                await event_queue.enqueue_event(task)
+            updater = TaskUpdater(event_queue, task_id, context_id)
+            say = updater.new_agent_message
+            action = decide(context.get_user_input().strip())
+            if action == "approve":
+                await updater.requires_input(say([Part(text="Approve the call to deploy?")]))
+                return
+            if action == "slow":
+                await updater.start_work()
+                await asyncio.sleep(2 * streaming_timeout())
+            await updater.complete(say([Part(text=ANSWER)]))
+
+        async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+            updater = TaskUpdater(event_queue, context.task_id or "", context.context_id or "")
+            await updater.cancel()
+
+    base = "http://{}:{}".format(*sock.getsockname()[:2])
+    card = AgentCard(
+        name="TCK agent (bare a2a-sdk)",
+        description="A bare a2a-sdk agent that acts as the test models do",
+        version="1.0.0",
+        supported_interfaces=[
+            AgentInterface(url=base + "/", protocol_binding="JSONRPC", protocol_version="1.0"),
+            AgentInterface(
+                url=base + "/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"
+            ),
+        ],
+        capabilities=AgentCapabilities(streaming=True),
+        default_input_modes=["text/plain", "application/json"],
+        default_output_modes=["text/plain", "application/json"],
+        skills=[AgentSkill(id="tck", name="tck", description="answers", tags=["tck"])],
+    )
+    store = InMemoryTaskStore()
+    handler = DefaultRequestHandler(
+        agent_executor=ModelLikeExecutor(), task_store=store, agent_card=card
+    )
+    routes = [
+        *create_agent_card_routes(card),
+        *create_rest_routes(handler, path_prefix="/rest"),
+        *create_jsonrpc_routes(handler, "/", enable_v0_3_compat=True),
+    ]
+    return Starlette(routes=routes)
+
+
 # --- serving ----------------------------------------------------------------------------
 
 
@@ -367,8 +455,11 @@ def serve_bridge(name: str) -> str:
 
 
 def bare_app(name: str, sock: socket.socket) -> Any:
-    """The framework's own A2A app for ``name`` (``pydantic-bare``, ``adk-bare``)."""
+    """The framework's own A2A app for ``name`` (``pydantic-bare``, ``adk-bare``), or the
+    bare a2a-sdk agent (``sdk-bare``)."""
     host, port = sock.getsockname()[:2]
+    if name == "sdk-bare":
+        return sdk_bare_app(sock)
     if name == "pydantic-bare":
         from fasta2a.pydantic_ai import agent_to_a2a  # type: ignore[import-untyped]
 

@@ -141,15 +141,23 @@ class FrameworkAgentProcess(MockAgentProcess):
 
 
 #: The framework agents (bridge, then the framework's own server where it has one).
-FRAMEWORK_AGENTS = ("pydantic", "pydantic-bare", "openai", "adk", "adk-bare", "langgraph")
+FRAMEWORK_AGENTS = (
+    "pydantic",
+    "pydantic-bare",
+    "openai",
+    "adk",
+    "adk-bare",
+    "langgraph",
+    "sdk-bare",
+)
 AGENTS = ("mock", "sdk", "sdk-hitl", *FRAMEWORK_AGENTS)
-#: Each bridge's peer: the framework's own A2A server, or the bare a2a-sdk agent for the
-#: frameworks that have none.
+#: Each bridge's peer: the framework's own A2A server, or, for the frameworks that have
+#: none, a bare a2a-sdk agent acting as their models do.
 PEERS = {
     "pydantic": "pydantic-bare",
     "adk": "adk-bare",
-    "openai": "sdk",
-    "langgraph": "sdk",
+    "openai": "sdk-bare",
+    "langgraph": "sdk-bare",
     "sdk-hitl": "sdk",
 }
 
@@ -295,6 +303,31 @@ def run_transport(
     return result
 
 
+def compare(figures: dict[str, Any], agents: list[str]) -> dict[str, dict[str, list[str]]]:
+    """Per bridge whose peer (:data:`PEERS`) ran too, per transport both serve: the tests
+    failed or not set up on one side only."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for bridge, peer in PEERS.items():
+        if bridge not in agents or peer not in agents:
+            continue
+        for key, ours in figures.items():
+            if not key.startswith(f"{bridge}: "):
+                continue
+            theirs = figures.get(f"{peer}: " + key.removeprefix(f"{bridge}: "), {})
+            if "failures" not in ours or "failures" not in theirs:
+                continue
+
+            def bad(result: dict[str, Any]) -> set[str]:
+                unmet = {u.split(": ", 1)[0] for u in result["unmet"]}
+                return set(result["failures"]) | unmet
+
+            out[f"{key} against {peer}"] = {
+                "only the bridge": sorted(bad(ours) - bad(theirs)),
+                "only the peer": sorted(bad(theirs) - bad(ours)),
+            }
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the arguments, run the TCK per transport, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -370,8 +403,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    FAILED {name}")
         for name in result["unmet"]:
             print(f"    NOT SET UP {name}")
+    comparisons = compare(figures, agents)
+    for key, diff in comparisons.items():
+        print(f"{key}:")
+        for side in ("only the bridge", "only the peer"):
+            for name in diff[side]:
+                print(f"    {side}: {name}")
     if args.json:
-        args.json.write_text(json.dumps({"tck_commit": commit, **figures}, indent=2) + "\n")
+        written = {"tck_commit": commit, **figures, "comparisons": comparisons}
+        args.json.write_text(json.dumps(written, indent=2) + "\n")
     clean = all(
         r.get("not_served") or (r.get("failed") == 0 and r.get("prerequisite") == 0)
         for r in figures.values()
