@@ -17,6 +17,13 @@ What it does:
    ``mock`` (``hitl-nb mock-agent``), ``sdk`` (a bare agent on the official a2a-sdk,
    ``benchmarks/_sdk_tck_agent.py``) and ``sdk-hitl`` (the same agent with
    ``hitl_nb.agent``): the last two side by side tell what the extension changes.
+   The framework agents of ``benchmarks/_bridge_tck_agents.py``, each driven by its
+   framework's test model, on a hitl-nb bridge: ``pydantic``, ``openai``, ``adk``,
+   ``langgraph``; and their peers (:data:`PEERS`): the framework's own A2A server where
+   it has one, ``pydantic-bare`` (fasta2a) and ``adk-bare`` (ADK's ``to_a2a``), else
+   ``sdk-bare``, a bare a2a-sdk agent acting as the models do. These declare no push
+   notifications and run once per transport whatever ``--push`` says. A transport the
+   agent's card does not list is reported as not served.
 3. Runs the TCK once per transport (``--transport``, default both of the mock agent's:
    ``jsonrpc`` and ``http_json``), ``-m must`` unless ``--level all``, with
    ``TCK_STREAMING_TIMEOUT`` (default 2.0 s) in its environment.
@@ -27,7 +34,8 @@ What it does:
    test module), the failures, and the tests the TCK skipped because it could not set
    them up on this agent (those count against it); ``--json PATH`` writes the same as
    JSON, with the TCK's commit when the checkout is a git one. The JUnit files stay
-   under ``--reports`` (default ``/tmp/a2a-tck-reports``).
+   under ``--reports`` (default ``/tmp/a2a-tck-reports``). When a bridge and its peer
+   ran together, the tests failed or not set up on one side only, per transport.
 
 The mock agent must answer the TCK's messageId prefixes as its SUT contract says
 (``tck-*``, ``test-resubscribe-message-id*``): see ``hitl_nb/mock_agent/README.md``,
