@@ -21,6 +21,7 @@ import pytest
 
 from hitl_nb.testing import sanitize_file
 from hitl_nb.testing._nbval_kernels import kernels_on_unix_sockets
+from tests.helpers.tutorials import skip_reason
 
 # The order files are taken in: the browser files, then those starting kernels or
 # servers, then the slow ones, then the hypothesis ones, then the rest (whose many short
@@ -62,6 +63,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.path.suffix == ".ipynb":  # nbval runs every notebook in its own kernel
             item.add_marker(pytest.mark.kernel)
             item.add_marker(pytest.mark.tutorial)
+            # A tutorial on frameworks this Python cannot install is skipped, saying why.
+            reason = skip_reason(item.path.name)
+            if reason is not None:
+                item.add_marker(pytest.mark.skip(reason=reason))
     # Under pytest-xdist (--dist loadfile) a worker takes a file at a time, in this order:
     # the longest files first, so no worker is left with one at the end while the other
     # idles. A file moves whole (its module-scoped servers start once); order within a

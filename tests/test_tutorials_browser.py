@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 from tests.helpers.lab import TOKEN, jupyter_server
+from tests.helpers.tutorials import skip_reason
 from tests.helpers.until import until
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.kernel]
@@ -95,7 +96,13 @@ def page(chromium: Any, lab: tuple[str, Path]) -> Iterator[object]:
         yield page
 
 
-@pytest.mark.parametrize("notebook", [p.name for p in NOTEBOOKS])
+def _tutorial(path: Path) -> Any:
+    """``path``'s name as a parameter, skipped where this Python cannot run it."""
+    reason = skip_reason(path.name)
+    return pytest.param(path.name, marks=[pytest.mark.skip(reason=reason)] if reason else [])
+
+
+@pytest.mark.parametrize("notebook", [_tutorial(p) for p in NOTEBOOKS])
 def test_run_all_in_jupyterlab_has_no_error(lab, page, notebook: str) -> None:  # type: ignore[no-untyped-def]
     base, root = lab
     try:

@@ -131,6 +131,9 @@ class Exchange:
         path = self.url.split("://", 1)[-1]
         path = "/" + path.split("/", 1)[1] if "/" in path else "/"
         status = str(self.status) if self.status is not None else "---"
+        grpc_code = next((n[12:] for n in self.notes if n.startswith("gRPC status ")), None)
+        if self.method == "GRPC" and grpc_code is not None:
+            status += f" {grpc_code}"  # the call's own status code (OK, ABORTED, ...)
         parts = [f"#{self.number}", self.method, path, f"({self.what})", status]
         if self.streamed:
             parts.append(f"{len(self.events)} event(s)")

@@ -210,9 +210,12 @@ class GrpcSession:
             return
         if isinstance(error, A2AError) and grpc_error is not None:
             code = grpc_error.code().name
-            self.trace.answered(
-                exchange, error.http_status, _metadata_pairs(grpc_error.trailing_metadata())
+            # The answer's headers (initial metadata: the activation echo, sent before the
+            # call failed) and its trailers (the status details), as HTTP/2 carried them.
+            metadata = _metadata_pairs(grpc_error.initial_metadata()) + _metadata_pairs(
+                grpc_error.trailing_metadata()
             )
+            self.trace.answered(exchange, error.http_status, metadata)
             exchange.notes.append(f"gRPC status {code}")
             body = {
                 "error": {

@@ -33,6 +33,8 @@ if typing.TYPE_CHECKING:
     from ._report import Failure as Failure
     from ._report import Report as Report
     from ._runner import arun as arun
+    from ._runner import arun_each as arun_each
     from ._runner import run as run
+    from ._runner import run_each as run_each
 
 __getattr__, __dir__, __all__ = _lazy.attach_table(__name__, __file__)

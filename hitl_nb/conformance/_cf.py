@@ -28,15 +28,38 @@ __all__ = ["UI_TERMS", "cf1", "cf2", "cf3", "cf5", "cf6", "cf7", "expect_rejecti
 
 S_ACCEPT = "§Response Envelope / Acceptance and rejection"
 
+#: The gRPC status codes that carry hitl-prompt/v1's HTTP statuses. The extension names
+#: HTTP statuses only; on gRPC (A2A 1.0 §10.6) the error is named by the reason of the
+#: status' ErrorInfo detail, and its code is the one google/rpc/code.proto maps to that
+#: HTTP status: 409 Conflict is ABORTED (or ALREADY_EXISTS); 422 has no code of its own,
+#: and INVALID_ARGUMENT is the code of a request whose content is refused.
+GRPC_CODES: dict[int, tuple[str, ...]] = {
+    409: ("ABORTED", "ALREADY_EXISTS"),
+    422: ("INVALID_ARGUMENT",),
+}
+
 
 def expect_rejection(ctx: CheckContext, answer: Answer, cls: type[A2AError]) -> None:
-    """The answer was refused with ``cls``: its HTTP status (HTTP+JSON) or its JSON-RPC
-    code, with the message the spec's mapping names (a different message only warns)."""
+    """The answer was refused with ``cls``: its HTTP status (HTTP+JSON), its JSON-RPC code,
+    or its gRPC status code and ErrorInfo reason (gRPC), with the message the spec's mapping
+    names (a different message only warns)."""
     status, code, message = cls.http_status, cls.code, cls.default_message
-    wanted = f"HTTP {status} / {message}" if ctx.rest else f"JSON-RPC error {code} / {message}"
+    if ctx.grpc:
+        codes = GRPC_CODES.get(status, ())
+        wanted = f"gRPC {' or '.join(codes)}, reason {cls.reason} ({status} / {message})"
+    elif ctx.rest:
+        wanted = f"HTTP {status} / {message}"
+    else:
+        wanted = f"JSON-RPC error {code} / {message}"
     ctx.require(not answer.accepted, f"a rejection: {wanted}", f"accepted ({answer.describe()})")
     ctx.require(isinstance(answer.error, cls), f"a rejection: {wanted}", answer.describe())
-    if ctx.rest:
+    if ctx.grpc:
+        ctx.require(
+            answer.grpc_status in codes,
+            f"gRPC status {' or '.join(codes)}",
+            answer.describe(),
+        )
+    elif ctx.rest:
         ctx.require(answer.status == status, f"HTTP status {status}", answer.describe())
     elif isinstance(answer.error, A2AError) and answer.error.message != message:
         ctx.warn(
@@ -65,7 +88,8 @@ async def cf1(ctx: CheckContext) -> None:
     """CF-1: prompt_id correlation (AC-1)."""
     s = ctx.session
     ctx.step(1)
-    ctx.note(f"activated with the {s.activation_headers_name} header on every request")
+    how = s.activation_headers_name + ("" if s.grpc else " header")
+    ctx.note(f"activated with the {how} on every request")
     ctx.step(2)
     p = await ctx.drive("CF-1")
     ctx.step(3)
@@ -105,12 +129,12 @@ async def cf2(ctx: CheckContext) -> None:
     ctx.step(2)
     answer = await s.answer(p, ctx.valid_payload(p))
     ctx.step(3)
-    ctx.require(
-        answer.accepted and answer.status == 200,
-        "HTTP 200 OK" + ("" if ctx.rest else " with a JSON-RPC result"),
-        answer.describe(),
-        S_ACCEPT,
-    )
+    if ctx.grpc:
+        ok, wanted = answer.accepted and answer.grpc_status == "OK", "gRPC status OK"
+    else:
+        ok = answer.accepted and answer.status == 200
+        wanted = "HTTP 200 OK" + ("" if ctx.rest else " with a JSON-RPC result")
+    ctx.require(ok, wanted, answer.describe(), S_ACCEPT)
     ctx.step(4)
     await accepted_and_resumed(ctx, p, answer)
 
@@ -257,12 +281,17 @@ async def cf6(ctx: CheckContext) -> None:
     finally:
         await live.cut()
     ctx.note(
-        "cut the SubscribeToTask connection "
+        f"cut the SubscribeToTask {'call' if s.grpc else 'connection'} "
         + ("after its first event" if first is not None else "(the agent had closed it)")
     )
     ctx.step(3)
     replay = s.subscription(p.task_id, p.before_id)
-    how = f"Last-Event-ID {p.before_id}" if p.before_id else "a resubscription (no event ids)"
+    if s.grpc:
+        how = "a new SubscribeToTask call (gRPC numbers no events: the task snapshot it opens with)"
+    elif p.before_id:
+        how = f"Last-Event-ID {p.before_id}"
+    else:
+        how = "a resubscription (no event ids)"
     await replay.open()
     seen: list[str] = []
     found: Any = None

@@ -166,7 +166,7 @@ CHECKS: tuple[CheckSpec, ...] = (
         "§Activation / HTTP header echo",
         (
             "Collect every answer to a request that activated the extension.",
-            "Assert each names the URI in its A2A-Extensions header.",
+            "Assert each names the URI in its A2A-Extensions header (metadata on gRPC).",
         ),
         _musts.echo,
     ),

@@ -2,6 +2,11 @@
 
 Exit status: 0 every selected check passed, 1 something failed, 2 bad arguments or no
 usable interface. ``--json FILE`` and ``--junit FILE`` write the report as well.
+By default (``--binding all``) the checks run once on every binding the card declares
+(JSON-RPC, HTTP+JSON, gRPC), a table for each; it exits 0 only when every one is green
+(``--json`` then writes ``{"passed": ..., "reports": [...]}``, ``--junit`` every
+binding's suites). ``--binding auto`` or a binding's name checks one: ``--json`` is then
+that one report.
 
 While the checks run, a terminal shows one live line on stderr (rewritten in place,
 erased before the table); off a terminal nothing but the table is written, once.
@@ -15,6 +20,7 @@ import logging
 import os
 import shutil
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Any, TextIO
 
@@ -24,8 +30,8 @@ from ._checks import CHECK_IDS, select
 from ._driver import Driver, MessageDriver, ScenarioDriver
 from ._options import TRANSPORT_OPTIONS
 from ._records import Settings
-from ._report import CheckResult
-from ._runner import run
+from ._report import CheckResult, Report
+from ._runner import run, run_each
 
 __all__ = [
     "TRANSPORT_OPTIONS",
@@ -51,6 +57,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the conformance options to ``parser``."""
     parser.add_argument("url", help="the agent's base URL (its card is read from it)")
     for name, spec in TRANSPORT_OPTIONS.items():
+        if name == "binding":
+            spec = {
+                **spec,
+                "choices": (*spec["choices"], "all"),
+                # The command checks every binding the card declares unless told one.
+                "default": "all",
+                "help": "protocol binding (default all: each binding the card declares, in "
+                "turn; auto: the card's first usable interface)",
+            }
         parser.add_argument(f"--{name}", **spec)
     parser.add_argument(
         "--trials", type=int, default=20, metavar="N", help="CF-4 trials (default 20)"
@@ -180,7 +195,10 @@ class _LiveLine:
         self._shown = len(text)
 
     def ended(self, result: CheckResult) -> None:
-        """One check has ended: count it and redraw."""
+        """One check has ended: count it and redraw (``--binding all``: the count starts
+        again with each binding's first check)."""
+        if sum(self._counts.values()) >= len(self._ids):
+            self._counts = {}
         self._counts[result.outcome] = self._counts.get(result.outcome, 0) + 1
         self.show()
 
@@ -231,17 +249,19 @@ def run_cli(args: argparse.Namespace) -> int:
         driver = make_driver(args.scenario, args.text, args.data)
         headers = parse_headers(args.header)
         line.show()
-        report = run(
-            args.url,
-            binding=args.binding,
-            version=args.a2a_version,
-            only=args.only,
-            driver=driver,
-            headers=headers,
-            settings=settings,
-            on_result=line.ended,
-            trace=bool(args.har),
-        )
+        options: dict[str, Any] = {
+            "version": args.a2a_version,
+            "only": args.only,
+            "driver": driver,
+            "headers": headers,
+            "settings": settings,
+            "on_result": line.ended,
+            "trace": bool(args.har),
+        }
+        if args.binding == "all":
+            reports = run_each(args.url, **options)
+        else:
+            reports = [run(args.url, binding=args.binding, **options)]
     except (ValueError, HitlError) as exc:
         line.erase()
         print(f"hitl-nb conformance: error: {exc}", file=sys.stderr)
@@ -249,18 +269,53 @@ def run_cli(args: argparse.Namespace) -> int:
     finally:
         line.erase()  # also when stopped with Ctrl-C: no half line left behind
         client_log.setLevel(level)
-    print(report.summary() if args.quiet else report.to_text(), file=out)
+    for i, report in enumerate(reports):
+        if args.quiet:
+            lead = f"{report.binding}: " if len(reports) > 1 else ""
+            print(lead + report.summary(), file=out)
+        else:
+            print(("\n" if i else "") + report.to_text(), file=out)
+    passed = all(r.passed for r in reports)
+    if len(reports) > 1 and not args.quiet:
+        counts = ", ".join(f"{r.binding} {'GREEN' if r.passed else 'RED'}" for r in reports)
+        print(f"\nevery binding the card declares: {counts}", file=out)
     try:
         if args.json:
-            report.write_json(args.json)
+            _write_json(reports, args.json, several=args.binding == "all")
         if args.junit:
-            report.write_junit(args.junit)
-        if args.har and report.trace is not None:
-            report.trace.write_har(args.har)
+            _write_junit(reports, args.junit)
+        trace = reports[0].trace if reports else None
+        if args.har and trace is not None:
+            trace.write_har(args.har)  # one trace holds every binding's run
     except OSError as exc:
         print(f"hitl-nb conformance: cannot write the report: {exc}", file=sys.stderr)
         return 2
-    return 0 if report.passed else 1
+    return 0 if passed else 1
+
+
+def _write_json(reports: list[Report], path: str, *, several: bool) -> None:
+    """One report as it is; with ``--binding all``, ``{"reports": [...]}``."""
+    if not several:
+        reports[0].write_json(path)
+        return
+    doc = {"passed": all(r.passed for r in reports), "reports": [r.to_json() for r in reports]}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+
+
+def _write_junit(reports: list[Report], path: str) -> None:
+    """Every report's test suites in one ``<testsuites>`` document."""
+    if len(reports) == 1:
+        reports[0].write_junit(path)
+        return
+    root = ET.Element("testsuites", name="hitl-prompt/v1 conformance")
+    for report in reports:
+        for suite in ET.fromstring(report.to_junit().encode()):
+            suite.set("name", f"{suite.get('name')} ({report.binding})")
+            root.append(suite)
+    ET.indent(root)
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -69,6 +69,11 @@ class CheckContext:
         """True on the HTTP+JSON binding (errors are HTTP statuses there)."""
         return self.session.binding == "HTTP+JSON"
 
+    @property
+    def grpc(self) -> bool:
+        """True on the gRPC binding (errors are gRPC status codes and ErrorInfo reasons)."""
+        return self.session.grpc
+
     def step(self, number: int) -> None:
         """Enter step ``number`` of the check's table entry (repeating one is harmless)."""
         self._step = number

@@ -21,7 +21,7 @@ from hitl_nb.validation import MAX_SCHEMA_BYTES
 
 from ._cf import S_ACCEPT, expect_rejection
 from ._context import CheckContext
-from ._records import Sighting
+from ._records import Seen, Sighting
 from ._session import left
 
 __all__ = [
@@ -158,14 +158,17 @@ async def no_activation(ctx: CheckContext) -> None:
                 leaks.extend(_leaks("a streamed message", ev.message))
 
     try:
-        await asyncio.wait_for(drive(), ctx.settings.drive_timeout)
-    except asyncio.TimeoutError:
-        ctx.note(f"the task had not paused after {ctx.settings.drive_timeout:g} s")
-    ctx.step(2)
-    if task_id is not None:
-        task = await plain.get_task(task_id)
-        leaks += _task_leaks(task, "GetTask")
-        state = task.status.state.value
+        try:
+            await asyncio.wait_for(drive(), ctx.settings.drive_timeout)
+        except asyncio.TimeoutError:
+            ctx.note(f"the task had not paused after {ctx.settings.drive_timeout:g} s")
+        ctx.step(2)
+        if task_id is not None:
+            task = await plain.get_task(task_id)
+            leaks += _task_leaks(task, "GetTask")
+            state = task.status.state.value
+    finally:
+        await plain.aclose()  # its gRPC channel; an HTTP pool it shares stays open
     ctx.note(f"without activation the task reached {state}")
     _limit(ctx, leaks, "no prompt envelope without activation")
 
@@ -177,18 +180,30 @@ async def echo(ctx: CheckContext) -> None:
     if not any(x.activated for x in s.seen):
         await s.ensure_prompts(1, "EXT-ECHO")
     activated = [x for x in s.seen if x.activated]
+    ctx.require(
+        bool(activated),
+        "at least one recorded answer to an activated request",
+        "none recorded: nothing to judge",
+    )
     ctx.step(2)
     missing = [x for x in activated if not x.echoes(s.version)]
-    header = "A2A-Extensions" + (" (or X-A2A-Extensions)" if s.version == "0.3" else "")
+    if s.grpc:
+        header = "a2a-extensions metadata"
+    else:
+        header = "A2A-Extensions header" + (" (or X-A2A-Extensions)" if s.version == "0.3" else "")
     ctx.note(f"{len(activated)} answers to activated requests inspected")
     if missing:
         x = missing[0]
         ctx.expect(
             False,
-            f"{EXTENSION_URI} in the {header} header of every answer to an activated request",
+            f"{EXTENSION_URI} in the {header} of every answer to an activated request",
             f"{len(missing)} of {len(activated)} answers without it, e.g. {x.method} {x.url} "
-            f"-> HTTP {x.status} with {header}: {', '.join(x.echoed + x.echoed_v03) or 'none'}",
+            f"-> {_status_text(x)} with {header}: {', '.join(x.echoed + x.echoed_v03) or 'none'}",
         )
+
+
+def _status_text(x: Seen) -> str:
+    return f"gRPC {x.grpc_status or 'no status'}" if x.method == "GRPC" else f"HTTP {x.status}"
 
 
 async def strict(ctx: CheckContext) -> None:

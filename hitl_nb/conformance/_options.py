@@ -15,8 +15,7 @@ __all__ = ["TRANSPORT_OPTIONS"]
 #: The transport options: ``--binding`` here, ``--hitl-binding`` in the pytest plugin.
 TRANSPORT_OPTIONS: dict[str, dict[str, Any]] = {
     "binding": {
-        # gRPC is not checked by the harness (yet): its raw wire checks are HTTP's.
-        "choices": ("auto", *(b for b in BINDINGS if b != "GRPC")),
+        "choices": ("auto", *BINDINGS),
         "default": "auto",
         "help": "protocol binding (default: the card's first usable interface)",
     },

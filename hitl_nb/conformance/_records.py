@@ -33,7 +33,7 @@ __all__ = ["Answer", "DriveFailed", "Prompted", "Seen", "Settings", "Sighting", 
 class Settings:
     """Knobs of a run; times in seconds unless the name says ms.
 
-    ``binding``: ``"auto"``, ``"JSONRPC"`` or ``"HTTP+JSON"``; ``version``: ``"auto"``,
+    ``binding``: ``"auto"``, ``"JSONRPC"``, ``"HTTP+JSON"`` or ``"GRPC"``; ``version``: ``"auto"``,
     ``"1.0"`` or ``"0.3"`` (as for the client). ``trials``: CF-4 trials (the spec asks
     for at least 20).
     ``transition_timeout``: how long an accepted answer may take to move the task out of
@@ -55,11 +55,6 @@ class Settings:
     def __post_init__(self) -> None:
         # Checked and spelled as the client spells them ("jsonrpc" -> "JSONRPC").
         object.__setattr__(self, "binding", binding_choice(self.binding))
-        if self.binding == "GRPC":
-            raise ValueError(
-                "binding must be 'auto', 'JSONRPC' or 'HTTP+JSON' for the harness: "
-                "it does not check gRPC interfaces yet"
-            )
         object.__setattr__(self, "version", version_choice(self.version))
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
             raise ValueError(f"trials must be a positive integer; got {self.trials!r}")
@@ -81,7 +76,12 @@ class DriveFailed(Exception):
 
 @dataclass(frozen=True)
 class Seen:
-    """One HTTP answer: was the extension activated, what was echoed, which status."""
+    """One answer: was the extension activated, what was echoed, which status.
+
+    A gRPC call is recorded with the method ``"GRPC"``, its status code in
+    ``grpc_status`` (``"OK"``, ``"ABORTED"``, ...) and, in ``status``, the HTTP status
+    Google's mapping gives that code; ``echoed`` is its ``a2a-extensions`` metadata.
+    """
 
     method: str
     url: str
@@ -89,6 +89,7 @@ class Seen:
     activated: bool
     echoed: tuple[str, ...]
     echoed_v03: tuple[str, ...] = ()
+    grpc_status: str | None = None
 
     def echoes(self, version: str) -> bool:
         """Did the answer name the extension in ``A2A-Extensions`` (0.3: either header)?"""
@@ -146,18 +147,20 @@ class Answer:
     error: Exception | None = None
     task: Task | None = None
     elapsed_ms: float = 0.0
+    #: The gRPC status code of the answer, on the gRPC binding (None elsewhere).
+    grpc_status: str | None = None
 
     def describe(self) -> str:
         """The answer as a phrase for failure messages."""
+        how = f"gRPC {self.grpc_status}" if self.grpc_status is not None else f"HTTP {self.status}"
         if self.accepted:
             state = self.task.status.state.value if self.task is not None else "no task"
-            return f"HTTP {self.status}, success (task {state})"
+            return f"{how}, success (task {state})"
         if isinstance(self.error, A2AError):
             return (
-                f"HTTP {self.status}, {type(self.error).__name__} "
-                f"(code {self.error.code}): {self.error.message}"
+                f"{how}, {type(self.error).__name__} (code {self.error.code}): {self.error.message}"
             )
-        return f"HTTP {self.status}, {type(self.error).__name__}: {self.error}"
+        return f"{how}, {type(self.error).__name__}: {self.error}"
 
 
 def uris(values: list[str]) -> tuple[str, ...]:

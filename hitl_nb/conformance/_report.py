@@ -309,7 +309,8 @@ class Report:
                 elif r.outcome == "error":
                     ET.SubElement(case, "error", message=r.message[:500]).text = text
                 elif r.outcome == "skipped":
-                    ET.SubElement(case, "skipped", message=r.message[:500])
+                    why = r.message or (r.notes[0] if r.notes else "")
+                    ET.SubElement(case, "skipped", message=why[:500])
                 elif text:
                     ET.SubElement(case, "system-out").text = text
         ET.indent(suites)

@@ -1,4 +1,6 @@
-"""Run the checks against an agent: :func:`run` (blocking) and :func:`arun` (async)."""
+"""Run the checks against an agent: :func:`run` (blocking) and :func:`arun` (async) on
+one interface; :func:`run_each` and :func:`arun_each` once on every binding the card
+declares (JSON-RPC, HTTP+JSON, gRPC), one report each."""
 
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from hitl_nb._sync import run_sync
-from hitl_nb.a2a import BindingChoice, VersionChoice
-from hitl_nb.client import Trace
+from hitl_nb.a2a import AgentCard, BindingChoice, VersionChoice, binding_choice, grpc_missing
+from hitl_nb.client import NoUsableInterface, Trace
 from hitl_nb.errors import A2AError, HitlError, TransportError
 from hitl_nb.spec import EXTENSION_URI
 
@@ -22,7 +24,7 @@ from ._records import Settings
 from ._report import CheckResult, Report
 from ._session import Session
 
-__all__ = ["arun", "run"]
+__all__ = ["arun", "arun_each", "declared_bindings", "run", "run_each"]
 
 DriverSpec = Driver | str | Mapping[str, Any] | Callable[..., Any] | None
 
@@ -136,6 +138,127 @@ async def arun(
     return report
 
 
+def declared_bindings(card: AgentCard) -> list[BindingChoice]:
+    """The bindings the card's interfaces name, once each, in the card's order (those this
+    package does not speak left out)."""
+    out: list[BindingChoice] = []
+    for iface in card.supported_interfaces:
+        try:
+            binding = binding_choice(iface.protocol_binding)
+        except ValueError:
+            continue
+        if binding != "auto" and binding not in out:
+            out.append(binding)
+    return out
+
+
+def _not_checked(url: str, binding: str, version: str, only: Any, why: str) -> Report:
+    """A report of a binding the run cannot check here: every check skipped, saying why."""
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    report = Report(url, binding, version, EXTENSION_URI, started)
+    report.notes.append(why)
+    for spec in select(only):
+        result = CheckResult(spec.id, spec.title, spec.group, spec.section, "skipped")
+        result.notes.append(why)
+        report.results.append(result)
+    return report
+
+
+async def arun_each(
+    url: str,
+    *,
+    version: VersionChoice = "auto",
+    trials: int | None = None,
+    only: Iterable[str] | None = None,
+    driver: DriverSpec = None,
+    headers: Mapping[str, str] | None = None,
+    settings: Settings | None = None,
+    on_result: Callable[[CheckResult], None] | None = None,
+    trace: bool | Trace = False,
+) -> list[Report]:
+    """The async form of :func:`run_each`."""
+    if not isinstance(trace, (bool, Trace)):
+        raise TypeError(f"trace must be True, False or a Trace, got {type(trace).__name__}")
+    recorder = trace if isinstance(trace, Trace) else (Trace() if trace else False)
+    base = settings or Settings()
+    probe = Session(
+        url,
+        dataclasses.replace(base, headers={**base.headers, **(headers or {})}),
+        as_driver(driver),
+    )
+    try:
+        card = await probe.read_card()
+    except (TransportError, HitlError):
+        card = None  # arun says why, as a report
+    finally:
+        await probe.close()
+    bindings: list[BindingChoice] = ["auto"]
+    if card is not None:
+        bindings = declared_bindings(card) or bindings
+    reports = []
+    for binding in bindings:
+        if binding == "GRPC" and grpc_missing() is not None:
+            why = f"the card lists a gRPC interface, not checked here: {grpc_missing()}"
+            reports.append(_not_checked(url, binding, version, only, why))
+            continue
+        try:
+            report = await arun(
+                url,
+                binding=binding,
+                version=version,
+                trials=trials,
+                only=only,
+                driver=driver,
+                headers=headers,
+                settings=settings,
+                on_result=on_result,
+                trace=recorder,
+            )
+        except NoUsableInterface as exc:  # e.g. HTTP+JSON or gRPC for version="0.3"
+            if len(bindings) == 1:
+                raise
+            report = _not_checked(url, binding, version, only, str(exc))
+        reports.append(report)
+    return reports
+
+
+def run_each(
+    url: str,
+    *,
+    version: VersionChoice = "auto",
+    trials: int | None = None,
+    only: Iterable[str] | None = None,
+    driver: DriverSpec = None,
+    headers: Mapping[str, str] | None = None,
+    settings: Settings | None = None,
+    on_result: Callable[[CheckResult], None] | None = None,
+    trace: bool | Trace = False,
+) -> list[Report]:
+    """Run the checks once on every binding the agent's card declares: one
+    :class:`~hitl_nb.conformance._report.Report` per binding, in the card's order.
+
+    The arguments are :func:`run`'s (``version`` picks the A2A version on each binding);
+    ``trace=True`` records every run in one :class:`~hitl_nb.client.Trace`, which each
+    report's ``trace`` is. A gRPC interface where ``hitl-nb[grpc]`` is not installed
+    gets a report whose checks are all skipped, saying so (it is not green). When the card
+    cannot be read, the one report says why, as :func:`run` does. A binding with no
+    interface for ``version`` (HTTP+JSON and gRPC for ``"0.3"``) is reported skipped too.
+    """
+    return run_sync(
+        arun_each(
+            url,
+            version=version,
+            trials=trials,
+            only=only,
+            driver=driver,
+            headers=headers,
+            settings=settings,
+            on_result=on_result,
+            trace=trace,
+        )
+    )
+
+
 def run(
     url: str,
     *,
@@ -151,7 +274,7 @@ def run(
 ) -> Report:
     """Run the hitl-prompt/v1 conformance checks against the agent at ``url``.
 
-    ``binding`` (``"auto"``, ``"JSONRPC"``, ``"HTTP+JSON"``) and ``version``
+    ``binding`` (``"auto"``, ``"JSONRPC"``, ``"HTTP+JSON"``, ``"GRPC"``) and ``version``
     (``"auto"``, ``"1.0"``, ``"0.3"``) pick the interface, as for the client; ``trials``
     is the number of CF-4 trials (default 20, the least the spec allows); ``only`` selects
     checks by id (``["CF-3", "EXT-ECHO"]``; CF-7 brings CF-1..CF-6); ``driver`` says how

@@ -4,26 +4,29 @@ A :class:`Session` reads the agent card itself (the raw JSON is kept for EXT-CAR
 then talks through :class:`~hitl_nb.client.HitlClient` on an ``httpx.AsyncClient``
 whose response hook records every answer: the activation header of the request and
 the ``A2A-Extensions`` echo of the answer (EXT-ECHO), the exact HTTP status (CF-2, the
-409 of CF-1 and the 422 of CF-3). Every task status that passes by is recorded as a
-:class:`Sighting` when it carries an envelope, so the further checks can judge every
-envelope the agent actually emitted.
+409 of CF-1 and the 422 of CF-3). On the gRPC binding the client's calls are recorded
+the same way through :class:`~hitl_nb.conformance._grpc_wire.CallWatch` (the
+``a2a-extensions`` metadata both ways, the gRPC status code). Every task status that
+passes by is recorded as a :class:`Sighting` when it carries an envelope, so the further
+checks can judge every envelope the agent actually emitted.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
+from contextlib import aclosing
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from hitl_nb._json import parse_json
-from hitl_nb.a2a import AgentCard, Task, TaskState, codec_for
+from hitl_nb.a2a import AgentCard, Task, TaskState, codec_for, grpc_missing
 from hitl_nb.a2a import TaskStatus as Status
 from hitl_nb.client import (
     ACCEPT_ENCODING,
+    Exchange,
     HitlClient,
     HttpLimits,
     MalformedPromptEvent,
@@ -67,6 +70,9 @@ from ._records import (
 )
 from ._wire import RawSubscription, read_bounded
 
+if TYPE_CHECKING:
+    from ._grpc_wire import GrpcSubscription
+
 __all__ = ["Session", "left"]
 
 
@@ -88,6 +94,8 @@ class Session:
         self.card_raw: dict[str, Any] = {}
         self.card: AgentCard | None = None
         self._http = http_client(event_hooks={"response": [self._record]})
+        # The recorder of gRPC calls, when the card lists a gRPC interface (_grpc_wire).
+        self._watch: Trace | None = None
         self.client: HitlClient | None = None
         self.binding = "?"
         self.version = "?"
@@ -110,6 +118,11 @@ class Session:
 
     async def open(self) -> None:
         """Read the card, choose the interface, and make the client."""
+        card = await self.read_card()
+        await self._connect(card)
+
+    async def read_card(self) -> AgentCard:
+        """Read the agent card (kept raw for EXT-CARD, and parsed)."""
         where = agent_card_url(self.url)
         request = self._http.build_request(
             "GET",
@@ -150,6 +163,14 @@ class Session:
         card = parse_agent_card(raw)
         self.card_raw = raw if isinstance(raw, dict) else {}
         self.card = card
+        return card
+
+    async def _connect(self, card: AgentCard) -> None:
+        grpc_listed = any(i.protocol_binding.upper() == "GRPC" for i in card.supported_interfaces)
+        if grpc_listed and grpc_missing() is None:
+            from ._grpc_wire import CallWatch  # imports grpc: only for such cards
+
+            self._watch = CallWatch(self.trace, self._record_call)
         self.client = self.make_client(card, activate=True)
         await self.client.connect()
         selection = self.client.selection
@@ -173,16 +194,9 @@ class Session:
     def make_client(self, card: AgentCard, *, activate: bool) -> HitlClient:
         """A client on the recording connection pool, activating the extension or not."""
         s = self.settings
-        # The checks that read the wire themselves speak JSON-RPC and HTTP+JSON only: a
-        # card's gRPC interfaces are not checked (yet), so the client never picks one.
-        json_only = dataclasses.replace(
-            card,
-            supported_interfaces=[
-                i for i in card.supported_interfaces if i.protocol_binding.upper() != "GRPC"
-            ],
-        )
+        trace = self._watch if self._watch is not None else self.trace
         return HitlClient(
-            json_only,
+            card,
             httpx_client=self._http,
             binding=s.binding,
             version=s.version,
@@ -194,20 +208,50 @@ class Session:
                 stream_idle_timeout=max(s.drive_timeout, s.resume_timeout),
             ),
             reconnect=Reconnect(max_reconnects=2, backoff=0.1),
-            trace=self.trace if self.trace is not None else False,
+            trace=trace if trace is not None else False,
+        )
+
+    def _record_call(self, exchange: Exchange) -> None:
+        """Record one finished gRPC call as :meth:`_record` records an HTTP answer."""
+        from ._grpc_wire import grpc_code_of
+
+        def values(pairs: list[tuple[str, str]]) -> list[str]:
+            return [v for k, v in pairs if k.lower() == HEADER_EXTENSIONS.lower()]
+
+        self.seen.append(
+            Seen(
+                "GRPC",
+                exchange.url,
+                exchange.status or 0,
+                EXTENSION_URI in uris(values(exchange.request_headers)),
+                uris(values(exchange.response_headers)),
+                grpc_status=grpc_code_of(exchange),
+            )
         )
 
     async def close(self) -> None:
-        """Close the connections."""
-        await self._http.aclose()
+        """Close the connections (the gRPC channel too)."""
+        try:
+            if self.client is not None:
+                await self.client.aclose()
+        finally:
+            await self._http.aclose()
 
     def streaming(self) -> bool:
         """Whether the card says the agent streams."""
         return bool(self.card and self.card.capabilities.streaming)
 
     @property
+    def grpc(self) -> bool:
+        """True on the gRPC binding."""
+        return self.binding == "GRPC"
+
+    @property
     def activation_headers_name(self) -> str:
-        """The activation header of this wire version (``X-A2A-Extensions`` in 0.3)."""
+        """The activation header of this wire version (``X-A2A-Extensions`` in 0.3; the
+        ``a2a-extensions`` metadata on gRPC)."""
+        if self.grpc:
+            return HEADER_EXTENSIONS.lower() + " metadata"
         return HEADER_EXTENSIONS_V03 if self.version == "0.3" else HEADER_EXTENSIONS
 
     @property
@@ -266,16 +310,20 @@ class Session:
             return self._prompted(result.id, result.context_id, result.status, None, None)
         last: Status | None = None
         ids: list[str] = []
-        async for event in self.client.stream(content):
-            if isinstance(event, (TaskEvent, StatusEvent)):
-                last = event.task.status if isinstance(event, TaskEvent) else event.status
-                self.observe(event.task_id, last, f"{purpose}: stream")
-                if event.event_id is not None and event.event_id not in ids:
-                    ids.append(event.event_id)
-            if isinstance(event, (PromptEvent, MalformedPromptEvent)) and last is not None:
-                at = ids.index(event.event_id) if event.event_id in ids else -1
-                before = ids[at - 1] if at > 0 else None
-                return self._prompted(event.task_id, event.context_id, last, event.event_id, before)
+        # Closed on return: the call ends now (and is recorded), not when collected.
+        async with aclosing(self.client.stream(content)) as events:
+            async for event in events:
+                if isinstance(event, (TaskEvent, StatusEvent)):
+                    last = event.task.status if isinstance(event, TaskEvent) else event.status
+                    self.observe(event.task_id, last, f"{purpose}: stream")
+                    if event.event_id is not None and event.event_id not in ids:
+                        ids.append(event.event_id)
+                if isinstance(event, (PromptEvent, MalformedPromptEvent)) and last is not None:
+                    at = ids.index(event.event_id) if event.event_id in ids else -1
+                    before = ids[at - 1] if at > 0 else None
+                    return self._prompted(
+                        event.task_id, event.context_id, last, event.event_id, before
+                    )
         what = last.state.value if last is not None else "no task event"
         raise DriveFailed(
             f"the stream ended without a prompt envelope (last state: {what}); the driver "
@@ -347,16 +395,19 @@ class Session:
                 return_immediately=True,
             )
         except A2AError as exc:
-            return Answer(False, self._last_status(mark), exc, None, _ms(t0))
+            status, code = self._last_status(mark)
+            return Answer(False, status, exc, None, _ms(t0), code)
         elapsed = _ms(t0)
         task = result if isinstance(result, Task) else None
         if task is not None:
             self.observe_task(task, "answer")
-        return Answer(True, self._last_status(mark), None, task, elapsed)
+        status, code = self._last_status(mark)
+        return Answer(True, status, None, task, elapsed, code)
 
-    def _last_status(self, mark: int) -> int | None:
-        posts = [s for s in self.seen[mark:] if s.method == "POST"]
-        return posts[-1].status if posts else None
+    def _last_status(self, mark: int) -> tuple[int | None, str | None]:
+        """The HTTP status (and the gRPC code, on gRPC) of the last call since ``mark``."""
+        calls = [s for s in self.seen[mark:] if s.method in ("POST", "GRPC")]
+        return (calls[-1].status, calls[-1].grpc_status) if calls else (None, None)
 
     async def get_task(self, task_id: str) -> Task:
         """GetTask, recorded."""
@@ -376,8 +427,28 @@ class Session:
                 return None
             await asyncio.sleep(0.02)
 
-    def subscription(self, task_id: str, last_event_id: str | None) -> RawSubscription:
-        """A raw SubscribeToTask stream on the recording pool (not yet open)."""
+    def subscription(
+        self, task_id: str, last_event_id: str | None
+    ) -> RawSubscription | GrpcSubscription:
+        """A raw SubscribeToTask stream on the recording pool (not yet open); on gRPC a
+        call of its own (gRPC numbers no events: ``last_event_id`` has no carriage)."""
+        if self.grpc:
+            from ._grpc_wire import GrpcSubscription
+
+            metadata = {
+                **{k.lower(): v for k, v in self.settings.headers.items()},
+                HEADER_VERSION.lower(): self.version,
+                HEADER_EXTENSIONS.lower(): EXTENSION_URI,
+            }
+            return GrpcSubscription(
+                url=self.interface_url,
+                codec=codec_for(self.version),
+                metadata=metadata,
+                task_id=task_id,
+                trace=self.trace,
+                on_answer=self._record_call,
+                timeout=self.settings.request_timeout,
+            )
         return RawSubscription(
             self._http,
             url=self.interface_url,

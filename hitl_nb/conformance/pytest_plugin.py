@@ -12,7 +12,7 @@ Without ``--hitl-agent`` the plugin adds its options and the fixtures of
 no network.
 
 The options match ``hitl-nb conformance`` (with a ``--hitl-`` prefix):
-``--hitl-agent URL``, ``--hitl-binding JSONRPC|HTTP+JSON``, ``--hitl-a2a-version
+``--hitl-agent URL``, ``--hitl-binding JSONRPC|HTTP+JSON|GRPC``, ``--hitl-a2a-version
 1.0|0.3``, ``--hitl-trials N``, ``--hitl-only ID,ID``, ``--hitl-scenario NAME`` /
 ``--hitl-text TEXT`` / ``--hitl-data JSON`` (how tasks are started),
 ``--hitl-header NAME:VALUE``, ``--hitl-resume-timeout S``, ``--hitl-json FILE``,

@@ -107,7 +107,7 @@ def test_round_trip_over_grpc(agent: GrpcAgent, seen: Seen) -> None:
             assert trace is not None
             text = trace.to_text(bodies=False)
             assert "GRPC /lf.a2a.v1.A2AService/SendStreamingMessage" in text
-            assert "GRPC /lf.a2a.v1.A2AService/GetTask (GetTask) 404" in text
+            assert "GRPC /lf.a2a.v1.A2AService/GetTask (GetTask) 404 NOT_FOUND" in text
             first = trace[0]
             assert first.header("a2a-extensions", "request") == EXTENSION_URI
             assert first.events and "task" in first.events[0].data

@@ -220,7 +220,7 @@ def test_unreachable_agent_reports_errors_not_a_crash() -> None:
     ("kwargs", "message"),
     [
         ({"only": ["CF-9"]}, "unknown check id"),
-        ({"binding": "grpc"}, "binding must be"),
+        ({"binding": "websocket"}, "binding must be"),
         ({"version": "2.0"}, "version must be"),
         ({"binding": "http-json"}, "binding must be"),
         ({"trials": 0}, "trials must be a positive integer"),

@@ -63,7 +63,10 @@ def test_green_run_exits_0_and_writes_both_reports(
 
 def test_a_failing_check_exits_1_and_says_why(capsys: pytest.CaptureFixture[str]) -> None:
     with MockAgent(faults=["accept-duplicates"]) as agent:
-        code = main(["conformance", agent.url, "--only", "CF-1", "--quiet", "--scenario", "echo"])
+        code = main(
+            ["conformance", agent.url, "--binding", "auto", "--only", "CF-1", "--quiet"]
+            + ["--scenario", "echo"]
+        )
     out = capsys.readouterr().out
     assert code == 1
     assert out.strip().startswith("RED: 1 failed")
@@ -95,9 +98,9 @@ def test_no_usable_interface_exits_2(capsys: pytest.CaptureFixture[str]) -> None
 
 def test_choices_are_checked_by_argparse(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as info:
-        main(["conformance", "http://x", "--binding", "grpc"])
+        main(["conformance", "http://x", "--binding", "websocket"])
     assert info.value.code == 2
-    assert "invalid choice: 'grpc'" in capsys.readouterr().err
+    assert "invalid choice: 'websocket'" in capsys.readouterr().err
 
 
 def test_console_entry_runs_as_a_process(tmp_path: Path) -> None:
@@ -158,7 +161,8 @@ def _conformance(url: str, *, stdout_on_terminal: bool, columns: int) -> tuple[s
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "hitl_nb.cli", "conformance", url, "--only", "CF-1", "CF-3"],
+        [sys.executable, "-m", "hitl_nb.cli", "conformance", url, "--binding", "auto"]
+        + ["--only", "CF-1", "CF-3"],
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
         stdout=slave if stdout_on_terminal else subprocess.PIPE,
@@ -234,7 +238,8 @@ def test_with_stdout_piped_the_pipe_gets_the_table_alone() -> None:
 def test_piped_output_is_the_table_alone() -> None:
     with MockAgent() as agent:
         proc = subprocess.run(
-            [sys.executable, "-m", "hitl_nb.cli", "conformance", agent.url, "--only", "CF-1"],
+            [sys.executable, "-m", "hitl_nb.cli", "conformance", agent.url, "--binding", "auto"]
+            + ["--only", "CF-1"],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -244,3 +249,24 @@ def test_piped_output_is_the_table_alone() -> None:
     assert proc.stderr == ""  # no terminal: no progress at all
     assert "\r" not in proc.stdout
     assert len(_table_rows(proc.stdout.splitlines(), "CF-1")) == 1
+
+
+def test_by_default_every_binding_the_card_declares_is_checked(tmp_path: Path) -> None:
+    """The mock agent's card declares JSON-RPC and HTTP+JSON: the command checks both,
+    a table each, and ``--json`` holds both reports."""
+    out = tmp_path / "report.json"
+    with MockAgent() as agent:
+        proc = subprocess.run(
+            [sys.executable, "-m", "hitl_nb.cli", "conformance", agent.url, "--only", "CF-1"]
+            + ["--json", str(out)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert proc.returncode == 0, proc.stderr
+    assert len(_table_rows(proc.stdout.splitlines(), "CF-1")) == 2
+    assert "every binding the card declares: JSONRPC GREEN, HTTP+JSON GREEN" in proc.stdout
+    data = json.loads(out.read_text("utf-8"))
+    assert data["passed"] is True
+    assert [r["binding"] for r in data["reports"]] == ["JSONRPC", "HTTP+JSON"]

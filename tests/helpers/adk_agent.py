@@ -104,7 +104,8 @@ def deploy_agent(seen: dict[str, Any], runs: Counter[str] | None = None) -> LlmA
 class AdkAgent:
     """``with AdkAgent() as agent: agent.url``; ``agent.seen``: what tools got."""
 
-    def __init__(self, *, task_store: str | None = None) -> None:
+    def __init__(self, *, task_store: str | None = None, grpc: bool = False) -> None:
+        self.grpc = grpc
         #: The SDK's database task store's URL (None: in memory).
         self.task_store = task_store
         self.seen: dict[str, Any] = {}
@@ -122,6 +123,7 @@ class AdkAgent:
             store = DatabaseTaskStore(create_async_engine(self.task_store))
         self.served = serve_agent(
             self.agent,
+            grpc_port=0 if self.grpc else None,
             name="deploy agent",
             task_store=store,
             on_stop=[store.engine.dispose] if store is not None else [],

@@ -11,6 +11,7 @@ thread (``hitl_nb.agent.serve``). ``db`` names a SQLite file for the SDK's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from a2a.types import (
 )
 from starlette.applications import Starlette
 
-from hitl_nb.agent import HitlExtension, Served, ask, serve
+from hitl_nb.agent import GrpcListener, HitlExtension, Served, ask, serve
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -89,7 +90,8 @@ class ReleaseExecutor(AgentExecutor):
         await TaskUpdater(event_queue, context.task_id or "", context.context_id or "").cancel()
 
 
-def card(base: str, hitl: HitlExtension) -> AgentCard:
+def card(base: str, hitl: HitlExtension, grpc_url: str | None = None) -> AgentCard:
+    grpc = [AgentInterface(url=grpc_url, protocol_binding="GRPC", protocol_version="1.0")]
     return hitl.declare(
         AgentCard(
             name="release agent",
@@ -100,6 +102,7 @@ def card(base: str, hitl: HitlExtension) -> AgentCard:
                 AgentInterface(
                     url=base + "/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"
                 ),
+                *(grpc if grpc_url is not None else []),
             ],
             capabilities=AgentCapabilities(streaming=True),
             default_input_modes=["text/plain", "application/json"],
@@ -120,8 +123,17 @@ class AskAgent:
         db: Path | None = None,
         two_questions: bool = False,
         executor: ReleaseExecutor | None = None,
+        grpc: bool = False,
+        grpc_interceptor: bool = True,
+        grpc_outer: Sequence[Any] = (),
     ) -> None:
         self.db = db
+        #: Serve gRPC too; ``grpc_interceptor=False`` leaves the extension's interceptor out
+        #: (a misconfigured agent: right on the JSON bindings, wrong on gRPC).
+        self.grpc = grpc
+        self.grpc_interceptor = grpc_interceptor
+        #: ``grpc.aio`` interceptors in front of the extension's (the tests' faults).
+        self.grpc_outer = list(grpc_outer)
         self.executor = executor or ReleaseExecutor(two_questions=two_questions)
         self.served: Served | None = None
         self.url = ""
@@ -143,7 +155,14 @@ class AskAgent:
         base = f"http://127.0.0.1:{sock.getsockname()[1]}"
         self.store = self._store()
         hitl = HitlExtension(self.store)
-        agent_card = card(base, hitl)
+        listener = None
+        if self.grpc:
+            interceptors = [*self.grpc_outer]
+            interceptors += [hitl.grpc_interceptor()] if self.grpc_interceptor else []
+            listener = GrpcListener(
+                "127.0.0.1", 0, interceptors=interceptors, max_message=hitl.max_body
+            )
+        agent_card = card(base, hitl, listener.url if listener is not None else None)
         handler = DefaultRequestHandler(
             agent_executor=hitl.wrap(self.executor), task_store=self.store, agent_card=agent_card
         )
@@ -156,7 +175,11 @@ class AskAgent:
         stops = [hitl.aclose, handler.aclose]
         if self.db is not None:
             stops.append(self._dispose)
-        self.served = serve(app, sock=sock, on_stop=stops)
+        if listener is not None:
+            from a2a.server.request_handlers import GrpcHandler
+
+            listener.add_a2a(GrpcHandler(handler))
+        self.served = serve(app, sock=sock, on_stop=stops, grpc=listener)
         self.url = self.served.url
         return self
 

@@ -164,8 +164,10 @@ class GraphAgent:
         task_store: Any = None,
         grace: float = 5.0,
         durability: Any = None,
+        grpc: bool = False,
         **options: Any,
     ) -> None:
+        self.grpc = grpc
         self.calls: Counter[str] = Counter()
         builders = {"release": release_graph, "parallel": parallel_graph, "broken": broken_graph}
         self.graph = graph if graph is not None else builders[kind](self.calls, **options)
@@ -178,6 +180,7 @@ class GraphAgent:
     def __enter__(self) -> GraphAgent:
         self.served = serve_graph(
             self.graph,
+            grpc_port=0 if self.grpc else None,
             name="release graph",
             inputs=request_inputs,
             task_store=self.task_store,

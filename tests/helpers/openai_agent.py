@@ -154,7 +154,8 @@ SCHEMAS = {"configure": Settings}
 class OpenAIAgent:
     """``with OpenAIAgent() as agent: agent.url``; ``agent.seen``: what tools got."""
 
-    def __init__(self, *, task_store: Any = None, pauses: Any = None) -> None:
+    def __init__(self, *, task_store: Any = None, pauses: Any = None, grpc: bool = False) -> None:
+        self.grpc = grpc
         self.seen: dict[str, Any] = {}
         self.runs: Counter[str] = Counter()
         self.agent = deploy_agent(self.seen, self.runs)
@@ -166,6 +167,7 @@ class OpenAIAgent:
     def __enter__(self) -> OpenAIAgent:
         self.served = serve_agent(
             self.agent,
+            grpc_port=0 if self.grpc else None,
             name="deploy agent",
             schemas=SCHEMAS,
             task_store=self.task_store,

@@ -128,7 +128,8 @@ def deploy_agent(seen: dict[str, Any], runs: Counter[str] | None = None) -> Agen
 class PydanticAgent:
     """``with PydanticAgent() as agent: agent.url``; ``agent.seen``: what tools got."""
 
-    def __init__(self, *, task_store: Any = None, pauses: Any = None) -> None:
+    def __init__(self, *, task_store: Any = None, pauses: Any = None, grpc: bool = False) -> None:
+        self.grpc = grpc
         self.seen: dict[str, Any] = {}
         self.runs: Counter[str] = Counter()
         self.agent = deploy_agent(self.seen, self.runs)
@@ -140,6 +141,7 @@ class PydanticAgent:
     def __enter__(self) -> PydanticAgent:
         self.served = serve_agent(
             self.agent,
+            grpc_port=0 if self.grpc else None,
             name="deploy agent",
             task_store=self.task_store,
             pauses=self.pauses,

@@ -26,10 +26,13 @@ def serve_agent(
     host: str = "127.0.0.1",
     port: int = 0,
     on_stop: Iterable[Callable[[], Awaitable[Any]]] = (),
+    grpc_port: int | None = None,
 ) -> Served:
     """Serve ``agent`` as an A2A agent on a thread of its own: JSON-RPC at ``/``,
     HTTP+JSON at ``/rest``, the card at ``/.well-known/agent-card.json``, hitl-prompt/v1
-    declared. Returns once it listens: ``.url``, ``.stop()``.
+    declared. Returns once it listens: ``.url``, ``.stop()``. ``grpc_port``: serve
+    A2A 1.0 on gRPC too, on that port of ``host`` (0: a free one; ``.grpc_url``;
+    ``hitl-nb[grpc]``); the card then lists the GRPC interface after the JSON ones.
 
     ``task_store``: the SDK's (default: in memory); ``pauses``: where a run waiting on
     people is kept (default: in memory). With a database task store and
@@ -48,5 +51,6 @@ def serve_agent(
         task_store=task_store,
         host=host,
         port=port,
+        grpc_port=grpc_port,
         on_stop=on_stop,
     )
