@@ -28,16 +28,24 @@ gets the same treatment: :class:`TckMarker`, an ASGI middleware in front of the 
 app, writes the two prefixes a model can act on into the start of the message's first
 text part (``[tck-input-required] ...``: call the tool that needs approval;
 ``[test-resubscribe-message-id] ...``: take 2 x ``TCK_STREAMING_TIMEOUT`` before
-answering, as the TCK requires). Every other message, ``tck-*`` or not, gets the
+answering, as the TCK requires); :func:`grpc_marker` does the same on gRPC. Every
+other message, ``tck-*`` or not, gets the
 model's plain answer. The rest of the TCK's table (artifacts of each kind, a direct
 Message, a rejected task, streamed chunks) is not something these models do, on either
 side.
+
+With ``--grpc`` the bridges (``grpc_port=0``) and ``sdk-bare`` serve gRPC too. Their
+cards then list the gRPC address as ``host:port`` (the lines marked GRPC_ADDRESS), as
+the TCK's own reference agent does, rather than hitl-nb's ``grpc://host:port``: the TCK
+hands the URL to ``grpc.insecure_channel`` unchanged, which refuses a scheme
+("Misformatted domain name").
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -131,6 +139,53 @@ def _marked(body: bytes) -> bytes:
             part["text"] = f"[{prefix}] {part['text']}"
             return json.dumps(request).encode()
     return body
+
+
+def _mark_message(message: Any) -> None:
+    """The gRPC side of :class:`TckMarker`: the same marker in a protobuf ``Message``."""
+    prefix = next((p for p in MARKED if message.message_id.startswith(p)), None)
+    if prefix is None:
+        return
+    for part in message.parts:
+        if part.HasField("text"):
+            part.text = f"[{prefix}] {part.text}"
+            return
+
+
+def grpc_marker() -> Any:
+    """A ``grpc.aio`` server interceptor doing what :class:`TckMarker` does, for
+    ``SendMessage`` and ``SendStreamingMessage``."""
+    import grpc
+
+    class GrpcMarker(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+        async def intercept_service(self, continuation: Any, details: Any) -> Any:
+            handler = await continuation(details)
+            if handler is None or not details.method.endswith(
+                ("/SendMessage", "/SendStreamingMessage")
+            ):
+                return handler
+            kinds = {
+                "request_deserializer": handler.request_deserializer,
+                "response_serializer": handler.response_serializer,
+            }
+            if handler.unary_unary is not None:
+                unary = handler.unary_unary
+
+                async def marked_unary(request: Any, context: Any) -> Any:
+                    _mark_message(request.message)
+                    return await unary(request, context)
+
+                return grpc.unary_unary_rpc_method_handler(marked_unary, **kinds)
+            stream = handler.unary_stream
+
+            async def marked_stream(request: Any, context: Any) -> Any:
+                _mark_message(request.message)
+                async for item in stream(request, context):
+                    yield item
+
+            return grpc.unary_stream_rpc_method_handler(marked_stream, **kinds)
+
+    return GrpcMarker()
 
 
 # --- Pydantic AI ------------------------------------------------------------------------
@@ -326,12 +381,13 @@ def langgraph_graph() -> Any:
 # --- a bare a2a-sdk agent, acting as the models do --------------------------------------
 
 
-def sdk_bare_app(sock: socket.socket) -> Any:
+def sdk_bare_app(sock: socket.socket, *, grpc: bool = False) -> Any:
     """A bare a2a-sdk agent (no hitl-nb) whose executor does what :func:`decide` says with
     each message, a follow-up on a waiting task included: the like-for-like peer of the
     OpenAI Agents SDK and LangGraph agents, which have no A2A server of their own. The
     same SDK pieces as ``hitl_nb.agent``'s ``agent_app``: request handler, in-memory task
-    store, card, JSON-RPC and HTTP+JSON routes; no push notifications, as the bridges."""
+    store, card, JSON-RPC and HTTP+JSON routes (``grpc``: the SDK's gRPC servicer too,
+    behind :func:`grpc_marker`); no push notifications, as the bridges."""
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events import EventQueue
     from a2a.server.request_handlers import DefaultRequestHandler
@@ -383,16 +439,21 @@ def sdk_bare_app(sock: socket.socket) -> Any:
             await updater.cancel()
 
     base = "http://{}:{}".format(*sock.getsockname()[:2])
+    interfaces = [
+        AgentInterface(url=base + "/", protocol_binding="JSONRPC", protocol_version="1.0"),
+        AgentInterface(url=base + "/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"),
+    ]
+    grpc_port = 0
+    if grpc:
+        with socket.create_server(("127.0.0.1", 0)) as probe:
+            grpc_port = probe.getsockname()[1]
+        url = f"127.0.0.1:{grpc_port}"  # GRPC_ADDRESS
+        interfaces.append(AgentInterface(url=url, protocol_binding="GRPC", protocol_version="1.0"))
     card = AgentCard(
         name="TCK agent (bare a2a-sdk)",
         description="A bare a2a-sdk agent that acts as the test models do",
         version="1.0.0",
-        supported_interfaces=[
-            AgentInterface(url=base + "/", protocol_binding="JSONRPC", protocol_version="1.0"),
-            AgentInterface(
-                url=base + "/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"
-            ),
-        ],
+        supported_interfaces=interfaces,
         capabilities=AgentCapabilities(streaming=True),
         default_input_modes=["text/plain", "application/json"],
         default_output_modes=["text/plain", "application/json"],
@@ -407,15 +468,34 @@ def sdk_bare_app(sock: socket.socket) -> Any:
         *create_rest_routes(handler, path_prefix="/rest"),
         *create_jsonrpc_routes(handler, "/", enable_v0_3_compat=True),
     ]
-    return Starlette(routes=routes)
+    if not grpc:
+        return Starlette(routes=routes)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        import grpc.aio
+        from a2a.server.request_handlers import GrpcHandler
+        from a2a.types import a2a_pb2_grpc
+
+        server = grpc.aio.server(interceptors=[grpc_marker()])
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), server)  # type: ignore[no-untyped-call]
+        server.add_insecure_port(f"127.0.0.1:{grpc_port}")
+        await server.start()
+        try:
+            yield
+        finally:
+            await server.stop(2)
+
+    return Starlette(routes=routes, lifespan=lifespan)
 
 
 # --- serving ----------------------------------------------------------------------------
 
 
 def _marked_serve() -> None:
-    """Put :class:`TckMarker` in front of every app ``hitl_nb.agent`` serves (the
-    bridges build their app inside ``agent_app``)."""
+    """Put :class:`TckMarker` in front of every app ``hitl_nb.agent`` serves, and
+    :func:`grpc_marker` in front of its gRPC interceptors (the bridges build both inside
+    ``agent_app``)."""
     from hitl_nb.agent import _app
 
     plain = getattr(_app, "serve")  # noqa: B009
@@ -424,19 +504,28 @@ def _marked_serve() -> None:
         return plain(TckMarker(app), **kwargs)
 
     setattr(_app, "serve", serve)  # noqa: B010
+    listener = getattr(_app, "GrpcListener")  # noqa: B009
+
+    def marked_listener(*args: Any, interceptors: Any = (), **kwargs: Any) -> Any:
+        made = listener(*args, interceptors=[grpc_marker(), *interceptors], **kwargs)
+        made.url = made.url.removeprefix("grpc://")  # GRPC_ADDRESS
+        return made
+
+    setattr(_app, "GrpcListener", marked_listener)  # noqa: B010
 
 
-def serve_bridge(name: str) -> str:
-    """Start the hitl-nb bridge ``name`` on a thread; its URL."""
+def serve_bridge(name: str, *, grpc: bool = False) -> str:
+    """Start the hitl-nb bridge ``name`` on a thread (``grpc``: on gRPC too); its URL."""
     _marked_serve()
+    grpc_port = 0 if grpc else None
     if name == "pydantic":
         from hitl_nb.agent.pydantic_ai import serve_agent
 
-        served = serve_agent(pydantic_agent(), name="TCK agent (Pydantic AI)")
+        served = serve_agent(pydantic_agent(), name="TCK agent (Pydantic AI)", grpc_port=grpc_port)
     elif name == "adk":
         from hitl_nb.agent.adk import serve_agent as serve_adk
 
-        served = serve_adk(adk_agent(), name="TCK agent (ADK)")
+        served = serve_adk(adk_agent(), name="TCK agent (ADK)", grpc_port=grpc_port)
     elif name == "openai":
         from agents import RunConfig
 
@@ -446,20 +535,21 @@ def serve_bridge(name: str) -> str:
             openai_agent(),
             name="TCK agent (OpenAI Agents SDK)",
             run_config=RunConfig(tracing_disabled=True),
+            grpc_port=grpc_port,
         )
     else:
         from hitl_nb.agent.langgraph import serve_graph
 
-        served = serve_graph(langgraph_graph(), name="TCK agent (LangGraph)")
+        served = serve_graph(langgraph_graph(), name="TCK agent (LangGraph)", grpc_port=grpc_port)
     return served.url
 
 
-def bare_app(name: str, sock: socket.socket) -> Any:
+def bare_app(name: str, sock: socket.socket, *, grpc: bool = False) -> Any:
     """The framework's own A2A app for ``name`` (``pydantic-bare``, ``adk-bare``), or the
     bare a2a-sdk agent (``sdk-bare``)."""
     host, port = sock.getsockname()[:2]
     if name == "sdk-bare":
-        return sdk_bare_app(sock)
+        return sdk_bare_app(sock, grpc=grpc)
     if name == "pydantic-bare":
         from fasta2a.pydantic_ai import agent_to_a2a  # type: ignore[import-untyped]
 
@@ -469,14 +559,16 @@ def bare_app(name: str, sock: socket.socket) -> Any:
     return to_a2a(adk_agent(), host=host, port=port)
 
 
-def serve_bare(name: str) -> None:
+def serve_bare(name: str, *, grpc: bool = False) -> None:
     """Serve the bare app ``name`` in the foreground (uvicorn with its lifespan: both
     frameworks set up there) until SIGTERM or SIGINT."""
     import uvicorn
 
     sock = socket.create_server(("127.0.0.1", 0))
     server = uvicorn.Server(
-        uvicorn.Config(TckMarker(bare_app(name, sock)), log_level="warning", lifespan="on")
+        uvicorn.Config(
+            TckMarker(bare_app(name, sock, grpc=grpc)), log_level="warning", lifespan="on"
+        )
     )
 
     def announce() -> None:
@@ -495,11 +587,14 @@ def main(argv: list[str] | None = None) -> None:
     """Serve the agent named on the command line until killed."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("name", choices=AGENTS)
+    parser.add_argument(
+        "--grpc", action="store_true", help="serve gRPC too (the bridges, sdk-bare)"
+    )
     args = parser.parse_args(argv)
     if args.name.endswith("-bare"):
-        serve_bare(args.name)
+        serve_bare(args.name, grpc=args.grpc and args.name == "sdk-bare")
         return
-    url = serve_bridge(args.name)
+    url = serve_bridge(args.name, grpc=args.grpc)
     print(f"{args.name} listening on {url}", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -22,7 +22,9 @@ What it does:
    ``langgraph``; and their peers (:data:`PEERS`): the framework's own A2A server where
    it has one, ``pydantic-bare`` (fasta2a) and ``adk-bare`` (ADK's ``to_a2a``), else
    ``sdk-bare``, a bare a2a-sdk agent acting as the models do. These declare no push
-   notifications and run once per transport whatever ``--push`` says. A transport the
+   notifications and run once per transport whatever ``--push`` says. With ``grpc`` in
+   ``--transport`` they serve gRPC too (the bridges with ``grpc_port=0``; ``sdk-bare``
+   with the SDK's servicer; fasta2a and ADK's ``to_a2a`` have no gRPC). A transport the
    agent's card does not list is reported as not served.
 3. Runs the TCK once per transport (``--transport``, default both of the mock agent's:
    ``jsonrpc`` and ``http_json``), ``-m must`` unless ``--level all``, with
@@ -138,14 +140,16 @@ class FrameworkAgentProcess(MockAgentProcess):
     hitl-nb bridge or on the framework's own A2A server, in a child process. None of
     them offers push notifications: they run once, as they are."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, *, grpc: bool = False) -> None:
         super().__init__(push=True)
         self.name = name
+        self.grpc = grpc
 
     @property
     def command(self) -> list[str]:
         """How the agent is started."""
-        return [sys.executable, str(ROOT / "benchmarks" / "_bridge_tck_agents.py"), self.name]
+        cmd = [sys.executable, str(ROOT / "benchmarks" / "_bridge_tck_agents.py"), self.name]
+        return [*cmd, "--grpc"] if self.grpc else cmd
 
 
 #: The framework agents (bridge, then the framework's own server where it has one).
@@ -170,12 +174,13 @@ PEERS = {
 }
 
 
-def agent_process(name: str, *, push: bool) -> MockAgentProcess:
-    """The process of the agent named ``name`` (one of :data:`AGENTS`)."""
+def agent_process(name: str, *, push: bool, grpc: bool = False) -> MockAgentProcess:
+    """The process of the agent named ``name`` (one of :data:`AGENTS`; ``grpc``: a
+    framework agent serving gRPC too, where it can)."""
     if name == "mock":
         return MockAgentProcess(push=push)
     if name in FRAMEWORK_AGENTS:
-        return FrameworkAgentProcess(name)
+        return FrameworkAgentProcess(name, grpc=grpc)
     return SdkAgentProcess(hitl=name == "sdk-hitl", push=push)
 
 
@@ -368,7 +373,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--push takes {' and/or '.join(PUSH_MODES)}, not {mode!r}")
     runs = [(n, m) for n in agents for m in (["on"] if n in FRAMEWORK_AGENTS else modes)]
     for name, mode in runs:
-        with agent_process(name, push=mode == "on") as agent:
+        grpc = "grpc" in args.transport.split(",")
+        with agent_process(name, push=mode == "on", grpc=grpc) as agent:
             served = served_transports(agent.url)
             for transport in args.transport.split(","):
                 key = transport if mode == "on" else f"{transport} (push off)"
