@@ -134,6 +134,8 @@ def test_the_framework_agents_are_one_program_run_once_as_they_are(
     for name in run_tck.FRAMEWORK_AGENTS:
         command = run_tck.agent_process(name, push=False).command
         assert command[1].endswith("_bridge_tck_agents.py") and command[2:] == [name]
+        on_grpc = run_tck.agent_process(name, push=True, grpc=True).command
+        assert on_grpc == [*command, "--grpc"]
 
 
 def test_both_sides_see_the_tck_prefixes_a_model_can_act_on_in_the_text() -> None:
