@@ -17,6 +17,15 @@ What it does:
    ``mock`` (``hitl-nb mock-agent``), ``sdk`` (a bare agent on the official a2a-sdk,
    ``benchmarks/_sdk_tck_agent.py``) and ``sdk-hitl`` (the same agent with
    ``hitl_nb.agent``): the last two side by side tell what the extension changes.
+   The framework agents of ``benchmarks/_bridge_tck_agents.py``, each driven by its
+   framework's test model, on a hitl-nb bridge: ``pydantic``, ``openai``, ``adk``,
+   ``langgraph``; and their peers (:data:`PEERS`): the framework's own A2A server where
+   it has one, ``pydantic-bare`` (fasta2a) and ``adk-bare`` (ADK's ``to_a2a``), else
+   ``sdk-bare``, a bare a2a-sdk agent acting as the models do. These declare no push
+   notifications and run once per transport whatever ``--push`` says. With ``grpc`` in
+   ``--transport`` they serve gRPC too (the bridges with ``grpc_port=0``; ``sdk-bare``
+   with the SDK's servicer; fasta2a and ADK's ``to_a2a`` have no gRPC). A transport the
+   agent's card does not list is reported as not served.
 3. Runs the TCK once per transport (``--transport``, default both of the mock agent's:
    ``jsonrpc`` and ``http_json``), ``-m must`` unless ``--level all``, with
    ``TCK_STREAMING_TIMEOUT`` (default 2.0 s) in its environment.
@@ -27,7 +36,8 @@ What it does:
    test module), the failures, and the tests the TCK skipped because it could not set
    them up on this agent (those count against it); ``--json PATH`` writes the same as
    JSON, with the TCK's commit when the checkout is a git one. The JUnit files stay
-   under ``--reports`` (default ``/tmp/a2a-tck-reports``).
+   under ``--reports`` (default ``/tmp/a2a-tck-reports``). When a bridge and its peer
+   ran together, the tests failed or not set up on one side only, per transport.
 
 The mock agent must answer the TCK's messageId prefixes as its SUT contract says
 (``tck-*``, ``test-resubscribe-message-id*``): see ``hitl_nb/mock_agent/README.md``,
@@ -42,6 +52,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.request
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -87,7 +98,7 @@ class MockAgentProcess:
         cmd = self.command
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 180  # a framework's imports on a loaded machine
         while time.monotonic() < deadline:
             line = self.proc.stdout.readline()
             if not line:
@@ -124,13 +135,52 @@ class SdkAgentProcess(MockAgentProcess):
         return cmd if self.push else [*cmd, "--no-push"]
 
 
-AGENTS = ("mock", "sdk", "sdk-hitl")
+class FrameworkAgentProcess(MockAgentProcess):
+    """A framework's agent of ``benchmarks/_bridge_tck_agents.py`` (``name``), on its
+    hitl-nb bridge or on the framework's own A2A server, in a child process. None of
+    them offers push notifications: they run once, as they are."""
+
+    def __init__(self, name: str, *, grpc: bool = False) -> None:
+        super().__init__(push=True)
+        self.name = name
+        self.grpc = grpc
+
+    @property
+    def command(self) -> list[str]:
+        """How the agent is started."""
+        cmd = [sys.executable, str(ROOT / "benchmarks" / "_bridge_tck_agents.py"), self.name]
+        return [*cmd, "--grpc"] if self.grpc else cmd
 
 
-def agent_process(name: str, *, push: bool) -> MockAgentProcess:
-    """The process of the agent named ``name`` (one of :data:`AGENTS`)."""
+#: The framework agents (bridge, then the framework's own server where it has one).
+FRAMEWORK_AGENTS = (
+    "pydantic",
+    "pydantic-bare",
+    "openai",
+    "adk",
+    "adk-bare",
+    "langgraph",
+    "sdk-bare",
+)
+AGENTS = ("mock", "sdk", "sdk-hitl", *FRAMEWORK_AGENTS)
+#: Each bridge's peer: the framework's own A2A server, or, for the frameworks that have
+#: none, a bare a2a-sdk agent acting as their models do.
+PEERS = {
+    "pydantic": "pydantic-bare",
+    "adk": "adk-bare",
+    "openai": "sdk-bare",
+    "langgraph": "sdk-bare",
+    "sdk-hitl": "sdk",
+}
+
+
+def agent_process(name: str, *, push: bool, grpc: bool = False) -> MockAgentProcess:
+    """The process of the agent named ``name`` (one of :data:`AGENTS`; ``grpc``: a
+    framework agent serving gRPC too, where it can)."""
     if name == "mock":
         return MockAgentProcess(push=push)
+    if name in FRAMEWORK_AGENTS:
+        return FrameworkAgentProcess(name, grpc=grpc)
     return SdkAgentProcess(hitl=name == "sdk-hitl", push=push)
 
 
@@ -199,6 +249,18 @@ def tally(junit: Path) -> dict[str, Any]:
     }
 
 
+#: The TCK's transport names by the card's ``protocolBinding``.
+BINDINGS = {"JSONRPC": "jsonrpc", "HTTP+JSON": "http_json", "GRPC": "grpc"}
+
+
+def served_transports(url: str) -> set[str]:
+    """The TCK transports the agent at ``url`` lists in its card."""
+    with urllib.request.urlopen(f"{url}/.well-known/agent-card.json", timeout=30) as answer:
+        card = json.load(answer)
+    bindings = {i.get("protocolBinding") for i in card.get("supportedInterfaces", [])}
+    return {BINDINGS[b] for b in bindings if b in BINDINGS}
+
+
 def tck_command(url: str, transport: str, level: str, junit: Path, only: str | None) -> list[str]:
     """The pytest command line of one TCK run (``only``: a ``-k`` expression)."""
     cmd = [
@@ -247,9 +309,36 @@ def run_transport(
     env.pop("PYTHONPATH", None)  # the TCK's own interpreter, not this project's path
     started = time.monotonic()
     done = subprocess.run(cmd, cwd=tck, env=env, capture_output=True, text=True)
-    result = tally(junit) if junit.exists() else {"error": done.stdout[-2000:] + done.stderr}
+    result: dict[str, Any] = (
+        tally(junit) if junit.exists() else {"error": done.stdout[-2000:] + done.stderr}
+    )
     result["seconds"] = round(time.monotonic() - started, 1)
     return result
+
+
+def compare(figures: dict[str, Any], agents: list[str]) -> dict[str, dict[str, list[str]]]:
+    """Per bridge whose peer (:data:`PEERS`) ran too, per transport both serve: the tests
+    failed or not set up on one side only."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for bridge, peer in PEERS.items():
+        if bridge not in agents or peer not in agents:
+            continue
+        for key, ours in figures.items():
+            if not key.startswith(f"{bridge}: "):
+                continue
+            theirs = figures.get(f"{peer}: " + key.removeprefix(f"{bridge}: "), {})
+            if "failures" not in ours or "failures" not in theirs:
+                continue
+
+            def bad(result: dict[str, Any]) -> set[str]:
+                unmet = {u.split(": ", 1)[0] for u in result["unmet"]}
+                return set(result["failures"]) | unmet
+
+            out[f"{key} against {peer}"] = {
+                "only the bridge": sorted(bad(ours) - bad(theirs)),
+                "only the peer": sorted(bad(theirs) - bad(ours)),
+            }
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -278,13 +367,21 @@ def main(argv: list[str] | None = None) -> int:
     for name in agents:
         if name not in AGENTS:
             parser.error(f"--agent takes {', '.join(AGENTS)}, not {name!r}")
-    for name, mode in [(n, m) for n in agents for m in args.push.split(",")]:
+    modes = args.push.split(",")
+    for mode in modes:
         if mode not in PUSH_MODES:
             parser.error(f"--push takes {' and/or '.join(PUSH_MODES)}, not {mode!r}")
-        with agent_process(name, push=mode == "on") as agent:
+    runs = [(n, m) for n in agents for m in (["on"] if n in FRAMEWORK_AGENTS else modes)]
+    for name, mode in runs:
+        grpc = "grpc" in args.transport.split(",")
+        with agent_process(name, push=mode == "on", grpc=grpc) as agent:
+            served = served_transports(agent.url)
             for transport in args.transport.split(","):
                 key = transport if mode == "on" else f"{transport} (push off)"
                 key = key if len(agents) == 1 else f"{name}: {key}"
+                if transport not in served:
+                    figures[key] = {"not_served": True}
+                    continue
                 figures[key] = run_transport(
                     python,
                     tck,
@@ -298,6 +395,9 @@ def main(argv: list[str] | None = None) -> int:
     commit = tck_commit(tck)
     print(f"A2A TCK at {tck} (commit {commit or 'unknown: not a git checkout'})")
     for run, result in figures.items():
+        if result.get("not_served"):
+            print(f"{run}: not served (the agent's card lists no such interface)")
+            continue
         if "error" in result:
             print(f"{run}: the TCK did not run:\n{result['error']}")
             continue
@@ -317,9 +417,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    FAILED {name}")
         for name in result["unmet"]:
             print(f"    NOT SET UP {name}")
+    comparisons = compare(figures, agents)
+    for key, diff in comparisons.items():
+        print(f"{key}:")
+        for side in ("only the bridge", "only the peer"):
+            for name in diff[side]:
+                print(f"    {side}: {name}")
     if args.json:
-        args.json.write_text(json.dumps({"tck_commit": commit, **figures}, indent=2) + "\n")
-    clean = all(r.get("failed") == 0 and r.get("prerequisite") == 0 for r in figures.values())
+        written = {"tck_commit": commit, **figures, "comparisons": comparisons}
+        args.json.write_text(json.dumps(written, indent=2) + "\n")
+    clean = all(
+        r.get("not_served") or (r.get("failed") == 0 and r.get("prerequisite") == 0)
+        for r in figures.values()
+    )
     return 0 if clean else 1
 
 

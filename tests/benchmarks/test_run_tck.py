@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from types import ModuleType
 
@@ -105,3 +106,60 @@ def test_the_sdk_agents_are_one_program_with_and_without_the_extension(
     assert bare[1].endswith("_sdk_tck_agent.py") and bare[1:] == [bare[1]]
     assert hitl[1:] == [bare[1], "--hitl", "--no-push"]
     assert run_tck.agent_process("mock", push=True).command == run_tck.MockAgentProcess().command
+
+
+def test_each_bridge_is_compared_with_its_peer_on_what_fails_or_is_not_set_up(
+    run_tck: ModuleType,
+) -> None:
+    def result(failures: list[str], unmet: list[str]) -> dict[str, object]:
+        return {"failures": failures, "unmet": [f"{name}: why" for name in unmet]}
+
+    figures = {
+        "adk: jsonrpc": result(["a", "b"], ["c"]),
+        "adk-bare: jsonrpc": result(["a"], ["b", "d"]),
+        "adk: http_json": result(["a"], []),
+        "adk-bare: http_json": {"not_served": True},
+    }
+    compared = run_tck.compare(figures, ["adk", "adk-bare"])
+    assert compared == {
+        "adk: jsonrpc against adk-bare": {"only the bridge": ["c"], "only the peer": ["d"]}
+    }
+    assert run_tck.compare(figures, ["adk"]) == {}
+    assert run_tck.PEERS["openai"] == run_tck.PEERS["langgraph"] == "sdk-bare"
+
+
+def test_the_framework_agents_are_one_program_run_once_as_they_are(
+    run_tck: ModuleType,
+) -> None:
+    for name in run_tck.FRAMEWORK_AGENTS:
+        command = run_tck.agent_process(name, push=False).command
+        assert command[1].endswith("_bridge_tck_agents.py") and command[2:] == [name]
+        on_grpc = run_tck.agent_process(name, push=True, grpc=True).command
+        assert on_grpc == [*command, "--grpc"]
+
+
+def test_both_sides_see_the_tck_prefixes_a_model_can_act_on_in_the_text() -> None:
+    path = SCRIPT.parent / "_bridge_tck_agents.py"
+    spec = importlib.util.spec_from_file_location("bridge_tck_agents", path)
+    assert spec is not None and spec.loader is not None
+    agents = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(agents)
+
+    def sent(message_id: str, *, rpc: bool = True) -> dict[str, object]:
+        message = {"messageId": message_id, "parts": [{"data": {}}, {"text": "hi"}]}
+        body = {"jsonrpc": "2.0", "method": "SendMessage", "params": {"message": message}}
+        return body if rpc else {"message": message}
+
+    def text(body: bytes, *, rpc: bool = True) -> str:
+        loaded = json.loads(body)
+        message = loaded["params"]["message"] if rpc else loaded["message"]
+        return str(message["parts"][1]["text"])
+
+    marked = agents._marked(json.dumps(sent("tck-input-required-7")).encode())
+    assert text(marked) == "[tck-input-required] hi"
+    assert agents.decide(text(marked)) == "approve"
+    rest = json.dumps(sent("test-resubscribe-message-id-1", rpc=False)).encode()
+    assert agents.decide(text(agents._marked(rest), rpc=False)) == "slow"
+    for untouched in (json.dumps(sent("tck-complete-task-1")).encode(), b"{'not': json}"):
+        assert agents._marked(untouched) == untouched
+    assert agents.decide("hi") == "answer"
