@@ -340,7 +340,7 @@ def test_a_tutorial_on_newer_frameworks_is_skipped_on_older_pythons_only():
     # and runs from it on. Every other tutorial runs on every Python the project claims.
     assert set(NEEDS_PYTHON) <= {p.name for p in NOTEBOOKS}
     assert skip_reason("17-framework-agents.ipynb", (3, 10)) == (
-        "Pydantic AI 2 and ADK 2.15 need Python 3.11 or later"
+        "Pydantic AI 2, ADK 2.15 and the Agent Framework need Python 3.11 or later"
     )
     assert skip_reason("17-framework-agents.ipynb", (3, 11)) is None
     assert skip_reason("16-langgraph-agent.ipynb", (3, 10)) is None

@@ -14,7 +14,10 @@ import sys
 
 #: Notebook name: (the oldest Python it runs on, why).
 NEEDS_PYTHON: dict[str, tuple[tuple[int, int], str]] = {
-    "17-framework-agents.ipynb": ((3, 11), "Pydantic AI 2 and ADK 2.15 need Python 3.11 or later"),
+    "17-framework-agents.ipynb": (
+        (3, 11),
+        "Pydantic AI 2, ADK 2.15 and the Agent Framework need Python 3.11 or later",
+    ),
 }
 
 
