@@ -11,16 +11,20 @@ serves until killed. NAME is one of:
   same agent on ADK's own ``google.adk.a2a.utils.agent_to_a2a.to_a2a``;
 - ``openai``: an OpenAI Agents SDK agent on ``hitl_nb.agent.openai_agents.serve_agent``;
 - ``langgraph``: a LangGraph graph on ``hitl_nb.agent.langgraph.serve_graph``;
-- ``sdk-bare``: the OpenAI Agents SDK and LangGraph have no A2A server of their own, so
+- ``maf``: a Microsoft Agent Framework agent on
+  ``hitl_nb.agent.agent_framework.serve_agent``;
+- ``sdk-bare``: the OpenAI Agents SDK, LangGraph and the Agent Framework (whose own A2A
+  package has no input-required state) have no A2A server of their own to compare with, so
   their peer is a bare a2a-sdk agent (no hitl-nb) whose executor does what the models
   do, with the same treatment (``_sdk_tck_agent.py``'s ``sdk`` agent follows the TCK's
   whole table instead: the TCK's reference, not a like-for-like peer).
 
 Each agent is driven by its framework's test model (no model service, nothing leaves the
-machine): a Pydantic AI ``FunctionModel``, an ADK ``BaseLlm`` and an Agents SDK ``Model``
-of this script's, or a graph node. They do what the model decides from the message's
-text, like any agent: answer "Hello from TCK" (the task completes), or call a tool that
-needs a person's approval (the task waits for input), or think for a while first.
+machine): a Pydantic AI ``FunctionModel``, an ADK ``BaseLlm``, an Agents SDK ``Model``
+and an Agent Framework chat client of this script's, or a graph node. They do what the
+model decides from the message's text, like any agent: answer "Hello from TCK" (the task
+completes), or call a tool that needs a person's approval (the task waits for input), or
+think for a while first.
 
 The TCK says what it wants by the ``messageId`` prefix (its ``docs/SUT_REQUIREMENTS.md``),
 which no framework hands its model. So every agent here, bridge and bare server alike,
@@ -61,7 +65,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 #: The messageId prefixes the models act on, written into the text as ``[prefix] ``.
 MARKED = ("tck-input-required", "test-resubscribe-message-id")
 ANSWER = "Hello from TCK"
-AGENTS = ("pydantic", "pydantic-bare", "adk", "adk-bare", "openai", "langgraph", "sdk-bare")
+AGENTS = (
+    "pydantic",
+    "pydantic-bare",
+    "adk",
+    "adk-bare",
+    "openai",
+    "langgraph",
+    "maf",
+    "sdk-bare",
+)
 
 
 def streaming_timeout() -> float:
@@ -342,6 +355,57 @@ def openai_agent() -> Any:
     return Agent(name="tck agent", model=TckModel(), tools=[deploy])
 
 
+# --- Microsoft Agent Framework --------------------------------------------------------
+
+
+def maf_agent() -> Any:
+    """An Agent Framework agent on a chat client that does what :func:`decide` says."""
+    from agent_framework import (
+        Agent,
+        BaseChatClient,
+        ChatResponse,
+        Content,
+        FunctionInvocationLayer,
+        Message,
+        tool,
+    )
+
+    class TckClient(FunctionInvocationLayer[Any], BaseChatClient[Any]):
+        async def _inner_get_response(
+            self, *, messages: Any, stream: bool, options: Any, **kwargs: Any
+        ) -> Any:
+            if stream:
+                raise NotImplementedError("this model does not stream")
+            last_user = max(
+                i
+                for i, m in enumerate(messages)
+                if m.role == "user" and any(c.type == "text" for c in m.contents)
+            )
+            after = messages[last_user + 1 :]
+            results = [c for m in after for c in m.contents if c.type == "function_result"]
+            if results:
+                said = "; ".join(f"deploy: {r.result}" for r in results)
+                return ChatResponse(messages=[Message(role="assistant", contents=[said])])
+            action = decide(messages[last_user].text.strip())
+            if action == "approve":
+                call = Content.from_function_call(
+                    call_id="call-deploy",
+                    name="deploy",
+                    arguments=json.dumps({"build": 41, "env": "prod"}),
+                )
+                return ChatResponse(messages=[Message(role="assistant", contents=[call])])
+            if action == "slow":
+                await asyncio.sleep(2 * streaming_timeout())
+            return ChatResponse(messages=[Message(role="assistant", contents=[ANSWER])])
+
+    @tool(approval_mode="always_require")
+    def deploy(build: int, env: str) -> str:
+        """Deploy a build."""
+        return f"deployed build {build} to {env}"
+
+    return Agent(TckClient(), name="tck agent", tools=[deploy])
+
+
 # --- LangGraph --------------------------------------------------------------------------
 
 
@@ -384,7 +448,8 @@ def langgraph_graph() -> Any:
 def sdk_bare_app(sock: socket.socket, *, grpc: bool = False) -> Any:
     """A bare a2a-sdk agent (no hitl-nb) whose executor does what :func:`decide` says with
     each message, a follow-up on a waiting task included: the like-for-like peer of the
-    OpenAI Agents SDK and LangGraph agents, which have no A2A server of their own. The
+    OpenAI Agents SDK, LangGraph and Agent Framework agents, which have no A2A server of
+    their own to compare with. The
     same SDK pieces as ``hitl_nb.agent``'s ``agent_app``: request handler, in-memory task
     store, card, JSON-RPC and HTTP+JSON routes (``grpc``: the SDK's gRPC servicer too,
     behind :func:`grpc_marker`); no push notifications, as the bridges."""
@@ -536,6 +601,12 @@ def serve_bridge(name: str, *, grpc: bool = False) -> str:
             name="TCK agent (OpenAI Agents SDK)",
             run_config=RunConfig(tracing_disabled=True),
             grpc_port=grpc_port,
+        )
+    elif name == "maf":
+        from hitl_nb.agent.agent_framework import serve_agent as serve_maf
+
+        served = serve_maf(
+            maf_agent(), name="TCK agent (Microsoft Agent Framework)", grpc_port=grpc_port
         )
     else:
         from hitl_nb.agent.langgraph import serve_graph

@@ -19,9 +19,10 @@ What it does:
    ``hitl_nb.agent``): the last two side by side tell what the extension changes.
    The framework agents of ``benchmarks/_bridge_tck_agents.py``, each driven by its
    framework's test model, on a hitl-nb bridge: ``pydantic``, ``openai``, ``adk``,
-   ``langgraph``; and their peers (:data:`PEERS`): the framework's own A2A server where
-   it has one, ``pydantic-bare`` (fasta2a) and ``adk-bare`` (ADK's ``to_a2a``), else
-   ``sdk-bare``, a bare a2a-sdk agent acting as the models do. These declare no push
+   ``langgraph``, ``maf`` (Microsoft Agent Framework); and their peers (:data:`PEERS`):
+   the framework's own A2A server where it has one, ``pydantic-bare`` (fasta2a) and
+   ``adk-bare`` (ADK's ``to_a2a``), else ``sdk-bare``, a bare a2a-sdk agent acting as
+   the models do. These declare no push
    notifications and run once per transport whatever ``--push`` says. With ``grpc`` in
    ``--transport`` they serve gRPC too (the bridges with ``grpc_port=0``; ``sdk-bare``
    with the SDK's servicer; fasta2a and ADK's ``to_a2a`` have no gRPC). A transport the
@@ -160,6 +161,7 @@ FRAMEWORK_AGENTS = (
     "adk",
     "adk-bare",
     "langgraph",
+    "maf",
     "sdk-bare",
 )
 AGENTS = ("mock", "sdk", "sdk-hitl", *FRAMEWORK_AGENTS)
@@ -170,6 +172,7 @@ PEERS = {
     "adk": "adk-bare",
     "openai": "sdk-bare",
     "langgraph": "sdk-bare",
+    "maf": "sdk-bare",
     "sdk-hitl": "sdk",
 }
 

@@ -126,6 +126,7 @@ def test_each_bridge_is_compared_with_its_peer_on_what_fails_or_is_not_set_up(
     }
     assert run_tck.compare(figures, ["adk"]) == {}
     assert run_tck.PEERS["openai"] == run_tck.PEERS["langgraph"] == "sdk-bare"
+    assert run_tck.PEERS["maf"] == "sdk-bare"
 
 
 def test_the_framework_agents_are_one_program_run_once_as_they_are(
@@ -138,7 +139,9 @@ def test_the_framework_agents_are_one_program_run_once_as_they_are(
         assert on_grpc == [*command, "--grpc"]
 
 
-def test_both_sides_see_the_tck_prefixes_a_model_can_act_on_in_the_text() -> None:
+def test_both_sides_see_the_tck_prefixes_a_model_can_act_on_in_the_text(
+    run_tck: ModuleType,
+) -> None:
     path = SCRIPT.parent / "_bridge_tck_agents.py"
     spec = importlib.util.spec_from_file_location("bridge_tck_agents", path)
     assert spec is not None and spec.loader is not None
@@ -163,3 +166,4 @@ def test_both_sides_see_the_tck_prefixes_a_model_can_act_on_in_the_text() -> Non
     for untouched in (json.dumps(sent("tck-complete-task-1")).encode(), b"{'not': json}"):
         assert agents._marked(untouched) == untouched
     assert agents.decide("hi") == "answer"
+    assert set(agents.AGENTS) == set(run_tck.FRAMEWORK_AGENTS)
