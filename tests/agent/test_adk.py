@@ -20,11 +20,11 @@ from hitl_nb.agent._prompts import TAG_KEY
 from hitl_nb.agent.adk import CONFIRM_SCHEMA, shape_schema
 from hitl_nb.agent.adk._confirmations import Pending, response_for, schema_for
 from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
-from hitl_nb.errors import ResponseInvalid
 from hitl_nb.validation import validate_payload
 from tests.helpers.adk_agent import OFFERED, AdkAgent, adk_process
 from tests.helpers.tool_bridges import (
     FIELDS,
+    answered_after_a_crash,
     answering_nothing_runs_nothing,
     first_prompt,
     plain_send,
@@ -186,18 +186,16 @@ def test_a_prompt_outlives_a_crash_on_adks_sqlite_sessions(tmp_path: Path) -> No
     """The agent process is killed (SIGKILL) while a prompt is open; a new process on the
     same SQLite task store and ADK session service takes the answer, and the run resumes
     from the session: the tool gets the payload."""
-    tasks, sessions, seen = tmp_path / "tasks.sqlite", tmp_path / "sessions.sqlite", tmp_path / "s"
-    with adk_process(tasks, sessions, seen) as url, SyncHitlClient(url) as client:
-        prompt = first_prompt(client, "configure")
-    with adk_process(tasks, sessions, seen) as url, SyncHitlClient(url) as client:
-        waiting = prompt_of(client.get_task(prompt.task_id))
-        assert isinstance(waiting, PromptEvent) and waiting.prompt_id == prompt.prompt_id
-        with pytest.raises(ResponseInvalid):  # checked against the stored schema
-            client.respond(prompt.task_id, prompt.prompt_id, {"confirmed": True}, validate=False)
-        answer = {"confirmed": True, "payload": FIELDS}
-        client.respond(prompt.task_id, prompt.prompt_id, answer, wait=True)
-        assert said(client, prompt.task_id) == 'configure: {"configured": "api"}'
-    assert json.loads(seen.read_text(encoding="utf-8"))["configure"] == answer
+    answer = {"confirmed": True, "payload": FIELDS}
+    received = answered_after_a_crash(
+        adk_process,
+        tmp_path,
+        "configure",
+        {"confirmed": True},
+        answer,
+        'configure: {"configured": "api"}',
+    )
+    assert received == answer
 
 
 def test_an_answer_whose_session_was_lost_fails_the_task_saying_what_to_do(

@@ -19,10 +19,10 @@ from hitl_nb.agent._prompts import TAG_KEY
 from hitl_nb.agent.agent_framework import APPROVAL_SCHEMA
 from hitl_nb.agent.agent_framework._calls import pending_calls
 from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
-from hitl_nb.errors import ResponseInvalid
 from tests.helpers.maf_agent import MafAgent, Settings, maf_process
 from tests.helpers.tool_bridges import (
     FIELDS,
+    answered_after_a_crash,
     answering_nothing_runs_nothing,
     first_prompt,
     refused_before_the_agent_runs,
@@ -135,17 +135,10 @@ def test_a_prompt_outlives_a_crash_on_sqlite_pauses(tmp_path: Path) -> None:
     same SQLite task store and pauses takes the answer, and the run resumes in its
     session read back (the approval request the framework recorded matches): the tool
     gets the fields."""
-    tasks, pauses, seen = tmp_path / "tasks.sqlite", tmp_path / "pauses.sqlite", tmp_path / "s"
-    with maf_process(tasks, pauses, seen) as url, SyncHitlClient(url) as client:
-        prompt = first_prompt(client, "configure")
-    with maf_process(tasks, pauses, seen) as url, SyncHitlClient(url) as client:
-        waiting = prompt_of(client.get_task(prompt.task_id))
-        assert isinstance(waiting, PromptEvent) and waiting.prompt_id == prompt.prompt_id
-        with pytest.raises(ResponseInvalid):  # checked against the stored schema
-            client.respond(prompt.task_id, prompt.prompt_id, {"replicas": 1}, validate=False)
-        client.respond(prompt.task_id, prompt.prompt_id, FIELDS, wait=True)
-        assert said(client, prompt.task_id) == "configure: configured api"
-    assert json.loads(seen.read_text(encoding="utf-8"))["configure"] == FIELDS
+    received = answered_after_a_crash(
+        maf_process, tmp_path, "configure", {"replicas": 1}, FIELDS, "configure: configured api"
+    )
+    assert received == FIELDS
 
 
 def test_an_answer_whose_run_was_lost_fails_the_task_saying_what_to_do(tmp_path: Path) -> None:

@@ -22,10 +22,10 @@ from hitl_nb.agent._prompts import TAG_KEY
 from hitl_nb.agent.openai_agents import APPROVAL_SCHEMA, MemoryPauses, SqlitePauses
 from hitl_nb.agent.openai_agents._calls import pending_calls
 from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
-from hitl_nb.errors import ResponseInvalid
 from tests.helpers.openai_agent import OpenAIAgent, Settings, openai_process
 from tests.helpers.tool_bridges import (
     FIELDS,
+    answered_after_a_crash,
     answering_nothing_runs_nothing,
     first_prompt,
     refused_before_the_agent_runs,
@@ -148,17 +148,10 @@ def test_a_prompt_outlives_a_crash_on_sqlite_pauses(tmp_path: Path) -> None:
     """The agent process is killed (SIGKILL) while a prompt is open; a new process on the
     same SQLite task store and pauses takes the answer, and the run resumes from its
     RunState: the tool gets the fields."""
-    tasks, pauses, seen = tmp_path / "tasks.sqlite", tmp_path / "pauses.sqlite", tmp_path / "s"
-    with openai_process(tasks, pauses, seen) as url, SyncHitlClient(url) as client:
-        prompt = first_prompt(client, "configure")
-    with openai_process(tasks, pauses, seen) as url, SyncHitlClient(url) as client:
-        waiting = prompt_of(client.get_task(prompt.task_id))
-        assert isinstance(waiting, PromptEvent) and waiting.prompt_id == prompt.prompt_id
-        with pytest.raises(ResponseInvalid):  # checked against the stored schema
-            client.respond(prompt.task_id, prompt.prompt_id, {"replicas": 1}, validate=False)
-        client.respond(prompt.task_id, prompt.prompt_id, FIELDS, wait=True)
-        assert said(client, prompt.task_id) == "configure: configured api"
-    assert json.loads(seen.read_text(encoding="utf-8"))["configure"] == FIELDS
+    received = answered_after_a_crash(
+        openai_process, tmp_path, "configure", {"replicas": 1}, FIELDS, "configure: configured api"
+    )
+    assert received == FIELDS
 
 
 def test_an_answer_whose_run_was_lost_fails_the_task_saying_what_to_do(tmp_path: Path) -> None:

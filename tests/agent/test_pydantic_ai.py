@@ -23,10 +23,10 @@ from hitl_nb.agent._prompts import TAG_KEY
 from hitl_nb.agent.pydantic_ai import APPROVAL_SCHEMA, MemoryPauses, SqlitePauses
 from hitl_nb.agent.pydantic_ai._calls import pending_calls, results_for
 from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
-from hitl_nb.errors import ResponseInvalid
 from tests.helpers.pydantic_agent import Details, PydanticAgent, Settings, pydantic_process
 from tests.helpers.tool_bridges import (
     FIELDS,
+    answered_after_a_crash,
     answering_nothing_runs_nothing,
     first_prompt,
     plain_send,
@@ -173,17 +173,15 @@ def test_a_prompt_outlives_a_crash_on_sqlite_pauses(tmp_path: Path) -> None:
     """The agent process is killed (SIGKILL) while a prompt is open; a new process on the
     same SQLite task store and pauses takes the answer, and the run resumes with its
     message history: the tool gets the fields."""
-    tasks, pauses, seen = tmp_path / "tasks.sqlite", tmp_path / "pauses.sqlite", tmp_path / "s"
-    with pydantic_process(tasks, pauses, seen) as url, SyncHitlClient(url) as client:
-        prompt = first_prompt(client, "configure")
-    with pydantic_process(tasks, pauses, seen) as url, SyncHitlClient(url) as client:
-        waiting = prompt_of(client.get_task(prompt.task_id))
-        assert isinstance(waiting, PromptEvent) and waiting.prompt_id == prompt.prompt_id
-        with pytest.raises(ResponseInvalid):  # checked against the stored schema
-            client.respond(prompt.task_id, prompt.prompt_id, {"replicas": 1}, validate=False)
-        client.respond(prompt.task_id, prompt.prompt_id, FIELDS, wait=True)
-        assert said(client, prompt.task_id) == "configure: configured api (success)"
-    assert json.loads(seen.read_text(encoding="utf-8"))["configure"] == FIELDS
+    received = answered_after_a_crash(
+        pydantic_process,
+        tmp_path,
+        "configure",
+        {"replicas": 1},
+        FIELDS,
+        "configure: configured api (success)",
+    )
+    assert received == FIELDS
 
 
 def test_an_answer_whose_run_was_lost_fails_the_task_saying_what_to_do(tmp_path: Path) -> None:

@@ -1,20 +1,23 @@
 """What the tests of the tool-call bridges (Pydantic AI, OpenAI Agents, ADK) share on the
 client's side: the fields a tool must receive exactly, a new task's first prompt, what a
 completed task said, a message from a client that did not activate the extension, and
-the two checks every bridge passes the same way (answers refused before the agent runs;
-a message that answers nothing)."""
+the three checks every bridge passes the same way (answers refused before the agent runs;
+a message that answers nothing; a prompt answered after the agent's process was killed)."""
 
 from __future__ import annotations
 
+import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
 import pytest
 
 from hitl_nb.a2a import TaskState
-from hitl_nb.client import PromptEvent, SyncHitlClient
+from hitl_nb.client import PromptEvent, SyncHitlClient, prompt_of
 from hitl_nb.errors import PromptConflict, ResponseInvalid
 from tests.helpers.mock_agent_client import headers
 
@@ -88,3 +91,33 @@ def answering_nothing_runs_nothing(agent: Bridged, client: SyncHitlClient, tool:
     assert [e.prompt_id for e in events if isinstance(e, PromptEvent)] == [prompt.prompt_id]
     assert agent.runs["model"] == runs
     assert client.get_task(prompt.task_id).status.state is TaskState.INPUT_REQUIRED
+
+
+#: A bridge's agent served by another process on SQLite files: the task store, where the
+#: paused run is kept (pauses, or ADK's sessions), and what the tools received.
+Process = Callable[[Path, Path, Path], AbstractContextManager[str]]
+
+
+def answered_after_a_crash(
+    process: Process,
+    folder: Path,
+    tool: str,
+    wrong: dict[str, Any],
+    right: dict[str, Any],
+    result: str,
+) -> Any:
+    """The agent's process is killed (SIGKILL) while ``tool``'s prompt is open; a new
+    process on the same files still shows the prompt, refuses ``wrong`` against the
+    stored schema (422), takes ``right`` and completes saying ``result``. Returns what
+    ``tool`` received."""
+    tasks, pauses, seen = folder / "tasks.sqlite", folder / "pauses.sqlite", folder / "s"
+    with process(tasks, pauses, seen) as url, SyncHitlClient(url) as client:
+        prompt = first_prompt(client, tool)
+    with process(tasks, pauses, seen) as url, SyncHitlClient(url) as client:
+        waiting = prompt_of(client.get_task(prompt.task_id))
+        assert isinstance(waiting, PromptEvent) and waiting.prompt_id == prompt.prompt_id
+        with pytest.raises(ResponseInvalid):  # checked against the stored schema
+            client.respond(prompt.task_id, prompt.prompt_id, wrong, validate=False)
+        client.respond(prompt.task_id, prompt.prompt_id, right, wait=True)
+        assert said(client, prompt.task_id) == result
+    return json.loads(seen.read_text(encoding="utf-8"))[tool]
