@@ -75,6 +75,18 @@ async def run_check(spec: CheckSpec, session: Session, done: list[CheckResult]) 
     return result
 
 
+def _now() -> str:
+    """A report's start: UTC, to the second, RFC 3339 with ``Z``."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _recorder(trace: bool | Trace) -> Trace | None:
+    """The trace a run records into: the caller's, a new one (``True``) or none."""
+    if not isinstance(trace, (bool, Trace)):
+        raise TypeError(f"trace must be True, False or a Trace, got {type(trace).__name__}")
+    return trace if isinstance(trace, Trace) else (Trace() if trace else None)
+
+
 async def arun(
     url: str,
     *,
@@ -89,8 +101,6 @@ async def arun(
     trace: bool | Trace = False,
 ) -> Report:
     """The async form of :func:`run`; ``on_result`` sees each result as it is made."""
-    if not isinstance(trace, (bool, Trace)):
-        raise TypeError(f"trace must be True, False or a Trace, got {type(trace).__name__}")
     base = settings or Settings()
     settings = dataclasses.replace(
         base,
@@ -101,9 +111,9 @@ async def arun(
     )
     checks = select(only)
     the_driver = as_driver(driver)
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    started = _now()
     t0 = time.perf_counter()
-    recorder = trace if isinstance(trace, Trace) else (Trace() if trace else None)
+    recorder = _recorder(trace)
     session = Session(url, settings, the_driver, recorder)
     report = Report(url, settings.binding, settings.version, EXTENSION_URI, started)
     report.trace = recorder
@@ -154,7 +164,7 @@ def declared_bindings(card: AgentCard) -> list[BindingChoice]:
 
 def _not_checked(url: str, binding: str, version: str, only: Any, why: str) -> Report:
     """A report of a binding the run cannot check here: every check skipped, saying why."""
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    started = _now()
     report = Report(url, binding, version, EXTENSION_URI, started)
     report.notes.append(why)
     for spec in select(only):
@@ -177,9 +187,7 @@ async def arun_each(
     trace: bool | Trace = False,
 ) -> list[Report]:
     """The async form of :func:`run_each`."""
-    if not isinstance(trace, (bool, Trace)):
-        raise TypeError(f"trace must be True, False or a Trace, got {type(trace).__name__}")
-    recorder = trace if isinstance(trace, Trace) else (Trace() if trace else False)
+    recorder = _recorder(trace)
     base = settings or Settings()
     probe = Session(
         url,
@@ -212,7 +220,7 @@ async def arun_each(
                 headers=headers,
                 settings=settings,
                 on_result=on_result,
-                trace=recorder,
+                trace=recorder if recorder is not None else False,
             )
         except NoUsableInterface as exc:  # e.g. HTTP+JSON or gRPC for version="0.3"
             if len(bindings) == 1:
