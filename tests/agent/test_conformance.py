@@ -8,6 +8,7 @@ dialect."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -15,8 +16,6 @@ from typing import Any
 import pytest
 
 from hitl_nb.conformance import Settings, run
-from tests.helpers.ask_agent import AskAgent
-from tests.helpers.graph_agent import GraphAgent
 
 pytestmark = pytest.mark.slow
 
@@ -26,70 +25,35 @@ DIALECTS = [
     pytest.param(("JSONRPC", "0.3"), id="jsonrpc-0.3"),
     pytest.param(("GRPC", "1.0"), id="grpc-1.0"),
 ]
-#: Pydantic AI 2 and ADK 2.15 need Python 3.11 (as in conftest.py).
+#: Pydantic AI 2, ADK 2.15 and the Agent Framework need Python 3.11 (as in conftest.py).
 OLD_PYTHON = sys.version_info < (3, 11)
 
 
-# The conftest's agents, served on gRPC as well (these fixtures stand in for them here).
-@pytest.fixture(scope="module")
-def ask_agent() -> Iterator[AskAgent]:
-    with AskAgent(grpc=True) as agent:
-        yield agent
+#: The conftest's agents, from their test helpers (module, class), with the reason one
+#: cannot run on this Python, if any.
+AGENTS: dict[str, tuple[str, str, str | None]] = {
+    "ask": ("tests.helpers.ask_agent", "AskAgent", None),
+    "graph": ("tests.helpers.graph_agent", "GraphAgent", None),
+    "pydantic": ("tests.helpers.pydantic_agent", "PydanticAgent", "Pydantic AI 2"),
+    "openai": ("tests.helpers.openai_agent", "OpenAIAgent", None),
+    "adk": ("tests.helpers.adk_agent", "AdkAgent", "ADK 2.15"),
+    "maf": ("tests.helpers.maf_agent", "MafAgent", "the Microsoft Agent Framework"),
+}
 
 
-@pytest.fixture(scope="module")
-def graph_agent() -> Iterator[GraphAgent]:
-    with GraphAgent(grpc=True) as agent:
-        yield agent
+@pytest.fixture(scope="module", params=list(AGENTS))
+def agent(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """Each of the conftest's agents, served on gRPC as well: one server per agent answers
+    every dialect."""
+    module, name, newer = AGENTS[request.param]
+    if newer is not None and OLD_PYTHON:
+        pytest.skip(f"{newer} needs Python 3.11 or later")
+    with getattr(importlib.import_module(module), name)(grpc=True) as served:
+        yield served
 
 
-@pytest.fixture(scope="module")
-def pydantic_agent() -> Iterator[Any]:
-    if OLD_PYTHON:
-        pytest.skip("Pydantic AI 2 needs Python 3.11 or later")
-    from tests.helpers.pydantic_agent import PydanticAgent
-
-    with PydanticAgent(grpc=True) as agent:
-        yield agent
-
-
-@pytest.fixture(scope="module")
-def openai_agent() -> Iterator[Any]:
-    from tests.helpers.openai_agent import OpenAIAgent
-
-    with OpenAIAgent(grpc=True) as agent:
-        yield agent
-
-
-@pytest.fixture(scope="module")
-def adk_agent() -> Iterator[Any]:
-    if OLD_PYTHON:
-        pytest.skip("ADK 2.15 needs Python 3.11 or later")
-    from tests.helpers.adk_agent import AdkAgent
-
-    with AdkAgent(grpc=True) as agent:
-        yield agent
-
-
-@pytest.fixture(scope="module")
-def maf_agent() -> Iterator[Any]:
-    if OLD_PYTHON:
-        pytest.skip("the Microsoft Agent Framework needs Python 3.11 or later")
-    from tests.helpers.maf_agent import MafAgent
-
-    with MafAgent(grpc=True) as agent:
-        yield agent
-
-
-@pytest.mark.parametrize(
-    "which",
-    ["ask_agent", "graph_agent", "pydantic_agent", "openai_agent", "adk_agent", "maf_agent"],
-)
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_every_check_is_green(
-    request: pytest.FixtureRequest, which: str, dialect: tuple[str, str]
-) -> None:
-    agent: Any = request.getfixturevalue(which)
+def test_every_check_is_green(agent: Any, dialect: tuple[str, str]) -> None:
     binding, version = dialect
     report = run(
         agent.url,
