@@ -19,7 +19,7 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from agent_framework import AgentSession, Content, Message, function_middleware
+from agent_framework import AgentSession, Content, FunctionMiddleware, Message
 
 from hitl_nb.errors import AskError
 
@@ -31,12 +31,17 @@ from ._calls import decide, pending_calls
 __all__ = ["ApprovalExecutor"]
 
 
-@function_middleware
-async def _carries_the_answer(context: Any, call_next: Callable[[], Awaitable[None]]) -> None:
+class _CarriesTheAnswer(FunctionMiddleware):
     """Passes every call through. With a function middleware in the run the framework
     hands the tool a context whose ``metadata`` holds the approval response (the person's
-    answer, which ``approval_answer`` reads); without one it does not."""
-    await call_next()
+    answer, which ``approval_answer`` reads); without one it does not.
+
+    A subclass rather than a ``@function_middleware`` function: the framework sorts a
+    subclass by its class, and reads a function's signature (``inspect.signature``) on
+    every run, which here would delay the resumed run on each answer."""
+
+    async def process(self, context: Any, call_next: Callable[[], Awaitable[None]]) -> None:
+        await call_next()
 
 
 class ApprovalExecutor(PausingExecutor):
@@ -68,7 +73,7 @@ class ApprovalExecutor(PausingExecutor):
         self.schemas: Mapping[str, Any] = dict(schemas or {})
         self.run_kwargs: dict[str, Any] = dict(run_kwargs or {})
         middleware = list(self.run_kwargs.pop("middleware", None) or [])
-        self._middleware = [*middleware, _carries_the_answer]
+        self._middleware = [*middleware, _CarriesTheAnswer()]
 
     async def _run(self, messages: Any, session: AgentSession) -> Paused | Ended:
         response = await self.agent.run(
