@@ -149,8 +149,15 @@ def test_both_sides_see_the_tck_prefixes_a_model_can_act_on_in_the_text(
     spec.loader.exec_module(agents)
 
     def sent(message_id: str, *, rpc: bool = True) -> dict[str, object]:
-        message = {"messageId": message_id, "parts": [{"data": {}}, {"text": "hi"}]}
-        body = {"jsonrpc": "2.0", "method": "SendMessage", "params": {"message": message}}
+        message: dict[str, object] = {
+            "messageId": message_id,
+            "parts": [{"data": {}}, {"text": "hi"}],
+        }
+        body: dict[str, object] = {
+            "jsonrpc": "2.0",
+            "method": "SendMessage",
+            "params": {"message": message},
+        }
         return body if rpc else {"message": message}
 
     def text(body: bytes, *, rpc: bool = True) -> str:
