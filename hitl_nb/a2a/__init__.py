@@ -13,6 +13,7 @@ vocabulary the whole package uses.
 
 from __future__ import annotations
 
+from hitl_nb.a2a._card_cache import CARD_MAX_AGE, CardStamps, not_modified
 from hitl_nb.a2a._codec import Codec
 from hitl_nb.a2a._codec_v03 import CODEC as CODEC_V03
 from hitl_nb.a2a._codec_v1 import CODEC as CODEC_V1
@@ -65,6 +66,7 @@ from hitl_nb.errors import WireDecodeError
 
 __all__ = [
     "BINDINGS",
+    "CARD_MAX_AGE",
     "CODEC_V03",
     "CODEC_V1",
     "DEFAULT_MAX_EVENT_SIZE",
@@ -78,6 +80,7 @@ __all__ = [
     "AgentSkill",
     "Artifact",
     "BindingChoice",
+    "CardStamps",
     "BindingName",
     "Codec",
     "Message",
@@ -106,6 +109,7 @@ __all__ = [
     "from_proto",
     "grpc_missing",
     "major_minor",
+    "not_modified",
     "spoken_version",
     "to_proto",
     "version_choice",

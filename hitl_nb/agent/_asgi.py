@@ -24,7 +24,10 @@ report):
    server-sent events of every response to a request that did not activate it
    (:func:`~hitl_nb.agent._views.strip_envelopes`).
 4. **The card's entry written out whole**: ``"required": false`` (the SDK's protobuf
-   card leaves false booleans out).
+   card leaves false booleans out); and the card's caching headers the SDK does not
+   write (A2A 1.0 §8.6): ``Cache-Control: max-age`` when the app set none (SHOULD),
+   ``Last-Modified`` (MAY: when this text of the card was first served) and a 304 for an
+   ``If-Modified-Since`` it satisfies (the SDK answers ``If-None-Match`` itself).
 5. **A stream on an existing task begins with the Task** (A2A 1.0 §3.1.2: "the stream
    MUST begin with the Task object"): the SDK opens such a stream (an answer, say) with
    the executor's first status update, and an executor cannot send the Task instead (the
@@ -44,11 +47,20 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
+from email.utils import format_datetime
 from typing import Any
 
 from hitl_nb import _wire_errors
 from hitl_nb._json import lone_surrogate, parse_json
-from hitl_nb.a2a import CODEC_V03, CODEC_V1, Codec, Message
+from hitl_nb.a2a import (
+    CARD_MAX_AGE,
+    CODEC_V03,
+    CODEC_V1,
+    CardStamps,
+    Codec,
+    Message,
+    not_modified,
+)
 from hitl_nb.errors import (
     A2AError,
     BadJSON,
@@ -148,6 +160,8 @@ class HitlMiddleware:
         self.reader = reader
         self.snapshot = snapshot
         self.max_body = max_body
+        #: When each text of the card was first served, per Host (its Last-Modified).
+        self.card_stamps = CardStamps()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -156,7 +170,8 @@ class HitlMiddleware:
         activated, legacy = _activated(scope)
         path = scope.get("path", "")
         reply = _Reply(send, activated=activated, legacy=legacy)
-        reply.card = scope["method"] == "GET" and path.endswith(_CARD_PATHS)
+        if scope["method"] == "GET" and path.endswith(_CARD_PATHS):
+            reply.card = _CardRequest(scope, self.card_stamps)
         if scope["method"] != "POST" or path.endswith(_REST_V03_SENDS):
             # (A2A 0.3's HTTP+JSON routes, /v1/message:send, are left to the SDK.)
             await self.app(scope, receive, reply)
@@ -308,7 +323,8 @@ class _Reply:
         self.send = send
         self.activated = activated
         self.legacy = legacy
-        self.card = False
+        #: The card's request, when this answers one.
+        self.card: _CardRequest | None = None
         self.held: Hold | None = None
         self.request: SendRequest | None = None
         #: Reads the task to open this stream with (None: the stream goes as it is).
@@ -348,7 +364,7 @@ class _Reply:
             return
         message = {**message, "headers": self._headers(message)}
         kind = _content_type(message)
-        if self.card and message.get("status") == 200 and "json" in kind:
+        if self.card is not None and message.get("status") == 200 and "json" in kind:
             self._mode = "card"
         elif not self.activated and "json" in kind:
             self._mode = "buffer"
@@ -357,6 +373,10 @@ class _Reply:
         if self._mode in ("card", "buffer"):
             self._start = message
             return
+        if self.card is not None and message.get("status") == 304:
+            # The SDK's answer to If-None-Match: a 304 carries the Cache-Control its 200
+            # would have (RFC 9110 §15.4.5).
+            message["headers"] = self.card.lasting(message["headers"])
         await self.send(message)
 
     async def _body(self, message: AsgiMessage) -> None:
@@ -389,8 +409,15 @@ class _Reply:
             if doc is not None and rewrite(doc):
                 body = json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
         headers = [(k, v) for k, v in self._start["headers"] if k.lower() != b"content-length"]
-        headers.append((b"content-length", str(len(body)).encode()))
-        await self.send({**self._start, "headers": headers})
+        start = self._start
+        if self._mode == "card" and self.card is not None:
+            headers, fresh = self.card.cached(headers, body)
+            if fresh:
+                start, body = {**start, "status": 304}, b""
+                headers = [(k, v) for k, v in headers if k.lower() != b"content-type"]
+        if start["status"] != 304:
+            headers.append((b"content-length", str(len(body)).encode()))
+        await self.send({**start, "headers": headers})
         await self.send({"type": "http.response.body", "body": body, "more_body": False})
 
     def _events(self, chunk: bytes, *, final: bool) -> bytes:
@@ -465,6 +492,40 @@ class _Reply:
         }
         await self.send({**start, "headers": self._headers(start)})
         await self.send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+class _CardRequest:
+    """A GET of the agent card: the caching headers its 200 gets, and whether the client's
+    copy is current (``If-Modified-Since``; ``If-None-Match`` decides when sent)."""
+
+    def __init__(self, scope: Scope, stamps: CardStamps) -> None:
+        host = _header(scope, "host")
+        self.base = host[0] if host else ""
+        if_none_match = _header(scope, "if-none-match")
+        self.if_none_match = if_none_match[0] if if_none_match else None
+        if_modified_since = _header(scope, "if-modified-since")
+        self.if_modified_since = if_modified_since[0] if if_modified_since else None
+        self.stamps = stamps
+
+    def cached(
+        self, headers: list[tuple[bytes, bytes]], body: bytes
+    ) -> tuple[list[tuple[bytes, bytes]], bool]:
+        """``headers`` with ``Cache-Control`` (unless the app set one) and
+        ``Last-Modified``; and whether the answer is 304 Not Modified."""
+        digest, modified = self.stamps.stamp(self.base, body)
+        etag = next((v.decode("latin-1") for k, v in headers if k.lower() == b"etag"), digest)
+        out = self.lasting(headers)
+        if b"last-modified" not in {k.lower() for k, _ in out}:
+            out.append((b"last-modified", format_datetime(modified, usegmt=True).encode()))
+        fresh = not_modified(self.if_none_match, self.if_modified_since, etag, modified)
+        return out, fresh
+
+    @staticmethod
+    def lasting(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+        """``headers`` with ``Cache-Control: max-age`` unless the app set one."""
+        if any(k.lower() == b"cache-control" for k, _ in headers):
+            return list(headers)
+        return [*headers, (b"cache-control", f"max-age={CARD_MAX_AGE}".encode())]
 
 
 def _event_kind(payload: Any, version: str) -> str | None:

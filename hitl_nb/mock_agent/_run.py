@@ -25,7 +25,8 @@ from typing import Any
 import tornado.web
 from tornado.httpserver import HTTPServer
 
-from hitl_nb.mock_agent._card import AgentCardHandler, CardStamps
+from hitl_nb.a2a import CardStamps
+from hitl_nb.mock_agent._card import AgentCardHandler
 from hitl_nb.mock_agent._core import AgentCore
 from hitl_nb.mock_agent._faults import Faults
 from hitl_nb.mock_agent._http import MAX_BODY_BYTES, AgentService

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -41,6 +43,34 @@ def test_the_card_declares_the_extension_whole(ask_agent: AskAgent) -> None:
         timeout=30,
     )
     assert again.status_code == 304  # the SDK's cache validation still works
+    assert again.headers["cache-control"] == "max-age=300"  # as its 200 (RFC 9110 §15.4.5)
+
+
+def test_the_card_says_how_long_to_keep_it_and_when_it_changed(ask_agent: AskAgent) -> None:
+    url = ask_agent.url + "/.well-known/agent-card.json"
+    first = httpx.get(url, timeout=30)
+    assert first.headers["cache-control"] == "max-age=300"  # A2A 1.0 §8.6.1, SHOULD
+    modified = first.headers["last-modified"]
+    stamp = parsedate_to_datetime(modified)
+    assert stamp.tzinfo is not None and stamp <= datetime.now(timezone.utc)
+
+    def get(**sent: str) -> httpx.Response:
+        return httpx.get(url, headers=sent, timeout=30)
+
+    current = get(**{"If-Modified-Since": modified})
+    assert current.status_code == 304 and current.content == b""
+    assert current.headers["etag"] == first.headers["etag"]
+    assert current.headers["last-modified"] == modified
+    assert "content-type" not in current.headers
+    stale = get(
+        **{"If-Modified-Since": format_datetime(stamp - timedelta(seconds=10), usegmt=True)}
+    )
+    assert stale.status_code == 200 and stale.json() == first.json()
+    assert stale.headers["last-modified"] == modified  # the same text: the same time
+    assert get(**{"If-Modified-Since": "yesterday"}).status_code == 200  # unreadable: ignored
+    # If-None-Match decides when both are sent (RFC 9110 §13.1.3): a tag not current
+    assert get(**{"If-None-Match": '"other"', "If-Modified-Since": modified}).status_code == 200
+    assert get(**{"If-Modified-Since": "x" * 10_000}).status_code == 200
 
 
 def test_every_answer_to_an_activated_request_echoes_it(ask_agent: AskAgent) -> None:
