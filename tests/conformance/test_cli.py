@@ -11,11 +11,14 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hitl_nb.cli import main
 from hitl_nb.mock_agent import MockAgent
+from tests.helpers import wire
+from tests.helpers.scripted import rpc_agent
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -270,3 +273,43 @@ def test_by_default_every_binding_the_card_declares_is_checked(tmp_path: Path) -
     data = json.loads(out.read_text("utf-8"))
     assert data["passed"] is True
     assert [r["binding"] for r in data["reports"]] == ["JSONRPC", "HTTP+JSON"]
+
+
+def test_binding_all_on_an_a2a_0_3_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A 0.3 card (url + preferredTransport, HTTP+JSON among additionalInterfaces) in
+    # front of the mock agent, which speaks 0.3 on both bindings. The harness checks
+    # JSON-RPC in 0.3; HTTP+JSON it speaks in 1.0 only: reported skipped, saying so, and
+    # the run is not green (an unchecked binding never is).
+    with MockAgent() as agent:
+
+        def card(_: str) -> dict[str, Any]:
+            made = wire.card_v03(agent.url + "/")
+            made["additionalInterfaces"] = [
+                {"url": agent.url + "/", "transport": "JSONRPC"},
+                {"url": agent.url, "transport": "HTTP+JSON"},
+            ]
+            return made
+
+        out = tmp_path / "report.json"
+        with rpc_agent({}, card=card) as front:
+            code = main(
+                ["conformance", front.url, "--only", "CF-1", "EXT-ECHO"]
+                + ["--trials", "2", "--json", str(out)]
+            )
+            alone = main(["conformance", front.url, "--binding", "JSONRPC", "--only", "CF-1"])
+    text = capsys.readouterr().out
+    assert code == 1 and alone == 0, text
+    assert "binding JSONRPC, A2A 0.3" in text, text
+    assert "every binding the card declares: JSONRPC GREEN, HTTP+JSON RED" in text, text
+    assert "offers no interface for binding='HTTP+JSON'" in text
+    assert "HTTP+JSON 1.0" in text  # what this client speaks, in the note
+    written = json.loads(out.read_text())
+    assert written["passed"] is False
+    jsonrpc, http_json = written["reports"]
+    assert (jsonrpc["binding"], jsonrpc["a2a_version"], jsonrpc["passed"]) == (
+        "JSONRPC",
+        "0.3",
+        True,
+    )
+    assert http_json["binding"] == "HTTP+JSON"
+    assert {c["outcome"] for c in http_json["results"]} == {"skipped"}
