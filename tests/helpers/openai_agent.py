@@ -36,9 +36,9 @@ from openai.types.responses import (
 )
 from pydantic import BaseModel, ConfigDict
 
-from hitl_nb.agent import Served
 from hitl_nb.agent.openai_agents import approval_answer, serve_agent
 from tests.helpers.agent_process import agent_process, serve_until_killed
+from tests.helpers.served_bridge import ServedBridge
 
 
 class Settings(BaseModel):
@@ -151,36 +151,19 @@ def deploy_agent(seen: dict[str, Any], runs: Counter[str] | None = None) -> Agen
 SCHEMAS = {"configure": Settings}
 
 
-class OpenAIAgent:
+class OpenAIAgent(ServedBridge):
     """``with OpenAIAgent() as agent: agent.url``; ``agent.seen``: what tools got."""
 
     def __init__(self, *, task_store: Any = None, pauses: Any = None, grpc: bool = False) -> None:
-        self.grpc = grpc
-        self.seen: dict[str, Any] = {}
-        self.runs: Counter[str] = Counter()
-        self.agent = deploy_agent(self.seen, self.runs)
-        self.task_store = task_store
-        self.pauses = pauses
-        self.served: Served | None = None
-        self.url = ""
-
-    def __enter__(self) -> OpenAIAgent:
-        self.served = serve_agent(
-            self.agent,
-            grpc_port=0 if self.grpc else None,
-            name="deploy agent",
+        super().__init__(
+            deploy_agent,
+            serve_agent,
+            task_store=task_store,
+            pauses=pauses,
+            grpc=grpc,
             schemas=SCHEMAS,
-            task_store=self.task_store,
-            pauses=self.pauses,
             run_config=RUN_CONFIG,
-            on_stop=[self.task_store.engine.dispose] if self.task_store is not None else [],
         )
-        self.url = self.served.url
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        assert self.served is not None
-        self.served.stop()
 
 
 def openai_process(tasks: Path, pauses: Path | None, seen: Path) -> AbstractContextManager[str]:

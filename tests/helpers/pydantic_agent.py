@@ -38,9 +38,9 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from hitl_nb.agent import Served
 from hitl_nb.agent.pydantic_ai import serve_agent
 from tests.helpers.agent_process import agent_process, serve_until_killed
+from tests.helpers.served_bridge import ServedBridge
 
 
 class Settings(BaseModel):
@@ -125,34 +125,11 @@ def deploy_agent(seen: dict[str, Any], runs: Counter[str] | None = None) -> Agen
     return agent
 
 
-class PydanticAgent:
+class PydanticAgent(ServedBridge):
     """``with PydanticAgent() as agent: agent.url``; ``agent.seen``: what tools got."""
 
     def __init__(self, *, task_store: Any = None, pauses: Any = None, grpc: bool = False) -> None:
-        self.grpc = grpc
-        self.seen: dict[str, Any] = {}
-        self.runs: Counter[str] = Counter()
-        self.agent = deploy_agent(self.seen, self.runs)
-        self.task_store = task_store
-        self.pauses = pauses
-        self.served: Served | None = None
-        self.url = ""
-
-    def __enter__(self) -> PydanticAgent:
-        self.served = serve_agent(
-            self.agent,
-            grpc_port=0 if self.grpc else None,
-            name="deploy agent",
-            task_store=self.task_store,
-            pauses=self.pauses,
-            on_stop=[self.task_store.engine.dispose] if self.task_store is not None else [],
-        )
-        self.url = self.served.url
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        assert self.served is not None
-        self.served.stop()
+        super().__init__(deploy_agent, serve_agent, task_store=task_store, pauses=pauses, grpc=grpc)
 
 
 def pydantic_process(tasks: Path, pauses: Path | None, seen: Path) -> AbstractContextManager[str]:
