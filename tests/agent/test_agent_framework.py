@@ -24,6 +24,8 @@ from tests.helpers.tool_bridges import (
     FIELDS,
     answered_after_a_crash,
     answering_nothing_runs_nothing,
+    denied_with_a_reason,
+    fields_reach_the_tool,
     first_prompt,
     refused_before_the_agent_runs,
     said,
@@ -49,26 +51,17 @@ def test_an_approval_is_a_yes_no_prompt_with_the_call_as_text(maf_agent: MafAgen
 
 
 def test_a_rejection_reaches_the_framework_as_a_rejection(maf_agent: MafAgent) -> None:
-    maf_agent.seen.pop("deploy", None)
     with SyncHitlClient(maf_agent.url) as client:
-        prompt = first_prompt(client, "deploy")
-        reason = "Not on a Friday — «jamais» 🚫"
-        client.respond(
-            prompt.task_id, prompt.prompt_id, {"approved": False, "reason": reason}, wait=True
-        )
-        assert said(client, prompt.task_id) == f"deploy: {REJECTED}"
-        assert "deploy" not in maf_agent.seen  # the tool did not run
+        text = denied_with_a_reason(maf_agent, client, "Not on a Friday — «jamais» 🚫")
+    assert text == f"deploy: {REJECTED}"
 
 
 def test_a_schemas_fields_reach_the_tool_intact(maf_agent: MafAgent) -> None:
+    schema = Settings.model_json_schema()
     with SyncHitlClient(maf_agent.url) as client:
-        prompt = first_prompt(client, "configure")
-        assert prompt.response_schema == Settings.model_json_schema()
-        assert prompt.prompt.startswith("Approve the call to configure?\n\nTool: configure\n")
-        client.respond(prompt.task_id, prompt.prompt_id, FIELDS, wait=True)
-        assert said(client, prompt.task_id) == "configure: configured api"
-        got = maf_agent.seen["configure"]
-        assert got == FIELDS and type(got["replicas"]) is int
+        asked = "Approve the call to configure?\n\nTool: configure\n"
+        text = fields_reach_the_tool(maf_agent, client, schema, asked)
+    assert text == "configure: configured api"
 
 
 def test_a_tool_without_approval_runs_without_a_prompt(maf_agent: MafAgent) -> None:

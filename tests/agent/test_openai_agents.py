@@ -27,6 +27,8 @@ from tests.helpers.tool_bridges import (
     FIELDS,
     answered_after_a_crash,
     answering_nothing_runs_nothing,
+    denied_with_a_reason,
+    fields_reach_the_tool,
     first_prompt,
     refused_before_the_agent_runs,
     said,
@@ -51,26 +53,17 @@ def test_an_approval_is_a_yes_no_prompt_with_the_call_as_text(openai_agent: Open
 def test_a_rejection_reaches_the_model_as_a_rejection_with_the_reason(
     openai_agent: OpenAIAgent,
 ) -> None:
-    openai_agent.seen.pop("deploy", None)
+    reason = "Not on a Friday — «jamais» 🚫"
     with SyncHitlClient(openai_agent.url) as client:
-        prompt = first_prompt(client, "deploy")
-        reason = "Not on a Friday — «jamais» 🚫"
-        client.respond(
-            prompt.task_id, prompt.prompt_id, {"approved": False, "reason": reason}, wait=True
-        )
-        assert said(client, prompt.task_id) == f"deploy: {reason}"
-        assert "deploy" not in openai_agent.seen  # the tool did not run
+        assert denied_with_a_reason(openai_agent, client, reason) == f"deploy: {reason}"
 
 
 def test_a_schemas_fields_reach_the_tool_intact(openai_agent: OpenAIAgent) -> None:
+    schema = Settings.model_json_schema()
     with SyncHitlClient(openai_agent.url) as client:
-        prompt = first_prompt(client, "configure")
-        assert prompt.response_schema == Settings.model_json_schema()
-        assert prompt.prompt.startswith("Approve the call to configure?\n\nTool: configure\n")
-        client.respond(prompt.task_id, prompt.prompt_id, FIELDS, wait=True)
-        assert said(client, prompt.task_id) == "configure: configured api"
-        got = openai_agent.seen["configure"]
-        assert got == FIELDS and type(got["replicas"]) is int
+        asked = "Approve the call to configure?\n\nTool: configure\n"
+        text = fields_reach_the_tool(openai_agent, client, schema, asked)
+    assert text == "configure: configured api"
 
 
 def test_a_needs_approval_callable_asks_only_when_it_says_so(openai_agent: OpenAIAgent) -> None:

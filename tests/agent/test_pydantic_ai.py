@@ -28,6 +28,8 @@ from tests.helpers.tool_bridges import (
     FIELDS,
     answered_after_a_crash,
     answering_nothing_runs_nothing,
+    denied_with_a_reason,
+    fields_reach_the_tool,
     first_prompt,
     plain_send,
     refused_before_the_agent_runs,
@@ -53,25 +55,17 @@ def test_an_approval_is_a_yes_no_prompt_with_the_call_as_text(
 
 
 def test_a_denial_reaches_the_model_as_a_denial_with_the_reason() -> None:
+    reason = "Not on a Friday — «jamais»"
     with PydanticAgent() as agent, SyncHitlClient(agent.url) as client:
-        prompt = first_prompt(client, "deploy")
-        reason = "Not on a Friday — «jamais»"
-        client.respond(
-            prompt.task_id, prompt.prompt_id, {"approved": False, "reason": reason}, wait=True
-        )
-        assert said(client, prompt.task_id) == f"deploy: {reason} (denied)"
-        assert "deploy" not in agent.seen  # the tool did not run
+        assert denied_with_a_reason(agent, client, reason) == f"deploy: {reason} (denied)"
 
 
 def test_structured_fields_reach_the_tool_intact(pydantic_agent: PydanticAgent) -> None:
+    schema = Settings.model_json_schema()
     with SyncHitlClient(pydantic_agent.url) as client:
-        prompt = first_prompt(client, "configure")
-        assert prompt.response_schema == Settings.model_json_schema()
-        assert prompt.prompt.startswith("Settings for api?\n\nTool: configure\n")
-        client.respond(prompt.task_id, prompt.prompt_id, FIELDS, wait=True)
-        assert said(client, prompt.task_id) == "configure: configured api (success)"
-        got = pydantic_agent.seen["configure"]
-        assert got == FIELDS and type(got["replicas"]) is int
+        asked = "Settings for api?\n\nTool: configure\n"
+        text = fields_reach_the_tool(pydantic_agent, client, schema, asked)
+    assert text == "configure: configured api (success)"
 
 
 def test_a_question_is_answered_with_its_fields_as_the_call_result(

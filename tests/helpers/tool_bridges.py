@@ -1,8 +1,9 @@
-"""What the tests of the tool-call bridges (Pydantic AI, OpenAI Agents, ADK) share on the
-client's side: the fields a tool must receive exactly, a new task's first prompt, what a
-completed task said, a message from a client that did not activate the extension, and
-the three checks every bridge passes the same way (answers refused before the agent runs;
-a message that answers nothing; a prompt answered after the agent's process was killed)."""
+"""What the tests of the tool-call bridges (Pydantic AI, OpenAI Agents, ADK, the Agent
+Framework) share on the client's side: the fields a tool must receive exactly, a new
+task's first prompt, what a completed task said, a message from a client that did not
+activate the extension, and the checks every bridge passes the same way (a denial with a
+reason; a schema's fields reaching the tool; answers refused before the agent runs; a
+message that answers nothing; a prompt answered after the agent's process was killed)."""
 
 from __future__ import annotations
 
@@ -55,6 +56,35 @@ class Bridged(Protocol):
 
     runs: dict[str, int]
     seen: dict[str, Any]
+
+
+def denied_with_a_reason(agent: Bridged, client: SyncHitlClient, reason: str) -> str:
+    """A "no" with ``reason`` to the ``deploy`` call: the tool does not run; what the
+    task ended saying (each framework words the denial its own way)."""
+    agent.seen.pop("deploy", None)
+    prompt = first_prompt(client, "deploy")
+    client.respond(
+        prompt.task_id, prompt.prompt_id, {"approved": False, "reason": reason}, wait=True
+    )
+    text = said(client, prompt.task_id)
+    assert "deploy" not in agent.seen  # the tool did not run
+    return text
+
+
+def fields_reach_the_tool(
+    agent: Bridged, client: SyncHitlClient, schema: dict[str, Any], asked: str
+) -> str:
+    """The ``configure`` call asks for ``schema``'s fields, its question beginning with
+    ``asked``; :data:`FIELDS` reach the tool exactly (the integer past 2**64 still an
+    int). What the task ended saying."""
+    prompt = first_prompt(client, "configure")
+    assert prompt.response_schema == schema
+    assert prompt.prompt.startswith(asked)
+    client.respond(prompt.task_id, prompt.prompt_id, FIELDS, wait=True)
+    text = said(client, prompt.task_id)
+    got = agent.seen["configure"]
+    assert got == FIELDS and type(got["replicas"]) is int
+    return text
 
 
 def refused_before_the_agent_runs(
